@@ -1,0 +1,48 @@
+/**
+ * Stable error codes with their zh/en messages (spec §8). The code is what clients switch on;
+ * the message is shown to people in the caller's language.
+ */
+export const errorCatalogue = {
+  OK: { status: 200, zh: '操作成功', en: 'Operation succeeded' },
+  VALIDATION: { status: 400, zh: '请完善必填项', en: 'Please complete the required fields' },
+  BAD_JSON: { status: 400, zh: '请求体不是合法的 JSON', en: 'The request body is not valid JSON' },
+  BODY_TOO_LARGE: { status: 413, zh: '请求体过大', en: 'The request body is too large' },
+  UNAUTHENTICATED: { status: 401, zh: '请先登录', en: 'Please log in' },
+  FORBIDDEN: { status: 403, zh: '没有权限', en: 'Permission denied' },
+  NOT_FOUND: { status: 404, zh: '记录不存在', en: 'Record not found' },
+  CONFLICT: { status: 409, zh: '数据已被他人修改，请刷新后重试', en: 'The record was changed by someone else, refresh and retry' },
+  RATE_LIMITED: { status: 429, zh: '操作过于频繁，请稍后再试', en: 'Too many attempts, try again later' },
+  INTERNAL: { status: 500, zh: '服务器繁忙，请稍后再试', en: 'server busy, try again later' },
+  LOGIN_FAILED: { status: 400, zh: '用户名或密码错误', en: 'Username or password incorrect' },
+  AGREEMENT_REQUIRED: { status: 400, zh: '请阅读并同意用户协议', en: 'Please read and accept the user agreement' },
+  ACCOUNT_STOPPED: { status: 403, zh: '账号已停用', en: 'The account is stopped' },
+  TENANT_STOPPED: { status: 403, zh: '租户已停用', en: 'The tenant is stopped' },
+  TENANT_NAME_TAKEN: { status: 400, zh: '租户名称已存在', en: 'Tenant name already exists' },
+  CODE_INVALID: { status: 400, zh: '验证码错误或已过期', en: 'The verification code is wrong or expired' },
+  CODE_TOO_SOON: { status: 429, zh: '验证码发送过于频繁，请稍后再试', en: 'A code was sent recently, wait before asking again' },
+  REGISTRATION_NOT_PENDING: { status: 400, zh: '该申请已审核', en: 'This registration has already been audited' },
+  ROLE_EXISTS: { status: 400, zh: '角色已存在', en: 'Role already exists' },
+  USERNAME_TAKEN: { status: 400, zh: '用户名已存在', en: 'Username already exists' },
+  PASSWORD_WRONG: { status: 400, zh: '原密码错误', en: 'The old password is wrong' },
+  ROOT_GROUP_FORBIDDEN: { status: 400, zh: '非管理员不能创建或删除根分组，请选择父级或子级分组', en: 'Only the root user can create or delete the root group: pick a parent or child group' },
+  LOGO_TOO_LARGE: { status: 400, zh: '上传图片大小不能超过 2MB!', en: 'The size of the uploaded picture cannot exceed 2MB!' },
+  LOGO_NOT_PNG: { status: 400, zh: '只能上传 PNG 图片', en: 'Only PNG pictures can be uploaded' },
+  ALARM_ENTRY_LIMIT: { status: 400, zh: '最多只能新增10条数据', en: 'Only 10 new data can be added at most' },
+  SELECT_RECORD: { status: 400, zh: '请选择一条记录', en: 'Please select a record' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+export type Lang = 'zh' | 'en';
+
+export const messageOf = (code: ErrorCode, lang: Lang): string => errorCatalogue[code][lang];
+
+/** A domain rule was broken; the API turns it into the envelope with the catalogue's message. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly details?: unknown,
+  ) {
+    super(code);
+    this.name = 'DomainError';
+  }
+}

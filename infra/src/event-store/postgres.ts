@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import type { EventMetadata } from '@iot/contracts';
+import type { SqlPool } from '../postgres/sql.ts';
+import {
+  categoryOf,
+  VersionConflictError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type StoredEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+
+const CHANNEL = 'es_events';
+
+export const eventStoreSchema = `
+create table if not exists es_events (
+  global_position bigint generated always as identity primary key,
+  transaction_id xid8 not null default pg_current_xact_id(),
+  event_id uuid not null unique,
+  stream_name text not null,
+  category text not null,
+  stream_version int not null,
+  type text not null,
+  data jsonb not null,
+  metadata jsonb not null,
+  recorded_at timestamptz not null default clock_timestamp(),
+  unique (stream_name, stream_version)
+);
+create index if not exists es_events_log on es_events (transaction_id, global_position);
+create index if not exists es_events_category on es_events (category, transaction_id, global_position);
+create or replace function es_events_append_only() returns trigger language plpgsql as $$
+begin
+  raise exception 'es_events is append-only: % is not allowed', tg_op;
+end $$;
+drop trigger if exists es_events_append_only on es_events;
+create trigger es_events_append_only before update or delete on es_events
+  for each row execute function es_events_append_only();
+`;
+
+interface EventRow extends Record<string, unknown> {
+  event_id: string;
+  stream_name: string;
+  stream_version: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  xid: string;
+  global_position: number;
+  recorded_at: Date;
+}
+
+// `xid` is aliased so that ORDER BY transaction_id sorts by the xid8 column, not its text.
+const columns = 'event_id, stream_name, stream_version, type, data, metadata, transaction_id::text as xid, global_position, recorded_at';
+
+const toStored = (row: EventRow): StoredEvent => ({
+  id: row.event_id,
+  streamName: row.stream_name,
+  version: row.stream_version,
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  position: `${row.xid}:${row.global_position}`,
+  recordedAt: row.recorded_at,
+});
+
+const parsePosition = (position: string | null | undefined): [string, number] => {
+  if (!position) return ['0', 0];
+  const [xid, pos] = position.split(':');
+  if (!xid || pos === undefined || !/^\d+$/.test(xid) || !/^\d+$/.test(pos)) throw new Error(`not a postgres event store position: ${position}`);
+  return [xid, Number(pos)];
+};
+
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: string }).code === '23505';
+
+/**
+ * The PostgreSQL event store. Each event is stamped with its transaction id (xid8); readers of the global
+ * log only see rows whose transaction is below the oldest still-running one, ordered by (xid, position),
+ * so an event that commits after a higher position was read is never skipped.
+ */
+export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?: number } = {}): Promise<EventStore> {
+  await pool.query(eventStoreSchema);
+  const pollMs = options.pollMs ?? 200;
+  const wakers = new Set<() => void>();
+  const unlisten = await pool.listen(CHANNEL, () => {
+    for (const wake of [...wakers]) wake();
+  });
+
+  async function append(stream: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const payload = JSON.stringify(
+      events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata })),
+    );
+    try {
+      // One statement: the version check, the insert and the wake-up commit or fail together.
+      const result = await pool.query<EventRow & { current: number }>(
+        `with cur as (select coalesce(max(stream_version), 0) as v from es_events where stream_name = $1),
+         ins as (
+           insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
+           select (e.value->>'id')::uuid, $1, $2, cur.v + e.ord, e.value->>'type', e.value->'data', e.value->'metadata'
+           from cur, jsonb_array_elements($3::jsonb) with ordinality as e(value, ord)
+           where $4::int is null or cur.v = $4::int
+           returning ${columns}
+         )
+         select ins.*, (select v from cur) as current, pg_notify('${CHANNEL}', '') is null as _n
+         from ins right join cur on true
+         order by ins.stream_version`,
+        [stream, categoryOf(stream), payload, expected === 'any' ? null : expected],
+      );
+      const rows = result.rows.filter((r) => r.event_id !== null);
+      if (rows.length === 0) throw new VersionConflictError(stream, expected, result.rows[0]?.current ?? null);
+      const stored = rows.map(toStored);
+      return { version: stored[stored.length - 1]!.version, events: stored };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (expected === 'any') return append(stream, events, expected);
+      throw new VersionConflictError(stream, expected, null);
+    }
+  }
+
+  async function readStream(stream: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    const params: unknown[] = [stream];
+    let where = 'stream_name = $1';
+    if (options.toVersion !== undefined) {
+      params.push(options.toVersion);
+      where += ` and stream_version <= $${params.length}`;
+    }
+    if (options.toTime) {
+      params.push(options.toTime);
+      where += ` and recorded_at <= $${params.length}`;
+    }
+    let limit = '';
+    if (options.limit !== undefined) {
+      params.push(options.limit);
+      limit = ` limit $${params.length}`;
+    }
+    const order = options.direction === 'backwards' ? 'desc' : 'asc';
+    const result = await pool.query<EventRow>(
+      `select ${columns} from es_events where ${where} order by stream_version ${order}${limit}`,
+      params,
+    );
+    return result.rows.map(toStored);
+  }
+
+  async function readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
+    const [xid, pos] = parsePosition(options.after);
+    const params: unknown[] = [xid, pos, options.limit ?? 1000];
+    let category = '';
+    if (options.categories?.length) {
+      params.push(options.categories);
+      category = ` and category = any($4::text[])`;
+    }
+    const result = await pool.query<EventRow>(
+      `select ${columns} from es_events
+       where (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())${category}
+       order by transaction_id, global_position
+       limit $3`,
+      params,
+    );
+    return result.rows.map(toStored);
+  }
+
+  function subscribe(options: SubscribeOptions): Subscription {
+    let stopped = false;
+    let checkpoint = options.after ?? null;
+    let wake: (() => void) | null = null;
+    /** Resolves true when a new append woke it, false when the time ran out. */
+    const sleep = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), ms);
+        function done(woken = true) {
+          clearTimeout(timer);
+          wakers.delete(done);
+          wake = null;
+          resolve(woken);
+        }
+        wake = done;
+        wakers.add(done);
+      });
+    const loop = (async () => {
+      let misses = 0;
+      while (!stopped) {
+        try {
+          const batch = await readAll({ after: checkpoint, limit: options.limit ?? 500, categories: options.categories });
+          if (batch.length > 0) {
+            await options.onEvents(batch);
+            checkpoint = batch[batch.length - 1]!.position;
+            misses = 0;
+            continue;
+          }
+          // Right after a wake-up the writer may still hold the snapshot's xmin back: look again soon.
+          misses += 1;
+          if (await sleep(misses <= 3 ? 5 * misses : pollMs)) misses = 0;
+        } catch (error) {
+          if (stopped) break;
+          options.onError?.(error);
+          await sleep(pollMs);
+        }
+      }
+    })();
+    return {
+      async stop() {
+        stopped = true;
+        wake?.();
+        await loop;
+      },
+    };
+  }
+
+  async function headPosition(): Promise<string | null> {
+    const result = await pool.query<{ xid: string; global_position: number }>(
+      `select transaction_id::text as xid, global_position from es_events
+       where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       order by transaction_id desc, global_position desc limit 1`,
+    );
+    const row = result.rows[0];
+    return row ? `${row.xid}:${row.global_position}` : null;
+  }
+
+  return {
+    kind: 'postgres',
+    append,
+    readStream,
+    readAll,
+    subscribe,
+    headPosition,
+    async health() {
+      try {
+        await pool.query('select 1');
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, detail: (error as Error).message };
+      }
+    },
+    async close() {
+      await unlisten();
+    },
+  };
+}

