@@ -1,0 +1,182 @@
+import kafkajs from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
+
+const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
+
+/** The bus over Apache Kafka: a topic is a Kafka topic, a group a Kafka consumer group, the key the record key. */
+export interface KafkaBusOptions {
+  /** Broker addresses; default `KAFKA_BROKERS` (comma-separated). */
+  brokers?: string[];
+  clientId?: string;
+  /** Partitions of topics this bus creates: at most this many subscribers of a group work in parallel. */
+  partitions?: number;
+  /** Wait before a failed batch is delivered again; doubles up to 30x. */
+  retryDelayMs?: number;
+  /** kafkajs' own logging; errors only by default. */
+  logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
+}
+
+export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set');
+  return brokers;
+}
+
+const levels = { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO, debug: logLevel.DEBUG };
+
+export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
+  const brokers = options.brokers ?? kafkaBrokersFromEnv();
+  const partitions = options.partitions ?? 6;
+  const retryDelayMs = options.retryDelayMs ?? 100;
+  const kafka: Kafka = new KafkaClient({
+    clientId: options.clientId ?? 'iot-platform',
+    brokers,
+    logLevel: levels[options.logLevel ?? 'error'],
+  });
+  // Idempotent with one request in flight: retries neither duplicate nor reorder a key's messages.
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  const admin: Admin = kafka.admin();
+  const consumers = new Set<Subscription>();
+  const knownTopics = new Map<string, Promise<void>>();
+  let connecting: Promise<void> | undefined;
+  let closed = false;
+
+  const connect = (): Promise<void> => {
+    connecting ??= Promise.all([producer.connect(), admin.connect()]).then(() => undefined);
+    return connecting;
+  };
+
+  const ensureTopic = (topic: string): Promise<void> => {
+    let ready = knownTopics.get(topic);
+    if (!ready) {
+      ready = connect()
+        .then(() => admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true }))
+        .then(() => undefined);
+      ready.catch(() => knownTopics.delete(topic));
+      knownTopics.set(topic, ready);
+    }
+    return ready;
+  };
+
+  /** A new group that should see only new messages starts at the current end, fixed before subscribe resolves. */
+  const startAtEndIfNew = async (group: string, topic: string): Promise<void> => {
+    const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    const isNew = (offsets?.partitions ?? []).every((p) => p.offset === '-1');
+    if (!isNew) return;
+    const ends = await admin.fetchTopicOffsets(topic);
+    await admin.setOffsets({ groupId: group, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
+  };
+
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  const toBusMessages = ({ batch }: EachBatchPayload): BusMessage[] =>
+    batch.messages.map((m) => ({
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: m.offset,
+      key: m.key ? m.key.toString('utf8') : null,
+      value: m.value ?? Buffer.alloc(0),
+      headers: Object.fromEntries(
+        Object.entries(m.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+      ),
+      timestamp: new Date(Number(m.timestamp)),
+    }));
+
+  return {
+    async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+      if (closed) throw new Error('bus is closed');
+      if (messages.length === 0) return;
+      await ensureTopic(topic);
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: messages.map((m) => ({ key: m.key ?? null, value: encodeValue(m.value), headers: m.headers })),
+      });
+    },
+
+    async subscribe({ topic, group, fromBeginning = false, onMessages }: SubscribeOptions): Promise<Subscription> {
+      if (closed) throw new Error('bus is closed');
+      await ensureTopic(topic);
+      if (!fromBeginning) {
+        // Racing members of one group may both try; the group's own offsets win, so a failure here is harmless.
+        await startAtEndIfNew(group, topic).catch(() => undefined);
+      }
+      const consumer: Consumer = kafka.consumer({
+        groupId: group,
+        maxWaitTimeInMs: 1000,
+        heartbeatInterval: 1000,
+        sessionTimeout: 10_000,
+        allowAutoTopicCreation: false,
+      });
+      await consumer.connect();
+      const joined = new Promise<void>((resolve) => {
+        const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+          off();
+          resolve();
+        });
+      });
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload) => {
+          const batch = toBusMessages(payload);
+          if (batch.length === 0) return;
+          // At-least-once: the same batch again until it is handled or this member loses the partition.
+          for (let failures = 0; ; failures++) {
+            if (!payload.isRunning() || payload.isStale()) return;
+            try {
+              await onMessages(batch);
+              break;
+            } catch {
+              await sleep(retryDelayMs * Math.min(2 ** failures, 30));
+              await payload.heartbeat().catch(() => undefined);
+            }
+          }
+          payload.resolveOffset(batch[batch.length - 1]!.offset);
+          await payload.commitOffsetsIfNecessary();
+          await payload.heartbeat();
+        },
+      });
+      await joined;
+
+      let stopping: Promise<void> | undefined;
+      const subscription: Subscription = {
+        stop() {
+          stopping ??= (async () => {
+            consumers.delete(subscription);
+            await consumer.disconnect();
+          })();
+          return stopping;
+        },
+      };
+      consumers.add(subscription);
+      return subscription;
+    },
+
+    async health() {
+      try {
+        await connect();
+        const cluster = await admin.describeCluster();
+        return { ok: cluster.brokers.length > 0, detail: `${cluster.brokers.length} broker(s), controller ${cluster.controller}` };
+      } catch (error) {
+        return { ok: false, detail: (error as Error).message };
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...consumers].map((s) => s.stop()));
+      if (connecting) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+    },
+  };
+}
