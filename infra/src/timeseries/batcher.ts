@@ -3,7 +3,11 @@
  * so many small calls become few large inserts (each insert is a MergeTree part).
  */
 export class WriteBatcher<Row> {
-  private pending: { rows: Row[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private pending: {
+    rows: Row[];
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private draining: Promise<void> | null = null;
 
   constructor(
@@ -13,7 +17,9 @@ export class WriteBatcher<Row> {
 
   enqueue(rows: Row[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.pending.push({ rows, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) =>
+      this.pending.push({ rows, resolve, reject }),
+    );
     this.kick();
     return done;
   }
@@ -43,7 +49,10 @@ export class WriteBatcher<Row> {
         }
         // One caller's bad rows must not fail the others it was batched with: retry each alone.
         for (const caller of callers) {
-          await this.writeChunks(caller.rows).then(caller.resolve, caller.reject);
+          await this.writeChunks(caller.rows).then(
+            caller.resolve,
+            caller.reject,
+          );
         }
       }
     }
@@ -54,7 +63,8 @@ export class WriteBatcher<Row> {
     let rows = 0;
     while (this.pending.length > 0) {
       const next = this.pending[0]!;
-      if (callers.length > 0 && rows + next.rows.length > this.maxRowsPerWrite) break;
+      if (callers.length > 0 && rows + next.rows.length > this.maxRowsPerWrite)
+        break;
       callers.push(this.pending.shift()!);
       rows += next.rows.length;
     }

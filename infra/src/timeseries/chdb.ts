@@ -1,11 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { createClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
-import { ClickHouseTimeSeriesStore } from './clickhouse.ts';
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import {
+  createClient,
+  type ClickHouseClientConfigOptions,
+} from "@clickhouse/client";
+import { createChdbConnection } from "chdb/connection";
+import { ClickHouseTimeSeriesStore } from "./clickhouse.ts";
 
 // On globalThis, not a module variable, so a second copy of this module (tests, bundlers) sees it too.
-const OWNER = Symbol.for('@iot/infra/timeseries/chdb-owner');
+const OWNER = Symbol.for("@iot/infra/timeseries/chdb-owner");
 type OwnerSlot = { [OWNER]?: string };
 
 /**
@@ -15,16 +18,17 @@ type OwnerSlot = { [OWNER]?: string };
  * chDB binds one data directory per process and runs one query at a time, so this store is the
  * process's only owner of it: open it once at start and share it; a second open throws.
  *
- * Event loop: measured (infra/src/timeseries/README.md), chDB runs queries on libuv's thread pool;
+ * Event loop: measured (chdb.int.test.ts), chDB runs queries on libuv's thread pool;
  * a 2 s aggregation left a 5 ms setInterval ticking (largest gap 8 ms). What does run on the event
- * loop is encoding inserts and decoding results, which the port bounds (50k-row insert chunks,
- * 10k-row history pages). A worker_threads owner is not an option: the chdb addon segfaults the
+ * loop is encoding inserts and decoding results (1M JSONEachRow rows: 2 s), which the port bounds
+ * (50k-row insert chunks, 10k-row history pages, aggregates of one row per bucket). A worker_threads owner is not an option: the chdb addon segfaults the
  * process when a worker that loaded it exits (chdb 3.4, Node 20).
  */
 export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
   readonly path: string;
 
-  constructor(options: { path: string }) {
+  /** `table` is for benchmarks and tests; the product uses the default. */
+  constructor(options: { path: string; table?: string }) {
     const path = resolve(options.path);
     const slot = globalThis as OwnerSlot;
     const owner = slot[OWNER];
@@ -37,9 +41,11 @@ export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
     mkdirSync(path, { recursive: true });
     // chdb 3.4 types its connection against @clickhouse/client-common 1.23.0, whose settings type
     // drifted from the copy bundled in @clickhouse/client 1.23.1; the runtime contract is the same.
-    const connection = createChdbConnection({ path }) as unknown as ClickHouseClientConfigOptions['connection'];
+    const connection = createChdbConnection({
+      path,
+    }) as unknown as ClickHouseClientConfigOptions["connection"];
     const client = createClient({ connection });
-    super(client, 'chdb');
+    super(client, "chdb", options.table);
     slot[OWNER] = path;
     this.path = path;
   }

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ChdbTimeSeriesStore } from "./chdb.ts";
+import { toDbRow } from "./clickhouse.ts";
+import type { TelemetryRow } from "./port.ts";
+import { telemetryTableDdl } from "./schema.ts";
+
+export interface InsertRate {
+  ms: number;
+  rowsPerSec: number;
+}
+
+export interface TelemetryInsertBench {
+  rows: number;
+  batchSize: number;
+  /** `insertTelemetry` of the port, batch by batch. */
+  port: InsertRate;
+  /** The limit: the same rows, already JSONEachRow text, as plain `INSERT ... FORMAT JSONEachRow` through the same client. */
+  raw: InsertRate;
+}
+
+const variables = ["temp", "humidity", "voltage", "current"];
+
+function telemetry(count: number, devices: number): TelemetryRow[] {
+  const start = Date.UTC(2026, 0, 1);
+  return Array.from({ length: count }, (_, i) => ({
+    tenantId: `tenant-${i % 3}`,
+    deviceId: `device-${i % devices}`,
+    productId: "meter",
+    variable: variables[i % variables.length]!,
+    ts: new Date(start + i * 10),
+    value: (i % 1000) / 10,
+    text: null,
+  }));
+}
+
+/**
+ * Inserts `rows` telemetry rows through the chDB port and then, as the limit measured in the same
+ * run, the same rows through a raw insert into a twin table. Uses its own chDB data directory
+ * (a temp one unless `dataDir` is given), so no other chDB store may be open in the process.
+ */
+export async function benchTelemetryInsert(
+  options: {
+    rows?: number;
+    batchSize?: number;
+    devices?: number;
+    dataDir?: string;
+  } = {},
+): Promise<TelemetryInsertBench> {
+  const count = options.rows ?? 200_000;
+  const batchSize = options.batchSize ?? 10_000;
+  const dataDir =
+    options.dataDir ?? mkdtempSync(join(tmpdir(), "bench-timeseries-"));
+  const suffix = Date.now().toString(36);
+  const portTable = `bench_telemetry_port_${suffix}`;
+  const rawTable = `bench_telemetry_raw_${suffix}`;
+  const store = new ChdbTimeSeriesStore({
+    path: join(dataDir, "chdb"),
+    table: portTable,
+  });
+  try {
+    await store.migrate();
+    await store.client.command({ query: telemetryTableDdl(rawTable) });
+    const rows = telemetry(count, options.devices ?? 1_000);
+    const batches: TelemetryRow[][] = [];
+    for (let i = 0; i < rows.length; i += batchSize)
+      batches.push(rows.slice(i, i + batchSize));
+    const bodies = batches.map((batch) =>
+      batch.map((row) => JSON.stringify(toDbRow(row))).join("\n"),
+    );
+
+    // Warm both tables (first part, first parse) outside the timed runs.
+    await store.insertTelemetry(rows.slice(0, 100));
+    await store.client.command({
+      query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[0]!.split("\n", 100).join("\n")}`,
+    });
+
+    // Interleaved batch by batch, so background merges and machine noise weigh on both alike.
+    let portMs = 0;
+    let rawMs = 0;
+    for (const [i, batch] of batches.entries()) {
+      portMs += await elapsed(() => store.insertTelemetry(batch));
+      rawMs += await elapsed(() =>
+        store.client.command({
+          query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[i]}`,
+        }),
+      );
+    }
+    const port = rate(count, portMs);
+    const raw = rate(count, rawMs);
+
+    await store.client.command({ query: `DROP TABLE ${portTable}` });
+    await store.client.command({ query: `DROP TABLE ${rawTable}` });
+    return { rows: count, batchSize, port, raw };
+  } finally {
+    await store.close();
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function elapsed(work: () => Promise<unknown>): Promise<number> {
+  const began = performance.now();
+  await work();
+  return performance.now() - began;
+}
+
+const rate = (rows: number, ms: number): InsertRate => ({
+  ms: Math.round(ms),
+  rowsPerSec: Math.round((rows * 1000) / ms),
+});
