@@ -1,10 +1,14 @@
 import kafkajs from 'kafkajs';
-import type { Admin, Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
 import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
 
 const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
 
-/** The bus over Apache Kafka: a topic is a Kafka topic, a group a Kafka consumer group, the key the record key. */
+/**
+ * The bus over Apache Kafka: a topic is a Kafka topic, the key the record key, and a group the Kafka
+ * consumer group `<group>.<topic>`: the port's groups are per topic, while kafkajs' assigners hand a
+ * group's partitions to members whatever topic each subscribed to, so one Kafka group spans one topic.
+ */
 export interface KafkaBusOptions {
   /** Broker addresses; default `KAFKA_BROKERS` (comma-separated). */
   brokers?: string[];
@@ -26,7 +30,22 @@ export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   return brokers;
 }
 
+/** The Kafka consumer group behind the port's group on one topic. */
+export const kafkaGroupId = (group: string, topic: string): string => `${group}.${topic}`;
+
 const levels = { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO, debug: logLevel.DEBUG };
+
+/**
+ * kafkajs logs every protocol error answer at ERROR, including the retriable ones it recovers from
+ * (a rebalance, a coordinator still loading): drop those; what does not recover reaches the caller as an error.
+ */
+const quietLogCreator: logCreator = () => ({ namespace, level, log }) => {
+  if (namespace === 'Connection' && log.message.startsWith('Response')) return;
+  const { message, ...extra } = log;
+  const line = `kafkajs ${message} ${JSON.stringify(extra)}`;
+  if (level <= logLevel.WARN) console.error(line);
+  else console.info(line);
+};
 
 export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
   const brokers = options.brokers ?? kafkaBrokersFromEnv();
@@ -36,6 +55,7 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
     clientId: options.clientId ?? 'iot-platform',
     brokers,
     logLevel: levels[options.logLevel ?? 'error'],
+    logCreator: quietLogCreator,
   });
   // Idempotent with one request in flight: retries neither duplicate nor reorder a key's messages.
   const producer: Producer = kafka.producer({
@@ -67,13 +87,15 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
     return ready;
   };
 
-  /** A new group that should see only new messages starts at the current end, fixed before subscribe resolves. */
-  const startAtEndIfNew = async (group: string, topic: string): Promise<void> => {
-    const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
-    const isNew = (offsets?.partitions ?? []).every((p) => p.offset === '-1');
-    if (!isNew) return;
-    const ends = await admin.fetchTopicOffsets(topic);
-    await admin.setOffsets({ groupId: group, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
+  /**
+   * Where a group with no committed position should start when it asks for new messages only: the
+   * topic's end now, so that subscribe() resolving means "sees everything published from here on".
+   * kafkajs would resolve "latest" at its first fetch, after the join, missing what came in between.
+   */
+  const endsIfNewGroup = async (groupId: string, topic: string): Promise<Map<number, string> | undefined> => {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    if (!(offsets?.partitions ?? []).every((p) => p.offset === '-1')) return undefined;
+    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
   };
 
   const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,21 +128,25 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
     async subscribe({ topic, group, fromBeginning = false, onMessages }: SubscribeOptions): Promise<Subscription> {
       if (closed) throw new Error('bus is closed');
       await ensureTopic(topic);
-      if (!fromBeginning) {
-        // Racing members of one group may both try; the group's own offsets win, so a failure here is harmless.
-        await startAtEndIfNew(group, topic).catch(() => undefined);
-      }
+      const groupId = kafkaGroupId(group, topic);
+      let startAt = fromBeginning ? undefined : await endsIfNewGroup(groupId, topic);
       const consumer: Consumer = kafka.consumer({
-        groupId: group,
-        maxWaitTimeInMs: 1000,
+        groupId,
+        maxWaitTimeInMs: 500,
         heartbeatInterval: 1000,
         sessionTimeout: 10_000,
         allowAutoTopicCreation: false,
       });
       await consumer.connect();
       const joined = new Promise<void>((resolve) => {
-        const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        const off = consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
           off();
+          // Synchronously inside the event, so the seeks apply (and commit) before the first fetch.
+          for (const partition of payload.memberAssignment[topic] ?? []) {
+            const offset = startAt?.get(partition);
+            if (offset !== undefined) consumer.seek({ topic, partition, offset });
+          }
+          startAt = undefined;
           resolve();
         });
       });
