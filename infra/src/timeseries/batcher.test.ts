@@ -1,61 +1,43 @@
-import { describe, expect, it } from "vitest";
-import { WriteBatcher } from "./batcher.ts";
+import { describe, expect, it } from 'vitest';
+import { WriteBatcher } from './batcher.ts';
 
-describe("WriteBatcher", () => {
-  it("joins calls made while a write is in flight into the next write, in order", async () => {
+describe('WriteBatcher', () => {
+  it('joins calls made while a write is in flight into the next write, in order', async () => {
     const writes: number[][] = [];
     const sut = new WriteBatcher<number>(async (rows) => {
       writes.push(rows);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }, 100);
 
-    await Promise.all([
-      sut.enqueue([1]),
-      sut.enqueue([2, 3]),
-      sut.enqueue([4]),
-      sut.enqueue([]),
-    ]);
+    await Promise.all([sut.enqueue([1]), sut.enqueue([2, 3]), sut.enqueue([4]), sut.enqueue([])]);
 
     expect(writes).toEqual([[1], [2, 3, 4]]);
   });
 
-  it("splits a write at the row limit", async () => {
+  it('splits a write at the row limit', async () => {
     const writes: number[][] = [];
-    const sut = new WriteBatcher<number>(
-      async (rows) => void writes.push(rows),
-      2,
-    );
+    const sut = new WriteBatcher<number>(async (rows) => void writes.push(rows), 2);
 
     await sut.enqueue([1, 2, 3, 4, 5]);
 
     expect(writes).toEqual([[1, 2], [3, 4], [5]]);
   });
 
-  it("fails only the caller whose rows the engine rejects", async () => {
+  it('fails only the caller whose rows the engine rejects', async () => {
     const stored: number[] = [];
     const sut = new WriteBatcher<number>(async (rows) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      if (rows.includes(-1)) throw new Error("bad row");
+      if (rows.includes(-1)) throw new Error('bad row');
       stored.push(...rows);
     }, 100);
 
-    const results = await Promise.allSettled([
-      sut.enqueue([1]),
-      sut.enqueue([2]),
-      sut.enqueue([-1]),
-      sut.enqueue([3]),
-    ]);
+    const results = await Promise.allSettled([sut.enqueue([1]), sut.enqueue([2]), sut.enqueue([-1]), sut.enqueue([3])]);
 
-    expect(results.map((result) => result.status)).toEqual([
-      "fulfilled",
-      "fulfilled",
-      "rejected",
-      "fulfilled",
-    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(stored).toEqual([1, 2, 3]);
   });
 
-  it("flush waits for everything enqueued", async () => {
+  it('flush waits for everything enqueued', async () => {
     const stored: number[] = [];
     const sut = new WriteBatcher<number>(async (rows) => {
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -17,9 +17,7 @@ export class WriteBatcher<Row> {
 
   enqueue(rows: Row[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) =>
-      this.pending.push({ rows, resolve, reject }),
-    );
+    const done = new Promise<void>((resolve, reject) => this.pending.push({ rows, resolve, reject }));
     this.kick();
     return done;
   }
@@ -49,10 +47,7 @@ export class WriteBatcher<Row> {
         }
         // One caller's bad rows must not fail the others it was batched with: retry each alone.
         for (const caller of callers) {
-          await this.writeChunks(caller.rows).then(
-            caller.resolve,
-            caller.reject,
-          );
+          await this.writeChunks(caller.rows).then(caller.resolve, caller.reject);
         }
       }
     }
@@ -63,8 +58,7 @@ export class WriteBatcher<Row> {
     let rows = 0;
     while (this.pending.length > 0) {
       const next = this.pending[0]!;
-      if (callers.length > 0 && rows + next.rows.length > this.maxRowsPerWrite)
-        break;
+      if (callers.length > 0 && rows + next.rows.length > this.maxRowsPerWrite) break;
       callers.push(this.pending.shift()!);
       rows += next.rows.length;
     }

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ChdbTimeSeriesStore } from "./chdb.ts";
-import { toDbRow } from "./clickhouse.ts";
-import type { TelemetryRow } from "./port.ts";
-import { telemetryTableDdl } from "./schema.ts";
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChdbTimeSeriesStore } from './chdb.ts';
+import { toDbRow } from './clickhouse.ts';
+import type { TelemetryRow } from './port.ts';
+import { telemetryTableDdl } from './schema.ts';
 
 export interface InsertRate {
   ms: number;
@@ -20,14 +20,14 @@ export interface TelemetryInsertBench {
   raw: InsertRate;
 }
 
-const variables = ["temp", "humidity", "voltage", "current"];
+const variables = ['temp', 'humidity', 'voltage', 'current'];
 
 function telemetry(count: number, devices: number): TelemetryRow[] {
   const start = Date.UTC(2026, 0, 1);
   return Array.from({ length: count }, (_, i) => ({
     tenantId: `tenant-${i % 3}`,
     deviceId: `device-${i % devices}`,
-    productId: "meter",
+    productId: 'meter',
     variable: variables[i % variables.length]!,
     ts: new Date(start + i * 10),
     value: (i % 1000) / 10,
@@ -50,13 +50,12 @@ export async function benchTelemetryInsert(
 ): Promise<TelemetryInsertBench> {
   const count = options.rows ?? 200_000;
   const batchSize = options.batchSize ?? 10_000;
-  const dataDir =
-    options.dataDir ?? mkdtempSync(join(tmpdir(), "bench-timeseries-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-timeseries-'));
   const suffix = Date.now().toString(36);
   const portTable = `bench_telemetry_port_${suffix}`;
   const rawTable = `bench_telemetry_raw_${suffix}`;
   const store = new ChdbTimeSeriesStore({
-    path: join(dataDir, "chdb"),
+    path: join(dataDir, 'chdb'),
     table: portTable,
   });
   try {
@@ -64,16 +63,13 @@ export async function benchTelemetryInsert(
     await store.client.command({ query: telemetryTableDdl(rawTable) });
     const rows = telemetry(count, options.devices ?? 1_000);
     const batches: TelemetryRow[][] = [];
-    for (let i = 0; i < rows.length; i += batchSize)
-      batches.push(rows.slice(i, i + batchSize));
-    const bodies = batches.map((batch) =>
-      batch.map((row) => JSON.stringify(toDbRow(row))).join("\n"),
-    );
+    for (let i = 0; i < rows.length; i += batchSize) batches.push(rows.slice(i, i + batchSize));
+    const bodies = batches.map((batch) => batch.map((row) => JSON.stringify(toDbRow(row))).join('\n'));
 
     // Warm both tables (first part, first parse) outside the timed runs.
     await store.insertTelemetry(rows.slice(0, 100));
     await store.client.command({
-      query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[0]!.split("\n", 100).join("\n")}`,
+      query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[0]!.split('\n', 100).join('\n')}`,
     });
 
     // Interleaved batch by batch, so background merges and machine noise weigh on both alike.

@@ -1,14 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
-import {
-  createClient,
-  type ClickHouseClientConfigOptions,
-} from "@clickhouse/client";
-import { createChdbConnection } from "chdb/connection";
-import { ClickHouseTimeSeriesStore } from "./clickhouse.ts";
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import { ClickHouseTimeSeriesStore } from './clickhouse.ts';
 
 // On globalThis, not a module variable, so a second copy of this module (tests, bundlers) sees it too.
-const OWNER = Symbol.for("@iot/infra/timeseries/chdb-owner");
+const OWNER = Symbol.for('@iot/infra/timeseries/chdb-owner');
 type OwnerSlot = { [OWNER]?: string };
 
 /**
@@ -43,9 +40,9 @@ export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
     // drifted from the copy bundled in @clickhouse/client 1.23.1; the runtime contract is the same.
     const connection = createChdbConnection({
       path,
-    }) as unknown as ClickHouseClientConfigOptions["connection"];
+    }) as unknown as ClickHouseClientConfigOptions['connection'];
     const client = createClient({ connection });
-    super(client, "chdb", options.table);
+    super(client, 'chdb', options.table);
     slot[OWNER] = path;
     this.path = path;
   }

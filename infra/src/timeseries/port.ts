@@ -1,23 +1,13 @@
-import type { statCycles } from "@iot/contracts/constants.ts";
+import type { statCycles } from '@iot/contracts/constants.ts';
 
 /** A statistic cycle of spec §9: the width of one aggregate bucket. */
 export type StatCycle = (typeof statCycles)[number];
 
 /** How a bucket folds its samples; `first`/`last` are the spec's start/end, `diff` is last minus first. */
-export const aggregateFns = [
-  "avg",
-  "sum",
-  "max",
-  "min",
-  "count",
-  "first",
-  "last",
-  "distinctCount",
-  "diff",
-] as const;
+export const aggregateFns = ['avg', 'sum', 'max', 'min', 'count', 'first', 'last', 'distinctCount', 'diff'] as const;
 export type AggregateFn = (typeof aggregateFns)[number];
 
-export type TelemetryQuality = "good" | "uncertain" | "bad";
+export type TelemetryQuality = 'good' | 'uncertain' | 'bad';
 
 /** One sample of one variable of one device. */
 export interface TelemetryRow {
@@ -49,7 +39,7 @@ export interface HistoryQuery {
   limit: number;
   offset: number;
   /** Time order; 'asc' unless told. */
-  order?: "asc" | "desc";
+  order?: 'asc' | 'desc';
 }
 
 export interface HistoryPage {
@@ -90,14 +80,14 @@ export interface LatestQuery {
 
 export interface TimeSeriesHealth {
   ok: boolean;
-  engine: "chdb" | "clickhouse";
+  engine: 'chdb' | 'clickhouse';
   version?: string;
   error?: string;
 }
 
 /** The telemetry store: every read is confined to one tenant. */
 export interface TimeSeriesStore {
-  readonly engine: "chdb" | "clickhouse";
+  readonly engine: 'chdb' | 'clickhouse';
   /** Creates what is missing; safe to run at every start. */
   migrate(): Promise<void>;
   /** Writes a batch; resolves once the rows are stored. */

@@ -1,5 +1,5 @@
 /** The telemetry table. One DDL for chDB and ClickHouse server; no TTL: retention is an operator's choice. */
-export const TELEMETRY_TABLE = "telemetry";
+export const TELEMETRY_TABLE = 'telemetry';
 
 export const telemetryTableDdl = (table: string = TELEMETRY_TABLE): string => `
 CREATE TABLE IF NOT EXISTS ${table}

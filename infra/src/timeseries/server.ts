@@ -1,12 +1,9 @@
-import { createClient } from "@clickhouse/client";
-import { ClickHouseTimeSeriesStore } from "./clickhouse.ts";
+import { createClient } from '@clickhouse/client';
+import { ClickHouseTimeSeriesStore } from './clickhouse.ts';
 
 /** The time-series store on a ClickHouse server (`CLICKHOUSE_URL`, e.g. http://user:pass@host:8123/db). */
 export class ClickHouseServerTimeSeriesStore extends ClickHouseTimeSeriesStore {
   constructor(options: { url: string }) {
-    super(
-      createClient({ url: options.url, application: "iot-timeseries" }),
-      "clickhouse",
-    );
+    super(createClient({ url: options.url, application: 'iot-timeseries' }), 'clickhouse');
   }
 }
