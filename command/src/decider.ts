@@ -1,0 +1,17 @@
+/** A domain event as a decider sees it: its type and payload, without storage details. */
+export interface DomainEvent<T extends string = string, D extends object = object> {
+  type: T;
+  data: D;
+}
+
+/** An aggregate as pure functions (STYLE.md): what it is, what can happen to it, what it decides. */
+export interface Decider<C, E extends DomainEvent, S> {
+  initialState: S;
+  evolve(state: S, event: E): S;
+  decide(command: C, state: S): E[];
+}
+
+/** Exhaustiveness check for `decide` switches: a new command type that is not handled fails to compile. */
+export const unreachable = (value: never): never => {
+  throw new Error(`unhandled case: ${JSON.stringify(value)}`);
+};

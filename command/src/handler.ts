@@ -1,0 +1,106 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { DomainError, type Actor, type EventMetadata } from '@iot/contracts';
+import { VersionConflictError, type EventStore, type StoredEvent } from '@iot/infra/event-store/port.ts';
+import type { Decider, DomainEvent } from './decider.ts';
+
+/** Who asks, on whose behalf, and how to recognise a retry of the same request. */
+export interface CommandContext {
+  tenantId: string;
+  actor: Actor;
+  correlationId?: string;
+  causationId?: string | null;
+  /** A retried request with the same key applies once. */
+  idempotencyKey?: string;
+  ip?: string;
+}
+
+export interface CommandResult<S> {
+  /** The events this command appended, or the ones a previous try with the same key appended. */
+  events: StoredEvent[];
+  state: S;
+  version: number;
+  /** False when an earlier request with the same idempotency key had already applied it. */
+  applied: boolean;
+}
+
+export interface HandleOptions {
+  /** Schema version stamped on new events. */
+  schemaVersion?: number;
+  retries?: number;
+}
+
+const SCHEMA_VERSION = 1;
+
+/**
+ * Loads the stream, folds it, decides, appends at the version it read; on a version conflict it reloads
+ * and decides again a few times, then gives up with CONFLICT (HTTP 409).
+ */
+export async function handleCommand<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  context: CommandContext,
+  options: HandleOptions = {},
+): Promise<CommandResult<S>> {
+  const retries = options.retries ?? 4;
+  const correlationId = context.correlationId ?? randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const history = await store.readStream(stream);
+    const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+    const version = history.at(-1)?.version ?? 0;
+    if (context.idempotencyKey) {
+      const earlier = history.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey);
+      if (earlier.length > 0) return { events: earlier, state, version, applied: false };
+    }
+    const decided = decider.decide(command, state);
+    if (decided.length === 0) return { events: [], state, version, applied: true };
+    const metadata: EventMetadata = {
+      tenantId: context.tenantId,
+      actor: context.actor,
+      correlationId,
+      causationId: context.causationId ?? null,
+      occurredAt: new Date().toISOString(),
+      schemaVersion: options.schemaVersion ?? SCHEMA_VERSION,
+      ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}),
+      ...(context.ip ? { ip: context.ip } : {}),
+    };
+    try {
+      const appended = await store.append(
+        stream,
+        decided.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
+        version,
+      );
+      const next = decided.reduce((s, e) => decider.evolve(s, e), state);
+      return { events: appended.events, state: next, version: appended.version, applied: true };
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+      if (attempt >= retries) throw new DomainError('CONFLICT');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+    }
+  }
+}
+
+/** Reads an aggregate's state, optionally as it was at a time or version (for auditors). */
+export async function loadState<E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+  stream: string,
+  at: { toTime?: Date; toVersion?: number } = {},
+): Promise<{ state: S; version: number }> {
+  const history = await store.readStream(stream, at);
+  return {
+    state: history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState),
+    version: history.at(-1)?.version ?? 0,
+  };
+}
+
+/**
+ * The id of an aggregate a create command makes: derived from the idempotency key when there is one,
+ * so that a retried create lands on the same stream and applies once.
+ */
+export function newAggregateId(context: Pick<CommandContext, 'tenantId' | 'idempotencyKey'>): string {
+  if (!context.idempotencyKey) return randomUUID();
+  const hex = createHash('sha256').update(`${context.tenantId}\0${context.idempotencyKey}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

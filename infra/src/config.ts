@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .url()
+    .refine((v) => protocols.includes(new URL(v).protocol), `must start with ${protocols.join(' or ')}`)
+    .optional();
+
+const port = z.coerce.number().int().min(1).max(65_535);
+
+/** Every environment variable the platform reads, validated at start (README "Configuration"). */
+export const configSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  MQTT_PORT: port.default(1883),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_PASSWORD: z.string().min(6).max(16).optional(),
+  /** Port of the embedded PostgreSQL when DATABASE_URL is not set. */
+  EMBEDDED_PG_PORT: port.default(54329),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kurrent:']),
+  KAFKA_BROKERS: z
+    .string()
+    .regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]')
+    .optional(),
+  CLICKHOUSE_URL: url(['http:', 'https:']),
+  MQTT_URL: url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
+  SMTP_URL: url(['smtp:', 'smtps:']),
+  /** Sender address of mail the platform sends. */
+  SMTP_FROM: z.string().default('device-cloud <noreply@localhost>'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a wrong value stops the start with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const parsed = configSchema.safeParse(known);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(known[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export const roles = ['all', 'api', 'projections', 'ingest'] as const;
+export type Role = (typeof roles)[number];
+
+export function parseRole(argv: string[]): Role {
+  const index = argv.indexOf('--role');
+  const value = index >= 0 ? argv[index + 1] : argv.find((a) => a.startsWith('--role='))?.slice(7);
+  if (value === undefined) return 'all';
+  if (!(roles as readonly string[]).includes(value)) throw new ConfigError(`--role must be one of ${roles.join(', ')} (got ${value})`);
+  return value as Role;
+}

@@ -1,0 +1,60 @@
+import type { Projection } from '../projection.ts';
+
+/** The tenant list of the system administrator's audit screen. */
+export const tenantsProjection: Projection = {
+  name: 'tenants',
+  handles: ['TenantRegistered', 'TenantApproved', 'TenantRejected', 'TenantStopped', 'TenantStarted'],
+  tables: ['rm_tenants'],
+  schema: `
+    create table if not exists rm_tenants (
+      id text primary key,
+      name text not null,
+      contact_name text not null,
+      company text not null,
+      phone text,
+      email text,
+      status text not null,
+      register_method text not null,
+      apply_time timestamptz not null,
+      audit_time timestamptz,
+      audited_by text,
+      reject_reason text,
+      admin_user_id text,
+      updated_at timestamptz not null
+    );
+    create unique index if not exists rm_tenants_name on rm_tenants (lower(name));
+    create index if not exists rm_tenants_status on rm_tenants (status, apply_time desc);`,
+  async apply(tx, event) {
+    const d = event.data as Record<string, string | null>;
+    const at = event.metadata.occurredAt;
+    switch (event.type) {
+      case 'TenantRegistered':
+        await tx.query(
+          `insert into rm_tenants (id, name, contact_name, company, phone, email, status, register_method, apply_time, updated_at)
+           values ($1, $2, $3, $4, $5, $6, 'underReview', $7, $8, $8) on conflict (id) do nothing`,
+          [d.tenantId, d.name, d.contactName, d.company, d.phone, d.email, d.method, at],
+        );
+        return;
+      case 'TenantApproved':
+        await tx.query(
+          `update rm_tenants set status = 'approved', audit_time = $2, audited_by = $3, admin_user_id = $4, updated_at = $2 where id = $1`,
+          [d.tenantId, at, event.metadata.actor.id, d.adminUserId],
+        );
+        return;
+      case 'TenantRejected':
+        await tx.query(
+          `update rm_tenants set status = 'rejected', audit_time = $2, audited_by = $3, reject_reason = $4, updated_at = $2 where id = $1`,
+          [d.tenantId, at, event.metadata.actor.id, d.reason],
+        );
+        return;
+      case 'TenantStopped':
+      case 'TenantStarted':
+        await tx.query(`update rm_tenants set status = $2, updated_at = $3 where id = $1`, [
+          d.tenantId,
+          event.type === 'TenantStopped' ? 'stopped' : 'approved',
+          at,
+        ]);
+        return;
+    }
+  },
+};

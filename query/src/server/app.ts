@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { PRODUCT_VERSION } from '@iot/contracts';
+import { registerAccessControl } from './auth.ts';
+import type { AppContext } from './context.ts';
+import { errorHandler, replyError } from './envelope.ts';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+/** A module's routes: a function of the app and the context, registered by the composition root. */
+export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<void>;
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
+export async function createApp(context: AppContext, modules: RoutesPlugin[], options: { staticDir?: string } = {}): Promise<App> {
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (request) => (typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : randomUUID()),
+    requestIdHeader: 'x-request-id',
+    disableRequestLogging: false,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.decorateRequest('lang', 'zh');
+  app.addHook('onRequest', async (request, reply) => {
+    const header = String(request.headers['lang'] ?? request.headers['accept-language'] ?? '');
+    request.lang = /^en/i.test(header) ? 'en' : 'zh';
+    reply.header('x-request-id', request.id);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/api/') || request.method !== 'GET' || !options.staticDir) return replyError(reply, request, 'NOT_FOUND');
+    // The web app routes on the client: unknown GETs outside /api get its index.
+    return reply.sendFile('index.html');
+  });
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Device cloud API', version: PRODUCT_VERSION },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'Authentication' },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'token' },
+        },
+      },
+      security: [{ token: [] }, { cookie: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  registerAccessControl(app as unknown as FastifyInstance, context.db);
+
+  app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+    const engines = await Promise.all(
+      context.engines.map(async (engine) => {
+        const state = await engine.check().catch((error: Error) => ({ ok: false, detail: error.message }));
+        return { name: engine.name, ...state };
+      }),
+    );
+    const healthy = engines.every((e) => e.ok);
+    return reply.status(healthy ? 200 : 503).send({ code: healthy ? 200 : 503, msg: healthy ? 'ok' : 'degraded', data: { version: PRODUCT_VERSION, engines } });
+  });
+  app.get('/metrics', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+    return reply.header('content-type', context.metrics.contentType).send(await context.metrics.metrics());
+  });
+
+  for (const module of modules) await module(app, context);
+
+  if (options.staticDir) {
+    const { default: fastifyStatic } = await import('@fastify/static');
+    await app.register(fastifyStatic, { root: options.staticDir, wildcard: false });
+  }
+  return app;
+}

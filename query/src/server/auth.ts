@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TOKEN_COOKIE } from '@iot/contracts';
+import type { Sql } from '@iot/infra/postgres/sql.ts';
+import { hashToken } from '@iot/command/auth/sessions.ts';
+import { replyError } from './envelope.ts';
+import { hasPermission, type Principal } from './principal.ts';
+
+/** The login token: the `token` cookie, the spec's `Authentication` header, or a Bearer Authorization. */
+export function tokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.authentication;
+  if (typeof header === 'string' && header.length > 0) return header.replace(/^Bearer\s+/i, '');
+  const authorization = request.headers.authorization;
+  if (authorization?.startsWith('Bearer ')) return authorization.slice(7);
+  return request.cookies?.[TOKEN_COOKIE] ?? null;
+}
+
+interface SessionRow extends Record<string, unknown> {
+  subject_kind: 'user' | 'app';
+  subject_id: string;
+  tenant_id: string;
+  username: string | null;
+  status: string | null;
+  is_system_admin: boolean | null;
+  is_tenant_admin: boolean | null;
+  tenant_status: string | null;
+}
+
+/** Permissions of a user: the system administrator and a tenant's administrator hold every permission of their scope. */
+export async function permissionsOf(_db: Sql, row: SessionRow): Promise<Set<string>> {
+  if (row.is_system_admin || row.is_tenant_admin) return new Set(['*']);
+  return new Set();
+}
+
+export async function resolvePrincipal(db: Sql, token: string): Promise<Principal | null> {
+  const tokenHash = hashToken(token);
+  const result = await db.query<SessionRow>(
+    `select s.subject_kind, s.subject_id, s.tenant_id, u.username, u.status, u.is_system_admin, u.is_tenant_admin, t.status as tenant_status
+     from auth_sessions s
+     left join rm_users u on u.id = s.subject_id
+     left join rm_tenants t on t.id = s.tenant_id
+     where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`,
+    [tokenHash],
+  );
+  const row = result.rows[0];
+  if (!row || row.subject_kind !== 'user' || row.status !== 'enabled' || row.tenant_status === 'stopped') return null;
+  return {
+    kind: row.subject_kind,
+    id: row.subject_id,
+    tenantId: row.tenant_id,
+    username: row.username ?? '',
+    isSystemAdmin: row.is_system_admin === true,
+    permissions: await permissionsOf(db, row),
+    stationId: null,
+    tokenHash,
+  };
+}
+
+/** Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident. */
+export function registerAccessControl(app: FastifyInstance, db: Sql): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', (route) => {
+    const url = route.url;
+    if (!url.startsWith('/api/')) return;
+    if (!route.config?.permission) throw new Error(`route ${route.method} ${url} declares no permission`);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const permission = request.routeOptions.config.permission;
+    if (!permission || permission === 'public') return;
+    const token = tokenOf(request);
+    request.principal = token ? await resolvePrincipal(db, token) : null;
+    if (!request.principal) return replyError(reply, request, 'UNAUTHENTICATED');
+    const station = (request.query as Record<string, unknown> | undefined)?.stationId ?? request.headers.stationid;
+    if (typeof station === 'string' && station.length > 0) request.principal.stationId = station;
+    if (permission !== 'authenticated' && !hasPermission(request.principal, permission)) return replyError(reply, request, 'FORBIDDEN');
+  });
+}
