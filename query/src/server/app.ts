@@ -22,8 +22,6 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => (typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : randomUUID()),
     requestIdHeader: 'x-request-id',
-    disableRequestLogging: false,
-    ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

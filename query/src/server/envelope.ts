@@ -23,16 +23,19 @@ export function replyError(reply: FastifyReply, request: FastifyRequest, code: E
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof DomainError) return send(reply, request, error.code, error.details ? { details: error.details } : null);
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const fields: FieldError[] = error.validation.map((issue) => ({
-      field: [error.validationContext, ...String(issue.instancePath).split('/').filter(Boolean)].join('.'),
-      message: issue.message ?? 'invalid',
-    }));
+    const fields: FieldError[] = error.validation.flatMap((issue) => {
+      const at = [error.validationContext, ...String(issue.instancePath).split('/').filter(Boolean)];
+      // An unknown field is named itself, not its parent object.
+      const unknown = (issue.params as { keys?: string[] } | undefined)?.keys;
+      if (issue.keyword === 'unrecognized_keys' && unknown?.length) return unknown.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
+      return [{ field: at.join('.'), message: issue.message ?? 'invalid' }];
+    });
     const named = fields.map((f) => f.field).join(', ');
     return send(reply, request, 'VALIDATION', { fields }, `${messageOf('VALIDATION', request.lang)}: ${named}`);
   }
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (error.statusCode === 400 && error instanceof SyntaxError))
     return send(reply, request, 'BAD_JSON');
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, request, 'BODY_TOO_LARGE');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return send(reply, request, 'BODY_TOO_LARGE');
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, request, 'VALIDATION', { fields: [{ field: 'content-type', message: 'unsupported media type' }] });
   if (error.statusCode === 429) return send(reply, request, 'RATE_LIMITED');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return send(reply, request, 'VALIDATION', { fields: [{ field: 'request', message: error.message }] });

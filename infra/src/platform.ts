@@ -1,0 +1,165 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SYSTEM_TENANT } from '@iot/contracts';
+import { handleCommand } from '@iot/command/handler.ts';
+import { userDecider, userStream } from '@iot/command/user/decide.ts';
+import { credentialsSchema, setPassword } from '@iot/command/auth/credentials.ts';
+import { authRoutes } from '@iot/command/auth/routes.ts';
+import { tenantRoutes } from '@iot/command/tenant/routes.ts';
+import { createProjectionRunner, projections, type ProjectionRunner } from '@iot/projections/index.ts';
+import { createApp, type App, type RoutesPlugin } from '@iot/query/server/app.ts';
+import type { AppContext, EngineHealth } from '@iot/query/server/context.ts';
+import { ConfigError, type Config, type Role } from './config.ts';
+import { createPostgresEventStore } from './event-store/postgres.ts';
+import type { EventStore } from './event-store/port.ts';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { createNotifier } from './notify/outbox.ts';
+import { startEmbeddedPostgres } from './postgres/embedded.ts';
+import { createSqlPool, type SqlPool } from './postgres/sql.ts';
+import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
+
+export const ADMIN_USER_ID = 'admin';
+
+/** Every module's HTTP routes, in registration order. */
+export const routeModules: RoutesPlugin[] = [authRoutes, tenantRoutes];
+
+export interface Platform {
+  url: string | null;
+  app: App | null;
+  context: AppContext;
+  runner: ProjectionRunner;
+  timeseries: TimeSeriesStore | null;
+  /** The system administrator's password when this start generated it (shown once). */
+  generatedAdminPassword: string | null;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  role?: Role;
+  logger?: Logger;
+  /** Serve the built web app from this folder (default web/dist when present). */
+  staticDir?: string | null;
+  /** Listen on this port instead of config.PORT (0 = any free port). */
+  port?: number;
+  seedDemo?: boolean;
+}
+
+/** Starts the platform's engines and roles in this process and returns how to stop them in order. */
+export async function startPlatform(config: Config, options: StartOptions = {}): Promise<Platform> {
+  const role = options.role ?? 'all';
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  if (role !== 'all' && !config.DATABASE_URL) throw new ConfigError(`--role ${role} runs beside other processes: set DATABASE_URL to a shared PostgreSQL`);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: Error) => logger.error({ err: error }, 'stop failed'));
+  };
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({
+        dataDir: path.join(config.DATA_DIR, 'postgres'),
+        port: config.EMBEDDED_PG_PORT,
+        log: (line) => logger.debug({ engine: 'postgres' }, line),
+      });
+      stops.push(() => pg.stop());
+      databaseUrl = pg.url;
+    }
+    const db: SqlPool = createSqlPool(databaseUrl);
+    stops.push(() => db.end());
+    const store: EventStore = config.EVENTSTORE_URL
+      ? await (await import('./event-store/kurrentdb.ts')).createKurrentEventStore({ url: config.EVENTSTORE_URL })
+      : await createPostgresEventStore(db);
+    stops.push(() => store.close());
+
+    const metrics = createMetrics();
+    const engines: EngineHealth[] = [
+      { name: 'postgres', check: async () => (await db.query('select 1'), { ok: true }) },
+      { name: `eventstore:${store.kind}`, check: () => store.health() },
+    ];
+
+    let timeseries: TimeSeriesStore | null = null;
+    if (role === 'all' || role === 'ingest' || role === 'api') {
+      timeseries = createTimeSeriesStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR });
+      await timeseries.migrate();
+      const ts = timeseries;
+      stops.push(() => ts.close());
+      engines.push({ name: `timeseries:${ts.engine}`, check: async () => ts.health().then((h) => ({ ok: h.ok, detail: h.error ?? h.version })) });
+    }
+
+    const runner = createProjectionRunner(store, db, projections, {
+      onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
+      onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
+    });
+    await runner.setup();
+    if (role === 'all' || role === 'projections') {
+      await runner.startAll();
+      stops.push(() => runner.stopAll());
+    }
+
+    const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
+    const context: AppContext = {
+      config,
+      store,
+      db,
+      notifier,
+      metrics: metrics.registry,
+      logger,
+      engines,
+      awaitProjections: () => runner.catchUp(),
+    };
+
+    await db.query(credentialsSchema);
+    const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
+
+    let app: App | null = null;
+    let url: string | null = null;
+    if (role === 'all' || role === 'api') {
+      const defaultStatic = path.resolve('web/dist');
+      const staticDir = options.staticDir === undefined ? (existsSync(path.join(defaultStatic, 'index.html')) ? defaultStatic : undefined) : (options.staticDir ?? undefined);
+      app = await createApp(context, routeModules, { staticDir });
+      const listening = app;
+      stops.push(() => listening.close());
+      const address = await app.listen({ port: options.port ?? config.PORT, host: config.HOST });
+      url = address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost');
+    }
+    if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
+
+    return { url, app, context, runner, timeseries, generatedAdminPassword, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** Creates the system administrator on first start; its password comes from ADMIN_PASSWORD or is generated once. */
+async function seedSystemAdmin(context: AppContext, adminPassword: string | undefined): Promise<string | null> {
+  const stream = userStream(SYSTEM_TENANT, ADMIN_USER_ID);
+  if ((await context.store.readStream(stream, { limit: 1 })).length > 0) return null;
+  const password = adminPassword ?? randomBytes(9).toString('base64url').slice(0, 12);
+  await handleCommand(
+    context.store,
+    userDecider,
+    stream,
+    {
+      type: 'CreateUser',
+      userId: ADMIN_USER_ID,
+      username: 'admin',
+      email: null,
+      phone: null,
+      sex: 'unknown',
+      position: null,
+      groupId: null,
+      roleIds: [],
+      description: 'System administrator',
+      homePage: null,
+      isSystemAdmin: true,
+      isTenantAdmin: false,
+    },
+    { tenantId: SYSTEM_TENANT, actor: { kind: 'system', id: 'bootstrap' }, idempotencyKey: 'bootstrap-admin' },
+  );
+  await setPassword(context.db, ADMIN_USER_ID, SYSTEM_TENANT, password);
+  return adminPassword ? null : password;
+}
