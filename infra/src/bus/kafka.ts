@@ -1,6 +1,20 @@
-import kafkajs from 'kafkajs';
-import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
-import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
+import kafkajs from "kafkajs";
+import type {
+  Admin,
+  Consumer,
+  EachBatchPayload,
+  Kafka,
+  logCreator,
+  Producer,
+} from "kafkajs";
+import {
+  encodeValue,
+  type Bus,
+  type BusMessage,
+  type OutgoingMessage,
+  type SubscribeOptions,
+  type Subscription,
+} from "./port.ts";
 
 const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
 
@@ -18,43 +32,55 @@ export interface KafkaBusOptions {
   /** Wait before a failed batch is delivered again; doubles up to 30x. */
   retryDelayMs?: number;
   /** kafkajs' own logging; errors only by default. */
-  logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
+  logLevel?: "nothing" | "error" | "warn" | "info" | "debug";
 }
 
-export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const brokers = (env.KAFKA_BROKERS ?? '')
-    .split(',')
+export function kafkaBrokersFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const brokers = (env.KAFKA_BROKERS ?? "")
+    .split(",")
     .map((b) => b.trim())
     .filter(Boolean);
-  if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set');
+  if (brokers.length === 0) throw new Error("KAFKA_BROKERS is not set");
   return brokers;
 }
 
 /** The Kafka consumer group behind the port's group on one topic. */
-export const kafkaGroupId = (group: string, topic: string): string => `${group}.${topic}`;
+export const kafkaGroupId = (group: string, topic: string): string =>
+  `${group}.${topic}`;
 
-const levels = { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO, debug: logLevel.DEBUG };
+const levels = {
+  nothing: logLevel.NOTHING,
+  error: logLevel.ERROR,
+  warn: logLevel.WARN,
+  info: logLevel.INFO,
+  debug: logLevel.DEBUG,
+};
 
 /**
  * kafkajs logs every protocol error answer at ERROR, including the retriable ones it recovers from
  * (a rebalance, a coordinator still loading): drop those; what does not recover reaches the caller as an error.
  */
-const quietLogCreator: logCreator = () => ({ namespace, level, log }) => {
-  if (namespace === 'Connection' && log.message.startsWith('Response')) return;
-  const { message, ...extra } = log;
-  const line = `kafkajs ${message} ${JSON.stringify(extra)}`;
-  if (level <= logLevel.WARN) console.error(line);
-  else console.info(line);
-};
+const quietLogCreator: logCreator =
+  () =>
+  ({ namespace, level, log }) => {
+    if (namespace === "Connection" && log.message.startsWith("Response"))
+      return;
+    const { message, ...extra } = log;
+    const line = `kafkajs ${message} ${JSON.stringify(extra)}`;
+    if (level <= logLevel.WARN) console.error(line);
+    else console.info(line);
+  };
 
 export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
   const brokers = options.brokers ?? kafkaBrokersFromEnv();
   const partitions = options.partitions ?? 6;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const kafka: Kafka = new KafkaClient({
-    clientId: options.clientId ?? 'iot-platform',
+    clientId: options.clientId ?? "iot-platform",
     brokers,
-    logLevel: levels[options.logLevel ?? 'error'],
+    logLevel: levels[options.logLevel ?? "error"],
     logCreator: quietLogCreator,
   });
   // Idempotent with one request in flight: retries neither duplicate nor reorder a key's messages.
@@ -71,7 +97,9 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
   let closed = false;
 
   const connect = (): Promise<void> => {
-    connecting ??= Promise.all([producer.connect(), admin.connect()]).then(() => undefined);
+    connecting ??= Promise.all([producer.connect(), admin.connect()]).then(
+      () => undefined,
+    );
     return connecting;
   };
 
@@ -79,7 +107,12 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
     let ready = knownTopics.get(topic);
     if (!ready) {
       ready = connect()
-        .then(() => admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true }))
+        .then(() =>
+          admin.createTopics({
+            topics: [{ topic, numPartitions: partitions }],
+            waitForLeaders: true,
+          }),
+        )
         .then(() => undefined);
       ready.catch(() => knownTopics.delete(topic));
       knownTopics.set(topic, ready);
@@ -92,44 +125,64 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
    * topic's end now, so that subscribe() resolving means "sees everything published from here on".
    * kafkajs would resolve "latest" at its first fetch, after the join, missing what came in between.
    */
-  const endsIfNewGroup = async (groupId: string, topic: string): Promise<Map<number, string> | undefined> => {
+  const endsIfNewGroup = async (
+    groupId: string,
+    topic: string,
+  ): Promise<Map<number, string> | undefined> => {
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    if (!(offsets?.partitions ?? []).every((p) => p.offset === '-1')) return undefined;
-    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
+    if (!(offsets?.partitions ?? []).every((p) => p.offset === "-1"))
+      return undefined;
+    return new Map(
+      (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]),
+    );
   };
 
-  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => setTimeout(resolve, ms));
 
   const toBusMessages = ({ batch }: EachBatchPayload): BusMessage[] =>
     batch.messages.map((m) => ({
       topic: batch.topic,
       partition: batch.partition,
       offset: m.offset,
-      key: m.key ? m.key.toString('utf8') : null,
+      key: m.key ? m.key.toString("utf8") : null,
       value: m.value ?? Buffer.alloc(0),
       headers: Object.fromEntries(
-        Object.entries(m.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+        Object.entries(m.headers ?? {}).flatMap(([name, value]) =>
+          value === undefined ? [] : [[name, String(value)]],
+        ),
       ),
       timestamp: new Date(Number(m.timestamp)),
     }));
 
   return {
     async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
-      if (closed) throw new Error('bus is closed');
+      if (closed) throw new Error("bus is closed");
       if (messages.length === 0) return;
       await ensureTopic(topic);
       await producer.send({
         topic,
         acks: -1,
-        messages: messages.map((m) => ({ key: m.key ?? null, value: encodeValue(m.value), headers: m.headers })),
+        messages: messages.map((m) => ({
+          key: m.key ?? null,
+          value: encodeValue(m.value),
+          headers: m.headers,
+        })),
       });
     },
 
-    async subscribe({ topic, group, fromBeginning = false, onMessages }: SubscribeOptions): Promise<Subscription> {
-      if (closed) throw new Error('bus is closed');
+    async subscribe({
+      topic,
+      group,
+      fromBeginning = false,
+      onMessages,
+    }: SubscribeOptions): Promise<Subscription> {
+      if (closed) throw new Error("bus is closed");
       await ensureTopic(topic);
       const groupId = kafkaGroupId(group, topic);
-      let startAt = fromBeginning ? undefined : await endsIfNewGroup(groupId, topic);
+      let startAt = fromBeginning
+        ? undefined
+        : await endsIfNewGroup(groupId, topic);
       const consumer: Consumer = kafka.consumer({
         groupId,
         maxWaitTimeInMs: 500,
@@ -144,7 +197,8 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
           // Synchronously inside the event, so the seeks apply (and commit) before the first fetch.
           for (const partition of payload.memberAssignment[topic] ?? []) {
             const offset = startAt?.get(partition);
-            if (offset !== undefined) consumer.seek({ topic, partition, offset });
+            if (offset !== undefined)
+              consumer.seek({ topic, partition, offset });
           }
           startAt = undefined;
           resolve();
@@ -192,7 +246,10 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
       try {
         await connect();
         const cluster = await admin.describeCluster();
-        return { ok: cluster.brokers.length > 0, detail: `${cluster.brokers.length} broker(s), controller ${cluster.controller}` };
+        return {
+          ok: cluster.brokers.length > 0,
+          detail: `${cluster.brokers.length} broker(s), controller ${cluster.controller}`,
+        };
       } catch (error) {
         return { ok: false, detail: (error as Error).message };
       }
@@ -202,7 +259,8 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
       if (closed) return;
       closed = true;
       await Promise.allSettled([...consumers].map((s) => s.stop()));
-      if (connecting) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      if (connecting)
+        await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     },
   };
 }

@@ -1,0 +1,97 @@
+/**
+ * MQTT as the platform sees it: messages from devices in, downlink out (ARCHITECTURE.md "Ports and adapters").
+ * Adapters: `embedded.ts` (Aedes inside the process, `MQTT_PORT`) and `client.ts` (external broker, `MQTT_URL`).
+ * Checked by tests/contracts/mqtt.int.test.ts.
+ */
+
+export interface MqttMessage {
+  topic: string;
+  payload: Buffer;
+  qos: 0 | 1 | 2;
+  retain: boolean;
+  /** The publishing device's client id where the broker tells it (embedded); undefined over an external broker. */
+  clientId?: string;
+}
+
+/** Handles one device message; the broker acknowledges a QoS 1/2 publish only once this resolves. */
+export type MqttHandler = (message: MqttMessage) => void | Promise<void>;
+
+export interface PublishOptions {
+  qos?: 0 | 1 | 2;
+  retain?: boolean;
+}
+
+export interface MqttHandlerRegistration {
+  /** Stops delivering to this handler (and drops the broker subscription). */
+  off(): Promise<void>;
+}
+
+export interface MqttPort {
+  /**
+   * Receives device messages whose topic matches `topicFilter` (`+` and `#` wildcards). Over an
+   * external broker the subscription is shared (`$share/<group>/<filter>`): each message reaches one platform instance.
+   */
+  onMessage(
+    topicFilter: string,
+    handler: MqttHandler,
+  ): Promise<MqttHandlerRegistration>;
+  /** Sends a downlink message to whichever devices subscribe to `topic`; resolves once the broker has it. */
+  publish(
+    topic: string,
+    payload: Buffer | string | object,
+    options?: PublishOptions,
+  ): Promise<void>;
+  health(): Promise<{ ok: boolean; detail?: string }>;
+  close(): Promise<void>;
+}
+
+/** Who is connecting or acting, as the auth hooks see it. */
+export interface MqttClientInfo {
+  clientId: string;
+  username?: string;
+}
+
+/**
+ * The platform's device auth, plugged into the broker. Each hook answers allow (true) or deny (false);
+ * every hook defaults to allow. The embedded broker calls them directly; an external broker reaches
+ * them through its HTTP auth plugin (a later issue).
+ */
+export interface MqttAuthHooks {
+  authenticate?: (
+    client: MqttClientInfo,
+    password: Buffer | undefined,
+  ) => boolean | Promise<boolean>;
+  authorizePublish?: (
+    client: MqttClientInfo,
+    topic: string,
+    payload: Buffer,
+  ) => boolean | Promise<boolean>;
+  authorizeSubscribe?: (
+    client: MqttClientInfo,
+    topicFilter: string,
+  ) => boolean | Promise<boolean>;
+}
+
+export function encodePayload(payload: Buffer | string | object): Buffer {
+  if (Buffer.isBuffer(payload)) return payload;
+  if (typeof payload === "string") return Buffer.from(payload, "utf8");
+  return Buffer.from(JSON.stringify(payload), "utf8");
+}
+
+/** Whether an MQTT topic matches a filter: `+` is one level, a trailing `#` any number (zero included). */
+export function matchesTopicFilter(filter: string, topic: string): boolean {
+  // Wildcards never match topics starting with '$' (MQTT 3.1.1 §4.7.2).
+  if (
+    topic.startsWith("$") &&
+    (filter.startsWith("+") || filter.startsWith("#"))
+  )
+    return false;
+  const f = filter.split("/");
+  const t = topic.split("/");
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === "#") return i === f.length - 1;
+    if (i >= t.length) return false;
+    if (f[i] !== "+" && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}
