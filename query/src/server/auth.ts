@@ -58,6 +58,18 @@ export async function resolvePrincipal(db: Sql, token: string): Promise<Principa
 /** Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident. */
 export function registerAccessControl(app: FastifyInstance, db: Sql): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('stationId', null);
+  // Spec §7: every GET carries a cache-busting `timestamp`, and the current group travels as `stationId`.
+  // Both are request-wide, so they are taken off the query before a route's schema sees it.
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    const station = query?.stationId ?? request.headers.stationid;
+    if (typeof station === 'string' && station.length > 0 && station.length <= 64) request.stationId = station;
+    if (query && typeof query === 'object') {
+      delete query.timestamp;
+      delete query.stationId;
+    }
+  });
   app.addHook('onRoute', (route) => {
     const url = route.url;
     if (!url.startsWith('/api/')) return;
@@ -69,8 +81,7 @@ export function registerAccessControl(app: FastifyInstance, db: Sql): void {
     const token = tokenOf(request);
     request.principal = token ? await resolvePrincipal(db, token) : null;
     if (!request.principal) return replyError(reply, request, 'UNAUTHENTICATED');
-    const station = (request.query as Record<string, unknown> | undefined)?.stationId ?? request.headers.stationid;
-    if (typeof station === 'string' && station.length > 0) request.principal.stationId = station;
+    if (request.stationId) request.principal.stationId = request.stationId;
     if (permission !== 'authenticated' && !hasPermission(request.principal, permission)) return replyError(reply, request, 'FORBIDDEN');
   });
 }

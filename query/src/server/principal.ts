@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     lang: 'zh' | 'en';
+    /** The `stationId` of the request (query or header), before the route sees the query. */
+    stationId: string | null;
   }
 }
 
