@@ -22,7 +22,7 @@ export const tenantsProjection: Projection = {
       admin_user_id text,
       updated_at timestamptz not null
     );
-    create unique index if not exists rm_tenants_name on rm_tenants (lower(name));
+    create index if not exists rm_tenants_name on rm_tenants (lower(name));
     create index if not exists rm_tenants_status on rm_tenants (status, apply_time desc);`,
   async apply(tx, event) {
     const d = event.data as Record<string, string | null>;
