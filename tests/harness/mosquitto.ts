@@ -47,7 +47,7 @@ export async function startMosquitto(): Promise<EngineHandle> {
       `log_dest file ${log}`,
       "log_type error",
       "log_type warning",
-      // Benchmarks push bursts at QoS 0: do not let the broker drop them for a slow test client.
+      // No per-client queue limit: a slow test client must not lose messages to the broker's default of 1000.
       "max_queued_messages 0",
       "",
     ].join("\n"),

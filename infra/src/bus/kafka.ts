@@ -99,6 +99,10 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
   const connect = (): Promise<void> => {
     connecting ??= Promise.all([producer.connect(), admin.connect()]).then(
       () => undefined,
+      (error: unknown) => {
+        connecting = undefined; // the next call tries again
+        throw error;
+      },
     );
     return connecting;
   };
@@ -244,8 +248,21 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
 
     async health() {
       try {
-        await connect();
-        const cluster = await admin.describeCluster();
+        // kafkajs retries an unreachable broker for tens of seconds: a health check answers sooner.
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`no answer from ${brokers.join(",")} within 5 s`),
+              ),
+            5_000,
+          );
+        });
+        const cluster = await Promise.race([
+          connect().then(() => admin.describeCluster()),
+          timeout,
+        ]).finally(() => clearTimeout(timer));
         return {
           ok: cluster.brokers.length > 0,
           detail: `${cluster.brokers.length} broker(s), controller ${cluster.controller}`,
