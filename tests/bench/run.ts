@@ -1,0 +1,29 @@
+/**
+ * `npm run bench` runs every benchmark; `npm run bench -- NAME` runs one. Each prints JSON lines:
+ * {"bench","value","unit","limit","limit_of"}, the limit measured in the same run on the same machine.
+ * Benchmarks stop by themselves and touch only loopback addresses.
+ */
+import { benchTelemetryInsert } from '@iot/infra/timeseries/bench.ts';
+import { benchCommands } from './commands.ts';
+import type { Figure } from './figure.ts';
+
+const benches: Record<string, () => Promise<Figure[]>> = {
+  commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
+  telemetry: async () => {
+    const result = await benchTelemetryInsert({ rows: 200_000, batchSize: 10_000 });
+    return [
+      { bench: 'telemetry_insert', value: Math.round(result.port.rowsPerSec), unit: 'rows/s', limit: Math.round(result.raw.rowsPerSec), limit_of: 'raw chdb insert' },
+    ];
+  },
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((name) => !benches[name]);
+if (unknown.length) {
+  process.stderr.write(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}\n`);
+  process.exit(2);
+}
+for (const name of wanted.length ? wanted : Object.keys(benches)) {
+  for (const figure of await benches[name]!()) process.stdout.write(`${JSON.stringify(figure)}\n`);
+}
+process.exit(0);
