@@ -1,0 +1,102 @@
+import { REQUEST_TIMEOUT_MS, type Envelope } from '@iot/contracts';
+import i18n from '../i18n/index.ts';
+import { session } from './session.ts';
+
+/** A failed call: `msg` is already in the user's language (from the server, or our own fallback). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+let onUnauthorized: () => void = () => {};
+/** The app tells the client where to go on 401/403 (spec §8: back to login). */
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+function headers(json: boolean): Record<string, string> {
+  const out: Record<string, string> = { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh' };
+  const token = session.token();
+  if (token) out.Authentication = token;
+  const authTimestamp = localStorage.getItem('authtimestamp');
+  if (authTimestamp) out.authtimestamp = authTimestamp;
+  if (json) out['content-type'] = 'application/json';
+  return out;
+}
+
+function queryString(query: Query | undefined, withTimestamp: boolean): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    params.set(key, String(value));
+  }
+  // Spec §7: GET and DELETE carry a cache-busting timestamp.
+  if (withTimestamp) params.set('timestamp', String(Date.now()));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export interface CallOptions {
+  /** Do not send the browser to login on 401/403 (the login call itself). */
+  noRedirect?: boolean;
+}
+
+async function call<T>(method: string, path: string, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  const isForm = typeof FormData !== 'undefined' && body instanceof FormData;
+  const hasBody = body !== undefined && method !== 'GET' && method !== 'DELETE';
+  let response: Response;
+  try {
+    response = await fetch(path + queryString(query, method === 'GET' || method === 'DELETE'), {
+      method,
+      headers: headers(hasBody && !isForm),
+      body: hasBody ? (isForm ? (body as FormData) : JSON.stringify(body)) : undefined,
+      credentials: 'same-origin',
+      signal: controller.signal,
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK', i18n.t('error.network'));
+  } finally {
+    clearTimeout(timer);
+  }
+  let payload: Partial<Envelope<unknown>> & { data?: { error?: string } } = {};
+  try {
+    payload = (await response.json()) as typeof payload;
+  } catch {
+    // Not JSON (a proxy's error page): fall back to our own message below.
+  }
+  if ((response.status === 401 || response.status === 403) && !options.noRedirect) {
+    const error = new ApiError(response.status, payload.data?.error ?? 'UNAUTHENTICATED', payload.msg ?? i18n.t('error.unauthenticated'));
+    onUnauthorized();
+    throw error;
+  }
+  const ok = response.ok && (payload.code === 200 || payload.code === 0 || (payload.code as unknown) === '00000');
+  if (!ok) {
+    const code = payload.data?.error ?? (response.status === 404 ? 'NOT_FOUND' : 'HTTP_' + response.status);
+    const msg = payload.msg && payload.code !== undefined ? payload.msg : i18n.t('error.requestFailed');
+    throw new ApiError(response.status, code, msg);
+  }
+  return payload.data as T;
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query, options: CallOptions = {}) => call<T>('GET', path, undefined, query, options),
+  delete: <T>(path: string, query?: Query, options: CallOptions = {}) => call<T>('DELETE', path, undefined, query, options),
+  post: <T>(path: string, body?: unknown, options: CallOptions = {}) => call<T>('POST', path, body ?? {}, undefined, options),
+  put: <T>(path: string, body?: unknown, options: CallOptions = {}) => call<T>('PUT', path, body ?? {}, undefined, options),
+};
+
+/** The message to show for anything a call threw: never a raw error. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return i18n.t('error.unknown');
+}

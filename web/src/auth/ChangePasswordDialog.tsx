@@ -1,0 +1,51 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { TextField } from '@radix-ui/themes';
+import { limits } from '@iot/contracts';
+import { api, messageOf } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { changePasswordForm, passwordRules } from './schemas.ts';
+
+const empty = { oldPassword: '', newPassword: '', confirmPassword: '' };
+
+export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const form = useForm(empty);
+  const [busy, setBusy] = useState(false);
+  const close = () => {
+    form.reset(empty);
+    onClose();
+  };
+  const submit = async () => {
+    const checked = validate(changePasswordForm, form.values, t, passwordRules(t));
+    if (!checked.ok) return form.setErrors(checked.errors);
+    setBusy(true);
+    try {
+      await api.post(endpoints.password, { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword });
+      notice.success(t('auth.passwordChanged'));
+      close();
+    } catch (error) {
+      notice.error(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const input = (name: keyof typeof empty, autoComplete: string) => (
+    <TextField.Root name={name} type="password" autoComplete={autoComplete} value={form.values[name]} onChange={(e) => form.set(name, e.target.value)} />
+  );
+  return (
+    <FormDialog open={open} title={t('auth.changePassword')} dirty={form.dirty} busy={busy} onClose={close} onSubmit={() => void submit()} width="440px">
+      <Field label={t('auth.oldPassword')} required error={form.errors.oldPassword}>
+        {input('oldPassword', 'current-password')}
+      </Field>
+      <Field label={t('auth.newPassword')} required error={form.errors.newPassword} hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}>
+        {input('newPassword', 'new-password')}
+      </Field>
+      <Field label={t('auth.confirmPassword')} required error={form.errors.confirmPassword}>
+        {input('confirmPassword', 'new-password')}
+      </Field>
+    </FormDialog>
+  );
+}

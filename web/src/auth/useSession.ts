@@ -1,0 +1,35 @@
+import { useSyncExternalStore } from 'react';
+import type { CurrentUser } from '@iot/contracts';
+import { session } from '../api/session.ts';
+
+const listeners = new Set<() => void>();
+let current: CurrentUser | null = session.user();
+
+/** The logged-in user as React state: login, logout and refreshes notify every screen. */
+export const sessionStore = {
+  login(token: string, user: CurrentUser): void {
+    session.save(token, user);
+    current = user;
+    listeners.forEach((l) => l());
+  },
+  update(user: CurrentUser): void {
+    session.saveUser(user);
+    current = user;
+    listeners.forEach((l) => l());
+  },
+  clear(): void {
+    session.clear();
+    current = null;
+    listeners.forEach((l) => l());
+  },
+};
+
+export function useSession(): CurrentUser | null {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    () => current,
+  );
+}

@@ -1,0 +1,31 @@
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, ApiError } from '../api/client.ts';
+
+import { DEFAULT_SYSTEM_NAME, type SystemSettings } from '@iot/contracts/identity/settings.ts';
+
+export const SETTINGS_KEY = 'settings';
+
+/** System name and logo from settings; the product's own when the server has none. */
+export function useSettings() {
+  const { t } = useTranslation();
+  const query = useQuery({
+    queryKey: [SETTINGS_KEY],
+    staleTime: 60_000,
+    retry: false,
+    queryFn: async (): Promise<SystemSettings> => {
+      try {
+        return await api.get<SystemSettings>('/api/auth/settings', undefined, { noRedirect: true });
+      } catch (error) {
+        if (error instanceof ApiError) return { systemName: '', logo: null, updatedAt: null };
+        throw error;
+      }
+    },
+  });
+  const settings = query.data;
+  return {
+    systemName: settings?.systemName && settings.systemName !== DEFAULT_SYSTEM_NAME ? settings.systemName : t('brand.name'),
+    logoUrl: settings?.logo ? `/api/auth/userLogo?v=${settings.logo}` : '/favicon.svg',
+    settings,
+  };
+}

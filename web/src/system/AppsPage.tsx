@@ -1,0 +1,205 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button, Callout, Code, Dialog, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
+import { CopyIcon, ExclamationTriangleIcon, PlusIcon } from '@radix-ui/react-icons';
+import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
+import { enabledStatuses } from '@iot/contracts/identity/common.ts';
+import { perm } from '@iot/contracts/identity/permissions.ts';
+import { api, messageOf } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { confirm, notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
+
+const KEY = 'apps';
+const empty = { id: '', type: 'web', name: '', scope: '', sharing: 'organisation', status: 'enabled', remark: '' };
+type Credentials = { id: string; appKey: string; appSecret: string };
+
+export const appPayload = (v: typeof empty, creating: boolean) => {
+  const body = { type: v.type, name: v.name, scope: v.scope.split(/[\s,]+/).filter(Boolean), sharing: v.sharing, remark: v.remark || null };
+  return creating ? body : { id: v.id, ...body, status: v.status };
+};
+
+async function copy(text: string, t: (k: string) => string) {
+  try {
+    await navigator.clipboard.writeText(text);
+    notice.success(t('app.copied'));
+  } catch {
+    notice.error(t('app.copyFailed'));
+  }
+}
+
+/** The secret, shown once: it is stored only as a hash. */
+function SecretDialog({ credentials, onClose }: { credentials: Credentials | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Dialog.Root open={credentials !== null} onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="560px">
+        <Dialog.Title>{t('app.keyCreated')}</Dialog.Title>
+        <Callout.Root color="amber" mb="3">
+          <Callout.Icon>
+            <ExclamationTriangleIcon />
+          </Callout.Icon>
+          <Callout.Text>{t('app.secretOnce')}</Callout.Text>
+        </Callout.Root>
+        {credentials &&
+          (['appKey', 'appSecret'] as const).map((k) => (
+            <Flex key={k} direction="column" gap="1" mb="3">
+              <Text size="2" weight="medium">
+                {t(`app.${k}`)}
+              </Text>
+              <Flex gap="2" align="center">
+                <Code size="3" className="secret" data-testid={k}>
+                  {credentials[k]}
+                </Code>
+                <Button size="1" variant="soft" onClick={() => void copy(credentials[k], t)}>
+                  <CopyIcon />
+                  {t('app.copy')}
+                </Button>
+              </Flex>
+            </Flex>
+          ))}
+        <Flex justify="end">
+          <Dialog.Close>
+            <Button>{t('app.secretSaved')}</Button>
+          </Dialog.Close>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+function AppDialog({ editing, onClose, onCreated }: { editing: AppRow | 'new' | null; onClose: () => void; onCreated: (c: Credentials) => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefresh(KEY);
+  const form = useForm(empty);
+  const [busy, setBusy] = useState(false);
+  const [opened, setOpened] = useState<AppRow | 'new' | null>(null);
+  const creating = editing === 'new';
+  if (editing !== opened) {
+    setOpened(editing);
+    form.reset(editing && editing !== 'new' ? { id: editing.id, type: editing.type, name: editing.name, scope: editing.scope.join(', '), sharing: editing.sharing, status: editing.status, remark: editing.remark ?? '' } : empty);
+  }
+  const submit = async () => {
+    const checked = validate(creating ? appCreateBody : appUpdateBody, appPayload(form.values, creating), t, {
+      name: t('validation.maxLength', { field: t('app.name'), max: 64 }),
+      scope: t('validation.permission'),
+    });
+    if (!checked.ok) return form.setErrors(checked.errors);
+    setBusy(true);
+    try {
+      if (creating) {
+        const credentials = await api.post<Credentials>(endpoints.app, checked.data);
+        onCreated(credentials);
+      } else await api.put(endpoints.app, checked.data);
+      notice.success(t(creating ? 'app.created' : 'app.edited'));
+      form.markSaved();
+      await refresh();
+      onClose();
+    } catch (error) {
+      notice.error(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const v = form.values;
+  return (
+    <FormDialog open={editing !== null} title={t(creating ? 'app.add' : 'app.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="600px">
+      <div className="form-grid two">
+        <Field label={t('app.name')} required error={form.errors.name}>
+          <TextField.Root name="name" value={v.name} placeholder={t('common.inputPlaceholder', { field: t('app.name') })} onChange={(e) => form.set('name', e.target.value)} />
+        </Field>
+        <Field label={t('app.type')} required>
+          <SelectInput name="type" value={v.type} onChange={(x) => form.set('type', x)} options={appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) }))} />
+        </Field>
+        <Field label={t('app.sharing')} required hint={t(`appSharingHint.${v.sharing}`)}>
+          <SelectInput name="sharing" value={v.sharing} onChange={(x) => form.set('sharing', x)} options={appSharings.map((a) => ({ value: a, label: t(`appSharing.${a}`) }))} />
+        </Field>
+        {!creating ? (
+          <Field label={t('app.status')} required>
+            <SelectInput name="status" value={v.status} onChange={(x) => form.set('status', x)} options={enabledStatuses.map((a) => ({ value: a, label: t(`status.${a}`) }))} />
+          </Field>
+        ) : (
+          <div />
+        )}
+      </div>
+      <Field label={t('app.scope')} error={form.errors.scope} hint={t('app.scopeHint')}>
+        <TextArea name="scope" value={v.scope} placeholder="device:device:list, alarm:record:list" onChange={(e) => form.set('scope', e.target.value)} />
+      </Field>
+      <Field label={t('app.remark')} error={form.errors.remark}>
+        <TextArea name="remark" value={v.remark} onChange={(e) => form.set('remark', e.target.value)} />
+      </Field>
+    </FormDialog>
+  );
+}
+
+export function AppsPage() {
+  const { t } = useTranslation();
+  const me = useSession();
+  const refresh = useRefresh(KEY);
+  const [editing, setEditing] = useState<AppRow | 'new' | null>(null);
+  const [credentials, setCredentials] = useState<Credentials | null>(null);
+  const remove = async (rows: AppRow[]) => {
+    if (!(await confirm({ message: t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    try {
+      for (const row of rows) await api.delete(endpoints.app, { id: row.id });
+      notice.success(t('app.deleted'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const newSecret = async (row: AppRow) => {
+    if (!(await confirm({ message: t('app.newSecretConfirm', { name: row.name }), danger: true }))) return;
+    try {
+      setCredentials(await api.post<Credentials>(endpoints.appSecret, { id: row.id }));
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const columns: ListColumn<AppRow>[] = [
+    { id: 'name', header: t('app.name'), value: (r) => r.name, sortable: true, width: 150 },
+    { id: 'type', header: t('app.type'), value: (r) => t(`appType.${r.type}`), width: 80 },
+    { id: 'appKey', header: t('app.appKey'), value: (r) => r.appKey, width: 200 },
+    { id: 'owner', header: t('app.owner'), value: (r) => r.ownerName, width: 110 },
+    { id: 'scope', header: t('app.scope'), value: (r) => r.scope.join(', '), width: 180 },
+    { id: 'sharing', header: t('app.sharing'), value: (r) => t(`appSharing.${r.sharing}`), width: 100 },
+    { id: 'status', header: t('app.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, width: 80 },
+    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+  ];
+  return (
+    <>
+      <ListPage<AppRow>
+        queryKey={KEY}
+        endpoint={endpoints.app}
+        exportName={t('menu.app')}
+        rowId={(r) => r.id}
+        columns={columns}
+        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        filters={[
+          { name: 'name', label: t('app.name') },
+          { name: 'type', label: t('app.type'), type: 'select', options: appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) })) },
+        ]}
+        actions={[
+          { label: t('common.add'), icon: <PlusIcon />, permission: perm.appAdd, select: 'none', onClick: () => setEditing('new') },
+          { label: t('common.edit'), permission: perm.appEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing(rows[0] ?? null) },
+          { label: t('common.delete'), permission: perm.appDelete, select: 'some', color: 'red', onClick: remove },
+        ]}
+        rowActions={(row) => (
+          <>
+            <RowButton label={t('app.copyKey')} onClick={() => void copy(row.appKey, t)} />
+            {can(me, perm.appSecret) && <RowButton label={t('app.newSecret')} onClick={() => void newSecret(row)} />}
+            {can(me, perm.appEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
+            {can(me, perm.appDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+          </>
+        )}
+      />
+      <AppDialog editing={editing} onClose={() => setEditing(null)} onCreated={setCredentials} />
+      <SecretDialog credentials={credentials} onClose={() => setCredentials(null)} />
+    </>
+  );
+}

@@ -1,0 +1,201 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { TextField } from '@radix-ui/themes';
+import { PlusIcon } from '@radix-ui/react-icons';
+import { limits } from '@iot/contracts';
+import { menuCreateBody, menuTypes, menuUpdateBody, type MenuNode } from '@iot/contracts/identity/menu.ts';
+import { perm } from '@iot/contracts/identity/permissions.ts';
+import { api, messageOf } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { useTitle } from '../shell/Layout.tsx';
+import { confirm, notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { RowButton, SelectInput } from '../ui/widgets.tsx';
+import { treeOptions, useMenuTree } from './lookups.ts';
+
+const KEY = 'menus';
+const ROOT = '__root__';
+const empty = { id: '', type: 'menu', name: '', routerName: '', icon: '', permission: '', path: '', component: '', sort: '0', parentId: ROOT };
+type Editing = { row: MenuNode | null; parentId: string | null } | null;
+
+export const menuPayload = (v: typeof empty, creating: boolean) => {
+  const body = {
+    type: v.type,
+    name: v.name,
+    routerName: v.routerName || null,
+    icon: v.icon || null,
+    permission: v.permission || null,
+    path: v.path,
+    component: v.component || null,
+    sort: v.sort === '' ? 0 : Number(v.sort),
+    parentId: v.parentId === ROOT ? null : v.parentId,
+  };
+  return creating ? body : { id: v.id, ...body };
+};
+
+export const menuRules = (t: (k: string, o?: Record<string, unknown>) => string) => ({
+  name: t('validation.maxLength', { field: t('menu.fields.name'), max: limits.menuName.max }),
+  permission: t('validation.permission'),
+  sort: t('validation.sort'),
+});
+
+/** Swaps a node with its neighbour among its siblings and answers the new sort of every sibling. */
+export function reorder(siblings: MenuNode[], id: string, direction: -1 | 1) {
+  const list = [...siblings];
+  const index = list.findIndex((n) => n.id === id);
+  const other = index + direction;
+  if (index < 0 || other < 0 || other >= list.length) return null;
+  [list[index], list[other]] = [list[other]!, list[index]!];
+  return list.map((n, i) => ({ id: n.id, sort: i * 10 }));
+}
+
+function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
+  const { t } = useTranslation();
+  const title = useTitle();
+  const refresh = useRefresh(KEY);
+  const tree = useMenuTree();
+  const form = useForm(empty);
+  const [busy, setBusy] = useState(false);
+  const [opened, setOpened] = useState<Editing>(null);
+  const creating = editing?.row === null;
+  if (editing !== opened) {
+    setOpened(editing);
+    const r = editing?.row;
+    form.reset(
+      r
+        ? { id: r.id, type: r.type, name: r.name, routerName: r.routerName ?? '', icon: r.icon ?? '', permission: r.permission ?? '', path: r.path, component: r.component ?? '', sort: String(r.sort), parentId: r.parentId ?? ROOT }
+        : { ...empty, parentId: editing?.parentId ?? ROOT },
+    );
+  }
+  const submit = async () => {
+    const checked = validate(creating ? menuCreateBody : menuUpdateBody, menuPayload(form.values, creating), t, menuRules(t));
+    if (!checked.ok) return form.setErrors(checked.errors);
+    setBusy(true);
+    try {
+      if (creating) await api.post(endpoints.menu, checked.data);
+      else await api.put(endpoints.menu, checked.data);
+      notice.success(t(creating ? 'common.created' : 'common.saved'));
+      form.markSaved();
+      await refresh();
+      onClose();
+    } catch (error) {
+      notice.error(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const v = form.values;
+  const text = (name: 'name' | 'routerName' | 'icon' | 'permission' | 'path' | 'component' | 'sort', placeholder?: string) => (
+    <TextField.Root name={name} value={v[name]} type={name === 'sort' ? 'number' : 'text'} placeholder={placeholder ?? t('common.inputPlaceholder', { field: t(`menu.fields.${name}`) })} onChange={(e) => form.set(name, e.target.value)} />
+  );
+  const parents = [{ value: ROOT, label: t('menu.fields.root') }, ...treeOptions(tree.data ?? [], (n) => title(n.title), 1).filter((o) => o.value !== v.id)];
+  return (
+    <FormDialog open={editing !== null} title={t(creating ? 'menu.fields.add' : 'menu.fields.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="640px">
+      <div className="form-grid two">
+        <Field label={t('menu.fields.parent')}>
+          <SelectInput name="parentId" value={v.parentId} onChange={(p) => form.set('parentId', p)} options={parents} />
+        </Field>
+        <Field label={t('menu.fields.type')} required error={form.errors.type}>
+          <SelectInput name="type" value={v.type} onChange={(p) => form.set('type', p)} options={menuTypes.map((m) => ({ value: m, label: t(`menuType.${m}`) }))} />
+        </Field>
+        <Field label={t('menu.fields.name')} required error={form.errors.name} hint={t('menu.fields.nameHint', { max: limits.menuName.max })}>
+          {text('name')}
+        </Field>
+        <Field label={t('menu.fields.path')} required error={form.errors.path}>
+          {text('path', '/system/user')}
+        </Field>
+        <Field label={t('menu.fields.permission')} error={form.errors.permission} hint={t('menu.fields.permissionHint')}>
+          {text('permission', 'system:user:list')}
+        </Field>
+        <Field label={t('menu.fields.routerName')} error={form.errors.routerName}>
+          {text('routerName')}
+        </Field>
+        <Field label={t('menu.fields.icon')} error={form.errors.icon}>
+          {text('icon')}
+        </Field>
+        <Field label={t('menu.fields.component')} error={form.errors.component}>
+          {text('component')}
+        </Field>
+        <Field label={t('menu.fields.sort')} error={form.errors.sort}>
+          {text('sort')}
+        </Field>
+      </div>
+    </FormDialog>
+  );
+}
+
+export function MenusPage() {
+  const { t } = useTranslation();
+  const title = useTitle();
+  const me = useSession();
+  const refresh = useRefresh(KEY);
+  const tree = useMenuTree();
+  const [editing, setEditing] = useState<Editing>(null);
+  const siblingsOf = (nodes: MenuNode[], row: MenuNode): MenuNode[] | null => {
+    if (nodes.some((n) => n.id === row.id)) return nodes;
+    for (const n of nodes) {
+      const found = siblingsOf(n.children, row);
+      if (found) return found;
+    }
+    return null;
+  };
+  const move = async (row: MenuNode, direction: -1 | 1) => {
+    const items = reorder(siblingsOf(tree.data ?? [], row) ?? [], row.id, direction);
+    if (!items) return;
+    try {
+      await api.post(endpoints.menuOrder, { items });
+      notice.success(t('common.success'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const remove = async (row: MenuNode) => {
+    if (!(await confirm({ message: t('menu.fields.deleteConfirm', { name: title(row.title) }), danger: true, confirmLabel: t('common.delete') }))) return;
+    try {
+      await api.delete(endpoints.menu, { id: row.id });
+      notice.success(t('common.deleted'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const columns: ListColumn<MenuNode>[] = [
+    { id: 'title', header: t('menu.fields.name'), value: (r) => title(r.title), width: 220 },
+    { id: 'type', header: t('menu.fields.type'), value: (r) => t(`menuType.${r.type}`), width: 90 },
+    { id: 'path', header: t('menu.fields.path'), value: (r) => r.path, width: 170 },
+    { id: 'permission', header: t('menu.fields.permission'), value: (r) => r.permission, width: 170 },
+    { id: 'icon', header: t('menu.fields.icon'), value: (r) => r.icon, width: 80 },
+    { id: 'sort', header: t('menu.fields.sort'), value: (r) => r.sort, width: 60 },
+  ];
+  const editable = can(me, perm.menuEdit);
+  return (
+    <>
+      <ListPage<MenuNode>
+        queryKey={KEY}
+        endpoint={endpoints.menu}
+        exportName={t('menu.menuManage')}
+        rowId={(r) => r.id}
+        subRows={(r) => r.children}
+        columns={columns}
+        actions={[
+          { label: t('common.add'), icon: <PlusIcon />, permission: perm.menuAdd, select: 'none', onClick: () => setEditing({ row: null, parentId: null }) },
+          { label: t('common.edit'), permission: perm.menuEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }) },
+        ]}
+        rowActions={(row) => (
+          <>
+            {editable && <RowButton label={t('menu.fields.up')} onClick={() => void move(row, -1)} />}
+            {editable && <RowButton label={t('menu.fields.down')} onClick={() => void move(row, 1)} />}
+            {can(me, perm.menuAdd) && row.type === 'menu' && <RowButton label={t('menu.fields.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />}
+            {editable && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />}
+            {can(me, perm.menuDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
+          </>
+        )}
+      />
+      <MenuDialog editing={editing} onClose={() => setEditing(null)} />
+    </>
+  );
+}

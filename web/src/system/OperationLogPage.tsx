@@ -1,0 +1,34 @@
+import { useTranslation } from 'react-i18next';
+import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+
+/** Who did what, when, from where: read only, exportable. */
+export function OperationLogPage() {
+  const { t, i18n } = useTranslation();
+  const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : type);
+  const columns: ListColumn<OplogRow>[] = [
+    { id: 'occurredAt', header: t('log.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
+    { id: 'actorId', header: t('log.actor'), value: (r) => r.actorName ?? r.actorId, sortable: true, width: 130 },
+    { id: 'actorKind', header: t('log.actorKind'), value: (r) => t(`log.kind.${r.actorKind}`, { defaultValue: r.actorKind }), width: 90 },
+    { id: 'eventType', header: t('log.operation'), value: (r) => eventName(r.eventType), sortable: true, width: 180 },
+    { id: 'stream', header: t('log.target'), value: (r) => r.stream, width: 220 },
+    { id: 'ip', header: t('log.ip'), value: (r) => r.ip, width: 120 },
+  ];
+  return (
+    <ListPage<OplogRow>
+      queryKey="oplog"
+      endpoint={endpoints.log}
+      exportName={t('menu.operationLog')}
+      rowId={(r) => r.position}
+      selectable={false}
+      columns={columns}
+      defaultSort={{ sort: 'occurredAt', order: 'desc' }}
+      filters={[
+        { name: 'actor', label: t('log.actor') },
+        { name: 'eventType', label: t('log.operation') },
+      ]}
+    />
+  );
+}

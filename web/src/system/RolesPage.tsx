@@ -1,0 +1,146 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Text, TextArea, TextField } from '@radix-ui/themes';
+import { PlusIcon } from '@radix-ui/react-icons';
+import { perm } from '@iot/contracts/identity/permissions.ts';
+import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
+import { api, messageOf } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { confirm, notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { RowButton } from '../ui/widgets.tsx';
+import { useMenuTree } from './lookups.ts';
+import { MenuChecklist, withAncestors } from './MenuChecklist.tsx';
+
+const KEY = 'roles';
+const empty = { id: '', name: '', remark: '', menuIds: [] as string[] };
+type Editing = { row: RoleRow | null; grantOnly: boolean } | null;
+
+export const roleName = (t: (k: string, o?: Record<string, unknown>) => string, r: RoleRow) => (r.builtin ? t(`role.builtin.${r.builtin}`, { defaultValue: r.name }) : r.name);
+
+function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefresh(KEY);
+  const menus = useMenuTree();
+  const form = useForm(empty);
+  const [busy, setBusy] = useState(false);
+  const [opened, setOpened] = useState<Editing>(null);
+  const creating = editing?.row === null;
+  const grantOnly = editing?.grantOnly === true;
+  if (editing !== opened) {
+    setOpened(editing);
+    const row = editing?.row;
+    form.reset(row ? { id: row.id, name: row.name, remark: row.remark ?? '', menuIds: row.menuIds } : empty);
+  }
+  const submit = async () => {
+    const menuIds = withAncestors(menus.data ?? [], form.values.menuIds);
+    const rules = { name: t('validation.maxLength', { field: t('role.name'), max: 32 }) };
+    const checked = grantOnly
+      ? ({ ok: true, data: null } as const)
+      : creating
+        ? validate(roleCreateBody, { name: form.values.name, remark: form.values.remark || null, menuIds }, t, rules)
+        : validate(roleUpdateBody, { id: form.values.id, name: form.values.name, remark: form.values.remark || null }, t, rules);
+    if (!checked.ok) return form.setErrors(checked.errors);
+    setBusy(true);
+    try {
+      if (!grantOnly) {
+        const check = await api.get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id }).catch(() => ({ available: true }));
+        if (!check.available) {
+          form.setErrors({ name: t('validation.roleExists') });
+          return;
+        }
+      }
+      if (creating) await api.post(endpoints.role, checked.data);
+      else {
+        if (!grantOnly) await api.put(endpoints.role, checked.data);
+        await api.post(endpoints.roleMenu, { id: form.values.id, menuIds });
+      }
+      notice.success(t(creating ? 'common.created' : 'common.saved'));
+      form.markSaved();
+      await refresh();
+      onClose();
+    } catch (error) {
+      notice.error(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const title = grantOnly ? t('role.grantTitle', { name: editing?.row?.name ?? '' }) : t(creating ? 'role.add' : 'role.edit');
+  return (
+    <FormDialog open={editing !== null} title={title} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="600px">
+      {!grantOnly && (
+        <>
+          <Field label={t('role.name')} required error={form.errors.name}>
+            <TextField.Root name="name" value={form.values.name} placeholder={t('common.inputPlaceholder', { field: t('role.name') })} onChange={(e) => form.set('name', e.target.value)} />
+          </Field>
+          <Field label={t('role.remark')} error={form.errors.remark}>
+            <TextArea name="remark" value={form.values.remark} onChange={(e) => form.set('remark', e.target.value)} />
+          </Field>
+        </>
+      )}
+      <Field label={t('role.menus')}>
+        {menus.error ? (
+          <Text size="2" color="red">
+            {messageOf(menus.error)}
+          </Text>
+        ) : (
+          <MenuChecklist tree={menus.data ?? []} value={form.values.menuIds} onChange={(ids) => form.set('menuIds', ids)} />
+        )}
+      </Field>
+    </FormDialog>
+  );
+}
+
+export function RolesPage() {
+  const { t } = useTranslation();
+  const me = useSession();
+  const refresh = useRefresh(KEY);
+  const [editing, setEditing] = useState<Editing>(null);
+  const remove = async (rows: RoleRow[]) => {
+    if (!(await confirm({ message: t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    try {
+      for (const row of rows) await api.delete(endpoints.role, { id: row.id });
+      notice.success(t('common.deleted'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const columns: ListColumn<RoleRow>[] = [
+    { id: 'name', header: t('role.name'), value: (r) => roleName(t, r), sortable: true, width: 180 },
+    { id: 'remark', header: t('role.remark'), value: (r) => r.remark, width: 280 },
+    { id: 'menus', header: t('role.menuCount'), value: (r) => r.menuIds.length, width: 100 },
+    { id: 'builtin', header: t('role.kind'), value: (r) => t(r.builtin ? 'role.kindBuiltin' : 'role.kindCustom'), width: 100 },
+    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+  ];
+  return (
+    <>
+      <ListPage<RoleRow>
+        queryKey={KEY}
+        endpoint={endpoints.role}
+        exportName={t('menu.role')}
+        rowId={(r) => r.id}
+        columns={columns}
+        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        filters={[{ name: 'name', label: t('role.name') }]}
+        actions={[
+          { label: t('common.add'), icon: <PlusIcon />, permission: perm.roleAdd, select: 'none', onClick: () => setEditing({ row: null, grantOnly: false }) },
+          { label: t('common.edit'), permission: perm.roleEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing({ row: rows[0]!, grantOnly: false }) },
+          { label: t('common.delete'), permission: perm.roleDelete, select: 'some', color: 'red', onClick: remove },
+        ]}
+        rowActions={(row) => (
+          <>
+            {can(me, perm.roleGrant) && <RowButton label={t('role.grant')} onClick={() => setEditing({ row, grantOnly: true })} />}
+            {can(me, perm.roleEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, grantOnly: false })} />}
+            {can(me, perm.roleDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+          </>
+        )}
+      />
+      <RoleDialog editing={editing} onClose={() => setEditing(null)} />
+    </>
+  );
+}

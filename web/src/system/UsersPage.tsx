@@ -1,0 +1,231 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Checkbox, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
+import { PlusIcon } from '@radix-ui/react-icons';
+import { limits } from '@iot/contracts';
+import { perm } from '@iot/contracts/identity/permissions.ts';
+import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
+import { api, messageOf } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { confirm, notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { treeOptions, useGroups, useRoles } from './lookups.ts';
+
+const KEY = 'users';
+const empty = { id: '', username: '', password: '', sex: '', email: '', phone: '', roleIds: [] as string[], status: 'enabled', position: '', groupId: '', description: '' };
+type Values = typeof empty;
+
+export function userRules(t: (key: string, options?: Record<string, unknown>) => string): Record<string, string> {
+  return {
+    username: t('validation.username', { min: limits.username.min, max: limits.username.max }),
+    password: t('validation.passwordLength', { min: limits.password.min, max: limits.password.max }),
+    email: t('validation.email'),
+    phone: t('validation.phone'),
+    'sex.empty': t('validation.selectRequired'),
+    'roleIds.empty': t('validation.selectRequired'),
+    roleIds: t('validation.selectRequired'),
+    'status.empty': t('validation.selectRequired'),
+  };
+}
+
+/** The body the server expects, from the form's values. */
+export function userPayload(values: Values, creating: boolean) {
+  const { id, password, ...rest } = values;
+  const body = { ...rest, groupId: rest.groupId || null, position: rest.position || null, description: rest.description || null, homePage: null };
+  return creating ? { ...body, password } : { id, ...body };
+}
+
+function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefresh(KEY);
+  const roles = useRoles();
+  const groups = useGroups();
+  const creating = editing === 'new';
+  const form = useForm<Values>(empty);
+  const [busy, setBusy] = useState(false);
+  const [opened, setOpened] = useState<UserRow | 'new' | null>(null);
+  if (editing !== opened) {
+    setOpened(editing);
+    if (editing && editing !== 'new')
+      form.reset({ ...empty, ...editing, email: editing.email ?? '', phone: editing.phone ?? '', position: editing.position ?? '', groupId: editing.groupId ?? '', description: editing.description ?? '', password: '' });
+    else form.reset(empty);
+  }
+  const submit = async () => {
+    const body = userPayload(form.values, creating);
+    const checked = validate<unknown>(creating ? userCreateBody : userUpdateBody, body, t, userRules(t));
+    if (!checked.ok) return form.setErrors(checked.errors);
+    setBusy(true);
+    try {
+      if (creating) await api.post(endpoints.user, checked.data);
+      else await api.put(endpoints.user, checked.data);
+      notice.success(t(creating ? 'common.created' : 'common.saved'));
+      form.markSaved();
+      await refresh();
+      onClose();
+    } catch (error) {
+      notice.error(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const v = form.values;
+  const text = (name: 'username' | 'password' | 'email' | 'phone' | 'position', type = 'text') => (
+    <TextField.Root name={name} type={type as 'text'} value={v[name]} placeholder={t(`user.${name}Placeholder`)} onChange={(e) => form.set(name, e.target.value)} />
+  );
+  return (
+    <FormDialog open={editing !== null} title={t(creating ? 'user.add' : 'user.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="640px">
+      <div className="form-grid two">
+        <Field label={t('user.username')} required error={form.errors.username}>
+          {text('username')}
+        </Field>
+        {creating ? (
+          <Field label={t('user.password')} required error={form.errors.password}>
+            {text('password', 'password')}
+          </Field>
+        ) : (
+          <div />
+        )}
+        <Field label={t('user.sex')} required error={form.errors.sex}>
+          <SelectInput name="sex" value={v.sex || null} placeholder={t('common.selectPlaceholder')} onChange={(s) => form.set('sex', s)} options={sexes.map((s) => ({ value: s, label: t(`sex.${s}`) }))} />
+        </Field>
+        <Field label={t('user.status')} required error={form.errors.status}>
+          <SelectInput name="status" value={v.status} onChange={(s) => form.set('status', s)} options={userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))} />
+        </Field>
+        <Field label={t('user.email')} required error={form.errors.email}>
+          {text('email', 'email')}
+        </Field>
+        <Field label={t('user.phone')} required error={form.errors.phone}>
+          {text('phone', 'tel')}
+        </Field>
+        <Field label={t('user.group')} error={form.errors.groupId}>
+          <SelectInput name="groupId" value={v.groupId || null} placeholder={t('common.selectPlaceholder')} onChange={(s) => form.set('groupId', s)} options={treeOptions(groups.data ?? [], (g) => g.name)} />
+        </Field>
+        <Field label={t('user.position')} error={form.errors.position}>
+          {text('position')}
+        </Field>
+      </div>
+      <Field label={t('user.roles')} required error={form.errors.roleIds}>
+        <Flex gap="3" wrap="wrap" className="checkbox-group" data-testid="user-roles">
+          {(roles.data ?? []).length === 0 && <Text size="2" color="gray">{t('user.noRoles')}</Text>}
+          {(roles.data ?? []).map((role) => (
+            <Text as="label" size="2" key={role.id}>
+              <Flex gap="1" align="center">
+                <Checkbox
+                  checked={v.roleIds.includes(role.id)}
+                  onCheckedChange={(c) => form.set('roleIds', c === true ? [...v.roleIds, role.id] : v.roleIds.filter((r) => r !== role.id))}
+                />
+                {role.builtin ? t(`role.builtin.${role.builtin}`, { defaultValue: role.name }) : role.name}
+              </Flex>
+            </Text>
+          ))}
+        </Flex>
+      </Field>
+      <Field label={t('user.description')} error={form.errors.description}>
+        <TextArea name="description" value={v.description} onChange={(e) => form.set('description', e.target.value)} />
+      </Field>
+    </FormDialog>
+  );
+}
+
+function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <FormDialog
+      open={user !== null}
+      title={t('user.resetPasswordOf', { name: user?.username ?? '' })}
+      dirty={password !== ''}
+      busy={busy}
+      onClose={() => {
+        setPassword('');
+        setError(undefined);
+        onClose();
+      }}
+      onSubmit={async () => {
+        const checked = validate(passwordResetBody, { id: user?.id, password }, t, userRules(t));
+        if (!checked.ok) return setError(checked.errors.password);
+        setBusy(true);
+        try {
+          await api.post(endpoints.passwordReset, checked.data);
+          notice.success(t('user.passwordReset'));
+          setPassword('');
+          onClose();
+        } catch (e) {
+          notice.error(messageOf(e));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <Field label={t('user.newPassword')} required error={error} hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}>
+        <TextField.Root type="password" name="newPassword" value={password} onChange={(e) => setPassword(e.target.value)} />
+      </Field>
+    </FormDialog>
+  );
+}
+
+export function UsersPage() {
+  const { t } = useTranslation();
+  const me = useSession();
+  const refresh = useRefresh(KEY);
+  const [editing, setEditing] = useState<UserRow | 'new' | null>(null);
+  const [resetting, setResetting] = useState<UserRow | null>(null);
+  const remove = async (rows: UserRow[]) => {
+    if (!(await confirm({ message: t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    try {
+      await api.delete(endpoints.user, { ids: rows.map((r) => r.id).join(',') });
+      notice.success(t('common.deleted'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  const columns: ListColumn<UserRow>[] = [
+    { id: 'username', header: t('user.username'), value: (r) => r.username, sortable: true, width: 130 },
+    { id: 'sex', header: t('user.sex'), value: (r) => t(`sex.${r.sex}`), width: 70 },
+    { id: 'email', header: t('user.email'), value: (r) => r.email, width: 170 },
+    { id: 'phone', header: t('user.phone'), value: (r) => r.phone, width: 120 },
+    { id: 'position', header: t('user.position'), value: (r) => r.position, sortable: true, width: 100 },
+    { id: 'group', header: t('user.group'), value: (r) => r.groupName, width: 110 },
+    { id: 'roles', header: t('user.roles'), value: (r) => r.roleNames.join(', '), width: 130 },
+    { id: 'status', header: t('user.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, sortable: true, width: 80 },
+    { id: 'createdAt', header: t('user.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+  ];
+  return (
+    <>
+      <ListPage<UserRow>
+        queryKey={KEY}
+        endpoint={endpoints.user}
+        exportName={t('menu.user')}
+        rowId={(r) => r.id}
+        columns={columns}
+        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        filters={[
+          { name: 'username', label: t('user.username') },
+          { name: 'status', label: t('user.status'), type: 'select', options: userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })) },
+        ]}
+        actions={[
+          { label: t('common.add'), icon: <PlusIcon />, permission: perm.userAdd, select: 'none', onClick: () => setEditing('new') },
+          { label: t('common.edit'), permission: perm.userEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing(rows[0] ?? null) },
+          { label: t('common.delete'), permission: perm.userDelete, select: 'some', color: 'red', onClick: remove },
+        ]}
+        rowActions={(row) => (
+          <>
+            {can(me, perm.userEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
+            {can(me, perm.userResetPassword) && <RowButton label={t('user.resetPassword')} onClick={() => setResetting(row)} />}
+            {can(me, perm.userDelete) && !row.isTenantAdmin && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+          </>
+        )}
+      />
+      <UserDialog editing={editing} onClose={() => setEditing(null)} />
+      <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />
+    </>
+  );
+}

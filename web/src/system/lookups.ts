@@ -1,0 +1,27 @@
+import { useQuery } from '@tanstack/react-query';
+import type { Page } from '@iot/contracts';
+import type { GroupNode } from '@iot/contracts/identity/group.ts';
+import type { MenuNode } from '@iot/contracts/identity/menu.ts';
+import type { RoleRow } from '@iot/contracts/identity/role.ts';
+import { api } from '../api/client.ts';
+import { endpoints } from '../api/endpoints.ts';
+
+/** Roles to pick from in the user form. */
+export function useRoles() {
+  return useQuery({ queryKey: ['roles', 'all'], retry: false, queryFn: async () => (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 })).rows });
+}
+
+/** The group tree, for pickers. */
+export function useGroups() {
+  return useQuery({ queryKey: ['groups', 'tree'], retry: false, queryFn: () => api.get<GroupNode[]>(endpoints.group) });
+}
+
+/** The menu tree (with buttons), for granting to roles and picking parents. */
+export function useMenuTree() {
+  return useQuery({ queryKey: ['menus', 'tree'], retry: false, queryFn: () => api.get<MenuNode[]>(endpoints.menu) });
+}
+
+/** A tree as indented options: `— child` under its parent. */
+export function treeOptions<T extends { id: string; children: T[] }>(nodes: T[], label: (node: T) => string, depth = 0): Array<{ value: string; label: string }> {
+  return nodes.flatMap((n) => [{ value: n.id, label: `${'\u3000'.repeat(depth)}${label(n)}` }, ...treeOptions(n.children ?? [], label, depth + 1)]);
+}

@@ -1,0 +1,144 @@
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import type { z } from 'zod';
+import { Button, Dialog, Flex, Text } from '@radix-ui/themes';
+import { confirm } from './feedback.tsx';
+
+export type Errors = Record<string, string>;
+
+const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/**
+ * Checks `values` with a zod schema (the contracts' own where one exists) and turns each issue into a
+ * translated message: 'required' when the field is empty, else the field's own rule text from `rules`.
+ */
+export function validate<T>(
+  schema: z.ZodType<T>,
+  values: Record<string, unknown>,
+  t: TFunction,
+  rules: Record<string, string> = {},
+): { ok: true; data: T } | { ok: false; errors: Errors } {
+  const result = schema.safeParse(values);
+  if (result.success) return { ok: true, data: result.data };
+  const errors: Errors = {};
+  for (const issue of result.error.issues) {
+    const field = String(issue.path[0] ?? '_');
+    if (errors[field]) continue;
+    errors[field] = blank(values[field])
+      ? (rules[`${field}.empty`] ?? t('validation.required'))
+      : (rules[field] ?? t('validation.invalid'));
+  }
+  return { ok: false, errors };
+}
+
+/** Form state: values, errors and whether anything changed since it opened. */
+export function useForm<V extends Record<string, unknown>>(initial: V) {
+  const [values, setValues] = useState<V>(initial);
+  const [start, setStart] = useState<V>(initial);
+  const [errors, setErrors] = useState<Errors>({});
+  const set = useCallback(<K extends keyof V>(name: K, value: V[K]) => {
+    setValues((v) => ({ ...v, [name]: value }));
+    setErrors((e) => {
+      if (!e[name as string]) return e;
+      const { [name as string]: _removed, ...rest } = e;
+      return rest;
+    });
+  }, []);
+  const reset = useCallback((next: V) => {
+    setValues(next);
+    setStart(next);
+    setErrors({});
+  }, []);
+  const dirty = useMemo(() => JSON.stringify(values) !== JSON.stringify(start), [values, start]);
+  return { values, set, errors, setErrors, dirty, reset, markSaved: () => setStart(values) };
+}
+
+/** Asks before throwing away unsaved changes; resolves true when it is fine to leave. */
+export function useLeaveGuard(dirty: boolean) {
+  const { t } = useTranslation();
+  useEffect(() => {
+    if (!dirty) return;
+    const handler = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', handler);
+    return () => window.removeEventListener('beforeunload', handler);
+  }, [dirty]);
+  return useCallback(
+    async () => (dirty ? confirm({ title: t('common.unsavedTitle'), message: t('common.unsavedMessage'), confirmLabel: t('common.leave'), danger: true }) : true),
+    [dirty, t],
+  );
+}
+
+export function Field({ label, required, error, children, hint }: { label: string; required?: boolean; error?: string; children: ReactNode; hint?: string }) {
+  return (
+    <label className="field" data-invalid={error ? 'true' : undefined}>
+      <Text as="div" size="2" weight="medium" className="field-label">
+        {required && <span className="required">*</span>}
+        {label}
+      </Text>
+      {children}
+      {error ? (
+        <Text as="div" size="1" color="red" className="field-error" role="alert">
+          {error}
+        </Text>
+      ) : hint ? (
+        <Text as="div" size="1" color="gray" className="field-hint">
+          {hint}
+        </Text>
+      ) : null}
+    </label>
+  );
+}
+
+/** A dialog holding a form: asks before closing with unsaved changes. */
+export function FormDialog({
+  open,
+  title,
+  dirty,
+  busy,
+  onClose,
+  onSubmit,
+  children,
+  width = '520px',
+  submitLabel,
+}: {
+  open: boolean;
+  title: string;
+  dirty: boolean;
+  busy?: boolean;
+  onClose: () => void;
+  onSubmit: () => void;
+  children: ReactNode;
+  width?: string;
+  submitLabel?: string;
+}) {
+  const { t } = useTranslation();
+  const guard = useLeaveGuard(open && dirty);
+  const close = async () => {
+    if (await guard()) onClose();
+  };
+  return (
+    <Dialog.Root open={open} onOpenChange={(next) => !next && void close()}>
+      <Dialog.Content maxWidth={width} aria-describedby={undefined}>
+        <Dialog.Title>{title}</Dialog.Title>
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            onSubmit();
+          }}
+        >
+          <div className="form-grid">{children}</div>
+          <Flex gap="3" mt="4" justify="end">
+            <Button type="button" variant="soft" color="gray" onClick={() => void close()}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={busy}>
+              {submitLabel ?? t('common.save')}
+            </Button>
+          </Flex>
+        </form>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
