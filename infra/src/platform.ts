@@ -89,7 +89,10 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       engines.push({ name: `timeseries:${ts.engine}`, check: async () => ts.health().then((h) => ({ ok: h.ok, detail: h.error ?? h.version })) });
     }
 
-    const runner = createProjectionRunner(store, db, projections, {
+    // The runner gets connections of its own, so that a burst of API requests cannot queue it out.
+    const projectionDb = createSqlPool(databaseUrl, 2);
+    stops.push(() => projectionDb.end());
+    const runner = createProjectionRunner(store, projectionDb, projections, {
       onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
       onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
     });

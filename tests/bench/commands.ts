@@ -6,13 +6,15 @@ import { handleCommand } from '@iot/command/handler.ts';
 import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/tenant/decide.ts';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { createSqlPool } from '@iot/infra/postgres/sql.ts';
+import { API_POOL_SIZE, createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { createProjectionRunner } from '@iot/projections/runner.ts';
 import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 
 const CLIENTS = 32;
+/** Connections of the pool the clients share, as the platform's API pool; the projection runner has its own. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? API_POOL_SIZE);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
@@ -52,11 +54,12 @@ const registerCommand = (tenantId: string): TenantCommand => ({
 export async function benchCommands(seconds = 10): Promise<Figure[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-pg-'));
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
-  const pool = createSqlPool(pg.url, CLIENTS + 4);
+  const pool = createSqlPool(pg.url, CONNECTIONS);
+  const projectionPool = createSqlPool(pg.url, 2);
   try {
     const store = await createPostgresEventStore(pool);
     const lags: number[] = [];
-    const runner = createProjectionRunner(store, pool, [tenantsProjection], { onLag: (_name, ms) => lags.push(ms) });
+    const runner = createProjectionRunner(store, projectionPool, [tenantsProjection], { onLag: (_name, ms) => lags.push(ms) });
     await runner.setup();
     await runner.startAll();
 
@@ -90,6 +93,7 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
     ];
   } finally {
     await pool.end();
+    await projectionPool.end();
     await pg.stop();
     await rm(dir, { recursive: true, force: true });
   }

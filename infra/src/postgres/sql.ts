@@ -16,7 +16,13 @@ export interface SqlPool extends Sql {
 // bigint (int8) columns come back as JS numbers: counts and positions stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createSqlPool(url: string, max = 20): SqlPool {
+/**
+ * Connections of the API's pool. On a small machine more backends only split the same cores finer and
+ * starve the projection runner (which has its own pool): commands queue in the process instead.
+ */
+export const API_POOL_SIZE = 10;
+
+export function createSqlPool(url: string, max = API_POOL_SIZE): SqlPool {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
