@@ -20,6 +20,12 @@ import { createNotifier } from './notify/outbox.ts';
 import { startEmbeddedPostgres } from './postgres/embedded.ts';
 import { createSqlPool, type SqlPool } from './postgres/sql.ts';
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
+import { createInProcessBus } from './bus/in-process.ts';
+import { createKafkaBus, kafkaBrokersFromEnv } from './bus/kafka.ts';
+import type { Bus } from './bus/port.ts';
+import { connectExternalMqtt } from './mqtt/client.ts';
+import { startEmbeddedMqtt } from './mqtt/embedded.ts';
+import type { MqttPort } from './mqtt/port.ts';
 
 export const ADMIN_USER_ID = 'admin';
 
@@ -32,6 +38,8 @@ export interface Platform {
   context: AppContext;
   runner: ProjectionRunner;
   timeseries: TimeSeriesStore | null;
+  bus: Bus | null;
+  mqtt: MqttPort | null;
   /** The system administrator's password when this start generated it (shown once). */
   generatedAdminPassword: string | null;
   stop(): Promise<void>;
@@ -44,6 +52,8 @@ export interface StartOptions {
   staticDir?: string | null;
   /** Listen on this port instead of config.PORT (0 = any free port). */
   port?: number;
+  /** Embedded MQTT broker port instead of config.MQTT_PORT (0 = any free port). */
+  mqttPort?: number;
   seedDemo?: boolean;
 }
 
@@ -92,6 +102,28 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     // The runner gets connections of its own, so that a burst of API requests cannot queue it out.
     const projectionDb = createSqlPool(databaseUrl, 2);
     stops.push(() => projectionDb.end());
+    let bus: Bus | null = null;
+    let mqtt: MqttPort | null = null;
+    if (role === 'all' || role === 'ingest') {
+      const b = config.KAFKA_BROKERS ? createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) }) : createInProcessBus();
+      bus = b;
+      stops.push(() => b.close());
+      engines.push({ name: config.KAFKA_BROKERS ? 'bus:kafka' : 'bus:in-process', check: () => b.health() });
+      const m = config.MQTT_URL
+        ? await connectExternalMqtt({ url: config.MQTT_URL })
+        : await startEmbeddedMqtt({
+            port: options.mqttPort ?? config.MQTT_PORT,
+            // Devices authenticate once device management exists (a later issue); until then none may connect.
+            authenticate: (client) => {
+              logger.warn({ clientId: client.clientId }, 'mqtt connection refused: no device registry yet');
+              return false;
+            },
+          });
+      mqtt = m;
+      stops.push(() => m.close());
+      engines.push({ name: config.MQTT_URL ? 'mqtt:external' : 'mqtt:aedes', check: () => m.health() });
+    }
+
     const runner = createProjectionRunner(store, projectionDb, projections, {
       onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
       onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
@@ -130,7 +162,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
 
-    return { url, app, context, runner, timeseries, generatedAdminPassword, stop: stopAll };
+    return { url, app, context, runner, timeseries, bus, mqtt, generatedAdminPassword, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

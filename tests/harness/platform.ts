@@ -37,7 +37,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     }),
   );
   const config = loadConfig({ ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, DATA_DIR: dataDir, DATABASE_URL: db.url, HOST: '127.0.0.1', ...env });
-  const platform = await startPlatform(config, { port: 0, staticDir: null, logger });
+  const platform = await startPlatform(config, { port: 0, mqttPort: 0, staticDir: null, logger });
   const api: TestPlatform['api'] = async (method, url, options = {}) => {
     const response = await platform.app!.inject({
       method: method as 'GET',
