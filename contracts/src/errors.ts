@@ -29,6 +29,15 @@ export const errorCatalogue = {
   LOGO_NOT_PNG: { status: 400, zh: '只能上传 PNG 图片', en: 'Only PNG pictures can be uploaded' },
   ALARM_ENTRY_LIMIT: { status: 400, zh: '最多只能新增10条数据', en: 'Only 10 new data can be added at most' },
   SELECT_RECORD: { status: 400, zh: '请选择一条记录', en: 'Please select a record' },
+  GROUP_HAS_CHILDREN: { status: 400, zh: '请先删除子分组', en: 'Delete the child groups first' },
+  GROUP_IN_USE: { status: 400, zh: '该分组下还有用户', en: 'The group still has users' },
+  MENU_HAS_CHILDREN: { status: 400, zh: '请先删除子菜单', en: 'Delete the child menu entries first' },
+  ROLE_IN_USE: { status: 400, zh: '该角色已分配给用户', en: 'The role is assigned to users' },
+  ADMIN_PROTECTED: { status: 403, zh: '不能停用或删除管理员', en: 'The administrator cannot be stopped or deleted' },
+  APP_AUTH_FAILED: { status: 400, zh: '应用密钥错误', en: 'App key or secret incorrect' },
+  DICT_CODE_TAKEN: { status: 400, zh: '字典编码已存在', en: 'Dictionary code already exists' },
+  DICT_VALUE_TAKEN: { status: 400, zh: '字典值已存在', en: 'Dictionary value already exists' },
+  SCOPE_EXCEEDED: { status: 403, zh: '不能授予自己没有的权限', en: 'You cannot grant permissions you do not hold' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

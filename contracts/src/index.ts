@@ -4,3 +4,4 @@ export * from './constants.ts';
 export * from './event.ts';
 export * from './auth/auth.ts';
 export * from './tenant/tenant.ts';
+export * from './identity/index.ts';

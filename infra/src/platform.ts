@@ -8,6 +8,24 @@ import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { credentialsSchema, setPassword } from '@iot/command/auth/credentials.ts';
 import { authRoutes } from '@iot/command/auth/routes.ts';
 import { tenantRoutes } from '@iot/command/tenant/routes.ts';
+import { userRoutes } from '@iot/command/user/routes.ts';
+import { groupRoutes } from '@iot/command/group/routes.ts';
+import { roleRoutes } from '@iot/command/role/routes.ts';
+import { menuRoutes } from '@iot/command/menu/routes.ts';
+import { appRoutes } from '@iot/command/app/routes.ts';
+import { dictRoutes } from '@iot/command/dict/routes.ts';
+import { settingsRoutes } from '@iot/command/settings/routes.ts';
+import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
+import { provisionAllTenants, provisionTenant } from '@iot/command/role/builtin.ts';
+import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
+import { userQueryRoutes } from '@iot/query/identity/users.ts';
+import { groupQueryRoutes } from '@iot/query/identity/groups.ts';
+import { roleQueryRoutes } from '@iot/query/identity/roles.ts';
+import { menuQueryRoutes } from '@iot/query/identity/menus.ts';
+import { appQueryRoutes } from '@iot/query/identity/apps.ts';
+import { dictQueryRoutes } from '@iot/query/identity/dicts.ts';
+import { settingsQueryRoutes } from '@iot/query/identity/settings.ts';
+import { oplogRoutes } from '@iot/query/oplog/routes.ts';
 import { createProjectionRunner, projections, type ProjectionRunner } from '@iot/projections/index.ts';
 import { createApp, type App, type RoutesPlugin } from '@iot/query/server/app.ts';
 import type { AppContext, EngineHealth } from '@iot/query/server/context.ts';
@@ -30,7 +48,25 @@ import type { MqttPort } from './mqtt/port.ts';
 export const ADMIN_USER_ID = 'admin';
 
 /** Every module's HTTP routes, in registration order. */
-export const routeModules: RoutesPlugin[] = [authRoutes, tenantRoutes];
+export const routeModules: RoutesPlugin[] = [
+  authRoutes,
+  tenantRoutes,
+  userRoutes,
+  userQueryRoutes,
+  groupRoutes,
+  groupQueryRoutes,
+  roleRoutes,
+  roleQueryRoutes,
+  menuRoutes,
+  menuQueryRoutes,
+  appRoutes,
+  appQueryRoutes,
+  dictRoutes,
+  dictQueryRoutes,
+  settingsRoutes,
+  settingsQueryRoutes,
+  oplogRoutes,
+];
 
 export interface Platform {
   url: string | null;
@@ -148,6 +184,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
 
     await db.query(credentialsSchema);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
+    await seedBuiltinMenus(store);
+    if (role === 'all' || role === 'projections') {
+      await runner.catchUp(30_000);
+      await provisionAllTenants(store, db);
+      if (options.seedDemo) await seedDemoTenant(context, DEMO_TENANT);
+    }
 
     let app: App | null = null;
     let url: string | null = null;
@@ -197,4 +239,59 @@ async function seedSystemAdmin(context: AppContext, adminPassword: string | unde
   );
   await setPassword(context.db, ADMIN_USER_ID, SYSTEM_TENANT, password);
   return adminPassword ? null : password;
+}
+
+export interface SeedTenant {
+  id: string;
+  name: string;
+  adminUsername: string;
+  adminPassword: string;
+}
+
+export const DEMO_TENANT: SeedTenant = { id: 'demo', name: 'demo', adminUsername: 'demo', adminPassword: 'demo123456' };
+
+/**
+ * Creates an approved tenant with its administrator and built-in roles, as an approved registration would.
+ * Idempotent. Used for the demo tenant and by tests.
+ */
+export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
+  const seedContext = { actor: { kind: 'system' as const, id: 'seed' } };
+  const adminUserId = `${tenant.id}-admin`;
+  await handleCommand(
+    context.store,
+    tenantDecider,
+    tenantStream(tenant.id),
+    { type: 'RegisterTenant', tenantId: tenant.id, name: tenant.name, contactName: tenant.adminUsername, company: tenant.name, method: 'email', phone: null, email: null },
+    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-tenant' },
+  );
+  await handleCommand(context.store, tenantDecider, tenantStream(tenant.id), { type: 'ApproveTenant', tenantId: tenant.id, adminUserId }, {
+    ...seedContext,
+    tenantId: tenant.id,
+    idempotencyKey: 'seed-approve',
+  });
+  const created = await handleCommand(
+    context.store,
+    userDecider,
+    userStream(tenant.id, adminUserId),
+    {
+      type: 'CreateUser',
+      userId: adminUserId,
+      username: tenant.adminUsername,
+      email: null,
+      phone: null,
+      sex: 'unknown',
+      position: null,
+      groupId: null,
+      roleIds: [],
+      description: 'Tenant administrator',
+      homePage: null,
+      isSystemAdmin: false,
+      isTenantAdmin: true,
+    },
+    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-admin' },
+  );
+  if (created.applied) await setPassword(context.db, adminUserId, tenant.id, tenant.adminPassword);
+  await provisionTenant(context.store, tenant.id, adminUserId, seedContext);
+  await context.awaitProjections?.();
+  return { tenantId: tenant.id, adminUserId };
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { currentUser, DomainError, envelope, loginBody, loginResult, TOKEN_COOKIE } from '@iot/contracts';
+import { currentUser, DomainError, envelope, loginBody, loginResult, SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
 import type { RoutesPlugin } from '@iot/query/server/app.ts';
 import { ok } from '@iot/query/server/envelope.ts';
 import { principalOf } from '@iot/query/server/principal.ts';
 import { permissionsOf } from '@iot/query/server/auth.ts';
 import { credentialsSchema, verifyPassword } from './credentials.ts';
 import { createSession, revokeSession, sessionsSchema } from './sessions.ts';
+import { assertNotThrottled, clearLoginFailures, recordLoginFailure, throttleSchema } from './throttle.ts';
 
 interface LoginRow extends Record<string, unknown> {
   id: string;
@@ -22,6 +23,7 @@ interface LoginRow extends Record<string, unknown> {
 export const authRoutes: RoutesPlugin = async (app, { db }) => {
   await db.query(credentialsSchema);
   await db.query(sessionsSchema);
+  await db.query(throttleSchema);
 
   app.post(
     '/api/auth/login',
@@ -32,6 +34,7 @@ export const authRoutes: RoutesPlugin = async (app, { db }) => {
     async (request, reply) => {
       const { account, password, agreement } = request.body;
       if (!agreement) throw new DomainError('AGREEMENT_REQUIRED');
+      await assertNotThrottled(db, account, request.ip);
       const found = await db.query<LoginRow>(
         `select u.id, u.tenant_id, u.username, u.email, u.status, u.is_system_admin, u.is_tenant_admin, u.home_page, t.status as tenant_status
          from rm_users u left join rm_tenants t on t.id = u.tenant_id
@@ -41,9 +44,13 @@ export const authRoutes: RoutesPlugin = async (app, { db }) => {
       );
       const user = found.rows[0] ?? null;
       // Same answer, same work, whether the account or the password is wrong.
-      if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) throw new DomainError('LOGIN_FAILED');
+      if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) {
+        await recordLoginFailure(db, account, request.ip);
+        throw new DomainError('LOGIN_FAILED');
+      }
+      await clearLoginFailures(db, account);
       if (user.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
-      if (user.tenant_status === 'stopped') throw new DomainError('TENANT_STOPPED');
+      if (user.tenant_id !== SYSTEM_TENANT && user.tenant_status !== 'approved') throw new DomainError('TENANT_STOPPED');
       const token = await createSession(db, { kind: 'user', id: user.id, tenantId: user.tenant_id }, request.ip);
       reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax' });
       const permissions = await permissionsOf(db, { ...user, subject_kind: 'user', subject_id: user.id, tenant_status: user.tenant_status });

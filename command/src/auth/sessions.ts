@@ -14,7 +14,7 @@ create table if not exists auth_sessions (
 );
 create index if not exists auth_sessions_subject on auth_sessions (subject_id);`;
 
-const SESSION_HOURS = 12;
+export const SESSION_HOURS = 12;
 
 /** Tokens are stored only as their SHA-256: a leaked table gives no usable token. */
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -19,6 +19,7 @@ import { handleCommand, newAggregateId } from '../handler.ts';
 import { anonymousContextOf, contextOf } from '../context.ts';
 import { moveCredential, setPassword } from '../auth/credentials.ts';
 import { userDecider, userStream } from '../user/decide.ts';
+import { provisionTenant } from '../role/builtin.ts';
 import { codesSchema, consumeCode, issueCode } from './codes.ts';
 import { tenantDecider, tenantStream } from './decide.ts';
 
@@ -164,6 +165,7 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
         { ...context, tenantId: id, causationId: result.events[0]?.id ?? null, idempotencyKey: `approve:${id}` },
       );
       await moveCredential(db, pendingCredential(id), adminUserId, id);
+      await provisionTenant(store, id, adminUserId, { actor: context.actor, correlationId: context.correlationId, ip: context.ip });
       await notifyResult(tenant, true, null);
       return ok({ id, adminUserId });
     },

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { TOKEN_COOKIE } from '@iot/contracts';
+import { SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import { hashToken } from '@iot/command/auth/sessions.ts';
+import { rolePermissions } from '../identity/access.ts';
 import { replyError } from './envelope.ts';
 import { hasPermission, type Principal } from './principal.ts';
 
@@ -23,32 +24,43 @@ interface SessionRow extends Record<string, unknown> {
   is_system_admin: boolean | null;
   is_tenant_admin: boolean | null;
   tenant_status: string | null;
+  /** An app's OAuth scope. */
+  scope?: string[] | null;
 }
 
-/** Permissions of a user: the system administrator and a tenant's administrator hold every permission of their scope. */
-export async function permissionsOf(_db: Sql, row: SessionRow): Promise<Set<string>> {
+/**
+ * Permissions of a principal: the system administrator holds everything ('*' with `platform:`), a
+ * tenant's administrator everything but `platform:` (hasPermission keeps those for the system
+ * administrator), an app exactly its scope, anyone else the permissions of the menus their roles grant.
+ */
+export async function permissionsOf(db: Sql, row: SessionRow): Promise<Set<string>> {
+  if (row.subject_kind === 'app') return new Set((row.scope ?? []).filter((p) => !p.startsWith('platform:')));
   if (row.is_system_admin || row.is_tenant_admin) return new Set(['*']);
-  return new Set();
+  return rolePermissions(db, row.subject_id);
 }
 
 export async function resolvePrincipal(db: Sql, token: string): Promise<Principal | null> {
   const tokenHash = hashToken(token);
   const result = await db.query<SessionRow>(
-    `select s.subject_kind, s.subject_id, s.tenant_id, u.username, u.status, u.is_system_admin, u.is_tenant_admin, t.status as tenant_status
+    `select s.subject_kind, s.subject_id, s.tenant_id, coalesce(u.username, a.name) as username, coalesce(u.status, a.status) as status,
+       u.is_system_admin, u.is_tenant_admin, t.status as tenant_status, a.scope
      from auth_sessions s
-     left join rm_users u on u.id = s.subject_id
+     left join rm_users u on s.subject_kind = 'user' and u.id = s.subject_id and u.tenant_id = s.tenant_id
+     left join rm_apps a on s.subject_kind = 'app' and a.id = s.subject_id and a.tenant_id = s.tenant_id
      left join rm_tenants t on t.id = s.tenant_id
      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`,
     [tokenHash],
   );
   const row = result.rows[0];
-  if (!row || row.subject_kind !== 'user' || row.status !== 'enabled' || row.tenant_status === 'stopped') return null;
+  // A stopped user or app, a deleted one, or one of a tenant that is not active holds no session.
+  if (!row || row.status !== 'enabled') return null;
+  if (row.tenant_id !== SYSTEM_TENANT && row.tenant_status !== 'approved') return null;
   return {
     kind: row.subject_kind,
     id: row.subject_id,
     tenantId: row.tenant_id,
     username: row.username ?? '',
-    isSystemAdmin: row.is_system_admin === true,
+    isSystemAdmin: row.subject_kind === 'user' && row.is_system_admin === true,
     permissions: await permissionsOf(db, row),
     stationId: null,
     tokenHash,

@@ -1,0 +1,228 @@
+import { perm, SYSTEM_TENANT, type MenuType } from '@iot/contracts';
+import type { EventStore } from '@iot/infra/event-store/port.ts';
+import { handleCommand } from '../handler.ts';
+import { menuDecider, menuStream } from './decide.ts';
+import type { MenuFields } from './menu.ts';
+
+/** A built-in menu entry; its id is its key, stable across starts so that seeding is idempotent. */
+export interface BuiltinMenu extends MenuFields {
+  id: string;
+}
+
+type Entry = [suffix: string, name: string, type?: MenuType];
+interface Screen {
+  key: string;
+  name: string;
+  router: string;
+  /** Buttons and interfaces under the screen: their permission is `<permissionPrefix>:<suffix>` unless it holds a colon. */
+  entries?: Entry[];
+  permissionPrefix?: string;
+}
+interface Area {
+  key: string;
+  name: string;
+  icon: string;
+  screens: Screen[];
+}
+
+const crud: Entry[] = [
+  ['list', '查询', 'interface'],
+  ['add', '新增', 'button'],
+  ['edit', '修改', 'button'],
+  ['delete', '删除', 'button'],
+];
+
+/** Spec §2: every top-level area and its screens; system management with a button or interface for each of its routes. */
+const areas: Area[] = [
+  { key: 'home', name: '首页', icon: 'home', screens: [{ key: 'index', name: '首页', router: 'Index' }] },
+  {
+    key: 'operation',
+    name: '运营中心',
+    icon: 'operation',
+    screens: [
+      { key: 'dataMap', name: '数据地图', router: 'DataMap' },
+      { key: 'scene', name: '场景', router: 'OperationScene' },
+      { key: 'fieldConfig', name: '现场配置', router: 'FieldConfig' },
+      { key: 'dataMarket', name: '数据市场', router: 'DataMarket' },
+      { key: 'video', name: '视频监控', router: 'VideoSurveillance' },
+      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen' },
+    ],
+  },
+  {
+    key: 'device',
+    name: '设备管理',
+    icon: 'device',
+    screens: [
+      { key: 'device', name: '设备', router: 'Device' },
+      { key: 'gateway', name: '网关', router: 'Gateway' },
+      { key: 'product', name: '产品', router: 'Product' },
+      { key: 'grouping', name: '分组', router: 'Grouping' },
+    ],
+  },
+  {
+    key: 'scene',
+    name: '场景配置',
+    icon: 'scene',
+    screens: [
+      { key: 'design', name: '场景设计', router: 'SceneDesign' },
+      { key: 'linkage', name: '场景联动', router: 'SceneLinkage' },
+      { key: 'linkageLog', name: '联动日志', router: 'LinkageLog' },
+    ],
+  },
+  {
+    key: 'analysis',
+    name: '数据分析',
+    icon: 'analysis',
+    screens: [
+      { key: 'report', name: '报表定制', router: 'ReportCustom' },
+      { key: 'history', name: '历史数据', router: 'HistoryData' },
+      { key: 'business', name: '业务统计', router: 'BusinessStatistics' },
+      { key: 'task', name: '统计任务', router: 'StatTask' },
+      { key: 'project', name: '项目管理', router: 'ProjectManagement' },
+      { key: 'garage', name: '车库管理', router: 'GarageManagement' },
+      { key: 'regionFault', name: '区域故障统计', router: 'RegionalFault' },
+      { key: 'garageFault', name: '车库故障统计', router: 'GarageFault' },
+      { key: 'projectFault', name: '项目故障统计', router: 'ProjectFault' },
+      { key: 'nationalFault', name: '全国故障统计', router: 'NationalFault' },
+    ],
+  },
+  {
+    key: 'rule',
+    name: '规则引擎',
+    icon: 'rule',
+    screens: [
+      { key: 'chainLibrary', name: '规则链库', router: 'RuleChainLibrary' },
+      { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
+      { key: 'list', name: '规则列表', router: 'RuleList' },
+    ],
+  },
+  {
+    key: 'alarm',
+    name: '故障告警',
+    icon: 'alarm',
+    screens: [
+      { key: 'monitor', name: '告警监控', router: 'AlarmMonitor' },
+      { key: 'settings', name: '告警设置', router: 'AlarmSettings' },
+      { key: 'notifySettings', name: '通知设置', router: 'NotifySettings' },
+      { key: 'contacts', name: '告警联系人', router: 'AlertContacts' },
+      { key: 'notifyTemplates', name: '通知模板', router: 'NotifyTemplates' },
+      { key: 'notifyConfigs', name: '通知配置', router: 'NotifyConfigs' },
+      { key: 'notifyRecords', name: '通知记录', router: 'NotifyRecords' },
+    ],
+  },
+  {
+    key: 'system',
+    name: '系统管理',
+    icon: 'system',
+    screens: [
+      { key: 'user', name: '用户管理', router: 'User', entries: [...crud, ['resetPwd', '重置密码', 'button']] },
+      { key: 'role', name: '角色管理', router: 'Role', entries: [...crud, ['grant', '分配菜单', 'button']] },
+      { key: 'dept', name: '分组管理', router: 'Dept', entries: crud },
+      {
+        key: 'menu',
+        name: '菜单管理',
+        router: 'Menu',
+        entries: [
+          ['list', '查询', 'interface'],
+          [perm.menuAdd, '新增', 'button'],
+          [perm.menuEdit, '修改', 'button'],
+          [perm.menuDelete, '删除', 'button'],
+        ],
+      },
+      { key: 'app', name: '应用与密钥', router: 'App', entries: [...crud, ['secret', '重置密钥', 'button']] },
+      { key: 'dict', name: '字典管理', router: 'Dict', entries: crud },
+      {
+        key: 'settings',
+        name: '系统设置',
+        router: 'SystemSettings',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['edit', '修改', 'button'],
+        ],
+      },
+      {
+        key: 'log',
+        name: '操作日志',
+        router: 'OperationLog',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['export', '导出', 'button'],
+        ],
+      },
+      {
+        key: 'tenant',
+        name: '租户审核',
+        router: 'TenantAudit',
+        entries: [
+          [perm.tenantList, '查询', 'interface'],
+          [perm.tenantAudit, '审核', 'button'],
+        ],
+      },
+      { key: 'task', name: '任务管理', router: 'Task' },
+      { key: 'resource', name: '资源管理', router: 'Resource' },
+      { key: 'mqtt', name: 'MQTT管理', router: 'Mqtt' },
+      { key: 'file', name: '文件管理', router: 'FileManagement' },
+    ],
+  },
+  {
+    key: 'producttest',
+    name: '产品测试',
+    icon: 'test',
+    screens: [
+      { key: 'config', name: '测试配置', router: 'PtConfig' },
+      { key: 'production', name: '生产测试', router: 'ProductionTest' },
+      { key: 'ptReport', name: '测试报告', router: 'PtReport' },
+      { key: 'quality', name: '质量测试', router: 'QualityTest' },
+      { key: 'qcReport', name: '质检报告', router: 'QcReport' },
+      { key: 'batch', name: '批次管理', router: 'Batch' },
+      { key: 'iccid', name: 'ICCID', router: 'Iccid' },
+      { key: 'binding', name: '用户绑定', router: 'UserBinding' },
+    ],
+  },
+  {
+    key: 'forward',
+    name: '转发服务',
+    icon: 'forward',
+    screens: [
+      { key: 'mqttServer', name: 'MQTT服务', router: 'MqttServer' },
+      { key: 'httpServer', name: 'HTTP服务', router: 'HttpServer' },
+      { key: 'rules', name: '转发规则', router: 'ForwardRules' },
+      { key: 'mqttUser', name: 'MQTT用户', router: 'MqttAuthUser' },
+      { key: 'mqttTopic', name: 'MQTT主题', router: 'MqttAuthTopic' },
+    ],
+  },
+];
+
+function build(): BuiltinMenu[] {
+  const menus: BuiltinMenu[] = [];
+  const add = (m: BuiltinMenu) => menus.push(m);
+  areas.forEach((area, a) => {
+    add({ id: area.key, type: 'menu', name: area.name, routerName: null, icon: area.icon, permission: null, path: `/${area.key}`, component: 'Layout', sort: a, parentId: null });
+    area.screens.forEach((screen, s) => {
+      const id = `${area.key}.${screen.key}`;
+      const path = `/${area.key}/${screen.key}`;
+      add({ id, type: 'menu', name: screen.name, routerName: screen.router, icon: null, permission: `${area.key}:${screen.key}:view`, path, component: `${area.key}/${screen.key}/index`, sort: s, parentId: area.key });
+      (screen.entries ?? []).forEach(([suffix, name, type = 'button'], e) => {
+        const permission = suffix.includes(':') ? suffix : `${area.key}:${screen.key}:${suffix}`;
+        add({ id: `${id}.${permission.split(':').at(-1)}`, type, name, routerName: null, icon: null, permission, path: `${path}#${permission}`, component: null, sort: e, parentId: id });
+      });
+    });
+  });
+  return menus;
+}
+
+export const builtinMenus: readonly BuiltinMenu[] = build();
+
+/** Creates the built-in menus that do not exist yet; entries an administrator changed or deleted stay as they are. */
+export async function seedBuiltinMenus(store: EventStore): Promise<number> {
+  let created = 0;
+  for (const { id, ...menu } of builtinMenus) {
+    const result = await handleCommand(store, menuDecider, menuStream(id), { type: 'CreateMenu', menuId: id, builtin: true, menu }, {
+      tenantId: SYSTEM_TENANT,
+      actor: { kind: 'system', id: 'seed' },
+      idempotencyKey: 'builtin-menu',
+    });
+    if (result.applied) created += 1;
+  }
+  return created;
+}

@@ -1,0 +1,49 @@
+import type { MenuType } from '@iot/contracts';
+import type { DomainEvent } from '../decider.ts';
+
+export interface MenuFields {
+  type: MenuType;
+  name: string;
+  routerName: string | null;
+  icon: string | null;
+  permission: string | null;
+  path: string;
+  component: string | null;
+  sort: number;
+  parentId: string | null;
+}
+
+export type MenuEvent =
+  | DomainEvent<'MenuCreated', MenuFields & { menuId: string; builtin: boolean }>
+  | DomainEvent<'MenuUpdated', MenuFields & { menuId: string }>
+  | DomainEvent<'MenuReordered', { menuId: string; sort: number; parentId: string | null }>
+  | DomainEvent<'MenuDeleted', { menuId: string }>;
+
+export type MenuEventType = MenuEvent['type'];
+
+export interface MenuState {
+  exists: boolean;
+  deleted: boolean;
+  fields: MenuFields | null;
+}
+
+export const initialState: MenuState = { exists: false, deleted: false, fields: null };
+
+export function evolve(state: MenuState, event: MenuEvent): MenuState {
+  switch (event.type) {
+    case 'MenuCreated': {
+      const { menuId: _id, builtin: _builtin, ...fields } = event.data;
+      return { exists: true, deleted: false, fields };
+    }
+    case 'MenuUpdated': {
+      const { menuId: _id, ...fields } = event.data;
+      return { ...state, fields };
+    }
+    case 'MenuReordered':
+      return state.fields ? { ...state, fields: { ...state.fields, sort: event.data.sort, parentId: event.data.parentId } } : state;
+    case 'MenuDeleted':
+      return { ...state, deleted: true };
+    default:
+      return state;
+  }
+}

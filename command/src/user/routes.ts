@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import {
+  DomainError,
+  envelope,
+  idBody,
+  passwordChangeBody,
+  passwordCheckBody,
+  passwordResetBody,
+  perm,
+  profileBody,
+  userCreateBody,
+  userStatusBody,
+  userUpdateBody,
+} from '@iot/contracts';
+import type { RoutesPlugin } from '@iot/query/server/app.ts';
+import type { AppContext } from '@iot/query/server/context.ts';
+import { ok } from '@iot/query/server/envelope.ts';
+import { principalOf } from '@iot/query/server/principal.ts';
+import { newAggregateId } from '../handler.ts';
+import { contextOf } from '../context.ts';
+import { runCommand } from '../auth/commands.ts';
+import { setPassword, verifyPassword } from '../auth/credentials.ts';
+import { revokeSubjectSessions } from '../auth/sessions.ts';
+import { userDecider, userStream } from './decide.ts';
+import type { UserProfile } from './user.ts';
+
+const idResult = envelope(z.object({ id: z.string() }));
+
+/** Usernames are unique across the platform: login is by account alone. */
+export async function usernameIsFree(db: AppContext['db'], username: string, exceptUserId?: string): Promise<boolean> {
+  const taken = await db.query(
+    `select 1 from rm_users where lower(username) = lower($1) and id <> $2
+     union all select 1 from rm_tenants where lower(name) = lower($1) and status = 'underReview' limit 1`,
+    [username, exceptUserId ?? ''],
+  );
+  return taken.rowCount === 0;
+}
+
+/** The group and roles a user points to must be the caller's tenant's own. */
+async function assertReferences(db: AppContext['db'], tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
+  if (groupId && (await db.query('select 1 from rm_groups where id = $1 and tenant_id = $2', [groupId, tenantId])).rowCount === 0)
+    throw new DomainError('NOT_FOUND', { field: 'groupId' });
+  const roles = await db.query('select id from rm_roles where id = any($1) and tenant_id = $2', [roleIds, tenantId]);
+  if (roles.rowCount !== new Set(roleIds).size) throw new DomainError('NOT_FOUND', { field: 'roleIds' });
+}
+
+/** Users of a tenant (spec §3 User): create, edit, enable or stop, delete, passwords. */
+export const userRoutes: RoutesPlugin = async (app, ctx) => {
+  const { db, store } = ctx;
+
+  app.post(
+    '/api/auth/user',
+    { config: { permission: perm.userAdd }, schema: { tags: ['user'], body: userCreateBody, response: { 200: idResult } } },
+    async (request) => {
+      const { password, status, ...profile } = request.body;
+      const tenantId = principalOf(request).tenantId;
+      if (!(await usernameIsFree(db, profile.username))) throw new DomainError('USERNAME_TAKEN');
+      await assertReferences(db, tenantId, profile.groupId, profile.roleIds);
+      const userId = newAggregateId(contextOf(request));
+      await setPassword(db, userId, tenantId, password);
+      await runCommand(ctx, request, userDecider, userStream(tenantId, userId), {
+        type: 'CreateUser',
+        userId,
+        ...profile,
+        status,
+        isSystemAdmin: false,
+        isTenantAdmin: false,
+      });
+      return ok({ id: userId });
+    },
+  );
+
+  app.put(
+    '/api/auth/user',
+    { config: { permission: perm.userEdit }, schema: { tags: ['user'], body: userUpdateBody, response: { 200: idResult } } },
+    async (request) => {
+      const { id, status, ...profile } = request.body;
+      const tenantId = principalOf(request).tenantId;
+      if (!(await usernameIsFree(db, profile.username, id))) throw new DomainError('USERNAME_TAKEN');
+      await assertReferences(db, tenantId, profile.groupId, profile.roleIds);
+      await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
+      const result = await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'SetUserStatus', userId: id, status });
+      if (result.state.status === 'stopped') await revokeSubjectSessions(db, id);
+      return ok({ id });
+    },
+  );
+
+  app.put(
+    '/api/auth/user/status',
+    { config: { permission: perm.userEdit }, schema: { tags: ['user'], body: userStatusBody, response: { 200: idResult } } },
+    async (request) => {
+      const { id, status } = request.body;
+      await runCommand(ctx, request, userDecider, userStream(principalOf(request).tenantId, id), { type: 'SetUserStatus', userId: id, status });
+      // A stopped user is logged out everywhere at once.
+      if (status === 'stopped') await revokeSubjectSessions(db, id);
+      return ok({ id });
+    },
+  );
+
+  app.delete(
+    '/api/auth/user',
+    { config: { permission: perm.userDelete }, schema: { tags: ['user'], querystring: idBody, response: { 200: idResult } } },
+    async (request) => {
+      const { id } = request.query;
+      await runCommand(ctx, request, userDecider, userStream(principalOf(request).tenantId, id), { type: 'DeleteUser', userId: id });
+      await revokeSubjectSessions(db, id);
+      await db.query('delete from auth_credentials where subject_id = $1', [id]);
+      return ok({ id });
+    },
+  );
+
+  app.post(
+    '/api/auth/user/password/reset',
+    { config: { permission: perm.userResetPassword }, schema: { tags: ['user'], body: passwordResetBody, response: { 200: idResult } } },
+    async (request) => {
+      const { id, password } = request.body;
+      const tenantId = principalOf(request).tenantId;
+      // The event first: it fails with NOT_FOUND for a user of another tenant before any secret is touched.
+      await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'RecordPasswordChange', userId: id, byAdministrator: true });
+      await setPassword(db, id, tenantId, password);
+      await revokeSubjectSessions(db, id);
+      return ok({ id });
+    },
+  );
+
+  app.put(
+    '/api/auth/user/password',
+    { config: { permission: 'authenticated' }, schema: { tags: ['user'], body: passwordChangeBody, response: { 200: envelope(z.null()) } } },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'user') throw new DomainError('FORBIDDEN');
+      const { oldPassword, newPassword } = request.body;
+      if (!(await verifyPassword(db, principal.id, oldPassword))) throw new DomainError('PASSWORD_WRONG');
+      await setPassword(db, principal.id, principal.tenantId, newPassword);
+      await runCommand(ctx, request, userDecider, userStream(principal.tenantId, principal.id), { type: 'RecordPasswordChange', userId: principal.id, byAdministrator: false });
+      // Every session of the user ends, this one included: they log in again with the new password.
+      await revokeSubjectSessions(db, principal.id);
+      return ok(null);
+    },
+  );
+
+  app.post(
+    '/api/auth/user/password/check',
+    { config: { permission: 'authenticated' }, schema: { tags: ['user'], body: passwordCheckBody, response: { 200: envelope(z.object({ valid: z.boolean() })) } } },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'user') throw new DomainError('FORBIDDEN');
+      return ok({ valid: await verifyPassword(db, principal.id, request.body.password) });
+    },
+  );
+
+  app.put(
+    '/api/auth/user/profile',
+    { config: { permission: 'authenticated' }, schema: { tags: ['user'], body: profileBody, response: { 200: idResult } } },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'user') throw new DomainError('FORBIDDEN');
+      const stream = userStream(principal.tenantId, principal.id);
+      const history = await store.readStream(stream);
+      const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
+      if (!state.profile) throw new DomainError('NOT_FOUND');
+      const profile: UserProfile = { ...state.profile, ...request.body };
+      await runCommand(ctx, request, userDecider, stream, { type: 'UpdateUser', userId: principal.id, ...profile });
+      return ok({ id: principal.id });
+    },
+  );
+};

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { envelope, menuNode, menuTreeQuery, perm, type MenuRow } from '@iot/contracts';
+import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { RoutesPlugin } from '../server/app.ts';
+import { ok } from '../server/envelope.ts';
+import { hasPermission, principalOf, type Principal } from '../server/principal.ts';
+import { treeOf } from './paging.ts';
+
+const toMenuRow = (r: Record<string, unknown>): MenuRow => ({
+  id: r.id as string,
+  type: r.type as MenuRow['type'],
+  name: r.name as string,
+  title: r.name as string,
+  routerName: (r.router_name as string | null) ?? null,
+  icon: (r.icon as string | null) ?? null,
+  permission: (r.permission as string | null) ?? null,
+  path: r.path as string,
+  component: (r.component as string | null) ?? null,
+  sort: r.sort as number,
+  parentId: (r.parent_id as string | null) ?? null,
+  builtin: r.builtin === true,
+});
+
+async function allMenus(db: Sql): Promise<MenuRow[]> {
+  return (await db.query('select * from rm_menus order by sort, id')).rows.map(toMenuRow);
+}
+
+/** The entries a principal may see: those whose permission it holds, entries without one that lead to such, and their ancestors. */
+export function visibleMenus(menus: MenuRow[], principal: Principal): MenuRow[] {
+  const byId = new Map(menus.map((m) => [m.id, m]));
+  const visible = new Set<string>();
+  for (const m of menus) {
+    if (!m.permission || !hasPermission(principal, m.permission)) continue;
+    for (let at: MenuRow | undefined = m; at && !visible.has(at.id); at = at.parentId ? byId.get(at.parentId) : undefined) visible.add(at.id);
+  }
+  return menus.filter((m) => visible.has(m.id));
+}
+
+function subtree(menus: MenuRow[], parentId: string | undefined): MenuRow[] {
+  if (!parentId) return menus;
+  const keep = new Set([parentId]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const m of menus) if (m.parentId && keep.has(m.parentId) && !keep.has(m.id)) (keep.add(m.id), (grew = true));
+  }
+  return menus.filter((m) => keep.has(m.id) && m.id !== parentId);
+}
+
+/** Spec §6/§7: the menu tree the server returns for the user drives what the browser shows. */
+export const menuQueryRoutes: RoutesPlugin = async (app, { db }) => {
+  app.get(
+    '/api/auth/menu',
+    { config: { permission: 'authenticated' }, schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } } },
+    async (request) => {
+      const { parentId, type } = request.query;
+      let menus = subtree(visibleMenus(await allMenus(db), principalOf(request)), parentId);
+      if (type) menus = menus.filter((m) => m.type === type);
+      return ok(treeOf(menus) as z.infer<typeof menuNode>[]);
+    },
+  );
+
+  /** The whole catalogue, for granting menus to roles: `platform:` entries only for the system administrator. */
+  app.get(
+    '/api/auth/menu/list',
+    { config: { permission: perm.menuList }, schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } } },
+    async (request) => {
+      const principal = principalOf(request);
+      const { parentId, type } = request.query;
+      let menus = subtree(await allMenus(db), parentId).filter((m) => principal.isSystemAdmin || !m.permission?.startsWith('platform:'));
+      if (type) menus = menus.filter((m) => m.type === type);
+      return ok(treeOf(menus) as z.infer<typeof menuNode>[]);
+    },
+  );
+};

@@ -1,0 +1,41 @@
+import { DEFAULT_SYSTEM_NAME, DomainError, envelope, perm, SYSTEM_TENANT, systemSettings } from '@iot/contracts';
+import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { RoutesPlugin } from '../server/app.ts';
+import { ok } from '../server/envelope.ts';
+import { principalOf } from '../server/principal.ts';
+import { isoOrNull } from './paging.ts';
+
+/** A tenant's settings, falling back to the platform's (system tenant) for what the tenant has not set. */
+async function settingsOf(db: Sql, tenantId: string) {
+  const rows = await db.query<{ tenant_id: string; system_name: string | null; logo_sha256: string | null; updated_at: Date }>(
+    'select * from rm_settings where tenant_id = any($1)',
+    [[tenantId, SYSTEM_TENANT]],
+  );
+  const own = rows.rows.find((r) => r.tenant_id === tenantId);
+  const platform = rows.rows.find((r) => r.tenant_id === SYSTEM_TENANT);
+  return {
+    systemName: own?.system_name ?? platform?.system_name ?? DEFAULT_SYSTEM_NAME,
+    logo: own?.logo_sha256 ?? platform?.logo_sha256 ?? null,
+    updatedAt: isoOrNull(own?.updated_at ?? platform?.updated_at),
+  };
+}
+
+/** System settings (name and logo) and the logo itself. The browser scales the logo to height 30. */
+export const settingsQueryRoutes: RoutesPlugin = async (app, { db }) => {
+  app.get(
+    '/api/auth/settings',
+    { config: { permission: perm.settingsView }, schema: { tags: ['settings'], response: { 200: envelope(systemSettings) } } },
+    async (request) => ok(await settingsOf(db, principalOf(request).tenantId)),
+  );
+
+  app.get(
+    '/api/auth/userLogo',
+    { config: { permission: 'authenticated' }, schema: { tags: ['settings'], description: 'The logo PNG of the caller\'s tenant (or the platform\'s).' } },
+    async (request, reply) => {
+      const { logo } = await settingsOf(db, principalOf(request).tenantId);
+      const row = logo ? (await db.query<{ png: Buffer }>('select png from settings_logos where sha256 = $1', [logo])).rows[0] : undefined;
+      if (!row) throw new DomainError('NOT_FOUND');
+      return reply.header('content-type', 'image/png').header('cache-control', 'private, max-age=300').header('etag', `"${logo}"`).send(row.png);
+    },
+  );
+};

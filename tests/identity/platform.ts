@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { loadConfig } from '@iot/infra/config.ts';
+import { seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
+import type { App } from '@iot/query/server/app.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { freePort } from '../harness/free-port.ts';
+
+export const ADMIN_PASSWORD = 'Sys#admin42';
+
+/** One platform in this process (chDB opens once per process), on its own database, with every log line captured. */
+export async function startTestPlatform() {
+  const db: TestDatabase = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-identity-'));
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink);
+  const platform: Platform = await startPlatform(loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }), {
+    port: 0,
+    staticDir: null,
+    logger,
+  });
+  const app = platform.app as App;
+  let address = 0;
+
+  const http = {
+    app,
+    platform,
+    logLines,
+    /** Each call comes from its own address, so that the per-address login throttle stays out of the way unless asked for. */
+    async call(method: string, url: string, options: { token?: string; body?: unknown; query?: Record<string, string>; headers?: Record<string, string>; remoteAddress?: string } = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.token) headers.authentication = options.token;
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        query: options.query,
+        headers,
+        remoteAddress: options.remoteAddress ?? `10.1.${Math.floor(address / 250)}.${(address++ % 250) + 1}`,
+        ...(options.body === undefined ? {} : Buffer.isBuffer(options.body) ? { body: options.body } : { payload: options.body as object }),
+      });
+      let json: { code: number; msg: string; data: any } | null = null;
+      try {
+        json = response.json();
+      } catch {
+        json = null;
+      }
+      return { status: response.statusCode, body: response.body, json, headers: response.headers };
+    },
+    async login(account: string, password: string, remoteAddress?: string): Promise<string> {
+      const r = await http.call('POST', '/api/auth/login', { body: { account, password, agreement: true }, remoteAddress });
+      if (r.status !== 200) throw new Error(`login ${account} failed: ${r.body}`);
+      return r.json!.data.token as string;
+    },
+    seedTenant: (tenant: SeedTenant) => seedDemoTenant(platform.context, tenant),
+    async stop() {
+      await platform.stop();
+      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return http;
+}
+export type TestPlatform = Awaited<ReturnType<typeof startTestPlatform>>;
