@@ -9,7 +9,7 @@ import pg from 'pg';
 // process.exit(0 or 128+n) after stopping clusters: that overwrote a failing test run's exit code and
 // raced the platform's own ordered shutdown. The platform stops its cluster itself, so they are removed.
 const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
-for (const event of exitHook.hookedEvents()) if (event !== 'exit') exitHook.unhookEvent(event);
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 export interface EmbeddedPostgresHandle {
   url: string;
