@@ -1,0 +1,69 @@
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqlPool } from '@iot/infra/postgres/sql.ts';
+import { registerAccessControl } from '@iot/query/server/auth.ts';
+import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
+
+describe('API skeleton', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await startTestPlatform();
+  });
+  afterAll(async () => t?.stop());
+
+  it('reports each engine’s state at /health', async () => {
+    const health = await t.api('GET', '/health');
+    expect(health.status).toBe(200);
+    const names = health.body.data.engines.map((e: { name: string }) => e.name);
+    expect(names).toEqual(expect.arrayContaining(['postgres', 'eventstore:postgres', 'timeseries:chdb', 'bus:in-process', 'mqtt:aedes']));
+    expect(health.body.data.engines.every((e: { ok: boolean }) => e.ok)).toBe(true);
+  });
+
+  it('exposes Prometheus metrics with projection lag', async () => {
+    await t.login('admin', TEST_ADMIN_PASSWORD);
+    const metrics = await t.api('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toContain('projection_lag_seconds_bucket');
+    expect(metrics.body).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('serves an OpenAPI document of the /api routes with their schemas', async () => {
+    const docs = await t.api('GET', '/docs/json');
+    expect(docs.status).toBe(200);
+    expect(docs.body.openapi).toMatch(/^3\./);
+    const login = docs.body.paths['/api/auth/login'].post;
+    expect(login.requestBody.content['application/json'].schema.properties).toHaveProperty('account');
+  });
+
+  it('answers unknown API paths with 404 in the envelope, in the caller’s language', async () => {
+    const missing = await t.api('GET', '/api/iot/nothing-here', { headers: { lang: 'en' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ code: 404, msg: 'Record not found', data: { error: 'NOT_FOUND' } });
+  });
+
+  it('carries a request id on every answer and accepts the caller’s', async () => {
+    const response = await t.platform.app!.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'req-42' } });
+    expect(response.headers['x-request-id']).toBe('req-42');
+    expect(t.logLines.some((line) => line.includes('"reqId":"req-42"'))).toBe(true);
+  });
+
+  it('takes the spec’s timestamp and stationId off a query before validation', async () => {
+    const token = await t.login('admin', TEST_ADMIN_PASSWORD);
+    const list = await t.api('GET', `/api/auth/register?page=1&timestamp=${Date.now()}&stationId=g1`, { token });
+    expect(list.status).toBe(200);
+    const bad = await t.api('GET', '/api/auth/register?page=0', { token, headers: { lang: 'en' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.data.fields[0].field).toBe('querystring.page');
+  });
+});
+
+describe('access control', () => {
+  it('refuses to start with an /api route that declares no permission', async () => {
+    const app = Fastify();
+    const pool = createSqlPool('postgres://unused@127.0.0.1:1/none', 1);
+    registerAccessControl(app, pool);
+    expect(() => app.get('/api/forgotten', async () => 'open')).toThrow(/declares no permission/);
+    expect(() => app.get('/api/declared', { config: { permission: 'public' } }, async () => 'open')).not.toThrow();
+    await pool.end();
+  });
+});
