@@ -56,14 +56,6 @@ export function createProjectionRunner(store: EventStore, pool: SqlPool, project
     return result.rows[0]?.position ?? null;
   }
 
-  async function saveCheckpoint(sql: Sql, name: string, position: string): Promise<void> {
-    await sql.query(
-      `insert into projection_checkpoints (name, position, updated_at) values ($1, $2, now())
-       on conflict (name) do update set position = excluded.position, updated_at = now()`,
-      [name, position],
-    );
-  }
-
   async function start(name: string): Promise<void> {
     const projection = byName.get(name);
     if (!projection) throw new Error(`unknown projection ${name}`);
@@ -77,10 +69,13 @@ export function createProjectionRunner(store: EventStore, pool: SqlPool, project
       onEvents: async (events) => {
         const last = events[events.length - 1]!;
         const applied = await pool.transaction(async (tx) => {
-          if ((await storedCheckpoint(tx, name, true)) !== checkpoint) throw new CheckpointMovedError();
-          const count = await applyBatch(tx, projection, events);
-          await saveCheckpoint(tx, name, last.position);
-          return count;
+          // Moving the checkpoint first locks its row; finding it elsewhere means a rebuild moved it.
+          const moved = await tx.query(
+            'update projection_checkpoints set position = $3, updated_at = now() where name = $1 and position is not distinct from $2',
+            [name, checkpoint, last.position],
+          );
+          if (moved.rowCount === 0) throw new CheckpointMovedError();
+          return applyBatch(tx, projection, events);
         });
         checkpoint = last.position;
         const now = Date.now();
