@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
-import { seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
+import { routeModules, seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
 import type { App } from '@iot/query/server/app.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 import { freePort } from '../harness/free-port.ts';
@@ -23,6 +23,13 @@ export async function startTestPlatform() {
     },
   });
   const logger = pino({ level: 'debug' }, sink);
+  // Records what each route declares, as the access control sees it, before any module adds a route.
+  const permissions = new Map<string, string>();
+  routeModules.unshift((probe) => {
+    probe.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) permissions.set(`${method} ${route.url}`, String(route.config?.permission ?? ''));
+    });
+  });
   const platform: Platform = await startPlatform(loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }), {
     port: 0,
     staticDir: null,
@@ -35,6 +42,8 @@ export async function startTestPlatform() {
     app,
     platform,
     logLines,
+    /** The permission a route declares ('public', 'authenticated' or 'area:thing:action'). */
+    permissionOf: (method: string, url: string) => permissions.get(`${method} ${url}`),
     /** Each call comes from its own address, so that the per-address login throttle stays out of the way unless asked for. */
     async call(method: string, url: string, options: { token?: string; body?: unknown; query?: Record<string, string>; headers?: Record<string, string>; remoteAddress?: string } = {}) {
       const headers: Record<string, string> = { ...(options.headers ?? {}) };

@@ -43,6 +43,7 @@ export const roleQueryRoutes: RoutesPlugin = async (app, { db }) => {
     { config: { permission: perm.roleList }, schema: { tags: ['role'], querystring: roleCheckQuery, response: { 200: envelope(availability) } } },
     async (request) => {
       const { name, id } = request.query;
+      if (id && (await db.query('select 1 from rm_roles where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0) throw new DomainError('NOT_FOUND');
       const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [principalOf(request).tenantId, name, id ?? '']);
       return ok({ available: found.rowCount === 0 });
     },

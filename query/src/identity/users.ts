@@ -66,6 +66,8 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
     { config: { permission: perm.userList }, schema: { tags: ['user'], querystring: usernameCheckQuery, response: { 200: envelope(availability) } } },
     async (request) => {
       const { username, id } = request.query;
+      // The user being edited must be the caller's tenant's own.
+      if (id && (await db.query('select 1 from rm_users where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0) throw new DomainError('NOT_FOUND');
       const taken = await db.query('select 1 from rm_users where lower(username) = lower($1) and id <> $2', [username, id ?? '']);
       return ok({ available: taken.rowCount === 0 });
     },

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perm } from '@iot/contracts';
+import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../identity/platform.ts';
+import { requestOf, routesOf, type IdPicker, type Route } from './walk.ts';
+
+/**
+ * Security walks over every route of the OpenAPI document (a new route is covered without touching this file):
+ * tenant isolation, permission checks, and no password, secret or token in any answer, log line or event.
+ */
+let sut: TestPlatform;
+let routes: Route[];
+const A = { password: 'Alpha#pw77', limitedPassword: 'Limit#pw88', userPassword: 'User#pw99' };
+const B = { password: 'Beta#pw77' };
+const ids: Record<string, string> = {};
+const markers: string[] = [];
+const secrets: string[] = [ADMIN_PASSWORD, A.password, A.limitedPassword, A.userPassword, B.password];
+const responses: Array<{ route: string; body: string }> = [];
+let tokenA: string;
+let tokenB: string;
+let tokenLimited: string;
+
+const ok = (r: { status: number; body: string }) => {
+  expect(r.status, r.body).toBe(200);
+  return JSON.parse(r.body).data;
+};
+
+/** A's ids for the fields a route asks for, by the route's capability. */
+const pickA: IdPicker = (field, url) => {
+  const capability = url.split('/')[3] ?? '';
+  const byCapability: Record<string, string | undefined> = { user: ids.user, role: ids.role, dept: ids.group, app: ids.app, dict: ids.dict, menu: undefined, tenant: 'alpha', register: 'alpha' };
+  switch (field) {
+    case 'id':
+      return byCapability[capability] ?? ids.user;
+    case 'groupId':
+    case 'parentId':
+      return capability === 'menu' ? undefined : ids.group;
+    case 'roleId':
+    case 'roleIds':
+    case 'roleId ':
+      return ids.role;
+    case 'typeId':
+      return ids.dict;
+    case 'itemId':
+      return ids.dictItem;
+    case 'appKey':
+      return ids.appKey;
+    case 'account':
+    case 'username':
+      return 'alphaUserQ';
+    default:
+      return undefined;
+  }
+};
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  await sut.seedTenant({ id: 'alpha', name: 'alphaTenantQ', adminUsername: 'alphaAdminQ', adminPassword: A.password });
+  await sut.seedTenant({ id: 'beta', name: 'betaTenantQ', adminUsername: 'betaAdminQ', adminPassword: B.password });
+  tokenA = await sut.login('alphaAdminQ', A.password);
+  tokenB = await sut.login('betaAdminQ', B.password);
+
+  // Tenant A's resources, one of each kind.
+  ids.group = ok(await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaGroupQ', type: 'office', location: 'alphaPlaceQ' } })).id;
+  ids.childGroup = ok(await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaChildQ', type: 'site', parentId: ids.group } })).id;
+  ids.role = ok(await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaRoleQ', remark: 'alphaRemarkQ', menuIds: ['system.user', 'system.user.list'] } })).id;
+  ids.emptyRole = ok(await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaNothingQ', menuIds: ['home', 'home.index'] } })).id;
+  const user = { sex: 'female', email: 'alpha.user@example.com', phone: '13900000001', status: 'enabled', position: 'alphaPositionQ', groupId: ids.childGroup };
+  ids.user = ok(await sut.call('POST', '/api/auth/user', { token: tokenA, body: { ...user, username: 'alphaUserQ', password: A.userPassword, roleIds: [ids.role] } })).id;
+  ids.limited = ok(
+    await sut.call('POST', '/api/auth/user', { token: tokenA, body: { ...user, username: 'alphaLimitedQ', email: 'alpha.limited@example.com', password: A.limitedPassword, roleIds: [ids.emptyRole] } }),
+  ).id;
+  const app = ok(await sut.call('POST', '/api/auth/app', { token: tokenA, body: { type: 'server', name: 'alphaAppQ', scope: [perm.userList], sharing: 'organisation' } }));
+  ids.app = app.id;
+  ids.appKey = app.appKey;
+  secrets.push(app.appSecret);
+  ids.dict = ok(await sut.call('POST', '/api/auth/dict', { token: tokenA, body: { code: 'alphaDictQ', name: 'alphaDictNameQ' } })).id;
+  ids.dictItem = ok(await sut.call('POST', '/api/auth/dict/item', { token: tokenA, body: { typeId: ids.dict, label: 'alphaLabelQ', value: 'alphaValueQ' } })).id;
+  ok(await sut.call('PUT', '/api/auth/settings', { token: tokenA, body: { systemName: 'alphaSystemQ' } }));
+  const appToken = ok(await sut.call('POST', '/api/auth/app/token', { body: { appKey: app.appKey, appSecret: app.appSecret } }));
+  tokenLimited = await sut.login('alphaLimitedQ', A.limitedPassword);
+  secrets.push(tokenA, tokenB, tokenLimited, appToken.token);
+
+  const roles = ok(await sut.call('GET', '/api/auth/role', { token: tokenA, query: { pageSize: '100' } }));
+  markers.push('alpha-admin', ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));
+  markers.push('alphaTenantQ', 'alphaAdminQ', 'alphaGroupQ', 'alphaChildQ', 'alphaPlaceQ', 'alphaRoleQ', 'alphaRemarkQ', 'alphaNothingQ', 'alphaUserQ', 'alphaLimitedQ');
+  markers.push('alpha.user@example.com', 'alphaPositionQ', 'alphaAppQ', 'alphaDictQ', 'alphaDictNameQ', 'alphaLabelQ', 'alphaValueQ', 'alphaSystemQ');
+
+  await sut.app.ready();
+  routes = routesOf(sut.app.swagger() as never);
+});
+afterAll(async () => sut?.stop());
+
+/** Logout ends the walker's own session: it has its own test. */
+const walked = () => routes.filter((r) => !r.url.endsWith('/logout'));
+const permissionOf = (route: Route) => sut.permissionOf(route.method, route.url);
+
+async function walk(token: string, check: (route: Route, usedA: boolean, r: { status: number; body: string }) => void) {
+  for (const route of walked()) {
+    const { query, body } = requestOf(route, pickA);
+    // A read filtered by A's id may answer B's own (empty) rows; a change or a read of one record by A's id may not succeed.
+    const request = JSON.stringify([query, body]);
+    const usedA = (route.method !== 'GET' || 'id' in query) && markers.some((m) => request.includes(m));
+    const r = await sut.call(route.method, route.url, { token, query, body });
+    responses.push({ route: `${route.method} ${route.url}`, body: r.body });
+    check(route, usedA, r);
+  }
+}
+
+describe('security', () => {
+  it('walks a real route set', () => {
+    expect(walked().length).toBeGreaterThan(40);
+  });
+
+  it('isolates tenants: a user of tenant B gets nothing of tenant A on any route', async () => {
+    const failures: string[] = [];
+    await walk(tokenB, (route, usedA, r) => {
+      const name = `${route.method} ${route.url} -> ${r.status}`;
+      if (r.status >= 500) failures.push(`${name}: server error ${r.body.slice(0, 200)}`);
+      if (usedA && ![400, 403, 404, 429].includes(r.status)) failures.push(`${name}: acted on tenant A's resource: ${r.body.slice(0, 200)}`);
+      const leaked = markers.filter((m) => r.body.includes(m));
+      if (leaked.length) failures.push(`${name}: leaked ${leaked.join(', ')}`);
+    });
+    expect(failures).toEqual([]);
+    // Tenant A's resources are untouched.
+    const users = ok(await sut.call('GET', '/api/auth/user', { token: tokenA, query: { pageSize: '100' } }));
+    expect(users.rows.map((u: { username: string }) => u.username).sort()).toEqual(['alphaAdminQ', 'alphaLimitedQ', 'alphaUserQ']);
+    expect(ok(await sut.call('GET', '/api/auth/user/detail', { token: tokenA, query: { id: ids.user! } })).status).toBe('enabled');
+    expect(ok(await sut.call('GET', '/api/auth/dept/list', { token: tokenA })).total).toBe(2);
+    expect(ok(await sut.call('GET', '/api/auth/app', { token: tokenA })).total).toBe(1);
+    expect(ok(await sut.call('GET', '/api/auth/dict/item', { token: tokenA, query: { typeId: ids.dict! } })).total).toBe(1);
+  });
+
+  it('checks permissions: a user whose role lacks a route permission gets 403 on every non-public route', async () => {
+    const failures: string[] = [];
+    await walk(tokenLimited, (route, _usedA, r) => {
+      const permission = permissionOf(route);
+      if (!permission || permission === 'public' || permission === 'authenticated') return;
+      if (r.status !== 403) failures.push(`${route.method} ${route.url} (${permission}) -> ${r.status}`);
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it('grants routes through menus: every route permission is a built-in interface or button entry', async () => {
+    const menus = await sut.platform.context.db.query<{ permission: string; type: string }>(`select permission, type from rm_menus where type in ('interface', 'button')`);
+    const granted = new Set(menus.rows.map((m) => m.permission));
+    const missing = routes.map(permissionOf).filter((p): p is string => !!p && p !== 'public' && p !== 'authenticated' && !granted.has(p));
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('an app token carries exactly its scope', async () => {
+    const appToken = secrets.at(-1)!;
+    expect((await sut.call('GET', '/api/auth/user', { token: appToken })).status).toBe(200);
+    expect((await sut.call('GET', '/api/auth/role', { token: appToken })).status).toBe(403);
+    expect((await sut.call('POST', '/api/auth/user', { token: appToken, body: {} })).status).toBe(400);
+  });
+
+  it('never shows a password, secret or token in an answer, a log line or an event', async () => {
+    const leaks = (text: string) => secrets.filter((s) => text.includes(s)).map((s) => `${s.slice(0, 3)}…`).concat(text.includes('$argon2') ? ['argon2 hash'] : []);
+    for (const r of responses) expect(leaks(r.body), r.route).toEqual([]);
+    const logs = sut.logLines.join('');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(leaks(logs)).toEqual([]);
+    const store = sut.platform.context.store;
+    let after: string | null = null;
+    let count = 0;
+    for (;;) {
+      const batch = await store.readAll({ after, limit: 1000 });
+      if (batch.length === 0) break;
+      count += batch.length;
+      expect(leaks(JSON.stringify(batch))).toEqual([]);
+      after = batch.at(-1)!.position;
+    }
+    expect(count).toBeGreaterThan(100);
+  });
+});
