@@ -11,6 +11,7 @@ import { ComingSoon, NotFound } from '../home/ComingSoon.tsx';
 import { HomePage } from '../home/HomePage.tsx';
 import { Layout } from '../shell/Layout.tsx';
 import { flatten, staticMenu } from '../shell/menu.ts';
+import { useMenu } from '../shell/useMenu.ts';
 import { AppsPage } from '../system/AppsPage.tsx';
 import { DictionariesPage } from '../system/DictionariesPage.tsx';
 import { GroupsPage } from '../system/GroupsPage.tsx';
@@ -25,11 +26,11 @@ import { UsersPage } from '../system/UsersPage.tsx';
 export const screens: Record<string, ComponentType> = {
   '/system/tenant': TenantAuditPage,
   '/system/user': UsersPage,
-  '/system/group': GroupsPage,
+  '/system/dept': GroupsPage,
   '/system/role': RolesPage,
   '/system/menu': MenusPage,
   '/system/app': AppsPage,
-  '/system/dictionary': DictionariesPage,
+  '/system/dict': DictionariesPage,
   '/system/settings': SettingsPage,
   '/system/log': OperationLogPage,
 };
@@ -49,16 +50,22 @@ function RequireAuth() {
   return <Outlet />;
 }
 
-/** A screen the user lacks the permission of is not found for them (the menu does not show it either). */
-function Guarded({ path, screen: Screen }: { path: string; screen: ComponentType }) {
+/**
+ * Any path below the shell: a built screen (if the user holds its permission), the "later release" page
+ * for an entry of the menu, or not found.
+ */
+function Screen() {
   const user = useSession();
+  const location = useLocation();
+  const menu = useMenu();
+  const path = location.pathname;
+  const Built = screens[path];
   const node = flatten(staticMenu).find((n) => n.path === path);
-  return can(user, node?.permission) ? <Screen /> : <NotFound />;
+  if (Built) return can(user, node?.permission) ? <Built /> : <NotFound />;
+  const inMenu = flatten(menu.data ?? []).some((n) => n.path === path) || (node !== undefined && can(user, node.permission));
+  if (menu.isLoading) return null;
+  return inMenu ? <ComingSoon /> : <NotFound />;
 }
-
-const leafPaths = flatten(staticMenu)
-  .filter((n) => n.path && n.path !== '/index')
-  .map((n) => n.path!);
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
@@ -71,8 +78,8 @@ export const router = createBrowserRouter([
         children: [
           { path: '/', element: <Navigate to="/index" replace /> },
           { path: '/index', element: <HomePage /> },
-          ...leafPaths.map((path) => ({ path, element: screens[path] ? <Guarded path={path} screen={screens[path]} /> : <ComingSoon /> })),
-          { path: '*', element: <NotFound /> },
+          { path: '/home/index', element: <Navigate to="/index" replace /> },
+          { path: '*', element: <Screen /> },
         ],
       },
     ],

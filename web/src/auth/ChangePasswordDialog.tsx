@@ -23,7 +23,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     if (!checked.ok) return form.setErrors(checked.errors);
     setBusy(true);
     try {
-      await api.post(endpoints.password, { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword });
+      await api.put(endpoints.password, { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword });
       notice.success(t('auth.passwordChanged'));
       close();
     } catch (error) {

@@ -4,7 +4,7 @@ type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };
 
 /** English: the same keys as zh.ts, enforced by the type. */
 export const en: Shape<typeof zh> = {
-  brand: { name: 'Device Cloud Platform', tagline: 'One platform to connect, monitor, alert on and analyse industrial IoT devices' },
+  brand: { name: 'Device Cloud', tagline: 'One platform to connect, monitor, alert on and analyse industrial IoT devices' },
   common: {
     operationTip: 'Operation tip',
     confirmTitle: 'Confirm',
@@ -102,6 +102,12 @@ export const en: Shape<typeof zh> = {
     project: 'Projects',
     garage: 'Garages',
     faultStats: 'Fault statistics',
+    regionFault: 'Regional fault statistics',
+    garageFault: 'Garage fault statistics',
+    projectFault: 'Project fault statistics',
+    nationalFault: 'National fault statistics',
+    ruleEditor: 'Rule chain editor',
+    testReport: 'Test reports',
     ruleEngine: 'Rule engine',
     ruleChain: 'Rule chain library',
     ruleList: 'Rule list',

@@ -10,11 +10,13 @@ export interface MenuNode {
   icon?: string;
   permission?: string;
   type?: 'menu' | 'button' | 'interface' | 'tab' | 'appMenu' | 'directory';
+  prefix?: string;
   children?: MenuNode[];
 }
 
 const leaf = (key: string, path: string, permission?: string): MenuNode => ({ key, title: `menu.${key}`, path, permission, type: 'menu' });
-const dir = (key: string, icon: string, children: MenuNode[]): MenuNode => ({ key, title: `menu.${key}`, icon, type: 'directory', children });
+/** A directory: `prefix` is the path the server gives it (not a screen of its own). */
+const dir = (key: string, icon: string, prefix: string, children: MenuNode[]): MenuNode => ({ key, title: `menu.${key}`, icon, type: 'directory', prefix, children });
 
 /**
  * The screens of spec §2. Used when the server has no menu route yet, and to name screens
@@ -22,63 +24,76 @@ const dir = (key: string, icon: string, children: MenuNode[]): MenuNode => ({ ke
  */
 export const staticMenu: MenuNode[] = [
   { key: 'home', title: 'menu.home', path: '/index', icon: 'home', type: 'menu' },
-  dir('operation', 'dashboard', [
-    leaf('dataMap', '/operation/map'),
+  dir('operation', 'dashboard', '/operation', [
+    leaf('dataMap', '/operation/dataMap'),
     leaf('scene', '/operation/scene'),
-    leaf('fieldConfig', '/operation/field'),
-    leaf('dataMarket', '/operation/market'),
+    leaf('fieldConfig', '/operation/fieldConfig'),
+    leaf('dataMarket', '/operation/dataMarket'),
     leaf('video', '/operation/video'),
-    leaf('bigScreen', '/operation/screen'),
+    leaf('bigScreen', '/operation/bigScreen'),
   ]),
-  dir('device', 'device', [
-    leaf('deviceList', '/device/list'),
+  dir('device', 'device', '/device', [
+    leaf('deviceList', '/device/device'),
     leaf('gateway', '/device/gateway'),
     leaf('product', '/device/product'),
-    leaf('deviceGroup', '/device/group'),
+    leaf('deviceGroup', '/device/grouping'),
   ]),
-  dir('sceneConfig', 'scene', [leaf('sceneDesign', '/scene/design'), leaf('linkage', '/scene/linkage'), leaf('linkageLog', '/scene/linkage-log')]),
-  dir('analysis', 'analysis', [
+  dir('sceneConfig', 'scene', '/scene', [leaf('sceneDesign', '/scene/design'), leaf('linkage', '/scene/linkage'), leaf('linkageLog', '/scene/linkageLog')]),
+  dir('analysis', 'analysis', '/analysis', [
     leaf('report', '/analysis/report'),
     leaf('history', '/analysis/history'),
     leaf('businessStats', '/analysis/business'),
     leaf('statTask', '/analysis/task'),
     leaf('project', '/analysis/project'),
     leaf('garage', '/analysis/garage'),
-    leaf('faultStats', '/analysis/fault'),
+    leaf('regionFault', '/analysis/regionFault'),
+    leaf('garageFault', '/analysis/garageFault'),
+    leaf('projectFault', '/analysis/projectFault'),
+    leaf('nationalFault', '/analysis/nationalFault'),
   ]),
-  dir('ruleEngine', 'rule', [leaf('ruleChain', '/rule/chain'), leaf('ruleList', '/rule/list')]),
-  dir('alarm', 'alarm', [
+  dir('ruleEngine', 'rule', '/rule', [leaf('ruleChain', '/rule/chainLibrary'), leaf('ruleEditor', '/rule/chainEditor'), leaf('ruleList', '/rule/list')]),
+  dir('alarm', 'alarm', '/alarm', [
     leaf('alarmMonitor', '/alarm/monitor'),
     leaf('alarmSettings', '/alarm/settings'),
-    leaf('notifySettings', '/alarm/notify-settings'),
+    leaf('notifySettings', '/alarm/notifySettings'),
     leaf('contacts', '/alarm/contacts'),
-    leaf('notifyTemplate', '/alarm/templates'),
-    leaf('notifyConfig', '/alarm/configs'),
-    leaf('notifyRecord', '/alarm/records'),
+    leaf('notifyTemplate', '/alarm/notifyTemplates'),
+    leaf('notifyConfig', '/alarm/notifyConfigs'),
+    leaf('notifyRecord', '/alarm/notifyRecords'),
   ]),
-  dir('productTest', 'test', [leaf('testConfig', '/test/config'), leaf('productionTest', '/test/production'), leaf('qualityTest', '/test/quality')]),
-  dir('forwarding', 'forward', [
+  dir('productTest', 'test', '/producttest', [
+    leaf('testConfig', '/producttest/config'),
+    leaf('productionTest', '/producttest/production'),
+    leaf('testReport', '/producttest/ptReport'),
+    leaf('qualityTest', '/producttest/quality'),
+  ]),
+  dir('forwarding', 'forward', '/forward', [
     leaf('mqttService', '/forward/mqtt'),
     leaf('httpService', '/forward/http'),
     leaf('forwardRule', '/forward/rules'),
-    leaf('mqttAuth', '/forward/mqtt-auth'),
+    leaf('mqttAuth', '/forward/mqttAuth'),
   ]),
-  dir('system', 'system', [
-    leaf('tenantAudit', '/system/tenant', 'platform:tenant:list'),
+  dir('system', 'system', '/system', [
     leaf('user', '/system/user', 'system:user:list'),
-    leaf('group', '/system/group', 'system:dept:list'),
     leaf('role', '/system/role', 'system:role:list'),
+    leaf('group', '/system/dept', 'system:dept:list'),
     leaf('menuManage', '/system/menu', 'system:menu:list'),
     leaf('app', '/system/app', 'system:app:list'),
-    leaf('dictionary', '/system/dictionary', 'system:dict:list'),
-    leaf('settings', '/system/settings', 'system:settings:edit'),
+    leaf('dictionary', '/system/dict', 'system:dict:list'),
+    leaf('settings', '/system/settings', 'system:settings:list'),
     leaf('operationLog', '/system/log', 'system:log:list'),
-    leaf('mqttManage', '/system/mqtt', 'system:mqtt:list'),
-    leaf('task', '/system/task', 'system:task:list'),
-    leaf('resource', '/system/resource', 'system:resource:list'),
-    leaf('file', '/system/file', 'system:file:list'),
+    leaf('tenantAudit', '/system/tenant', 'platform:tenant:list'),
+    leaf('task', '/system/task', 'system:task:view'),
+    leaf('resource', '/system/resource', 'system:resource:view'),
+    leaf('mqttManage', '/system/mqtt', 'system:mqtt:view'),
+    leaf('file', '/system/file', 'system:file:view'),
   ]),
 ];
+
+/** The i18n title of a path (leaf or directory prefix), so that server entries show in the user's language. */
+export const titleByPath = new Map<string, string>(
+  staticMenu.flatMap((n) => [[n.path ?? '', n.title] as [string, string], ...(n.children ?? []).map((c) => [c.path ?? '', c.title] as [string, string]), [n.prefix ?? '', n.title] as [string, string]]),
+);
 
 /** Only what the user may see: leaves they hold the permission of, and directories with a visible child. */
 export function filterMenu(nodes: MenuNode[], user: CurrentUser | null): MenuNode[] {

@@ -146,7 +146,7 @@ export function MenusPage() {
     const items = reorder(siblingsOf(tree.data ?? [], row) ?? [], row.id, direction);
     if (!items) return;
     try {
-      await api.post(endpoints.menuOrder, { items });
+      await api.put(endpoints.menuOrder, { items });
       notice.success(t('common.success'));
       await refresh();
     } catch (error) {
@@ -176,7 +176,7 @@ export function MenusPage() {
     <>
       <ListPage<MenuNode>
         queryKey={KEY}
-        endpoint={endpoints.menu}
+        endpoint={endpoints.menuAll}
         exportName={t('menu.menuManage')}
         rowId={(r) => r.id}
         subRows={(r) => r.children}

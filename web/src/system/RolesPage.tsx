@@ -57,7 +57,7 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
       if (creating) await api.post(endpoints.role, checked.data);
       else {
         if (!grantOnly) await api.put(endpoints.role, checked.data);
-        await api.post(endpoints.roleMenu, { id: form.values.id, menuIds });
+        await api.put(endpoints.roleMenu, { id: form.values.id, menuIds });
       }
       notice.success(t(creating ? 'common.created' : 'common.saved'));
       form.markSaved();

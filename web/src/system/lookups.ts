@@ -18,7 +18,7 @@ export function useGroups() {
 
 /** The menu tree (with buttons), for granting to roles and picking parents. */
 export function useMenuTree() {
-  return useQuery({ queryKey: ['menus', 'tree'], retry: false, queryFn: () => api.get<MenuNode[]>(endpoints.menu) });
+  return useQuery({ queryKey: ['menus', 'tree'], retry: false, queryFn: () => api.get<MenuNode[]>(endpoints.menuAll) });
 }
 
 /** A tree as indented options: `— child` under its parent. */

@@ -1,0 +1,20 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { en } from './en.ts';
+import { zh } from './zh.ts';
+
+const keys = (o: object, prefix = ''): string[] =>
+  Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => (statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : /\.tsx?$/.test(f) && !f.endsWith('.test.ts') ? [path.join(dir, f)] : []));
+
+describe('translations', () => {
+  it('zh and en have the same keys', () => expect(keys(en).sort()).toEqual(keys(zh).sort()));
+  it('every literal key the code asks for exists', () => {
+    const known = new Set(keys(zh));
+    const src = path.resolve(import.meta.dirname, '..');
+    const used = files(src).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bt\('([a-zA-Z]+\.[\w.]+)'/g)].map((m) => m[1]!));
+    expect(used.filter((k) => !known.has(k))).toEqual([]);
+  });
+});
