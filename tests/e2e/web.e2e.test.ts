@@ -49,7 +49,7 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
   async function newPage(lang: 'zh' | 'en' = 'zh'): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page = await context.newPage();
-    if (lang === 'en') await page.addInitScript(() => localStorage.setItem('lang', 'en'));
+    if (lang === 'en') await page.addInitScript("localStorage.setItem('lang', 'en')");
     return page;
   }
 
@@ -72,7 +72,7 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await expect.poll(() => page.locator('button[type=submit]').textContent()).toBe('Log in');
     await page.click('button[type=submit]');
     await expect.poll(() => page.getByTestId('login-error').textContent()).toBe('Username or password incorrect');
-    expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe('en');
+    expect(await page.evaluate("localStorage.getItem('lang')")).toBe('en');
     await page.context().close();
   });
 
@@ -134,7 +134,7 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await page.waitForURL('**/index');
     await page.goto(`${base}/device/device`);
     await expect.poll(() => page.getByTestId('coming-soon').textContent()).toContain('later release');
-    await page.evaluate(() => localStorage.setItem('token', 'not-a-token'));
+    await page.evaluate("localStorage.setItem('token', 'not-a-token')");
     await page.context().clearCookies();
     await page.goto(`${base}/system/tenant`);
     await page.waitForURL('**/login**');
