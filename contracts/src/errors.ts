@@ -24,7 +24,11 @@ export const errorCatalogue = {
   ROLE_EXISTS: { status: 400, zh: '角色已存在', en: 'Role already exists' },
   USERNAME_TAKEN: { status: 400, zh: '用户名已存在', en: 'Username already exists' },
   PASSWORD_WRONG: { status: 400, zh: '原密码错误', en: 'The old password is wrong' },
-  ROOT_GROUP_FORBIDDEN: { status: 400, zh: '非管理员不能创建或删除根分组，请选择父级或子级分组', en: 'Only the root user can create or delete the root group: pick a parent or child group' },
+  ROOT_GROUP_FORBIDDEN: {
+    status: 400,
+    zh: '非管理员不能创建或删除根分组，请选择父级或子级分组',
+    en: 'Only the root user can create or delete the root group: pick a parent or child group',
+  },
   LOGO_TOO_LARGE: { status: 400, zh: '上传图片大小不能超过 2MB!', en: 'The size of the uploaded picture cannot exceed 2MB!' },
   LOGO_NOT_PNG: { status: 400, zh: '只能上传 PNG 图片', en: 'Only PNG pictures can be uploaded' },
   ALARM_ENTRY_LIMIT: { status: 400, zh: '最多只能新增10条数据', en: 'Only 10 new data can be added at most' },

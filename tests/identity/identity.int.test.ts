@@ -10,7 +10,14 @@ const data = (r: { status: number; body: string }) => {
   expect(r.status, r.body).toBe(200);
   return JSON.parse(r.body).data;
 };
-const user = (over: Record<string, unknown> = {}) => ({ sex: 'male', email: 'zhang@example.com', phone: '13700000000', status: 'enabled', password: 'Zhang#123', ...over });
+const user = (over: Record<string, unknown> = {}) => ({
+  sex: 'male',
+  email: 'zhang@example.com',
+  phone: '13700000000',
+  status: 'enabled',
+  password: 'Zhang#123',
+  ...over,
+});
 
 beforeAll(async () => {
   sut = await startTestPlatform();
@@ -30,19 +37,39 @@ describe('users', () => {
     expect(zh.status).toBe(400);
     expect(zh.json!.msg).toContain('请完善必填项');
     expect(zh.json!.msg).toContain('body.username');
-    const en = await sut.call('POST', '/api/auth/user', { token: admin, headers: { lang: 'en' }, body: user({ username: 'zhang', roleIds: [], sex: undefined }) });
+    const en = await sut.call('POST', '/api/auth/user', {
+      token: admin,
+      headers: { lang: 'en' },
+      body: user({ username: 'zhang', roleIds: [], sex: undefined }),
+    });
     expect(en.json!.msg).toMatch(/^Please complete the required fields: .*body\.sex/);
     expect(en.json!.msg).toContain('body.roleIds');
   });
 
   it('creates, checks, lists (paged, sorted, filtered), edits, stops and deletes a user', async () => {
     const roleId = await role('operatorX', ['system.user', 'system.user.list']);
-    const id = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user({ username: 'zhang', roleIds: [roleId], position: 'engineer' }) })).id;
-    expect(data(await sut.call('GET', '/api/auth/user/check', { token: admin, query: { username: 'ZHANG' } }))).toEqual({ available: false });
-    const taken = await sut.call('POST', '/api/auth/user', { token: admin, headers: { lang: 'en' }, body: user({ username: 'zhang', roleIds: [roleId] }) });
+    const id = data(
+      await sut.call('POST', '/api/auth/user', {
+        token: admin,
+        body: user({ username: 'zhang', roleIds: [roleId], position: 'engineer' }),
+      }),
+    ).id;
+    expect(data(await sut.call('GET', '/api/auth/user/check', { token: admin, query: { username: 'ZHANG' } }))).toEqual({
+      available: false,
+    });
+    const taken = await sut.call('POST', '/api/auth/user', {
+      token: admin,
+      headers: { lang: 'en' },
+      body: user({ username: 'zhang', roleIds: [roleId] }),
+    });
     expect(taken.json!.msg).toBe('Username already exists');
-    await sut.call('POST', '/api/auth/user', { token: admin, body: user({ username: 'wang', email: 'wang@example.com', roleIds: [roleId] }) });
-    const page1 = data(await sut.call('GET', '/api/auth/user', { token: admin, query: { pageSize: '2', page: '1', sort: 'username', order: 'asc' } }));
+    await sut.call('POST', '/api/auth/user', {
+      token: admin,
+      body: user({ username: 'wang', email: 'wang@example.com', roleIds: [roleId] }),
+    });
+    const page1 = data(
+      await sut.call('GET', '/api/auth/user', { token: admin, query: { pageSize: '2', page: '1', sort: 'username', order: 'asc' } }),
+    );
     expect(page1.total).toBe(3);
     expect(page1.rows.map((u: { username: string }) => u.username)).toEqual(['gammaAdmin', 'wang']);
     const filtered = data(await sut.call('GET', '/api/auth/user', { token: admin, query: { position: 'engin', roleId } }));
@@ -50,24 +77,50 @@ describe('users', () => {
     expect(data(await sut.call('GET', '/api/auth/user/queryPosition', { token: admin }))).toEqual(['engineer']);
     const zhang = await sut.login('zhang', 'Zhang#123');
     expect(data(await sut.call('GET', '/api/auth/user', { token: zhang })).total).toBe(3);
-    expect((await sut.call('POST', '/api/auth/user', { token: zhang, body: user({ username: 'liwei', roleIds: [roleId] }) })).status).toBe(403);
-    data(await sut.call('PUT', '/api/auth/user', { token: admin, body: { id, ...user({ username: 'zhang2', roleIds: [roleId], password: undefined }), position: 'lead' } }));
+    expect((await sut.call('POST', '/api/auth/user', { token: zhang, body: user({ username: 'liwei', roleIds: [roleId] }) })).status).toBe(
+      403,
+    );
+    data(
+      await sut.call('PUT', '/api/auth/user', {
+        token: admin,
+        body: { id, ...user({ username: 'zhang2', roleIds: [roleId], password: undefined }), position: 'lead' },
+      }),
+    );
     expect(data(await sut.call('GET', '/api/auth/user/detail', { token: admin, query: { id } })).username).toBe('zhang2');
     // Stopping a user ends their sessions at once and keeps them out.
     data(await sut.call('PUT', '/api/auth/user/status', { token: admin, body: { id, status: 'stopped' } }));
     expect((await sut.call('GET', '/api/auth/user/currentUser', { token: zhang })).status).toBe(401);
-    expect((await sut.call('POST', '/api/auth/login', { body: { account: 'zhang2', password: 'Zhang#123', agreement: true } })).json!.data.error).toBe('ACCOUNT_STOPPED');
+    expect(
+      (await sut.call('POST', '/api/auth/login', { body: { account: 'zhang2', password: 'Zhang#123', agreement: true } })).json!.data.error,
+    ).toBe('ACCOUNT_STOPPED');
     data(await sut.call('DELETE', '/api/auth/user', { token: admin, query: { id } }));
     expect((await sut.call('GET', '/api/auth/user/detail', { token: admin, query: { id } })).status).toBe(404);
   });
 
   it('changes a password (old one checked, sessions revoked), resets it as admin, checks it', async () => {
     const roleId = await role('plain', ['home', 'home.index']);
-    const id = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user({ username: 'chen', email: 'chen@example.com', roleIds: [roleId] }) })).id;
+    const id = data(
+      await sut.call('POST', '/api/auth/user', {
+        token: admin,
+        body: user({ username: 'chen', email: 'chen@example.com', roleIds: [roleId] }),
+      }),
+    ).id;
     const token = await sut.login('chen', 'Zhang#123');
-    expect(data(await sut.call('POST', '/api/auth/user/password/check', { token, body: { password: 'Zhang#123' } }))).toEqual({ valid: true });
-    expect((await sut.call('PUT', '/api/auth/user/password', { token, headers: { lang: 'en' }, body: { oldPassword: 'wrong!', newPassword: 'Chen#456' } })).json!.msg).toBe('The old password is wrong');
-    expect((await sut.call('PUT', '/api/auth/user/password', { token, body: { oldPassword: 'Zhang#123', newPassword: '12345' } })).status).toBe(400);
+    expect(data(await sut.call('POST', '/api/auth/user/password/check', { token, body: { password: 'Zhang#123' } }))).toEqual({
+      valid: true,
+    });
+    expect(
+      (
+        await sut.call('PUT', '/api/auth/user/password', {
+          token,
+          headers: { lang: 'en' },
+          body: { oldPassword: 'wrong!', newPassword: 'Chen#456' },
+        })
+      ).json!.msg,
+    ).toBe('The old password is wrong');
+    expect(
+      (await sut.call('PUT', '/api/auth/user/password', { token, body: { oldPassword: 'Zhang#123', newPassword: '12345' } })).status,
+    ).toBe(400);
     data(await sut.call('PUT', '/api/auth/user/password', { token, body: { oldPassword: 'Zhang#123', newPassword: 'Chen#456' } }));
     expect((await sut.call('GET', '/api/auth/user/currentUser', { token })).status).toBe(401);
     const again = await sut.login('chen', 'Chen#456');
@@ -83,23 +136,46 @@ describe('users', () => {
 
   it('reads and edits the own profile', async () => {
     expect(data(await sut.call('GET', '/api/auth/user/profile', { token: admin })).username).toBe('gammaAdmin');
-    data(await sut.call('PUT', '/api/auth/user/profile', { token: admin, body: { sex: 'female', email: 'boss@example.com', phone: '13600000000', homePage: '/index' } }));
+    data(
+      await sut.call('PUT', '/api/auth/user/profile', {
+        token: admin,
+        body: { sex: 'female', email: 'boss@example.com', phone: '13600000000', homePage: '/index' },
+      }),
+    );
     expect(data(await sut.call('GET', '/api/auth/user/currentUser', { token: admin })).homePage).toBe('/index');
   });
 });
 
 describe('login', () => {
   it('throttles 5 failures of one account within 15 minutes, from any address', async () => {
-    for (let i = 0; i < 5; i++) expect((await sut.call('POST', '/api/auth/login', { body: { account: 'gammaAdmin', password: 'nope', agreement: true } })).json!.data.error).toBe('LOGIN_FAILED');
-    const refused = await sut.call('POST', '/api/auth/login', { headers: { lang: 'en' }, body: { account: 'gammaAdmin', password: 'Gamma#pw1', agreement: true } });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await sut.call('POST', '/api/auth/login', { body: { account: 'gammaAdmin', password: 'nope', agreement: true } })).json!.data
+          .error,
+      ).toBe('LOGIN_FAILED');
+    const refused = await sut.call('POST', '/api/auth/login', {
+      headers: { lang: 'en' },
+      body: { account: 'gammaAdmin', password: 'Gamma#pw1', agreement: true },
+    });
     expect(refused.status).toBe(429);
     expect(refused.json!.msg).toBe('Too many attempts, try again later');
     await sut.platform.context.db.query(`delete from auth_login_failures where key = 'account:gammaadmin'`);
   });
 
   it('throttles an address that fails across many accounts', async () => {
-    for (let i = 0; i < 20; i++) await sut.call('POST', '/api/auth/login', { remoteAddress: '10.9.9.9', body: { account: `nobody${i}`, password: 'nope', agreement: true } });
-    expect((await sut.call('POST', '/api/auth/login', { remoteAddress: '10.9.9.9', body: { account: 'gammaAdmin', password: 'Gamma#pw1', agreement: true } })).status).toBe(429);
+    for (let i = 0; i < 20; i++)
+      await sut.call('POST', '/api/auth/login', {
+        remoteAddress: '10.9.9.9',
+        body: { account: `nobody${i}`, password: 'nope', agreement: true },
+      });
+    expect(
+      (
+        await sut.call('POST', '/api/auth/login', {
+          remoteAddress: '10.9.9.9',
+          body: { account: 'gammaAdmin', password: 'Gamma#pw1', agreement: true },
+        })
+      ).status,
+    ).toBe(429);
   });
 
   it('keeps the users of a stopped tenant out, and lets them in again once started', async () => {
@@ -110,7 +186,10 @@ describe('login', () => {
     await sut.platform.runner.catchUp();
     expect(await isTenantActive(sut.platform.context.db, 'delta')).toBe(false);
     expect((await sut.call('GET', '/api/auth/user/currentUser', { token })).status).toBe(401);
-    expect((await sut.call('POST', '/api/auth/login', { body: { account: 'deltaAdmin', password: 'Delta#pw1', agreement: true } })).json!.data.error).toBe('TENANT_STOPPED');
+    expect(
+      (await sut.call('POST', '/api/auth/login', { body: { account: 'deltaAdmin', password: 'Delta#pw1', agreement: true } })).json!.data
+        .error,
+    ).toBe('TENANT_STOPPED');
     data(await sut.call('POST', '/api/auth/tenant/start', { token: sys, body: { id: 'delta' } }));
     await sut.platform.runner.catchUp();
     await sut.login('deltaAdmin', 'Delta#pw1');
@@ -120,18 +199,44 @@ describe('login', () => {
 describe('groups, roles and menus', () => {
   it('keeps the root group to the tenant admin and scopes users by group subtree (stationId)', async () => {
     const rootId = data(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'HQ', type: 'office' } })).id;
-    const siteId = data(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Site 1', type: 'site', parentId: rootId, location: 'Shanghai' } })).id;
-    const roomId = data(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Room', type: 'powerRoom', parentId: siteId } })).id;
-    const roleId = await role('groupKeeper', ['system.dept', 'system.dept.list', 'system.dept.add', 'system.dept.delete', 'system.user.list']);
-    data(await sut.call('POST', '/api/auth/user', { token: admin, body: user({ username: 'keeper', email: 'k@example.com', roleIds: [roleId], groupId: roomId }) }));
+    const siteId = data(
+      await sut.call('POST', '/api/auth/dept', {
+        token: admin,
+        body: { name: 'Site 1', type: 'site', parentId: rootId, location: 'Shanghai' },
+      }),
+    ).id;
+    const roomId = data(
+      await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Room', type: 'powerRoom', parentId: siteId } }),
+    ).id;
+    const roleId = await role('groupKeeper', [
+      'system.dept',
+      'system.dept.list',
+      'system.dept.add',
+      'system.dept.delete',
+      'system.user.list',
+    ]);
+    data(
+      await sut.call('POST', '/api/auth/user', {
+        token: admin,
+        body: user({ username: 'keeper', email: 'k@example.com', roleIds: [roleId], groupId: roomId }),
+      }),
+    );
     const keeper = await sut.login('keeper', 'Zhang#123');
-    const refused = await sut.call('POST', '/api/auth/dept', { token: keeper, headers: { lang: 'en' }, body: { name: 'Another root', type: 'office' } });
+    const refused = await sut.call('POST', '/api/auth/dept', {
+      token: keeper,
+      headers: { lang: 'en' },
+      body: { name: 'Another root', type: 'office' },
+    });
     expect(refused.json!.data.error).toBe('ROOT_GROUP_FORBIDDEN');
-    expect((await sut.call('DELETE', '/api/auth/dept', { token: keeper, query: { id: rootId } })).json!.data.error).toBe('ROOT_GROUP_FORBIDDEN');
+    expect((await sut.call('DELETE', '/api/auth/dept', { token: keeper, query: { id: rootId } })).json!.data.error).toBe(
+      'ROOT_GROUP_FORBIDDEN',
+    );
     data(await sut.call('POST', '/api/auth/dept', { token: keeper, body: { name: 'Child', type: 'site', parentId: siteId } }));
     const inSite = data(await sut.call('GET', '/api/auth/user/getUserOfAgency', { token: admin, query: { groupId: siteId } }));
     expect(inSite.rows.map((u: { username: string }) => u.username)).toEqual(['keeper']);
-    const byStation = data(await sut.call('GET', '/api/auth/user/userListByDeptRole', { token: admin, headers: { stationid: roomId }, query: { roleId } }));
+    const byStation = data(
+      await sut.call('GET', '/api/auth/user/userListByDeptRole', { token: admin, headers: { stationid: roomId }, query: { roleId } }),
+    );
     expect(byStation.total).toBe(1);
     const tree = data(await sut.call('GET', '/api/auth/dept', { token: admin }));
     expect(tree[0].children[0].name).toBe('Site 1');
@@ -144,15 +249,27 @@ describe('groups, roles and menus', () => {
     const again = await sut.call('POST', '/api/auth/role', { token: admin, headers: { lang: 'en' }, body: { name: 'auditors' } });
     expect(again.json!.msg).toBe('Role already exists');
     expect((await sut.call('POST', '/api/auth/role', { token: admin, body: { name: 'Auditors' } })).json!.msg).toBe('角色已存在');
-    expect(data(await sut.call('GET', '/api/auth/role/check', { token: admin, query: { name: 'AUDITORS' } }))).toEqual({ available: false });
+    expect(data(await sut.call('GET', '/api/auth/role/check', { token: admin, query: { name: 'AUDITORS' } }))).toEqual({
+      available: false,
+    });
   });
 
   it('grants routes through menus: a role without the menu is refused, granting it opens the route', async () => {
     const roleId = await role('growing', ['home', 'home.index']);
-    data(await sut.call('POST', '/api/auth/user', { token: admin, body: user({ username: 'grower', email: 'g@example.com', roleIds: [roleId] }) }));
+    data(
+      await sut.call('POST', '/api/auth/user', {
+        token: admin,
+        body: user({ username: 'grower', email: 'g@example.com', roleIds: [roleId] }),
+      }),
+    );
     const token = await sut.login('grower', 'Zhang#123');
     expect((await sut.call('GET', '/api/auth/dict', { token })).status).toBe(403);
-    data(await sut.call('PUT', '/api/auth/role/menu', { token: admin, body: { id: roleId, menuIds: ['home', 'home.index', 'system.dict', 'system.dict.list'] } }));
+    data(
+      await sut.call('PUT', '/api/auth/role/menu', {
+        token: admin,
+        body: { id: roleId, menuIds: ['home', 'home.index', 'system.dict', 'system.dict.list'] },
+      }),
+    );
     expect((await sut.call('GET', '/api/auth/dict', { token })).status).toBe(200);
     const tree = data(await sut.call('GET', '/api/auth/menu', { token }));
     expect(tree.map((m: { id: string }) => m.id)).toEqual(['home', 'system']);
@@ -164,8 +281,12 @@ describe('groups, roles and menus', () => {
   it('lets the system administrator add, reorder and delete menu entries (name at most 10 characters, path required)', async () => {
     const tooLong = await sut.call('POST', '/api/auth/menu', { token: sys, body: { type: 'menu', name: 'abcdefghijk', path: '/x' } });
     expect(tooLong.json!.msg).toContain('body.name');
-    expect((await sut.call('POST', '/api/auth/menu', { token: sys, body: { type: 'menu', name: 'abc' } })).json!.msg).toContain('body.path');
-    const id = data(await sut.call('POST', '/api/auth/menu', { token: sys, body: { type: 'tab', name: 'Extra', path: '/extra', parentId: 'system' } })).id;
+    expect((await sut.call('POST', '/api/auth/menu', { token: sys, body: { type: 'menu', name: 'abc' } })).json!.msg).toContain(
+      'body.path',
+    );
+    const id = data(
+      await sut.call('POST', '/api/auth/menu', { token: sys, body: { type: 'tab', name: 'Extra', path: '/extra', parentId: 'system' } }),
+    ).id;
     data(await sut.call('PUT', '/api/auth/menu/editOrder', { token: sys, body: { items: [{ id, sort: 99 }] } }));
     const list = data(await sut.call('GET', '/api/auth/menu/list', { token: sys, query: { parentId: 'system', type: 'tab' } }));
     expect(list.map((m: { id: string; sort: number }) => [m.id, m.sort])).toEqual([[id, 99]]);
@@ -176,25 +297,41 @@ describe('groups, roles and menus', () => {
 
 describe('apps, dictionaries, settings and the operation log', () => {
   it('creates an app whose secret is shown once and hashed at rest; its token carries its scope', async () => {
-    const created = data(await sut.call('POST', '/api/auth/app', { token: admin, body: { type: 'server', name: 'ERP', scope: ['system:dict:list'], sharing: 'private' } }));
-    const stored = await sut.platform.context.db.query<{ password_hash: string }>('select password_hash from auth_credentials where subject_id = $1', [`app:${created.id}`]);
+    const created = data(
+      await sut.call('POST', '/api/auth/app', {
+        token: admin,
+        body: { type: 'server', name: 'ERP', scope: ['system:dict:list'], sharing: 'private' },
+      }),
+    );
+    const stored = await sut.platform.context.db.query<{ password_hash: string }>(
+      'select password_hash from auth_credentials where subject_id = $1',
+      [`app:${created.id}`],
+    );
     expect(stored.rows[0]!.password_hash).toMatch(/^\$argon2id\$/);
     const list = data(await sut.call('GET', '/api/auth/app', { token: admin }));
     expect(JSON.stringify(list)).not.toContain(created.appSecret);
-    const token = data(await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: created.appSecret } })).token;
+    const token = data(
+      await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: created.appSecret } }),
+    ).token;
     expect((await sut.call('GET', '/api/auth/dict', { token })).status).toBe(200);
     expect((await sut.call('GET', '/api/auth/user', { token })).status).toBe(403);
     const rotated = data(await sut.call('POST', '/api/auth/app/getSecret', { token: admin, body: { id: created.id } }));
     expect((await sut.call('GET', '/api/auth/dict', { token })).status).toBe(401);
-    expect((await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: created.appSecret } })).json!.data.error).toBe('APP_AUTH_FAILED');
+    expect(
+      (await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: created.appSecret } })).json!.data.error,
+    ).toBe('APP_AUTH_FAILED');
     data(await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: rotated.appSecret } }));
   });
 
   it('keeps dictionary types and items', async () => {
     const typeId = data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'deviceColour', name: 'Colour' } })).id;
     data(await sut.call('POST', '/api/auth/dict/item', { token: admin, body: { typeId, label: 'Red', value: 'r', sort: 2 } }));
-    const blue = data(await sut.call('POST', '/api/auth/dict/item', { token: admin, body: { typeId, label: 'Blue', value: 'b', sort: 1 } })).id;
-    expect((await sut.call('POST', '/api/auth/dict/item', { token: admin, body: { typeId, label: 'Again', value: 'b' } })).json!.data.error).toBe('DICT_VALUE_TAKEN');
+    const blue = data(
+      await sut.call('POST', '/api/auth/dict/item', { token: admin, body: { typeId, label: 'Blue', value: 'b', sort: 1 } }),
+    ).id;
+    expect(
+      (await sut.call('POST', '/api/auth/dict/item', { token: admin, body: { typeId, label: 'Again', value: 'b' } })).json!.data.error,
+    ).toBe('DICT_VALUE_TAKEN');
     const items = data(await sut.call('GET', '/api/auth/dict/item', { token: admin, query: { code: 'deviceColour' } }));
     expect(items.rows.map((i: { label: string }) => i.label)).toEqual(['Blue', 'Red']);
     data(await sut.call('PUT', '/api/auth/dict/item', { token: admin, body: { typeId, itemId: blue, label: 'Navy', value: 'b' } }));
@@ -213,7 +350,11 @@ describe('apps, dictionaries, settings and the operation log', () => {
     const big = Buffer.concat([Buffer.from(PNG_SIGNATURE), Buffer.alloc(2 * 1024 * 1024, 1)]);
     const tooBig = await sut.call('POST', '/api/auth/settings/logo', { token: admin, headers: { ...headers, lang: 'en' }, body: big });
     expect(tooBig.json!.msg).toBe('The size of the uploaded picture cannot exceed 2MB!');
-    const jpeg = await sut.call('POST', '/api/auth/settings/logo', { token: admin, headers: { 'content-type': 'image/jpeg' }, body: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
+    const jpeg = await sut.call('POST', '/api/auth/settings/logo', {
+      token: admin,
+      headers: { 'content-type': 'image/jpeg' },
+      body: Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+    });
     expect(jpeg.json!.data.error).toBe('LOGO_NOT_PNG');
     data(await sut.call('PUT', '/api/auth/settings', { token: admin, body: { systemName: 'Gamma Cloud' } }));
     expect(data(await sut.call('GET', '/api/auth/settings', { token: admin })).systemName).toBe('Gamma Cloud');
@@ -223,7 +364,12 @@ describe('apps, dictionaries, settings and the operation log', () => {
     const log = data(await sut.call('GET', '/api/auth/log', { token: admin, query: { eventType: 'SystemNameChanged' } }));
     expect(log.rows[0]).toMatchObject({ actorName: 'gammaAdmin', eventType: 'SystemNameChanged', stream: 'settings-gamma.gamma' });
     expect(log.rows[0].ip).toBeTruthy();
-    const byActor = data(await sut.call('GET', '/api/auth/log', { token: admin, query: { actor: 'gammaAdmin', pageSize: '5', sort: 'occurredAt', order: 'asc' } }));
+    const byActor = data(
+      await sut.call('GET', '/api/auth/log', {
+        token: admin,
+        query: { actor: 'gammaAdmin', pageSize: '5', sort: 'occurredAt', order: 'asc' },
+      }),
+    );
     expect(byActor.total).toBeGreaterThan(5);
     const csv = await sut.call('GET', '/api/auth/log', { token: admin, query: { format: 'csv', eventType: 'SystemNameChanged' } });
     expect(csv.headers['content-type']).toContain('text/csv');
@@ -231,6 +377,10 @@ describe('apps, dictionaries, settings and the operation log', () => {
     expect(csv.body).toContain(',gammaAdmin,SystemNameChanged,');
     expect((await sut.call('GET', '/api/auth/log/export', { token: admin })).status).toBe(200);
     // No other tenant's lines.
-    expect(data(await sut.call('GET', '/api/auth/log', { token: admin, query: { pageSize: '500' } })).rows.every((r: { stream: string }) => r.stream.includes('gamma'))).toBe(true);
+    expect(
+      data(await sut.call('GET', '/api/auth/log', { token: admin, query: { pageSize: '500' } })).rows.every((r: { stream: string }) =>
+        r.stream.includes('gamma'),
+      ),
+    ).toBe(true);
   });
 });

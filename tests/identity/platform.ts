@@ -30,11 +30,14 @@ export async function startTestPlatform() {
       for (const method of [route.method].flat()) permissions.set(`${method} ${route.url}`, String(route.config?.permission ?? ''));
     });
   });
-  const platform: Platform = await startPlatform(loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }), {
-    port: 0,
-    staticDir: null,
-    logger,
-  });
+  const platform: Platform = await startPlatform(
+    loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }),
+    {
+      port: 0,
+      staticDir: null,
+      logger,
+    },
+  );
   const app = platform.app as App;
   let address = 0;
 
@@ -45,7 +48,17 @@ export async function startTestPlatform() {
     /** The permission a route declares ('public', 'authenticated' or 'area:thing:action'). */
     permissionOf: (method: string, url: string) => permissions.get(`${method} ${url}`),
     /** Each call comes from its own address, so that the per-address login throttle stays out of the way unless asked for. */
-    async call(method: string, url: string, options: { token?: string; body?: unknown; query?: Record<string, string>; headers?: Record<string, string>; remoteAddress?: string } = {}) {
+    async call(
+      method: string,
+      url: string,
+      options: {
+        token?: string;
+        body?: unknown;
+        query?: Record<string, string>;
+        headers?: Record<string, string>;
+        remoteAddress?: string;
+      } = {},
+    ) {
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (options.token) headers.authentication = options.token;
       const response = await app.inject({
@@ -56,7 +69,7 @@ export async function startTestPlatform() {
         remoteAddress: options.remoteAddress ?? `10.1.${Math.floor(address / 250)}.${(address++ % 250) + 1}`,
         ...(options.body === undefined ? {} : Buffer.isBuffer(options.body) ? { body: options.body } : { payload: options.body as object }),
       });
-      let json: { code: number; msg: string; data: any } | null = null;
+      let json: { code: number; msg: string; data: any } | null;
       try {
         json = response.json();
       } catch {

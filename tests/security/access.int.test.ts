@@ -27,7 +27,16 @@ const ok = (r: { status: number; body: string }) => {
 /** A's ids for the fields a route asks for, by the route's capability. */
 const pickA: IdPicker = (field, url) => {
   const capability = url.split('/')[3] ?? '';
-  const byCapability: Record<string, string | undefined> = { user: ids.user, role: ids.role, dept: ids.group, app: ids.app, dict: ids.dict, menu: undefined, tenant: 'alpha', register: 'alpha' };
+  const byCapability: Record<string, string | undefined> = {
+    user: ids.user,
+    role: ids.role,
+    dept: ids.group,
+    app: ids.app,
+    dict: ids.dict,
+    menu: undefined,
+    tenant: 'alpha',
+    register: 'alpha',
+  };
   switch (field) {
     case 'id':
       return byCapability[capability] ?? ids.user;
@@ -60,21 +69,63 @@ beforeAll(async () => {
   tokenB = await sut.login('betaAdminQ', B.password);
 
   // Tenant A's resources, one of each kind.
-  ids.group = ok(await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaGroupQ', type: 'office', location: 'alphaPlaceQ' } })).id;
-  ids.childGroup = ok(await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaChildQ', type: 'site', parentId: ids.group } })).id;
-  ids.role = ok(await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaRoleQ', remark: 'alphaRemarkQ', menuIds: ['system.user', 'system.user.list'] } })).id;
-  ids.emptyRole = ok(await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaNothingQ', menuIds: ['home', 'home.index'] } })).id;
-  const user = { sex: 'female', email: 'alpha.user@example.com', phone: '13900000001', status: 'enabled', position: 'alphaPositionQ', groupId: ids.childGroup };
-  ids.user = ok(await sut.call('POST', '/api/auth/user', { token: tokenA, body: { ...user, username: 'alphaUserQ', password: A.userPassword, roleIds: [ids.role] } })).id;
-  ids.limited = ok(
-    await sut.call('POST', '/api/auth/user', { token: tokenA, body: { ...user, username: 'alphaLimitedQ', email: 'alpha.limited@example.com', password: A.limitedPassword, roleIds: [ids.emptyRole] } }),
+  ids.group = ok(
+    await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaGroupQ', type: 'office', location: 'alphaPlaceQ' } }),
   ).id;
-  const app = ok(await sut.call('POST', '/api/auth/app', { token: tokenA, body: { type: 'server', name: 'alphaAppQ', scope: [perm.userList], sharing: 'organisation' } }));
+  ids.childGroup = ok(
+    await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaChildQ', type: 'site', parentId: ids.group } }),
+  ).id;
+  ids.role = ok(
+    await sut.call('POST', '/api/auth/role', {
+      token: tokenA,
+      body: { name: 'alphaRoleQ', remark: 'alphaRemarkQ', menuIds: ['system.user', 'system.user.list'] },
+    }),
+  ).id;
+  ids.emptyRole = ok(
+    await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaNothingQ', menuIds: ['home', 'home.index'] } }),
+  ).id;
+  const user = {
+    sex: 'female',
+    email: 'alpha.user@example.com',
+    phone: '13900000001',
+    status: 'enabled',
+    position: 'alphaPositionQ',
+    groupId: ids.childGroup,
+  };
+  ids.user = ok(
+    await sut.call('POST', '/api/auth/user', {
+      token: tokenA,
+      body: { ...user, username: 'alphaUserQ', password: A.userPassword, roleIds: [ids.role] },
+    }),
+  ).id;
+  ids.limited = ok(
+    await sut.call('POST', '/api/auth/user', {
+      token: tokenA,
+      body: {
+        ...user,
+        username: 'alphaLimitedQ',
+        email: 'alpha.limited@example.com',
+        password: A.limitedPassword,
+        roleIds: [ids.emptyRole],
+      },
+    }),
+  ).id;
+  const app = ok(
+    await sut.call('POST', '/api/auth/app', {
+      token: tokenA,
+      body: { type: 'server', name: 'alphaAppQ', scope: [perm.userList], sharing: 'organisation' },
+    }),
+  );
   ids.app = app.id;
   ids.appKey = app.appKey;
   secrets.push(app.appSecret);
   ids.dict = ok(await sut.call('POST', '/api/auth/dict', { token: tokenA, body: { code: 'alphaDictQ', name: 'alphaDictNameQ' } })).id;
-  ids.dictItem = ok(await sut.call('POST', '/api/auth/dict/item', { token: tokenA, body: { typeId: ids.dict, label: 'alphaLabelQ', value: 'alphaValueQ' } })).id;
+  ids.dictItem = ok(
+    await sut.call('POST', '/api/auth/dict/item', {
+      token: tokenA,
+      body: { typeId: ids.dict, label: 'alphaLabelQ', value: 'alphaValueQ' },
+    }),
+  ).id;
   ok(await sut.call('PUT', '/api/auth/settings', { token: tokenA, body: { systemName: 'alphaSystemQ' } }));
   const appToken = ok(await sut.call('POST', '/api/auth/app/token', { body: { appKey: app.appKey, appSecret: app.appSecret } }));
   tokenLimited = await sut.login('alphaLimitedQ', A.limitedPassword);
@@ -82,8 +133,28 @@ beforeAll(async () => {
 
   const roles = ok(await sut.call('GET', '/api/auth/role', { token: tokenA, query: { pageSize: '100' } }));
   markers.push('alpha-admin', ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));
-  markers.push('alphaTenantQ', 'alphaAdminQ', 'alphaGroupQ', 'alphaChildQ', 'alphaPlaceQ', 'alphaRoleQ', 'alphaRemarkQ', 'alphaNothingQ', 'alphaUserQ', 'alphaLimitedQ');
-  markers.push('alpha.user@example.com', 'alphaPositionQ', 'alphaAppQ', 'alphaDictQ', 'alphaDictNameQ', 'alphaLabelQ', 'alphaValueQ', 'alphaSystemQ');
+  markers.push(
+    'alphaTenantQ',
+    'alphaAdminQ',
+    'alphaGroupQ',
+    'alphaChildQ',
+    'alphaPlaceQ',
+    'alphaRoleQ',
+    'alphaRemarkQ',
+    'alphaNothingQ',
+    'alphaUserQ',
+    'alphaLimitedQ',
+  );
+  markers.push(
+    'alpha.user@example.com',
+    'alphaPositionQ',
+    'alphaAppQ',
+    'alphaDictQ',
+    'alphaDictNameQ',
+    'alphaLabelQ',
+    'alphaValueQ',
+    'alphaSystemQ',
+  );
 
   await sut.app.ready();
   routes = routesOf(sut.app.swagger() as never);
@@ -116,7 +187,8 @@ describe('security', () => {
     await walk(tokenB, (route, usedA, r) => {
       const name = `${route.method} ${route.url} -> ${r.status}`;
       if (r.status >= 500) failures.push(`${name}: server error ${r.body.slice(0, 200)}`);
-      if (usedA && ![400, 403, 404, 429].includes(r.status)) failures.push(`${name}: acted on tenant A's resource: ${r.body.slice(0, 200)}`);
+      if (usedA && ![400, 403, 404, 429].includes(r.status))
+        failures.push(`${name}: acted on tenant A's resource: ${r.body.slice(0, 200)}`);
       const leaked = markers.filter((m) => r.body.includes(m));
       if (leaked.length) failures.push(`${name}: leaked ${leaked.join(', ')}`);
     });
@@ -141,7 +213,9 @@ describe('security', () => {
   });
 
   it('grants routes through menus: every route permission is a built-in interface or button entry', async () => {
-    const menus = await sut.platform.context.db.query<{ permission: string; type: string }>(`select permission, type from rm_menus where type in ('interface', 'button')`);
+    const menus = await sut.platform.context.db.query<{ permission: string; type: string }>(
+      `select permission, type from rm_menus where type in ('interface', 'button')`,
+    );
     const granted = new Set(menus.rows.map((m) => m.permission));
     const missing = routes.map(permissionOf).filter((p): p is string => !!p && p !== 'public' && p !== 'authenticated' && !granted.has(p));
     expect([...new Set(missing)]).toEqual([]);
@@ -155,7 +229,11 @@ describe('security', () => {
   });
 
   it('never shows a password, secret or token in an answer, a log line or an event', async () => {
-    const leaks = (text: string) => secrets.filter((s) => text.includes(s)).map((s) => `${s.slice(0, 3)}…`).concat(text.includes('$argon2') ? ['argon2 hash'] : []);
+    const leaks = (text: string) =>
+      secrets
+        .filter((s) => text.includes(s))
+        .map((s) => `${s.slice(0, 3)}…`)
+        .concat(text.includes('$argon2') ? ['argon2 hash'] : []);
     for (const r of responses) expect(leaks(r.body), r.route).toEqual([]);
     const logs = sut.logLines.join('');
     expect(logs.length).toBeGreaterThan(0);

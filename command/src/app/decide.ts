@@ -35,7 +35,10 @@ export function decide(command: AppCommand, state: AppState): AppEvent[] {
       const current = live(state);
       if (!command.mayManage) throw new DomainError('FORBIDDEN');
       // Scope the app already had stays; what is added cannot exceed the caller's own permissions.
-      checkScope(command.app.scope.filter((p) => !current.scope.includes(p)), command.grantable);
+      checkScope(
+        command.app.scope.filter((p) => !current.scope.includes(p)),
+        command.grantable,
+      );
       const next = { ...command.app, scope: [...new Set(command.app.scope)], status: command.status };
       const same = (Object.keys(next) as (keyof typeof next)[]).every((k) => JSON.stringify(next[k]) === JSON.stringify(current[k]));
       if (same) return [];

@@ -23,7 +23,11 @@ export const appRoutes: RoutesPlugin = async (app, ctx) => {
 
   async function mayManage(principal: Principal, appId: string): Promise<boolean> {
     if (isRootUser(principal)) return true;
-    const row = await db.query('select 1 from rm_apps where id = $1 and tenant_id = $2 and owner_id = $3', [appId, principal.tenantId, principal.id]);
+    const row = await db.query('select 1 from rm_apps where id = $1 and tenant_id = $2 and owner_id = $3', [
+      appId,
+      principal.tenantId,
+      principal.id,
+    ]);
     return row.rowCount > 0;
   }
 
@@ -51,7 +55,10 @@ export const appRoutes: RoutesPlugin = async (app, ctx) => {
 
   app.put(
     '/api/auth/app',
-    { config: { permission: perm.appEdit }, schema: { tags: ['app'], body: appUpdateBody, response: { 200: envelope(z.object({ id: z.string() })) } } },
+    {
+      config: { permission: perm.appEdit },
+      schema: { tags: ['app'], body: appUpdateBody, response: { 200: envelope(z.object({ id: z.string() })) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const { id, status, ...fields } = request.body;
@@ -74,7 +81,11 @@ export const appRoutes: RoutesPlugin = async (app, ctx) => {
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.body;
-      await runCommand(ctx, request, appDecider, appStream(principal.tenantId, id), { type: 'RotateAppSecret', appId: id, mayManage: await mayManage(principal, id) });
+      await runCommand(ctx, request, appDecider, appStream(principal.tenantId, id), {
+        type: 'RotateAppSecret',
+        appId: id,
+        mayManage: await mayManage(principal, id),
+      });
       const appSecret = newSecret();
       await setPassword(db, appCredentialSubject(id), principal.tenantId, appSecret);
       // Tokens issued with the old secret end with it.
@@ -86,11 +97,18 @@ export const appRoutes: RoutesPlugin = async (app, ctx) => {
 
   app.delete(
     '/api/auth/app',
-    { config: { permission: perm.appDelete }, schema: { tags: ['app'], querystring: idBody, response: { 200: envelope(z.object({ id: z.string() })) } } },
+    {
+      config: { permission: perm.appDelete },
+      schema: { tags: ['app'], querystring: idBody, response: { 200: envelope(z.object({ id: z.string() })) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.query;
-      await runCommand(ctx, request, appDecider, appStream(principal.tenantId, id), { type: 'DeleteApp', appId: id, mayManage: await mayManage(principal, id) });
+      await runCommand(ctx, request, appDecider, appStream(principal.tenantId, id), {
+        type: 'DeleteApp',
+        appId: id,
+        mayManage: await mayManage(principal, id),
+      });
       await revokeSubjectSessions(db, id);
       await db.query('delete from auth_credentials where subject_id = $1', [appCredentialSubject(id)]);
       return ok({ id });
@@ -104,9 +122,13 @@ export const appRoutes: RoutesPlugin = async (app, ctx) => {
     async (request) => {
       const { appKey, appSecret } = request.body;
       const row = (
-        await db.query<{ id: string; tenant_id: string; status: string; scope: string[] }>('select id, tenant_id, status, scope from rm_apps where app_key = $1', [appKey])
+        await db.query<{ id: string; tenant_id: string; status: string; scope: string[] }>(
+          'select id, tenant_id, status, scope from rm_apps where app_key = $1',
+          [appKey],
+        )
       ).rows[0];
-      if (!(await verifyPassword(db, row ? appCredentialSubject(row.id) : null, appSecret)) || !row) throw new DomainError('APP_AUTH_FAILED');
+      if (!(await verifyPassword(db, row ? appCredentialSubject(row.id) : null, appSecret)) || !row)
+        throw new DomainError('APP_AUTH_FAILED');
       if (row.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
       if (!(await isTenantActive(db, row.tenant_id))) throw new DomainError('TENANT_STOPPED');
       const token = await createSession(db, { kind: 'app', id: row.id, tenantId: row.tenant_id }, request.ip);

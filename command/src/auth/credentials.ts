@@ -42,6 +42,10 @@ export async function verifyPassword(db: Sql, subjectId: string | null, password
 
 /** Moves a credential to a new subject: a registration's password becomes its tenant admin's. */
 export async function moveCredential(db: Sql, from: string, to: string, tenantId: string): Promise<boolean> {
-  const result = await db.query('update auth_credentials set subject_id = $2, tenant_id = $3, updated_at = now() where subject_id = $1', [from, to, tenantId]);
+  const result = await db.query('update auth_credentials set subject_id = $2, tenant_id = $3, updated_at = now() where subject_id = $1', [
+    from,
+    to,
+    tenantId,
+  ]);
   return result.rowCount > 0;
 }

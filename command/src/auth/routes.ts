@@ -53,7 +53,12 @@ export const authRoutes: RoutesPlugin = async (app, { db }) => {
       if (user.tenant_id !== SYSTEM_TENANT && user.tenant_status !== 'approved') throw new DomainError('TENANT_STOPPED');
       const token = await createSession(db, { kind: 'user', id: user.id, tenantId: user.tenant_id }, request.ip);
       reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax' });
-      const permissions = await permissionsOf(db, { ...user, subject_kind: 'user', subject_id: user.id, tenant_status: user.tenant_status });
+      const permissions = await permissionsOf(db, {
+        ...user,
+        subject_kind: 'user',
+        subject_id: user.id,
+        tenant_status: user.tenant_status,
+      });
       return ok({
         token,
         user: {
@@ -85,7 +90,9 @@ export const authRoutes: RoutesPlugin = async (app, { db }) => {
     async (request) => {
       const principal = principalOf(request);
       const row = (
-        await db.query<{ email: string | null; home_page: string | null }>('select email, home_page from rm_users where id = $1', [principal.id])
+        await db.query<{ email: string | null; home_page: string | null }>('select email, home_page from rm_users where id = $1', [
+          principal.id,
+        ])
       ).rows[0];
       return ok({
         id: principal.id,

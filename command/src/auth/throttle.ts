@@ -17,7 +17,10 @@ export const THROTTLE = {
   perAddress: 20,
 } as const;
 
-const keys = (account: string, ip: string | undefined) => ({ account: `account:${account.trim().toLowerCase()}`, address: `ip:${ip ?? 'unknown'}` });
+const keys = (account: string, ip: string | undefined) => ({
+  account: `account:${account.trim().toLowerCase()}`,
+  address: `ip:${ip ?? 'unknown'}`,
+});
 
 /** Refuses with RATE_LIMITED when the account or the address failed too often within the window. */
 export async function assertNotThrottled(db: Sql, account: string, ip: string | undefined): Promise<void> {

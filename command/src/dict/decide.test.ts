@@ -6,7 +6,9 @@ import type { DictEvent } from './dict.ts';
 const created: DictEvent = { type: 'DictTypeCreated', data: { typeId: 't1', code: 'sex', name: 'Sex', status: 'enabled', remark: null } };
 const item = { label: 'Male', value: 'm', sort: 0, status: 'enabled' as const, remark: null };
 const added: DictEvent = { type: 'DictItemAdded', data: { typeId: 't1', itemId: 'i1', ...item } };
-const given = (events: DictEvent[]) => ({ when: (c: DictCommand) => dictDecider.decide(c, events.reduce(dictDecider.evolve, dictDecider.initialState)) });
+const given = (events: DictEvent[]) => ({
+  when: (c: DictCommand) => dictDecider.decide(c, events.reduce(dictDecider.evolve, dictDecider.initialState)),
+});
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -18,12 +20,28 @@ const codeOf = (fn: () => unknown) => {
 
 describe('dict decider', () => {
   it('refuses a taken code and a duplicate value within a type', () => {
-    expect(codeOf(() => given([]).when({ type: 'CreateDictType', typeId: 't1', code: 'sex', name: 'Sex', status: 'enabled', remark: null, codeTaken: true }))).toBe('DICT_CODE_TAKEN');
+    expect(
+      codeOf(() =>
+        given([]).when({
+          type: 'CreateDictType',
+          typeId: 't1',
+          code: 'sex',
+          name: 'Sex',
+          status: 'enabled',
+          remark: null,
+          codeTaken: true,
+        }),
+      ),
+    ).toBe('DICT_CODE_TAKEN');
     expect(given([created]).when({ type: 'AddDictItem', typeId: 't1', itemId: 'i1', ...item })).toEqual([added]);
-    expect(codeOf(() => given([created, added]).when({ type: 'AddDictItem', typeId: 't1', itemId: 'i2', ...item }))).toBe('DICT_VALUE_TAKEN');
+    expect(codeOf(() => given([created, added]).when({ type: 'AddDictItem', typeId: 't1', itemId: 'i2', ...item }))).toBe(
+      'DICT_VALUE_TAKEN',
+    );
   });
   it('removes an item it holds, not one it does not', () => {
-    expect(given([created, added]).when({ type: 'RemoveDictItem', typeId: 't1', itemId: 'i1' })).toEqual([{ type: 'DictItemRemoved', data: { typeId: 't1', itemId: 'i1' } }]);
+    expect(given([created, added]).when({ type: 'RemoveDictItem', typeId: 't1', itemId: 'i1' })).toEqual([
+      { type: 'DictItemRemoved', data: { typeId: 't1', itemId: 'i1' } },
+    ]);
     expect(codeOf(() => given([created]).when({ type: 'RemoveDictItem', typeId: 't1', itemId: 'i1' }))).toBe('NOT_FOUND');
   });
 });

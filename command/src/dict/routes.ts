@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { dictItemCreateBody, dictItemDeleteBody, dictItemUpdateBody, dictTypeCreateBody, dictTypeUpdateBody, envelope, idBody, perm } from '@iot/contracts';
+import {
+  dictItemCreateBody,
+  dictItemDeleteBody,
+  dictItemUpdateBody,
+  dictTypeCreateBody,
+  dictTypeUpdateBody,
+  envelope,
+  idBody,
+  perm,
+} from '@iot/contracts';
 import type { RoutesPlugin } from '@iot/query/server/app.ts';
 import type { AppContext } from '@iot/query/server/context.ts';
 import { ok } from '@iot/query/server/envelope.ts';
@@ -18,45 +27,85 @@ const codeTaken = async (db: AppContext['db'], tenantId: string, code: string, e
 export const dictRoutes: RoutesPlugin = async (app, ctx) => {
   const { db } = ctx;
 
-  app.post('/api/auth/dict', { config: { permission: perm.dictAdd }, schema: { tags: ['dict'], body: dictTypeCreateBody, response: { 200: idResult } } }, async (request) => {
-    const { tenantId } = principalOf(request);
-    const typeId = newAggregateId(contextOf(request));
-    await runCommand(ctx, request, dictDecider, dictStream(tenantId, typeId), {
-      type: 'CreateDictType',
-      typeId,
-      ...request.body,
-      codeTaken: await codeTaken(db, tenantId, request.body.code),
-    });
-    return ok({ id: typeId });
-  });
+  app.post(
+    '/api/auth/dict',
+    { config: { permission: perm.dictAdd }, schema: { tags: ['dict'], body: dictTypeCreateBody, response: { 200: idResult } } },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const typeId = newAggregateId(contextOf(request));
+      await runCommand(ctx, request, dictDecider, dictStream(tenantId, typeId), {
+        type: 'CreateDictType',
+        typeId,
+        ...request.body,
+        codeTaken: await codeTaken(db, tenantId, request.body.code),
+      });
+      return ok({ id: typeId });
+    },
+  );
 
-  app.put('/api/auth/dict', { config: { permission: perm.dictEdit }, schema: { tags: ['dict'], body: dictTypeUpdateBody, response: { 200: idResult } } }, async (request) => {
-    const { tenantId } = principalOf(request);
-    const { id, ...fields } = request.body;
-    await runCommand(ctx, request, dictDecider, dictStream(tenantId, id), { type: 'UpdateDictType', typeId: id, ...fields, codeTaken: await codeTaken(db, tenantId, fields.code, id) });
-    return ok({ id });
-  });
+  app.put(
+    '/api/auth/dict',
+    { config: { permission: perm.dictEdit }, schema: { tags: ['dict'], body: dictTypeUpdateBody, response: { 200: idResult } } },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const { id, ...fields } = request.body;
+      await runCommand(ctx, request, dictDecider, dictStream(tenantId, id), {
+        type: 'UpdateDictType',
+        typeId: id,
+        ...fields,
+        codeTaken: await codeTaken(db, tenantId, fields.code, id),
+      });
+      return ok({ id });
+    },
+  );
 
-  app.delete('/api/auth/dict', { config: { permission: perm.dictDelete }, schema: { tags: ['dict'], querystring: idBody, response: { 200: idResult } } }, async (request) => {
-    const { id } = request.query;
-    await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, id), { type: 'DeleteDictType', typeId: id });
-    return ok({ id });
-  });
+  app.delete(
+    '/api/auth/dict',
+    { config: { permission: perm.dictDelete }, schema: { tags: ['dict'], querystring: idBody, response: { 200: idResult } } },
+    async (request) => {
+      const { id } = request.query;
+      await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, id), { type: 'DeleteDictType', typeId: id });
+      return ok({ id });
+    },
+  );
 
-  app.post('/api/auth/dict/item', { config: { permission: perm.dictAdd }, schema: { tags: ['dict'], body: dictItemCreateBody, response: { 200: idResult } } }, async (request) => {
-    const itemId = newAggregateId(contextOf(request));
-    await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, request.body.typeId), { type: 'AddDictItem', itemId, ...request.body });
-    return ok({ id: itemId });
-  });
+  app.post(
+    '/api/auth/dict/item',
+    { config: { permission: perm.dictAdd }, schema: { tags: ['dict'], body: dictItemCreateBody, response: { 200: idResult } } },
+    async (request) => {
+      const itemId = newAggregateId(contextOf(request));
+      await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, request.body.typeId), {
+        type: 'AddDictItem',
+        itemId,
+        ...request.body,
+      });
+      return ok({ id: itemId });
+    },
+  );
 
-  app.put('/api/auth/dict/item', { config: { permission: perm.dictEdit }, schema: { tags: ['dict'], body: dictItemUpdateBody, response: { 200: idResult } } }, async (request) => {
-    await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, request.body.typeId), { type: 'UpdateDictItem', ...request.body });
-    return ok({ id: request.body.itemId });
-  });
+  app.put(
+    '/api/auth/dict/item',
+    { config: { permission: perm.dictEdit }, schema: { tags: ['dict'], body: dictItemUpdateBody, response: { 200: idResult } } },
+    async (request) => {
+      await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, request.body.typeId), {
+        type: 'UpdateDictItem',
+        ...request.body,
+      });
+      return ok({ id: request.body.itemId });
+    },
+  );
 
-  app.delete('/api/auth/dict/item', { config: { permission: perm.dictDelete }, schema: { tags: ['dict'], querystring: dictItemDeleteBody, response: { 200: idResult } } }, async (request) => {
-    const { typeId, itemId } = request.query;
-    await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, typeId), { type: 'RemoveDictItem', typeId, itemId });
-    return ok({ id: itemId });
-  });
+  app.delete(
+    '/api/auth/dict/item',
+    { config: { permission: perm.dictDelete }, schema: { tags: ['dict'], querystring: dictItemDeleteBody, response: { 200: idResult } } },
+    async (request) => {
+      const { typeId, itemId } = request.query;
+      await runCommand(ctx, request, dictDecider, dictStream(principalOf(request).tenantId, typeId), {
+        type: 'RemoveDictItem',
+        typeId,
+        itemId,
+      });
+      return ok({ id: itemId });
+    },
+  );
 };

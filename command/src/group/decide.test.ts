@@ -7,7 +7,9 @@ const root: GroupFields = { name: 'HQ', type: 'office', location: null, sort: 0,
 const child: GroupFields = { ...root, name: 'Site', type: 'site', parentId: 'g0' };
 const rootCreated: GroupEvent = { type: 'GroupCreated', data: { groupId: 'g0', ...root } };
 const childCreated: GroupEvent = { type: 'GroupCreated', data: { groupId: 'g1', ...child } };
-const given = (events: GroupEvent[]) => ({ when: (c: GroupCommand) => groupDecider.decide(c, events.reduce(groupDecider.evolve, groupDecider.initialState)) });
+const given = (events: GroupEvent[]) => ({
+  when: (c: GroupCommand) => groupDecider.decide(c, events.reduce(groupDecider.evolve, groupDecider.initialState)),
+});
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -23,13 +25,33 @@ describe('group decider', () => {
     expect(given([]).when({ type: 'CreateGroup', groupId: 'g1', byTenantAdmin: false, group: child })).toEqual([childCreated]);
   });
   it('refuses a root group to a non-root user, on create, delete and move (spec §5)', () => {
-    expect(codeOf(() => given([]).when({ type: 'CreateGroup', groupId: 'g0', byTenantAdmin: false, group: root }))).toBe('ROOT_GROUP_FORBIDDEN');
-    expect(codeOf(() => given([rootCreated]).when({ type: 'DeleteGroup', groupId: 'g0', byTenantAdmin: false, hasChildren: false, hasUsers: false }))).toBe('ROOT_GROUP_FORBIDDEN');
-    expect(codeOf(() => given([childCreated]).when({ type: 'UpdateGroup', groupId: 'g1', byTenantAdmin: false, group: { ...child, parentId: null } }))).toBe('ROOT_GROUP_FORBIDDEN');
+    expect(codeOf(() => given([]).when({ type: 'CreateGroup', groupId: 'g0', byTenantAdmin: false, group: root }))).toBe(
+      'ROOT_GROUP_FORBIDDEN',
+    );
+    expect(
+      codeOf(() =>
+        given([rootCreated]).when({ type: 'DeleteGroup', groupId: 'g0', byTenantAdmin: false, hasChildren: false, hasUsers: false }),
+      ),
+    ).toBe('ROOT_GROUP_FORBIDDEN');
+    expect(
+      codeOf(() =>
+        given([childCreated]).when({ type: 'UpdateGroup', groupId: 'g1', byTenantAdmin: false, group: { ...child, parentId: null } }),
+      ),
+    ).toBe('ROOT_GROUP_FORBIDDEN');
   });
   it('deletes a leaf group without users only', () => {
-    expect(codeOf(() => given([rootCreated]).when({ type: 'DeleteGroup', groupId: 'g0', byTenantAdmin: true, hasChildren: true, hasUsers: false }))).toBe('GROUP_HAS_CHILDREN');
-    expect(codeOf(() => given([childCreated]).when({ type: 'DeleteGroup', groupId: 'g1', byTenantAdmin: false, hasChildren: false, hasUsers: true }))).toBe('GROUP_IN_USE');
-    expect(given([childCreated]).when({ type: 'DeleteGroup', groupId: 'g1', byTenantAdmin: false, hasChildren: false, hasUsers: false })).toEqual([{ type: 'GroupDeleted', data: { groupId: 'g1' } }]);
+    expect(
+      codeOf(() =>
+        given([rootCreated]).when({ type: 'DeleteGroup', groupId: 'g0', byTenantAdmin: true, hasChildren: true, hasUsers: false }),
+      ),
+    ).toBe('GROUP_HAS_CHILDREN');
+    expect(
+      codeOf(() =>
+        given([childCreated]).when({ type: 'DeleteGroup', groupId: 'g1', byTenantAdmin: false, hasChildren: false, hasUsers: true }),
+      ),
+    ).toBe('GROUP_IN_USE');
+    expect(
+      given([childCreated]).when({ type: 'DeleteGroup', groupId: 'g1', byTenantAdmin: false, hasChildren: false, hasUsers: false }),
+    ).toEqual([{ type: 'GroupDeleted', data: { groupId: 'g1' } }]);
   });
 });

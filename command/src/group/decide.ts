@@ -28,7 +28,8 @@ export function decide(command: GroupCommand, state: GroupState): GroupEvent[] {
       // Moving a group to or from the root is the same as creating or deleting a root.
       const next = command.group;
       if ((next.parentId === null) !== (current.parentId === null) && !command.byTenantAdmin) throw new DomainError('ROOT_GROUP_FORBIDDEN');
-      if (next.parentId === command.groupId) throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot be its own parent' }] });
+      if (next.parentId === command.groupId)
+        throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot be its own parent' }] });
       if (JSON.stringify(next) === JSON.stringify(current)) return [];
       return [{ type: 'GroupUpdated', data: { groupId: command.groupId, ...next } }];
     }

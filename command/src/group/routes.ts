@@ -23,7 +23,8 @@ async function assertParent(db: AppContext['db'], tenantId: string, parentId: st
      select 1 from up where id = $2`,
     [parentId, groupId, tenantId],
   );
-  if (cycle.rowCount > 0) throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot move under itself' }] });
+  if (cycle.rowCount > 0)
+    throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot move under itself' }] });
 }
 
 /** The group tree of a tenant (spec §3 Group, §5 root group rule). */

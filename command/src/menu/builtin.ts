@@ -197,14 +197,47 @@ function build(): BuiltinMenu[] {
   const menus: BuiltinMenu[] = [];
   const add = (m: BuiltinMenu) => menus.push(m);
   areas.forEach((area, a) => {
-    add({ id: area.key, type: 'menu', name: area.name, routerName: null, icon: area.icon, permission: null, path: `/${area.key}`, component: 'Layout', sort: a, parentId: null });
+    add({
+      id: area.key,
+      type: 'menu',
+      name: area.name,
+      routerName: null,
+      icon: area.icon,
+      permission: null,
+      path: `/${area.key}`,
+      component: 'Layout',
+      sort: a,
+      parentId: null,
+    });
     area.screens.forEach((screen, s) => {
       const id = `${area.key}.${screen.key}`;
       const path = `/${area.key}/${screen.key}`;
-      add({ id, type: 'menu', name: screen.name, routerName: screen.router, icon: null, permission: `${area.key}:${screen.key}:view`, path, component: `${area.key}/${screen.key}/index`, sort: s, parentId: area.key });
+      add({
+        id,
+        type: 'menu',
+        name: screen.name,
+        routerName: screen.router,
+        icon: null,
+        permission: `${area.key}:${screen.key}:view`,
+        path,
+        component: `${area.key}/${screen.key}/index`,
+        sort: s,
+        parentId: area.key,
+      });
       (screen.entries ?? []).forEach(([suffix, name, type = 'button'], e) => {
         const permission = suffix.includes(':') ? suffix : `${area.key}:${screen.key}:${suffix}`;
-        add({ id: `${id}.${permission.split(':').at(-1)}`, type, name, routerName: null, icon: null, permission, path: `${path}#${permission}`, component: null, sort: e, parentId: id });
+        add({
+          id: `${id}.${permission.split(':').at(-1)}`,
+          type,
+          name,
+          routerName: null,
+          icon: null,
+          permission,
+          path: `${path}#${permission}`,
+          component: null,
+          sort: e,
+          parentId: id,
+        });
       });
     });
   });
@@ -217,11 +250,17 @@ export const builtinMenus: readonly BuiltinMenu[] = build();
 export async function seedBuiltinMenus(store: EventStore): Promise<number> {
   let created = 0;
   for (const { id, ...menu } of builtinMenus) {
-    const result = await handleCommand(store, menuDecider, menuStream(id), { type: 'CreateMenu', menuId: id, builtin: true, menu }, {
-      tenantId: SYSTEM_TENANT,
-      actor: { kind: 'system', id: 'seed' },
-      idempotencyKey: 'builtin-menu',
-    });
+    const result = await handleCommand(
+      store,
+      menuDecider,
+      menuStream(id),
+      { type: 'CreateMenu', menuId: id, builtin: true, menu },
+      {
+        tenantId: SYSTEM_TENANT,
+        actor: { kind: 'system', id: 'seed' },
+        idempotencyKey: 'builtin-menu',
+      },
+    );
     if (result.applied) created += 1;
   }
   return created;

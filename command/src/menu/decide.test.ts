@@ -4,9 +4,21 @@ import { menuDecider, type MenuCommand } from './decide.ts';
 import type { MenuEvent, MenuFields } from './menu.ts';
 import { builtinMenus } from './builtin.ts';
 
-const menu: MenuFields = { type: 'menu', name: '用户', routerName: 'User', icon: null, permission: 'system:user:view', path: '/system/user', component: null, sort: 1, parentId: 'system' };
+const menu: MenuFields = {
+  type: 'menu',
+  name: '用户',
+  routerName: 'User',
+  icon: null,
+  permission: 'system:user:view',
+  path: '/system/user',
+  component: null,
+  sort: 1,
+  parentId: 'system',
+};
 const created: MenuEvent = { type: 'MenuCreated', data: { menuId: 'm1', builtin: false, ...menu } };
-const given = (events: MenuEvent[]) => ({ when: (c: MenuCommand) => menuDecider.decide(c, events.reduce(menuDecider.evolve, menuDecider.initialState)) });
+const given = (events: MenuEvent[]) => ({
+  when: (c: MenuCommand) => menuDecider.decide(c, events.reduce(menuDecider.evolve, menuDecider.initialState)),
+});
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -20,7 +32,9 @@ describe('menu decider', () => {
   it('creates, reorders and deletes a leaf entry', () => {
     expect(given([]).when({ type: 'CreateMenu', menuId: 'm1', builtin: false, menu })).toEqual([created]);
     expect(given([created]).when({ type: 'ReorderMenu', menuId: 'm1', sort: 1, parentId: 'system' })).toEqual([]);
-    expect(given([created]).when({ type: 'ReorderMenu', menuId: 'm1', sort: 5, parentId: 'system' })).toEqual([{ type: 'MenuReordered', data: { menuId: 'm1', sort: 5, parentId: 'system' } }]);
+    expect(given([created]).when({ type: 'ReorderMenu', menuId: 'm1', sort: 5, parentId: 'system' })).toEqual([
+      { type: 'MenuReordered', data: { menuId: 'm1', sort: 5, parentId: 'system' } },
+    ]);
     expect(codeOf(() => given([created]).when({ type: 'DeleteMenu', menuId: 'm1', hasChildren: true }))).toBe('MENU_HAS_CHILDREN');
     expect(codeOf(() => given([created]).when({ type: 'UpdateMenu', menuId: 'm1', menu: { ...menu, parentId: 'm1' } }))).toBe('VALIDATION');
   });

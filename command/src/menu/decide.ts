@@ -13,7 +13,8 @@ const live = (state: MenuState): MenuFields => {
   if (!state.exists || state.deleted || !state.fields) throw new DomainError('NOT_FOUND');
   return state.fields;
 };
-const selfParent = () => new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a menu cannot be its own parent' }] });
+const selfParent = () =>
+  new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a menu cannot be its own parent' }] });
 
 export function decide(command: MenuCommand, state: MenuState): MenuEvent[] {
   switch (command.type) {

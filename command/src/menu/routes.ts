@@ -11,7 +11,8 @@ import { menuDecider, menuStream } from './decide.ts';
 const idResult = envelope(z.object({ id: z.string() }));
 
 async function assertParent(db: AppContext['db'], parentId: string | null | undefined): Promise<void> {
-  if (parentId && (await db.query('select 1 from rm_menus where id = $1', [parentId])).rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'parentId' });
+  if (parentId && (await db.query('select 1 from rm_menus where id = $1', [parentId])).rowCount === 0)
+    throw new DomainError('NOT_FOUND', { field: 'parentId' });
 }
 
 /** The platform's menu catalogue (spec §3 Menu, §5, §6): kept by the system administrator, granted to roles by tenants. */
@@ -42,15 +43,25 @@ export const menuRoutes: RoutesPlugin = async (app, ctx) => {
 
   app.put(
     '/api/auth/menu/editOrder',
-    { config: { permission: perm.menuEdit }, schema: { tags: ['menu'], body: menuOrderBody, response: { 200: envelope(z.object({ count: z.number().int() })) } } },
+    {
+      config: { permission: perm.menuEdit },
+      schema: { tags: ['menu'], body: menuOrderBody, response: { 200: envelope(z.object({ count: z.number().int() })) } },
+    },
     async (request) => {
       for (const item of request.body.items) await assertParent(db, item.parentId);
-      const current = await db.query<{ id: string; parent_id: string | null }>('select id, parent_id from rm_menus where id = any($1)', [request.body.items.map((i) => i.id)]);
+      const current = await db.query<{ id: string; parent_id: string | null }>('select id, parent_id from rm_menus where id = any($1)', [
+        request.body.items.map((i) => i.id),
+      ]);
       const parents = new Map(current.rows.map((r) => [r.id, r.parent_id]));
       for (const item of request.body.items) {
         if (!parents.has(item.id)) throw new DomainError('NOT_FOUND', { field: 'items.id' });
         const parentId = item.parentId === undefined ? (parents.get(item.id) ?? null) : item.parentId;
-        await runCommand(ctx, request, menuDecider, menuStream(item.id), { type: 'ReorderMenu', menuId: item.id, sort: item.sort, parentId });
+        await runCommand(ctx, request, menuDecider, menuStream(item.id), {
+          type: 'ReorderMenu',
+          menuId: item.id,
+          sort: item.sort,
+          parentId,
+        });
       }
       return ok({ count: request.body.items.length });
     },

@@ -14,7 +14,10 @@ const names: Record<BuiltinRole, { name: string; remark: string }> = {
   tester: { name: '测试员', remark: 'PT/QC tester: product and quality tests' },
 };
 
-const inArea = (...keys: string[]) => (id: string) => keys.some((k) => id === k || id.startsWith(`${k}.`));
+const inArea =
+  (...keys: string[]) =>
+  (id: string) =>
+    keys.some((k) => id === k || id.startsWith(`${k}.`));
 
 /** Which built-in menus each built-in role grants. */
 const grants: Record<BuiltinRole, (menu: (typeof builtinMenus)[number]) => boolean> = {
@@ -22,8 +25,7 @@ const grants: Record<BuiltinRole, (menu: (typeof builtinMenus)[number]) => boole
   operator: (m) =>
     inArea('home', 'operation', 'device', 'scene', 'rule', 'alarm', 'forward', 'system.user', 'system.dept')(m.id) &&
     (!m.id.startsWith('system.') || m.type === 'menu' || m.permission?.endsWith(':list') === true),
-  auditor: (m) =>
-    !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export)$/.test(m.permission ?? '')),
+  auditor: (m) => !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export)$/.test(m.permission ?? '')),
   analyst: (m) => inArea('home', 'analysis')(m.id) || (inArea('device')(m.id) && m.type === 'menu'),
   tester: (m) => inArea('home', 'producttest')(m.id),
 };
@@ -35,15 +37,26 @@ export const builtinRoleId = (tenantId: string, role: BuiltinRole) => newAggrega
  * Gives a tenant its built-in roles (tenant admin, operator, auditor, analyst, tester) and its
  * administrator the tenant-admin role. Idempotent: run on approval and again on every start.
  */
-export async function provisionTenant(store: EventStore, tenantId: string, adminUserId: string | null, context: Omit<CommandContext, 'tenantId' | 'idempotencyKey'>): Promise<void> {
+export async function provisionTenant(
+  store: EventStore,
+  tenantId: string,
+  adminUserId: string | null,
+  context: Omit<CommandContext, 'tenantId' | 'idempotencyKey'>,
+): Promise<void> {
   for (const role of builtinRoles) {
     const roleId = builtinRoleId(tenantId, role);
     const menuIds = builtinMenus.filter(grants[role]).map((m) => m.id);
-    await handleCommand(store, roleDecider, roleStream(tenantId, roleId), { type: 'CreateRole', roleId, ...names[role], menuIds, builtin: role, nameTaken: false }, {
-      ...context,
-      tenantId,
-      idempotencyKey: `builtin-role:${role}`,
-    });
+    await handleCommand(
+      store,
+      roleDecider,
+      roleStream(tenantId, roleId),
+      { type: 'CreateRole', roleId, ...names[role], menuIds, builtin: role, nameTaken: false },
+      {
+        ...context,
+        tenantId,
+        idempotencyKey: `builtin-role:${role}`,
+      },
+    );
   }
   if (!adminUserId) return;
   const stream = userStream(tenantId, adminUserId);
@@ -51,15 +64,23 @@ export async function provisionTenant(store: EventStore, tenantId: string, admin
   if (history.length === 0) return;
   const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
   if (!state.profile || state.deleted || state.profile.roleIds.length > 0) return;
-  await handleCommand(store, userDecider, stream, { type: 'UpdateUser', userId: adminUserId, ...state.profile, roleIds: [builtinRoleId(tenantId, 'tenantAdmin')] }, {
-    ...context,
-    tenantId,
-    idempotencyKey: 'builtin-role:admin',
-  });
+  await handleCommand(
+    store,
+    userDecider,
+    stream,
+    { type: 'UpdateUser', userId: adminUserId, ...state.profile, roleIds: [builtinRoleId(tenantId, 'tenantAdmin')] },
+    {
+      ...context,
+      tenantId,
+      idempotencyKey: 'builtin-role:admin',
+    },
+  );
 }
 
 /** Provisions every approved tenant (tenants approved before built-in roles existed, and the demo tenant). */
 export async function provisionAllTenants(store: EventStore, db: Sql): Promise<void> {
-  const tenants = await db.query<{ id: string; admin_user_id: string | null }>(`select id, admin_user_id from rm_tenants where status in ('approved', 'stopped')`);
+  const tenants = await db.query<{ id: string; admin_user_id: string | null }>(
+    `select id, admin_user_id from rm_tenants where status in ('approved', 'stopped')`,
+  );
   for (const t of tenants.rows) await provisionTenant(store, t.id, t.admin_user_id, { actor: { kind: 'system', id: 'seed' } });
 }

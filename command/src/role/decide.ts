@@ -4,7 +4,15 @@ import { evolve, initialState, type RoleEvent, type RoleState } from './role.ts'
 
 /** `nameTaken` and `inUse` come from the read model, checked by the route before the command. */
 export type RoleCommand =
-  | { type: 'CreateRole'; roleId: string; name: string; remark: string | null; menuIds: string[]; builtin: BuiltinRole | null; nameTaken: boolean }
+  | {
+      type: 'CreateRole';
+      roleId: string;
+      name: string;
+      remark: string | null;
+      menuIds: string[];
+      builtin: BuiltinRole | null;
+      nameTaken: boolean;
+    }
   | { type: 'UpdateRole'; roleId: string; name: string; remark: string | null; nameTaken: boolean }
   | { type: 'GrantRoleMenus'; roleId: string; menuIds: string[] }
   | { type: 'DeleteRole'; roleId: string; inUse: boolean };

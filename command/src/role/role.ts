@@ -23,7 +23,14 @@ export const initialState: RoleState = { exists: false, deleted: false, name: nu
 export function evolve(state: RoleState, event: RoleEvent): RoleState {
   switch (event.type) {
     case 'RoleCreated':
-      return { exists: true, deleted: false, name: event.data.name, remark: event.data.remark, menuIds: event.data.menuIds, builtin: event.data.builtin };
+      return {
+        exists: true,
+        deleted: false,
+        name: event.data.name,
+        remark: event.data.remark,
+        menuIds: event.data.menuIds,
+        builtin: event.data.builtin,
+      };
     case 'RoleUpdated':
       return { ...state, name: event.data.name, remark: event.data.remark };
     case 'RoleMenusGranted':

@@ -12,17 +12,26 @@ import { roleDecider, roleStream } from './decide.ts';
 const idResult = envelope(z.object({ id: z.string() }));
 
 export async function roleNameTaken(db: AppContext['db'], tenantId: string, name: string, exceptRoleId?: string): Promise<boolean> {
-  const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [tenantId, name, exceptRoleId ?? '']);
+  const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [
+    tenantId,
+    name,
+    exceptRoleId ?? '',
+  ]);
   return found.rowCount > 0;
 }
 
 /** Menus granted must exist; a caller grants only what they hold themselves, and `platform:` entries never leave the system tenant. */
 async function assertGrantable(db: AppContext['db'], principal: Principal, menuIds: string[]): Promise<void> {
   if (menuIds.length === 0) return;
-  const menus = await db.query<{ id: string; permission: string | null }>('select id, permission from rm_menus where id = any($1)', [menuIds]);
+  const menus = await db.query<{ id: string; permission: string | null }>('select id, permission from rm_menus where id = any($1)', [
+    menuIds,
+  ]);
   if (menus.rowCount !== new Set(menuIds).size) throw new DomainError('NOT_FOUND', { field: 'menuIds' });
   const beyond = menus.rows.filter(
-    (m) => m.permission && ((m.permission.startsWith('platform:') && !principal.isSystemAdmin) || (!principal.permissions.has('*') && !principal.permissions.has(m.permission))),
+    (m) =>
+      m.permission &&
+      ((m.permission.startsWith('platform:') && !principal.isSystemAdmin) ||
+        (!principal.permissions.has('*') && !principal.permissions.has(m.permission))),
   );
   if (beyond.length > 0) throw new DomainError('SCOPE_EXCEEDED', { permissions: beyond.map((m) => m.permission) });
 }
@@ -88,7 +97,11 @@ export const roleRoutes: RoutesPlugin = async (app, ctx) => {
       const principal = principalOf(request);
       const { id } = request.query;
       const users = await db.query('select 1 from rm_users where tenant_id = $1 and $2 = any(role_ids) limit 1', [principal.tenantId, id]);
-      await runCommand(ctx, request, roleDecider, roleStream(principal.tenantId, id), { type: 'DeleteRole', roleId: id, inUse: users.rowCount > 0 });
+      await runCommand(ctx, request, roleDecider, roleStream(principal.tenantId, id), {
+        type: 'DeleteRole',
+        roleId: id,
+        inUse: users.rowCount > 0,
+      });
       return ok({ id });
     },
   );

@@ -4,8 +4,7 @@ import { evolve, initialState, type SettingsEvent, type SettingsState } from './
 
 /** The logo command carries what the decider needs to judge the file: its size, its first bytes and its hash. */
 export type SettingsCommand =
-  | { type: 'ChangeSystemName'; systemName: string }
-  | { type: 'ChangeSystemLogo'; sha256: string; bytes: number; head: number[] };
+  { type: 'ChangeSystemName'; systemName: string } | { type: 'ChangeSystemLogo'; sha256: string; bytes: number; head: number[] };
 
 export function isPng(head: ArrayLike<number>): boolean {
   return PNG_SIGNATURE.every((b, i) => head[i] === b);

@@ -24,13 +24,21 @@ export const settingsRoutes: RoutesPlugin = async (app, ctx) => {
   await db.query(logoSchema);
   // The logo is posted as the raw file (Content-Type image/...), as a browser's fetch(file) sends it.
   app.addContentTypeParser(/^image\/.*/, { parseAs: 'buffer', bodyLimit: LOGO_BODY_LIMIT }, (_request, body, done) => done(null, body));
-  app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: LOGO_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: LOGO_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
 
   app.put(
     '/api/auth/settings',
-    { config: { permission: perm.settingsEdit }, schema: { tags: ['settings'], body: settingsBody, response: { 200: envelope(z.null()) } } },
+    {
+      config: { permission: perm.settingsEdit },
+      schema: { tags: ['settings'], body: settingsBody, response: { 200: envelope(z.null()) } },
+    },
     async (request) => {
-      await runCommand(ctx, request, settingsDecider, settingsStream(principalOf(request).tenantId), { type: 'ChangeSystemName', systemName: request.body.systemName });
+      await runCommand(ctx, request, settingsDecider, settingsStream(principalOf(request).tenantId), {
+        type: 'ChangeSystemName',
+        systemName: request.body.systemName,
+      });
       return ok(null);
     },
   );

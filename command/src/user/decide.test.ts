@@ -3,10 +3,22 @@ import type { DomainError } from '@iot/contracts';
 import { userDecider, type UserCommand } from './decide.ts';
 import type { UserEvent, UserProfile } from './user.ts';
 
-const profile: UserProfile = { username: 'li', email: 'li@x.cn', phone: '13800000000', sex: 'male', position: null, groupId: null, roleIds: ['r1'], description: null, homePage: null };
+const profile: UserProfile = {
+  username: 'li',
+  email: 'li@x.cn',
+  phone: '13800000000',
+  sex: 'male',
+  position: null,
+  groupId: null,
+  roleIds: ['r1'],
+  description: null,
+  homePage: null,
+};
 const created: UserEvent = { type: 'UserCreated', data: { userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false } };
 const admin: UserEvent = { type: 'UserCreated', data: { userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: true } };
-const given = (events: UserEvent[]) => ({ when: (c: UserCommand) => userDecider.decide(c, events.reduce(userDecider.evolve, userDecider.initialState)) });
+const given = (events: UserEvent[]) => ({
+  when: (c: UserCommand) => userDecider.decide(c, events.reduce(userDecider.evolve, userDecider.initialState)),
+});
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -18,13 +30,14 @@ const codeOf = (fn: () => unknown) => {
 
 describe('user decider', () => {
   it('creates a user, stopped at once when asked', () => {
-    expect(given([]).when({ type: 'CreateUser', userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false, status: 'stopped' })).toEqual([
-      created,
-      { type: 'UserStopped', data: { userId: 'u1' } },
-    ]);
+    expect(
+      given([]).when({ type: 'CreateUser', userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false, status: 'stopped' }),
+    ).toEqual([created, { type: 'UserStopped', data: { userId: 'u1' } }]);
   });
   it('refuses a second create on the same stream', () => {
-    expect(codeOf(() => given([created]).when({ type: 'CreateUser', userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false }))).toBe('USERNAME_TAKEN');
+    expect(
+      codeOf(() => given([created]).when({ type: 'CreateUser', userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false })),
+    ).toBe('USERNAME_TAKEN');
   });
   it('updates a profile only when it changes', () => {
     expect(given([created]).when({ type: 'UpdateUser', userId: 'u1', ...profile })).toEqual([]);
@@ -36,7 +49,9 @@ describe('user decider', () => {
     const stopped: UserEvent = { type: 'UserStopped', data: { userId: 'u1' } };
     expect(given([created]).when({ type: 'SetUserStatus', userId: 'u1', status: 'stopped' })).toEqual([stopped]);
     expect(given([created, stopped]).when({ type: 'SetUserStatus', userId: 'u1', status: 'stopped' })).toEqual([]);
-    expect(given([created, stopped]).when({ type: 'SetUserStatus', userId: 'u1', status: 'enabled' })).toEqual([{ type: 'UserEnabled', data: { userId: 'u1' } }]);
+    expect(given([created, stopped]).when({ type: 'SetUserStatus', userId: 'u1', status: 'enabled' })).toEqual([
+      { type: 'UserEnabled', data: { userId: 'u1' } },
+    ]);
   });
   it('never stops or deletes the tenant administrator', () => {
     expect(codeOf(() => given([admin]).when({ type: 'SetUserStatus', userId: 'u1', status: 'stopped' }))).toBe('ADMIN_PROTECTED');
@@ -47,6 +62,10 @@ describe('user decider', () => {
       { type: 'UserPasswordChanged', data: { userId: 'u1', byAdministrator: true } },
     ]);
     expect(codeOf(() => given([]).when({ type: 'RecordPasswordChange', userId: 'u1', byAdministrator: false }))).toBe('NOT_FOUND');
-    expect(codeOf(() => given([created, { type: 'UserDeleted', data: { userId: 'u1' } }]).when({ type: 'UpdateUser', userId: 'u1', ...profile }))).toBe('NOT_FOUND');
+    expect(
+      codeOf(() =>
+        given([created, { type: 'UserDeleted', data: { userId: 'u1' } }]).when({ type: 'UpdateUser', userId: 'u1', ...profile }),
+      ),
+    ).toBe('NOT_FOUND');
   });
 });

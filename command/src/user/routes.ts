@@ -90,7 +90,11 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
     { config: { permission: perm.userEdit }, schema: { tags: ['user'], body: userStatusBody, response: { 200: idResult } } },
     async (request) => {
       const { id, status } = request.body;
-      await runCommand(ctx, request, userDecider, userStream(principalOf(request).tenantId, id), { type: 'SetUserStatus', userId: id, status });
+      await runCommand(ctx, request, userDecider, userStream(principalOf(request).tenantId, id), {
+        type: 'SetUserStatus',
+        userId: id,
+        status,
+      });
       // A stopped user is logged out everywhere at once.
       if (status === 'stopped') await revokeSubjectSessions(db, id);
       return ok({ id });
@@ -116,7 +120,11 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
       const { id, password } = request.body;
       const tenantId = principalOf(request).tenantId;
       // The event first: it fails with NOT_FOUND for a user of another tenant before any secret is touched.
-      await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'RecordPasswordChange', userId: id, byAdministrator: true });
+      await runCommand(ctx, request, userDecider, userStream(tenantId, id), {
+        type: 'RecordPasswordChange',
+        userId: id,
+        byAdministrator: true,
+      });
       await setPassword(db, id, tenantId, password);
       await revokeSubjectSessions(db, id);
       return ok({ id });
@@ -125,14 +133,21 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
 
   app.put(
     '/api/auth/user/password',
-    { config: { permission: 'authenticated' }, schema: { tags: ['user'], body: passwordChangeBody, response: { 200: envelope(z.null()) } } },
+    {
+      config: { permission: 'authenticated' },
+      schema: { tags: ['user'], body: passwordChangeBody, response: { 200: envelope(z.null()) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       if (principal.kind !== 'user') throw new DomainError('FORBIDDEN');
       const { oldPassword, newPassword } = request.body;
       if (!(await verifyPassword(db, principal.id, oldPassword))) throw new DomainError('PASSWORD_WRONG');
       await setPassword(db, principal.id, principal.tenantId, newPassword);
-      await runCommand(ctx, request, userDecider, userStream(principal.tenantId, principal.id), { type: 'RecordPasswordChange', userId: principal.id, byAdministrator: false });
+      await runCommand(ctx, request, userDecider, userStream(principal.tenantId, principal.id), {
+        type: 'RecordPasswordChange',
+        userId: principal.id,
+        byAdministrator: false,
+      });
       // Every session of the user ends, this one included: they log in again with the new password.
       await revokeSubjectSessions(db, principal.id);
       return ok(null);
@@ -141,7 +156,10 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
 
   app.post(
     '/api/auth/user/password/check',
-    { config: { permission: 'authenticated' }, schema: { tags: ['user'], body: passwordCheckBody, response: { 200: envelope(z.object({ valid: z.boolean() })) } } },
+    {
+      config: { permission: 'authenticated' },
+      schema: { tags: ['user'], body: passwordCheckBody, response: { 200: envelope(z.object({ valid: z.boolean() })) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       if (principal.kind !== 'user') throw new DomainError('FORBIDDEN');

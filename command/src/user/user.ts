@@ -33,13 +33,27 @@ export interface UserState {
   profile: UserProfile | null;
 }
 
-export const initialState: UserState = { exists: false, deleted: false, username: null, status: 'enabled', isAdministrator: false, profile: null };
+export const initialState: UserState = {
+  exists: false,
+  deleted: false,
+  username: null,
+  status: 'enabled',
+  isAdministrator: false,
+  profile: null,
+};
 
 export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserCreated': {
       const { userId: _id, isSystemAdmin, isTenantAdmin, ...profile } = event.data;
-      return { exists: true, deleted: false, username: profile.username, status: 'enabled', isAdministrator: isSystemAdmin || isTenantAdmin, profile };
+      return {
+        exists: true,
+        deleted: false,
+        username: profile.username,
+        status: 'enabled',
+        isAdministrator: isSystemAdmin || isTenantAdmin,
+        profile,
+      };
     }
     case 'UserUpdated': {
       const { userId: _id, ...profile } = event.data;

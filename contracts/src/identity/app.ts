@@ -14,7 +14,14 @@ const appFields = {
   type: z.enum(appTypes),
   name: z.string().trim().min(1).max(64),
   /** OAuth scope: the permissions an app token carries; at most the creator's own. */
-  scope: z.array(z.string().trim().regex(/^[\w-]+:[\w-]+(:[\w-]+)?$/, 'area:thing:action')).max(200),
+  scope: z
+    .array(
+      z
+        .string()
+        .trim()
+        .regex(/^[\w-]+:[\w-]+(:[\w-]+)?$/, 'area:thing:action'),
+    )
+    .max(200),
   sharing: z.enum(appSharings),
   remark: optionalText(256),
 };

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { enabledStatuses, entityId as id, optionalText } from './common.ts';
 
-export const dictCode = z.string().trim().min(1).max(64).regex(/^[\w.-]+$/, 'letters, digits, _ . -');
-const dictTypeFields = { code: dictCode, name: z.string().trim().min(1).max(64), status: z.enum(enabledStatuses).default('enabled'), remark: optionalText(256) };
+export const dictCode = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\w.-]+$/, 'letters, digits, _ . -');
+const dictTypeFields = {
+  code: dictCode,
+  name: z.string().trim().min(1).max(64),
+  status: z.enum(enabledStatuses).default('enabled'),
+  remark: optionalText(256),
+};
 export const dictTypeCreateBody = z.object(dictTypeFields).strict();
 export const dictTypeUpdateBody = z.object({ id, ...dictTypeFields }).strict();
 export type DictTypeCreateBody = z.infer<typeof dictTypeCreateBody>;
@@ -35,7 +45,11 @@ export const dictTypeRow = z.object({
   remark: z.string().nullable(),
   createdAt: z.string(),
 });
-export const dictTypeListQuery = z.object({ name: z.string().trim().max(64).optional(), code: z.string().trim().max(64).optional() }).strict();
-export const dictItemListQuery = z.object({ typeId: id.optional(), code: dictCode.optional(), label: z.string().trim().max(64).optional() }).strict();
+export const dictTypeListQuery = z
+  .object({ name: z.string().trim().max(64).optional(), code: z.string().trim().max(64).optional() })
+  .strict();
+export const dictItemListQuery = z
+  .object({ typeId: id.optional(), code: dictCode.optional(), label: z.string().trim().max(64).optional() })
+  .strict();
 export const dictSortable = ['createdAt', 'code', 'name'] as const;
 export const dictItemSortable = ['sort', 'label', 'value'] as const;

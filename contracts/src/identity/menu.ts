@@ -12,7 +12,13 @@ const menuFields = {
   name: z.string().trim().min(1).max(limits.menuName.max),
   routerName: optionalText(64),
   icon: optionalText(64),
-  permission: z.string().trim().regex(/^[\w-]+:[\w-]+(:[\w-]+)?$/, 'area:thing:action').max(128).nullish().transform((v) => v ?? null),
+  permission: z
+    .string()
+    .trim()
+    .regex(/^[\w-]+:[\w-]+(:[\w-]+)?$/, 'area:thing:action')
+    .max(128)
+    .nullish()
+    .transform((v) => v ?? null),
   path: z.string().trim().min(1).max(256),
   component: optionalText(256),
   sort: z.coerce.number().int().min(0).max(100_000).default(0),
@@ -22,7 +28,14 @@ export const menuCreateBody = z.object(menuFields).strict();
 export type MenuCreateBody = z.infer<typeof menuCreateBody>;
 export const menuUpdateBody = z.object({ id, ...menuFields }).strict();
 export type MenuUpdateBody = z.infer<typeof menuUpdateBody>;
-export const menuOrderBody = z.object({ items: z.array(z.object({ id, sort: z.number().int().min(0).max(100_000), parentId: id.nullable().optional() }).strict()).min(1).max(500) }).strict();
+export const menuOrderBody = z
+  .object({
+    items: z
+      .array(z.object({ id, sort: z.number().int().min(0).max(100_000), parentId: id.nullable().optional() }).strict())
+      .min(1)
+      .max(500),
+  })
+  .strict();
 export type MenuOrderBody = z.infer<typeof menuOrderBody>;
 
 export const menuRow = z.object({

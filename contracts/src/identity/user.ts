@@ -9,7 +9,12 @@ export type Sex = (typeof sexes)[number];
 export const userStatuses = enabledStatuses;
 export type UserStatus = (typeof userStatuses)[number];
 
-export const username = z.string().trim().min(limits.username.min).max(limits.username.max).regex(/^[^\s@]+$/, 'no spaces or @');
+export const username = z
+  .string()
+  .trim()
+  .min(limits.username.min)
+  .max(limits.username.max)
+  .regex(/^[^\s@]+$/, 'no spaces or @');
 
 /** Spec §5: username 3-64; sex, email, phone, role and status required. */
 const userFields = {

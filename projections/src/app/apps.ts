@@ -35,9 +35,10 @@ export const appsProjection: Projection = {
         );
         return;
       case 'AppUpdated':
-        await tx.query('update rm_apps set type = $2, name = $3, scope = $4, sharing = $5, status = $6, remark = $7, updated_at = $8 where id = $1', [
-          d.appId, d.type, d.name, d.scope, d.sharing, d.status, d.remark, at,
-        ]);
+        await tx.query(
+          'update rm_apps set type = $2, name = $3, scope = $4, sharing = $5, status = $6, remark = $7, updated_at = $8 where id = $1',
+          [d.appId, d.type, d.name, d.scope, d.sharing, d.status, d.remark, at],
+        );
         return;
       case 'AppSecretRotated':
         await tx.query('update rm_apps set secret_rotated_at = $2, updated_at = $2 where id = $1', [d.appId, at]);

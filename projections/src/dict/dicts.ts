@@ -42,7 +42,12 @@ export const dictsProjection: Projection = {
         return;
       case 'DictTypeUpdated':
         await tx.query('update rm_dict_types set code = $2, name = $3, status = $4, remark = $5, updated_at = $6 where id = $1', [
-          d.typeId, d.code, d.name, d.status, d.remark, at,
+          d.typeId,
+          d.code,
+          d.name,
+          d.status,
+          d.remark,
+          at,
         ]);
         return;
       case 'DictTypeDeleted':

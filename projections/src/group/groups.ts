@@ -31,9 +31,10 @@ export const groupsProjection: Projection = {
         );
         return;
       case 'GroupUpdated':
-        await tx.query('update rm_groups set parent_id = $2, name = $3, type = $4, location = $5, sort = $6, updated_at = $7 where id = $1', [
-          d.groupId, d.parentId, d.name, d.type, d.location, d.sort, at,
-        ]);
+        await tx.query(
+          'update rm_groups set parent_id = $2, name = $3, type = $4, location = $5, sort = $6, updated_at = $7 where id = $1',
+          [d.groupId, d.parentId, d.name, d.type, d.location, d.sort, at],
+        );
         return;
       case 'GroupDeleted':
         await tx.query('delete from rm_groups where id = $1', [d.groupId]);

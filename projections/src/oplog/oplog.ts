@@ -25,7 +25,18 @@ export const oplogProjection: Projection = {
     await tx.query(
       `insert into rm_oplog (event_id, position, tenant_id, actor_kind, actor_id, event_type, stream, ip, correlation_id, occurred_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (event_id) do nothing`,
-      [event.id, event.position, m.tenantId, m.actor.kind, m.actor.id, event.type, event.streamName, m.ip ?? null, m.correlationId, m.occurredAt],
+      [
+        event.id,
+        event.position,
+        m.tenantId,
+        m.actor.kind,
+        m.actor.id,
+        event.type,
+        event.streamName,
+        m.ip ?? null,
+        m.correlationId,
+        m.occurredAt,
+      ],
     );
   },
 };

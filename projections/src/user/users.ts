@@ -42,8 +42,21 @@ export const usersProjection: Projection = {
              status, is_system_admin, is_tenant_admin, created_at, created_by, updated_at)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'enabled', $12, $13, $14, $15, $14) on conflict do nothing`,
           [
-            d.userId, event.metadata.tenantId, d.username, d.email, d.phone, d.sex, d.position, d.groupId, d.roleIds,
-            d.description, d.homePage, d.isSystemAdmin, d.isTenantAdmin, at, event.metadata.actor.id,
+            d.userId,
+            event.metadata.tenantId,
+            d.username,
+            d.email,
+            d.phone,
+            d.sex,
+            d.position,
+            d.groupId,
+            d.roleIds,
+            d.description,
+            d.homePage,
+            d.isSystemAdmin,
+            d.isTenantAdmin,
+            at,
+            event.metadata.actor.id,
           ],
         );
         return;
@@ -56,7 +69,11 @@ export const usersProjection: Projection = {
         return;
       case 'UserStopped':
       case 'UserEnabled':
-        await tx.query('update rm_users set status = $2, updated_at = $3 where id = $1', [d.userId, event.type === 'UserStopped' ? 'stopped' : 'enabled', at]);
+        await tx.query('update rm_users set status = $2, updated_at = $3 where id = $1', [
+          d.userId,
+          event.type === 'UserStopped' ? 'stopped' : 'enabled',
+          at,
+        ]);
         return;
       case 'UserDeleted':
         await tx.query('delete from rm_users where id = $1', [d.userId]);

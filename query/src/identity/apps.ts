@@ -26,7 +26,10 @@ const toAppRow = (r: Record<string, unknown>): AppRow => ({
 export const appQueryRoutes: RoutesPlugin = async (app, { db }) => {
   app.get(
     '/api/auth/app',
-    { config: { permission: perm.appList }, schema: { tags: ['app'], querystring: pageQuery.extend(appListQuery.shape), response: { 200: envelope(page(appRow)) } } },
+    {
+      config: { permission: perm.appList },
+      schema: { tags: ['app'], querystring: pageQuery.extend(appListQuery.shape), response: { 200: envelope(page(appRow)) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;

@@ -8,10 +8,20 @@ import { iso, pageOf, param } from './paging.ts';
 export const dictQueryRoutes: RoutesPlugin = async (app, { db }) => {
   app.get(
     '/api/auth/dict',
-    { config: { permission: perm.dictList }, schema: { tags: ['dict'], querystring: pageQuery.extend(dictTypeListQuery.shape), response: { 200: envelope(page(dictTypeRow)) } } },
+    {
+      config: { permission: perm.dictList },
+      schema: { tags: ['dict'], querystring: pageQuery.extend(dictTypeListQuery.shape), response: { 200: envelope(page(dictTypeRow)) } },
+    },
     async (request) => {
       const q = request.query;
-      const spec = { select: '*', from: 'rm_dict_types', where: ['tenant_id = $1'], params: [principalOf(request).tenantId] as unknown[], sortable: { createdAt: 'created_at', code: 'code', name: 'name' }, defaultSort: 'created_at' };
+      const spec = {
+        select: '*',
+        from: 'rm_dict_types',
+        where: ['tenant_id = $1'],
+        params: [principalOf(request).tenantId] as unknown[],
+        sortable: { createdAt: 'created_at', code: 'code', name: 'name' },
+        defaultSort: 'created_at',
+      };
       if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
       if (q.code) spec.where.push(`code ilike ${param(spec.params, `%${q.code}%`)}`);
       return ok(
@@ -29,7 +39,10 @@ export const dictQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/dict/item',
-    { config: { permission: perm.dictList }, schema: { tags: ['dict'], querystring: pageQuery.extend(dictItemListQuery.shape), response: { 200: envelope(page(dictItemRow)) } } },
+    {
+      config: { permission: perm.dictList },
+      schema: { tags: ['dict'], querystring: pageQuery.extend(dictItemListQuery.shape), response: { 200: envelope(page(dictItemRow)) } },
+    },
     async (request) => {
       const q = request.query;
       const spec = {

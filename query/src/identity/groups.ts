@@ -20,7 +20,10 @@ const toGroupRow = (r: Record<string, unknown>): GroupRow => ({
 export const groupQueryRoutes: RoutesPlugin = async (app, { db }) => {
   app.get(
     '/api/auth/dept',
-    { config: { permission: perm.groupList }, schema: { tags: ['dept'], querystring: groupListQuery, response: { 200: envelope(z.array(groupNode)) } } },
+    {
+      config: { permission: perm.groupList },
+      schema: { tags: ['dept'], querystring: groupListQuery, response: { 200: envelope(z.array(groupNode)) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -37,22 +40,36 @@ export const groupQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/dept/list',
-    { config: { permission: perm.groupList }, schema: { tags: ['dept'], querystring: pageQuery.extend(groupListQuery.shape), response: { 200: envelope(page(groupRow)) } } },
+    {
+      config: { permission: perm.groupList },
+      schema: { tags: ['dept'], querystring: pageQuery.extend(groupListQuery.shape), response: { 200: envelope(page(groupRow)) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
-      const spec = { select: '*', from: 'rm_groups', where: ['tenant_id = $1'], params: [principal.tenantId] as unknown[], sortable: { sort: 'sort', name: 'name', createdAt: 'created_at' }, defaultSort: 'sort' };
+      const spec = {
+        select: '*',
+        from: 'rm_groups',
+        where: ['tenant_id = $1'],
+        params: [principal.tenantId] as unknown[],
+        sortable: { sort: 'sort', name: 'name', createdAt: 'created_at' },
+        defaultSort: 'sort',
+      };
       if (q.parentId) spec.where.push(`parent_id = ${param(spec.params, q.parentId)}`);
       if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
       if (q.type) spec.where.push(`type = ${param(spec.params, q.type)}`);
-      if (principal.stationId) spec.where.push(`id = any(${param(spec.params, await groupSubtree(db, principal.tenantId, principal.stationId))})`);
+      if (principal.stationId)
+        spec.where.push(`id = any(${param(spec.params, await groupSubtree(db, principal.tenantId, principal.stationId))})`);
       return ok(await pageOf(db, q, spec, toGroupRow));
     },
   );
 
   app.get(
     '/api/auth/dept/getDeptTypeList',
-    { config: { permission: 'authenticated' }, schema: { tags: ['dept'], response: { 200: envelope(z.array(z.object({ value: z.enum(groupTypes) }))) } } },
+    {
+      config: { permission: 'authenticated' },
+      schema: { tags: ['dept'], response: { 200: envelope(z.array(z.object({ value: z.enum(groupTypes) }))) } },
+    },
     async () => ok(groupTypes.map((value) => ({ value }))),
   );
 };

@@ -31,7 +31,8 @@ export function visibleMenus(menus: MenuRow[], principal: Principal): MenuRow[] 
   const visible = new Set<string>();
   for (const m of menus) {
     if (!m.permission || !hasPermission(principal, m.permission)) continue;
-    for (let at: MenuRow | undefined = m; at && !visible.has(at.id); at = at.parentId ? byId.get(at.parentId) : undefined) visible.add(at.id);
+    for (let at: MenuRow | undefined = m; at && !visible.has(at.id); at = at.parentId ? byId.get(at.parentId) : undefined)
+      visible.add(at.id);
   }
   return menus.filter((m) => visible.has(m.id));
 }
@@ -39,9 +40,13 @@ export function visibleMenus(menus: MenuRow[], principal: Principal): MenuRow[] 
 function subtree(menus: MenuRow[], parentId: string | undefined): MenuRow[] {
   if (!parentId) return menus;
   const keep = new Set([parentId]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
-    for (const m of menus) if (m.parentId && keep.has(m.parentId) && !keep.has(m.id)) (keep.add(m.id), (grew = true));
+    for (const m of menus) {
+      if (!m.parentId || !keep.has(m.parentId) || keep.has(m.id)) continue;
+      keep.add(m.id);
+      grew = true;
+    }
   }
   return menus.filter((m) => keep.has(m.id) && m.id !== parentId);
 }
@@ -50,7 +55,10 @@ function subtree(menus: MenuRow[], parentId: string | undefined): MenuRow[] {
 export const menuQueryRoutes: RoutesPlugin = async (app, { db }) => {
   app.get(
     '/api/auth/menu',
-    { config: { permission: 'authenticated' }, schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } } },
+    {
+      config: { permission: 'authenticated' },
+      schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } },
+    },
     async (request) => {
       const { parentId, type } = request.query;
       let menus = subtree(visibleMenus(await allMenus(db), principalOf(request)), parentId);
@@ -62,7 +70,10 @@ export const menuQueryRoutes: RoutesPlugin = async (app, { db }) => {
   /** The whole catalogue, for granting menus to roles: `platform:` entries only for the system administrator. */
   app.get(
     '/api/auth/menu/list',
-    { config: { permission: perm.menuList }, schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } } },
+    {
+      config: { permission: perm.menuList },
+      schema: { tags: ['menu'], querystring: menuTreeQuery, response: { 200: envelope(z.array(menuNode)) } },
+    },
     async (request) => {
       const principal = principalOf(request);
       const { parentId, type } = request.query;

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { availability, DomainError, entityId, envelope, page, pageQuery, perm, roleCheckQuery, roleListQuery, roleRow, type RoleRow } from '@iot/contracts';
+import {
+  availability,
+  DomainError,
+  entityId,
+  envelope,
+  page,
+  pageQuery,
+  perm,
+  roleCheckQuery,
+  roleListQuery,
+  roleRow,
+  type RoleRow,
+} from '@iot/contracts';
 import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
 import { principalOf } from '../server/principal.ts';
@@ -19,10 +31,20 @@ const toRoleRow = (r: Record<string, unknown>): RoleRow => ({
 export const roleQueryRoutes: RoutesPlugin = async (app, { db }) => {
   app.get(
     '/api/auth/role',
-    { config: { permission: perm.roleList }, schema: { tags: ['role'], querystring: pageQuery.extend(roleListQuery.shape), response: { 200: envelope(page(roleRow)) } } },
+    {
+      config: { permission: perm.roleList },
+      schema: { tags: ['role'], querystring: pageQuery.extend(roleListQuery.shape), response: { 200: envelope(page(roleRow)) } },
+    },
     async (request) => {
       const q = request.query;
-      const spec = { select: '*', from: 'rm_roles', where: ['tenant_id = $1'], params: [principalOf(request).tenantId] as unknown[], sortable: { createdAt: 'created_at', name: 'lower(name)' }, defaultSort: 'created_at' };
+      const spec = {
+        select: '*',
+        from: 'rm_roles',
+        where: ['tenant_id = $1'],
+        params: [principalOf(request).tenantId] as unknown[],
+        sortable: { createdAt: 'created_at', name: 'lower(name)' },
+        defaultSort: 'created_at',
+      };
       if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
       return ok(await pageOf(db, q, spec, toRoleRow));
     },
@@ -30,9 +52,21 @@ export const roleQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/role/menu',
-    { config: { permission: perm.roleList }, schema: { tags: ['role'], querystring: z.object({ id: entityId }).strict(), response: { 200: envelope(z.object({ id: z.string(), menuIds: z.array(z.string()) })) } } },
+    {
+      config: { permission: perm.roleList },
+      schema: {
+        tags: ['role'],
+        querystring: z.object({ id: entityId }).strict(),
+        response: { 200: envelope(z.object({ id: z.string(), menuIds: z.array(z.string()) })) },
+      },
+    },
     async (request) => {
-      const row = (await db.query<{ menu_ids: string[] }>('select menu_ids from rm_roles where id = $1 and tenant_id = $2', [request.query.id, principalOf(request).tenantId])).rows[0];
+      const row = (
+        await db.query<{ menu_ids: string[] }>('select menu_ids from rm_roles where id = $1 and tenant_id = $2', [
+          request.query.id,
+          principalOf(request).tenantId,
+        ])
+      ).rows[0];
       if (!row) throw new DomainError('NOT_FOUND');
       return ok({ id: request.query.id, menuIds: row.menu_ids });
     },
@@ -40,11 +74,22 @@ export const roleQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/role/check',
-    { config: { permission: perm.roleList }, schema: { tags: ['role'], querystring: roleCheckQuery, response: { 200: envelope(availability) } } },
+    {
+      config: { permission: perm.roleList },
+      schema: { tags: ['role'], querystring: roleCheckQuery, response: { 200: envelope(availability) } },
+    },
     async (request) => {
       const { name, id } = request.query;
-      if (id && (await db.query('select 1 from rm_roles where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0) throw new DomainError('NOT_FOUND');
-      const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [principalOf(request).tenantId, name, id ?? '']);
+      if (
+        id &&
+        (await db.query('select 1 from rm_roles where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0
+      )
+        throw new DomainError('NOT_FOUND');
+      const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [
+        principalOf(request).tenantId,
+        name,
+        id ?? '',
+      ]);
       return ok({ available: found.rowCount === 0 });
     },
   );

@@ -30,12 +30,19 @@ export const settingsQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/userLogo',
-    { config: { permission: 'authenticated' }, schema: { tags: ['settings'], description: 'The logo PNG of the caller\'s tenant (or the platform\'s).' } },
+    {
+      config: { permission: 'authenticated' },
+      schema: { tags: ['settings'], description: "The logo PNG of the caller's tenant (or the platform's)." },
+    },
     async (request, reply) => {
       const { logo } = await settingsOf(db, principalOf(request).tenantId);
       const row = logo ? (await db.query<{ png: Buffer }>('select png from settings_logos where sha256 = $1', [logo])).rows[0] : undefined;
       if (!row) throw new DomainError('NOT_FOUND');
-      return reply.header('content-type', 'image/png').header('cache-control', 'private, max-age=300').header('etag', `"${logo}"`).send(row.png);
+      return reply
+        .header('content-type', 'image/png')
+        .header('cache-control', 'private, max-age=300')
+        .header('etag', `"${logo}"`)
+        .send(row.png);
     },
   );
 };

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { availability, DomainError, entityId, envelope, page, pageQuery, perm, userListQuery, userRow, usernameCheckQuery, type UserRow } from '@iot/contracts';
+import {
+  availability,
+  DomainError,
+  entityId,
+  envelope,
+  page,
+  pageQuery,
+  perm,
+  userListQuery,
+  userRow,
+  usernameCheckQuery,
+  type UserRow,
+} from '@iot/contracts';
 import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
 import { principalOf } from '../server/principal.ts';
@@ -30,19 +42,34 @@ export const toUserRow = (r: Record<string, unknown>): UserRow => ({
   createdBy: r.created_by as string,
 });
 
-const byGroupQuery = pageQuery.extend({ groupId: entityId.optional(), roleId: entityId.optional(), username: z.string().trim().max(64).optional() }).strict();
+const byGroupQuery = pageQuery
+  .extend({ groupId: entityId.optional(), roleId: entityId.optional(), username: z.string().trim().max(64).optional() })
+  .strict();
 
 /** Reads of the user screens: list, checks, users of a group or role, positions, own profile. */
 export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
-  const listSpec = (tenantId: string): ListSpec => ({ select: SELECT, from: FROM, where: [`u.tenant_id = $1`], params: [tenantId], sortable, defaultSort: 'u.created_at' });
+  const listSpec = (tenantId: string): ListSpec => ({
+    select: SELECT,
+    from: FROM,
+    where: [`u.tenant_id = $1`],
+    params: [tenantId],
+    sortable,
+    defaultSort: 'u.created_at',
+  });
 
   app.get(
     '/api/auth/user',
-    { config: { permission: perm.userList }, schema: { tags: ['user'], querystring: pageQuery.extend(userListQuery.shape), response: { 200: envelope(page(userRow)) } } },
+    {
+      config: { permission: perm.userList },
+      schema: { tags: ['user'], querystring: pageQuery.extend(userListQuery.shape), response: { 200: envelope(page(userRow)) } },
+    },
     async (request) => {
       const q = request.query;
       const spec = listSpec(principalOf(request).tenantId);
-      if (q.username) spec.where.push(`(u.username ilike ${param(spec.params, `%${q.username}%`)} or u.email ilike $${spec.params.length} or u.phone ilike $${spec.params.length})`);
+      if (q.username)
+        spec.where.push(
+          `(u.username ilike ${param(spec.params, `%${q.username}%`)} or u.email ilike $${spec.params.length} or u.phone ilike $${spec.params.length})`,
+        );
       if (q.status) spec.where.push(`u.status = ${param(spec.params, q.status)}`);
       if (q.groupId) spec.where.push(`u.group_id = ${param(spec.params, q.groupId)}`);
       if (q.roleId) spec.where.push(`${param(spec.params, q.roleId)} = any(u.role_ids)`);
@@ -53,9 +80,17 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/user/detail',
-    { config: { permission: perm.userList }, schema: { tags: ['user'], querystring: z.object({ id: entityId }).strict(), response: { 200: envelope(userRow) } } },
+    {
+      config: { permission: perm.userList },
+      schema: { tags: ['user'], querystring: z.object({ id: entityId }).strict(), response: { 200: envelope(userRow) } },
+    },
     async (request) => {
-      const row = (await db.query(`select ${SELECT} from ${FROM} where u.id = $1 and u.tenant_id = $2`, [request.query.id, principalOf(request).tenantId])).rows[0];
+      const row = (
+        await db.query(`select ${SELECT} from ${FROM} where u.id = $1 and u.tenant_id = $2`, [
+          request.query.id,
+          principalOf(request).tenantId,
+        ])
+      ).rows[0];
       if (!row) throw new DomainError('NOT_FOUND');
       return ok(toUserRow(row));
     },
@@ -63,11 +98,18 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
 
   app.get(
     '/api/auth/user/check',
-    { config: { permission: perm.userList }, schema: { tags: ['user'], querystring: usernameCheckQuery, response: { 200: envelope(availability) } } },
+    {
+      config: { permission: perm.userList },
+      schema: { tags: ['user'], querystring: usernameCheckQuery, response: { 200: envelope(availability) } },
+    },
     async (request) => {
       const { username, id } = request.query;
       // The user being edited must be the caller's tenant's own.
-      if (id && (await db.query('select 1 from rm_users where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0) throw new DomainError('NOT_FOUND');
+      if (
+        id &&
+        (await db.query('select 1 from rm_users where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0
+      )
+        throw new DomainError('NOT_FOUND');
       const taken = await db.query('select 1 from rm_users where lower(username) = lower($1) and id <> $2', [username, id ?? '']);
       return ok({ available: taken.rowCount === 0 });
     },
@@ -77,7 +119,10 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
   for (const path of ['/api/auth/user/getUserOfAgency', '/api/auth/user/userListByDeptRole']) {
     app.get(
       path,
-      { config: { permission: perm.userList }, schema: { tags: ['user'], querystring: byGroupQuery, response: { 200: envelope(page(userRow)) } } },
+      {
+        config: { permission: perm.userList },
+        schema: { tags: ['user'], querystring: byGroupQuery, response: { 200: envelope(page(userRow)) } },
+      },
       async (request) => {
         const principal = principalOf(request);
         const q = request.query;
@@ -108,7 +153,8 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
     { config: { permission: 'authenticated' }, schema: { tags: ['user'], response: { 200: envelope(userRow) } } },
     async (request) => {
       const principal = principalOf(request);
-      const row = (await db.query(`select ${SELECT} from ${FROM} where u.id = $1 and u.tenant_id = $2`, [principal.id, principal.tenantId])).rows[0];
+      const row = (await db.query(`select ${SELECT} from ${FROM} where u.id = $1 and u.tenant_id = $2`, [principal.id, principal.tenantId]))
+        .rows[0];
       if (!row) throw new DomainError('NOT_FOUND');
       return ok(toUserRow(row));
     },

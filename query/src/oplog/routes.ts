@@ -20,7 +20,17 @@ const toOplogRow = (r: Record<string, unknown>): OplogRow => ({
 });
 
 const EXPORT_LIMIT = 50_000;
-const columns: (keyof OplogRow)[] = ['occurredAt', 'actorKind', 'actorId', 'actorName', 'eventType', 'stream', 'ip', 'correlationId', 'eventId'];
+const columns: (keyof OplogRow)[] = [
+  'occurredAt',
+  'actorKind',
+  'actorId',
+  'actorName',
+  'eventType',
+  'stream',
+  'ip',
+  'correlationId',
+  'eventId',
+];
 
 /** The operation log (spec §2): who did what, when and from where, in the caller's tenant; CSV export for auditors. */
 export const oplogRoutes: RoutesPlugin = async (app, { db }) => {
@@ -40,7 +50,11 @@ export const oplogRoutes: RoutesPlugin = async (app, { db }) => {
     return spec;
   }
 
-  async function exportCsv(request: FastifyRequest, reply: FastifyReply, q: Parameters<typeof specOf>[1] & { order: 'asc' | 'desc'; sort?: string }) {
+  async function exportCsv(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    q: Parameters<typeof specOf>[1] & { order: 'asc' | 'desc'; sort?: string },
+  ) {
     const result = await pageOf(db, { page: 1, pageSize: EXPORT_LIMIT, order: q.order, sort: q.sort }, specOf(request, q), toOplogRow);
     const csv = stringify(result.rows, { header: true, columns: columns as string[] });
     return reply
@@ -64,5 +78,9 @@ export const oplogRoutes: RoutesPlugin = async (app, { db }) => {
     },
   );
 
-  app.get('/api/auth/log/export', { config: { permission: perm.logExport }, schema: { tags: ['log'], querystring } }, async (request, reply) => exportCsv(request, reply, request.query));
+  app.get(
+    '/api/auth/log/export',
+    { config: { permission: perm.logExport }, schema: { tags: ['log'], querystring } },
+    async (request, reply) => exportCsv(request, reply, request.query),
+  );
 };
