@@ -1,4 +1,5 @@
-import { DEFAULT_SYSTEM_NAME, DomainError, envelope, perm, SYSTEM_TENANT, systemSettings } from '@iot/contracts';
+import type { FastifyReply } from 'fastify';
+import { DEFAULT_SYSTEM_NAME, DomainError, envelope, SYSTEM_TENANT, systemSettings } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
@@ -22,10 +23,24 @@ async function settingsOf(db: Sql, tenantId: string) {
 
 /** System settings (name and logo) and the logo itself. The browser scales the logo to height 30. */
 export const settingsQueryRoutes: RoutesPlugin = async (app, { db }) => {
+  // Every screen's shell shows its tenant's name and logo, so any logged-in user may read them.
   app.get(
     '/api/auth/settings',
-    { config: { permission: perm.settingsView }, schema: { tags: ['settings'], response: { 200: envelope(systemSettings) } } },
+    { config: { permission: 'authenticated' }, schema: { tags: ['settings'], response: { 200: envelope(systemSettings) } } },
     async (request) => ok(await settingsOf(db, principalOf(request).tenantId)),
+  );
+
+  // The login and registration pages show the platform's name and logo before anyone is logged in.
+  app.get(
+    '/api/auth/settings/public',
+    { config: { permission: 'public' }, schema: { tags: ['settings'], response: { 200: envelope(systemSettings) } } },
+    async () => ok(await settingsOf(db, SYSTEM_TENANT)),
+  );
+
+  app.get(
+    '/api/auth/settings/public/logo',
+    { config: { permission: 'public' }, schema: { tags: ['settings'], description: "The platform's logo PNG, for the login page." } },
+    async (_request, reply) => sendLogo(reply, (await settingsOf(db, SYSTEM_TENANT)).logo),
   );
 
   app.get(
@@ -34,15 +49,12 @@ export const settingsQueryRoutes: RoutesPlugin = async (app, { db }) => {
       config: { permission: 'authenticated' },
       schema: { tags: ['settings'], description: "The logo PNG of the caller's tenant (or the platform's)." },
     },
-    async (request, reply) => {
-      const { logo } = await settingsOf(db, principalOf(request).tenantId);
-      const row = logo ? (await db.query<{ png: Buffer }>('select png from settings_logos where sha256 = $1', [logo])).rows[0] : undefined;
-      if (!row) throw new DomainError('NOT_FOUND');
-      return reply
-        .header('content-type', 'image/png')
-        .header('cache-control', 'private, max-age=300')
-        .header('etag', `"${logo}"`)
-        .send(row.png);
-    },
+    async (request, reply) => sendLogo(reply, (await settingsOf(db, principalOf(request).tenantId)).logo),
   );
+
+  async function sendLogo(reply: FastifyReply, logo: string | null) {
+    const row = logo ? (await db.query<{ png: Buffer }>('select png from settings_logos where sha256 = $1', [logo])).rows[0] : undefined;
+    if (!row) throw new DomainError('NOT_FOUND');
+    return reply.header('content-type', 'image/png').header('cache-control', 'private, max-age=300').header('etag', `"${logo}"`).send(row.png);
+  }
 };
