@@ -10,7 +10,16 @@ import { inCi } from '../harness/engines.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const WEB_DIST = path.resolve('web/dist');
 
 const missing = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install -y chromium)`;
@@ -32,7 +41,10 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
     db = await createTestDatabase();
     dataDir = mkdtempSync(path.join(tmpdir(), 'web-e2e-'));
-    platform = await startPlatform(loadConfig({ ...process.env, ADMIN_PASSWORD: 'admin123', DATA_DIR: dataDir, DATABASE_URL: db.url }), { port: 0, staticDir: WEB_DIST });
+    platform = await startPlatform(loadConfig({ ...process.env, ADMIN_PASSWORD: 'admin123', DATA_DIR: dataDir, DATABASE_URL: db.url }), {
+      port: 0,
+      staticDir: WEB_DIST,
+    });
     base = platform.url!;
     const docs = (await (await fetch(`${base}/docs/json`)).json()) as { paths: Record<string, unknown> };
     hasIdentityRoutes = ['/api/auth/dept', '/api/auth/role', '/api/auth/user', '/api/auth/menu'].every((p) => p in docs.paths);
@@ -96,7 +108,9 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await visitor.fill('input[name=target]', phone);
     await visitor.getByTestId('send-code').click();
     await expect.poll(() => visitor.getByTestId('send-code').textContent()).toMatch(/Resend in \d+ s/);
-    const sent = await db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [phone]);
+    const sent = await db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
+      phone,
+    ]);
     const code = /\b(\d{6})\b/.exec(sent.rows[0]?.body ?? '')?.[1];
     expect(code).toMatch(/^\d{6}$/);
     await visitor.fill('input[name=code]', code!);
@@ -109,7 +123,11 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     const admin = await newPage();
     await login(admin, 'admin', 'admin123');
     await admin.waitForURL('**/index');
-    await admin.getByRole('link', { name: '租户审核' }).or(admin.getByRole('button', { name: '系统管理' })).first().click();
+    await admin
+      .getByRole('link', { name: '租户审核' })
+      .or(admin.getByRole('button', { name: '系统管理' }))
+      .first()
+      .click();
     await admin.goto(`${base}/system/tenant`);
     const row = admin.getByRole('row').filter({ hasText: tenant });
     await expect.poll(() => row.getByText('审核中').count()).toBe(1);
@@ -160,7 +178,10 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     const roleDialog = page.getByRole('dialog');
     await roleDialog.locator('input[name=name]').fill('Viewer');
-    const grant = roleDialog.locator('.check-row').filter({ hasText: /^(Users|用户管理)/ }).first();
+    const grant = roleDialog
+      .locator('.check-row')
+      .filter({ hasText: /^(Users|用户管理)/ })
+      .first();
     await grant.getByRole('checkbox').click();
     await roleDialog.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'Viewer' }).count()).toBe(1);

@@ -11,6 +11,8 @@ export const endpoints = {
   tenantStart: '/api/auth/tenant/start',
   user: '/api/auth/user',
   userCheck: '/api/auth/user/check',
+  userStatus: '/api/auth/user/status',
+  profile: '/api/auth/user/profile',
   password: '/api/auth/user/password',
   passwordReset: '/api/auth/user/password/reset',
   group: '/api/auth/dept',

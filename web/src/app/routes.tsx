@@ -1,26 +1,34 @@
-import { useEffect, type ComponentType } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, Outlet, useLocation } from 'react-router';
 import type { CurrentUser } from '@iot/contracts';
 import { api, setUnauthorizedHandler } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can, session } from '../api/session.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
-import { RegisterPage } from '../auth/RegisterPage.tsx';
 import { sessionStore, useSession } from '../auth/useSession.ts';
 import { ComingSoon, NotFound } from '../home/ComingSoon.tsx';
 import { HomePage } from '../home/HomePage.tsx';
 import { Layout } from '../shell/Layout.tsx';
+import { Loading } from '../ui/Loading.tsx';
 import { flatten, staticMenu } from '../shell/menu.ts';
 import { useMenu } from '../shell/useMenu.ts';
-import { AppsPage } from '../system/AppsPage.tsx';
-import { DictionariesPage } from '../system/DictionariesPage.tsx';
-import { GroupsPage } from '../system/GroupsPage.tsx';
-import { MenusPage } from '../system/MenusPage.tsx';
-import { OperationLogPage } from '../system/OperationLogPage.tsx';
-import { RolesPage } from '../system/RolesPage.tsx';
-import { SettingsPage } from '../system/SettingsPage.tsx';
-import { TenantAuditPage } from '../system/TenantAuditPage.tsx';
-import { UsersPage } from '../system/UsersPage.tsx';
+
+// Each screen is its own chunk, loaded when first opened: the login page and the shell load alone.
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) =>
+  lazy(async () => ({ default: (await load())[name] }));
+const AppsPage = page(() => import('../system/AppsPage.tsx'), 'AppsPage');
+const DictionariesPage = page(() => import('../system/DictionariesPage.tsx'), 'DictionariesPage');
+const GroupsPage = page(() => import('../system/GroupsPage.tsx'), 'GroupsPage');
+const MenusPage = page(() => import('../system/MenusPage.tsx'), 'MenusPage');
+const OperationLogPage = page(() => import('../system/OperationLogPage.tsx'), 'OperationLogPage');
+const RolesPage = page(() => import('../system/RolesPage.tsx'), 'RolesPage');
+const SettingsPage = page(() => import('../system/SettingsPage.tsx'), 'SettingsPage');
+const TenantAuditPage = page(() => import('../system/TenantAuditPage.tsx'), 'TenantAuditPage');
+const UsersPage = page(() => import('../system/UsersPage.tsx'), 'UsersPage');
+const ProfilePage = page(() => import('../auth/ProfilePage.tsx'), 'ProfilePage');
+const RegisterPage = page(() => import('../auth/RegisterPage.tsx'), 'RegisterPage');
+
+const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
 /** The screens built so far; every other menu path shows the "later release" page. */
 export const screens: Record<string, ComponentType> = {
@@ -69,7 +77,7 @@ function Screen() {
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
-  { path: '/register', element: <RegisterPage /> },
+  { path: '/register', element: suspended(<RegisterPage />) },
   {
     element: <RequireAuth />,
     children: [
@@ -79,7 +87,8 @@ export const router = createBrowserRouter([
           { path: '/', element: <Navigate to="/index" replace /> },
           { path: '/index', element: <HomePage /> },
           { path: '/home/index', element: <Navigate to="/index" replace /> },
-          { path: '*', element: <Screen /> },
+          { path: '/profile', element: suspended(<ProfilePage />) },
+          { path: '*', element: suspended(<Screen />) },
         ],
       },
     ],

@@ -33,14 +33,33 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     }
   };
   const input = (name: keyof typeof empty, autoComplete: string) => (
-    <TextField.Root name={name} type="password" autoComplete={autoComplete} value={form.values[name]} onChange={(e) => form.set(name, e.target.value)} />
+    <TextField.Root
+      name={name}
+      type="password"
+      autoComplete={autoComplete}
+      value={form.values[name]}
+      onChange={(e) => form.set(name, e.target.value)}
+    />
   );
   return (
-    <FormDialog open={open} title={t('auth.changePassword')} dirty={form.dirty} busy={busy} onClose={close} onSubmit={() => void submit()} width="440px">
+    <FormDialog
+      open={open}
+      title={t('auth.changePassword')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={close}
+      onSubmit={() => void submit()}
+      width="440px"
+    >
       <Field label={t('auth.oldPassword')} required error={form.errors.oldPassword}>
         {input('oldPassword', 'current-password')}
       </Field>
-      <Field label={t('auth.newPassword')} required error={form.errors.newPassword} hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}>
+      <Field
+        label={t('auth.newPassword')}
+        required
+        error={form.errors.newPassword}
+        hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}
+      >
         {input('newPassword', 'new-password')}
       </Field>
       <Field label={t('auth.confirmPassword')} required error={form.errors.confirmPassword}>

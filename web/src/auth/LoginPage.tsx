@@ -92,14 +92,24 @@ export function LoginPage() {
           </Field>
           <Text as="label" size="2">
             <Flex gap="2" align="center">
-              <Checkbox name="remember" data-testid="remember" checked={form.values.remember} onCheckedChange={(v) => form.set('remember', v === true)} />
+              <Checkbox
+                name="remember"
+                data-testid="remember"
+                checked={form.values.remember}
+                onCheckedChange={(v) => form.set('remember', v === true)}
+              />
               {t('login.remember')}
             </Flex>
           </Text>
           <div>
             <Text as="label" size="2">
               <Flex gap="2" align="center" wrap="wrap">
-                <Checkbox name="agreement" data-testid="agreement" checked={form.values.agreement} onCheckedChange={(v) => form.set('agreement', v === true)} />
+                <Checkbox
+                  name="agreement"
+                  data-testid="agreement"
+                  checked={form.values.agreement}
+                  onCheckedChange={(v) => form.set('agreement', v === true)}
+                />
                 {t('login.agreePrefix')}
                 <button type="button" className="link-button" onClick={() => setAgreementOpen(true)}>
                   {t('login.agreementTitle')}

@@ -12,7 +12,16 @@ import { registerForm, registerRules, targetOf } from './schemas.ts';
 
 type Method = 'phone' | 'email';
 
-const initial = { tenantName: '', contactName: '', company: '', method: 'phone' as Method, target: '', code: '', password: '', confirmPassword: '' };
+const initial = {
+  tenantName: '',
+  contactName: '',
+  company: '',
+  method: 'phone' as Method,
+  target: '',
+  code: '',
+  password: '',
+  confirmPassword: '',
+};
 
 /** What the server receives: the phone or the email, by method. */
 export function registerPayload(values: typeof initial) {
@@ -44,7 +53,11 @@ export function RegisterPage() {
     }
     setSending(true);
     try {
-      const result = await api.post<{ resendAfter: number }>('/api/auth/register/code', { method, target: target.trim() }, { noRedirect: true });
+      const result = await api.post<{ resendAfter: number }>(
+        '/api/auth/register/code',
+        { method, target: target.trim() },
+        { noRedirect: true },
+      );
       setCountdown(result.resendAfter ?? 60);
       notice.success(t(method === 'phone' ? 'register.codeSentPhone' : 'register.codeSentEmail'));
     } catch (error) {
@@ -80,7 +93,9 @@ export function RegisterPage() {
           <Callout.Icon>
             <CheckCircledIcon />
           </Callout.Icon>
-          <Callout.Text data-testid="register-done">{t(form.values.method === 'phone' ? 'register.submittedPhone' : 'register.submittedEmail')}</Callout.Text>
+          <Callout.Text data-testid="register-done">
+            {t(form.values.method === 'phone' ? 'register.submittedPhone' : 'register.submittedEmail')}
+          </Callout.Text>
         </Callout.Root>
         <Link to="/login" className="text-link">
           {t('register.backToLogin')}
@@ -89,7 +104,11 @@ export function RegisterPage() {
     );
   }
 
-  const text = (name: 'tenantName' | 'contactName' | 'company' | 'code' | 'password' | 'confirmPassword', type = 'text', extra: Record<string, unknown> = {}) => (
+  const text = (
+    name: 'tenantName' | 'contactName' | 'company' | 'code' | 'password' | 'confirmPassword',
+    type = 'text',
+    extra: Record<string, unknown> = {},
+  ) => (
     <TextField.Root
       name={name}
       type={type as 'text'}
@@ -110,7 +129,12 @@ export function RegisterPage() {
         }}
       >
         <div className="form-grid two">
-          <Field label={t('register.tenantName')} required error={form.errors.tenantName} hint={t('register.tenantNameHint', { min: limits.tenantName.min, max: limits.tenantName.max })}>
+          <Field
+            label={t('register.tenantName')}
+            required
+            error={form.errors.tenantName}
+            hint={t('register.tenantNameHint', { min: limits.tenantName.min, max: limits.tenantName.max })}
+          >
             {text('tenantName')}
           </Field>
           <Field label={t('register.contactName')} required error={form.errors.contactName}>
@@ -144,12 +168,24 @@ export function RegisterPage() {
           <Field label={t('register.code')} required error={form.errors.code}>
             <Flex gap="2">
               {text('code', 'text', { inputMode: 'numeric', maxLength: limits.verificationCodeLength, style: { flex: 1 } })}
-              <Button type="button" variant="soft" disabled={countdown > 0} loading={sending} onClick={() => void sendCode()} data-testid="send-code">
+              <Button
+                type="button"
+                variant="soft"
+                disabled={countdown > 0}
+                loading={sending}
+                onClick={() => void sendCode()}
+                data-testid="send-code"
+              >
                 {countdown > 0 ? t('register.resendIn', { seconds: countdown }) : t('register.sendCode')}
               </Button>
             </Flex>
           </Field>
-          <Field label={t('register.password')} required error={form.errors.password} hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}>
+          <Field
+            label={t('register.password')}
+            required
+            error={form.errors.password}
+            hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}
+          >
             {text('password', 'password', { autoComplete: 'new-password' })}
           </Field>
           <Field label={t('register.confirmPassword')} required error={form.errors.confirmPassword}>

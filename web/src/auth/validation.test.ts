@@ -5,12 +5,28 @@ import { registerPayload } from './RegisterPage.tsx';
 import { loginForm, loginRules, registerForm, registerRules } from './schemas.ts';
 
 const t = i18n.getFixedT('en');
-const good = { tenantName: 'acme', contactName: 'Li', company: '', method: 'phone' as const, target: '13800138000', code: '123456', password: 'secret1', confirmPassword: 'secret1' };
+const good = {
+  tenantName: 'acme',
+  contactName: 'Li',
+  company: '',
+  method: 'phone' as const,
+  target: '13800138000',
+  code: '123456',
+  password: 'secret1',
+  confirmPassword: 'secret1',
+};
 
 describe('login form validation (spec §5)', () => {
   it('requires account and password and the agreement before sending', () => {
     const sut = validate(loginForm, { account: '', password: '', agreement: false }, t, loginRules(t));
-    expect(sut).toEqual({ ok: false, errors: { account: 'Enter your account or email', password: 'Enter your password', agreement: 'Please read and accept the user agreement' } });
+    expect(sut).toEqual({
+      ok: false,
+      errors: {
+        account: 'Enter your account or email',
+        password: 'Enter your password',
+        agreement: 'Please read and accept the user agreement',
+      },
+    });
   });
   it('passes a complete login', () => {
     expect(validate(loginForm, { account: 'admin', password: 'x', agreement: true }, t, loginRules(t)).ok).toBe(true);

@@ -39,7 +39,13 @@ export function HomePage() {
                     <Text as="div" size="3" weight="medium">
                       {title(area.title)}
                     </Text>
-                    <Text as="div" size="1" color="gray" className="ellipsis" title={(area.children ?? []).map((c) => title(c.title)).join(' · ')}>
+                    <Text
+                      as="div"
+                      size="1"
+                      color="gray"
+                      className="ellipsis"
+                      title={(area.children ?? []).map((c) => title(c.title)).join(' · ')}
+                    >
                       {(area.children ?? []).map((c) => title(c.title)).join(' · ')}
                     </Text>
                   </div>

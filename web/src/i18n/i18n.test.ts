@@ -7,7 +7,13 @@ import { zh } from './zh.ts';
 const keys = (o: object, prefix = ''): string[] =>
   Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
 const files = (dir: string): string[] =>
-  readdirSync(dir).flatMap((f) => (statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : /\.tsx?$/.test(f) && !f.endsWith('.test.ts') ? [path.join(dir, f)] : []));
+  readdirSync(dir).flatMap((f) =>
+    statSync(path.join(dir, f)).isDirectory()
+      ? files(path.join(dir, f))
+      : /\.tsx?$/.test(f) && !f.endsWith('.test.ts')
+        ? [path.join(dir, f)]
+        : [],
+  );
 
 describe('translations', () => {
   it('zh and en have the same keys', () => expect(keys(en).sort()).toEqual(keys(zh).sort()));

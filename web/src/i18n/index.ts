@@ -24,6 +24,12 @@ void i18n.use(initReactI18next).init({
   returnNull: false,
 });
 
+// English placeholders read 'Enter the role name': lower the label's first letter, unless it starts an acronym (MQTT, IP).
+i18n.services.formatter?.add('lowerFirst', (value: unknown) => {
+  const text = String(value ?? '');
+  return /^[A-Z]{2}/.test(text) ? text : text.charAt(0).toLowerCase() + text.slice(1);
+});
+
 /** Switches the language and remembers it under `lang` (spec §9). */
 export function setLang(lang: Lang): void {
   localStorage.setItem(LANG_KEY, lang);

@@ -3,14 +3,23 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { Avatar, DropdownMenu, Flex, IconButton, Text } from '@radix-ui/themes';
-import { ChevronDownIcon, ChevronRightIcon, Cross2Icon, DoubleArrowLeftIcon, DoubleArrowRightIcon, ExitIcon, LockClosedIcon } from '@radix-ui/react-icons';
+import {
+  ChevronDownIcon,
+  ChevronRightIcon,
+  Cross2Icon,
+  DoubleArrowLeftIcon,
+  DoubleArrowRightIcon,
+  ExitIcon,
+  LockClosedIcon,
+  PersonIcon,
+} from '@radix-ui/react-icons';
 import { api } from '../api/client.ts';
 import { sessionStore, useSession } from '../auth/useSession.ts';
 import { ChangePasswordDialog } from '../auth/ChangePasswordDialog.tsx';
 import { confirm } from '../ui/feedback.tsx';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
 import { MenuIcon } from './icons.tsx';
-import { flatten, staticMenu, trail, type MenuNode } from './menu.ts';
+import { builtinTitleKey, flatten, shellPages, staticMenu, trail, type MenuNode } from './menu.ts';
 import { HOME_PATH, tagStore, useTags } from './tags.ts';
 import { useMenu } from './useMenu.ts';
 import { useSettings } from './useSettings.ts';
@@ -21,6 +30,15 @@ const COLLAPSE_KEY = 'sidebarCollapsed';
 export function useTitle() {
   const { t, i18n } = useTranslation();
   return (title: string) => (i18n.exists(title) ? t(title) : title);
+}
+
+/** The title of a row of the server's menu tree: built-in entries in the user's language, others as stored. */
+export function useEntryTitle() {
+  const { t, i18n } = useTranslation();
+  return (entry: { title: string; builtin?: boolean; type?: string; path?: string | null; permission?: string | null }) => {
+    const key = builtinTitleKey(entry);
+    return key && i18n.exists(key) ? t(key) : entry.title;
+  };
 }
 
 function MenuTree({ nodes, collapsed, onExpand }: { nodes: MenuNode[]; collapsed: boolean; onExpand: () => void }) {
@@ -63,7 +81,13 @@ function MenuTree({ nodes, collapsed, onExpand }: { nodes: MenuNode[]; collapsed
                 {!collapsed && (isOpen ? <ChevronDownIcon className="menu-caret" /> : <ChevronRightIcon className="menu-caret" />)}
               </button>
             ) : (
-              <Link to={node.path ?? '/'} className="menu-item" data-current={active ? 'true' : undefined} style={{ paddingLeft: 16 + depth * 16 }} title={label}>
+              <Link
+                to={node.path ?? '/'}
+                className="menu-item"
+                data-current={active ? 'true' : undefined}
+                style={{ paddingLeft: 16 + depth * 16 }}
+                title={label}
+              >
                 {depth === 0 && <MenuIcon name={node.icon} />}
                 {!collapsed && <span className="menu-label">{label}</span>}
               </Link>
@@ -74,7 +98,11 @@ function MenuTree({ nodes, collapsed, onExpand }: { nodes: MenuNode[]; collapsed
       })}
     </ul>
   );
-  return <nav className="menu" aria-label="menu">{render(nodes, 0)}</nav>;
+  return (
+    <nav className="menu" aria-label="menu">
+      {render(nodes, 0)}
+    </nav>
+  );
 }
 
 function TagBar({ menu }: { menu: MenuNode[] }) {
@@ -83,14 +111,23 @@ function TagBar({ menu }: { menu: MenuNode[] }) {
   const tags = useTags();
   const location = useLocation();
   const navigate = useNavigate();
-  const names = useMemo(() => new Map(flatten([...menu, ...staticMenu]).filter((n) => n.path).map((n) => [n.path!, n.title])), [menu]);
+  const names = useMemo(
+    () =>
+      new Map(
+        flatten([...menu, ...staticMenu, ...shellPages])
+          .filter((n) => n.path)
+          .map((n) => [n.path!, n.title]),
+      ),
+    [menu],
+  );
   const nameOf = (path: string) => names.get(path) ?? 'menu.notFound';
 
   useEffect(() => {
     tagStore.open({ path: HOME_PATH, title: 'menu.home' });
-    tagStore.open({ path: location.pathname, title: nameOf(location.pathname) });
+    // A mistyped address gets no tab of its own.
+    if (names.has(location.pathname)) tagStore.open({ path: location.pathname, title: nameOf(location.pathname) });
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [location.pathname]);
+  }, [location.pathname, names]);
 
   const ordered = [...tags.filter((tag) => tag.path === HOME_PATH), ...tags.filter((tag) => tag.path !== HOME_PATH)];
   return (
@@ -125,10 +162,7 @@ function TagBar({ menu }: { menu: MenuNode[] }) {
           </IconButton>
         </DropdownMenu.Trigger>
         <DropdownMenu.Content align="end">
-          <DropdownMenu.Item
-            disabled={location.pathname === HOME_PATH}
-            onSelect={() => void navigate(tagStore.close(location.pathname))}
-          >
+          <DropdownMenu.Item disabled={location.pathname === HOME_PATH} onSelect={() => void navigate(tagStore.close(location.pathname))}>
             {t('tags.closeCurrent')}
           </DropdownMenu.Item>
           <DropdownMenu.Item onSelect={() => tagStore.closeOthers(location.pathname)}>{t('tags.closeOthers')}</DropdownMenu.Item>
@@ -151,7 +185,7 @@ function Breadcrumb({ menu }: { menu: MenuNode[] }) {
   const title = useTitle();
   const { t } = useTranslation();
   const found = trail(menu, location.pathname);
-  const nodes = found.length > 0 ? found : trail(staticMenu, location.pathname);
+  const nodes = found.length > 0 ? found : trail([...staticMenu, ...shellPages], location.pathname);
   return (
     <nav className="breadcrumb" aria-label={t('common.breadcrumb')}>
       <Link to={HOME_PATH}>{t('menu.home')}</Link>
@@ -201,7 +235,13 @@ export function Layout() {
       </aside>
       <div className="main">
         <header className="header">
-          <IconButton variant="ghost" color="gray" aria-label={collapsed ? t('shell.expand') : t('shell.collapse')} title={collapsed ? t('shell.expand') : t('shell.collapse')} onClick={() => toggle(!collapsed)}>
+          <IconButton
+            variant="ghost"
+            color="gray"
+            aria-label={collapsed ? t('shell.expand') : t('shell.collapse')}
+            title={collapsed ? t('shell.expand') : t('shell.collapse')}
+            onClick={() => toggle(!collapsed)}
+          >
             {collapsed ? <DoubleArrowRightIcon /> : <DoubleArrowLeftIcon />}
           </IconButton>
           <Breadcrumb menu={nodes} />
@@ -216,6 +256,10 @@ export function Layout() {
               </button>
             </DropdownMenu.Trigger>
             <DropdownMenu.Content align="end">
+              <DropdownMenu.Item onSelect={() => void navigate('/profile')}>
+                <PersonIcon />
+                {t('menu.profile')}
+              </DropdownMenu.Item>
               <DropdownMenu.Item onSelect={() => setPasswordOpen(true)}>
                 <LockClosedIcon />
                 {t('auth.changePassword')}

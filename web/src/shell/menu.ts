@@ -16,7 +16,14 @@ export interface MenuNode {
 
 const leaf = (key: string, path: string, permission?: string): MenuNode => ({ key, title: `menu.${key}`, path, permission, type: 'menu' });
 /** A directory: `prefix` is the path the server gives it (not a screen of its own). */
-const dir = (key: string, icon: string, prefix: string, children: MenuNode[]): MenuNode => ({ key, title: `menu.${key}`, icon, type: 'directory', prefix, children });
+const dir = (key: string, icon: string, prefix: string, children: MenuNode[]): MenuNode => ({
+  key,
+  title: `menu.${key}`,
+  icon,
+  type: 'directory',
+  prefix,
+  children,
+});
 
 /**
  * The screens of spec §2. Used when the server has no menu route yet, and to name screens
@@ -38,7 +45,11 @@ export const staticMenu: MenuNode[] = [
     leaf('product', '/device/product'),
     leaf('deviceGroup', '/device/grouping'),
   ]),
-  dir('sceneConfig', 'scene', '/scene', [leaf('sceneDesign', '/scene/design'), leaf('linkage', '/scene/linkage'), leaf('linkageLog', '/scene/linkageLog')]),
+  dir('sceneConfig', 'scene', '/scene', [
+    leaf('sceneDesign', '/scene/design'),
+    leaf('linkage', '/scene/linkage'),
+    leaf('linkageLog', '/scene/linkageLog'),
+  ]),
   dir('analysis', 'analysis', '/analysis', [
     leaf('report', '/analysis/report'),
     leaf('history', '/analysis/history'),
@@ -51,7 +62,11 @@ export const staticMenu: MenuNode[] = [
     leaf('projectFault', '/analysis/projectFault'),
     leaf('nationalFault', '/analysis/nationalFault'),
   ]),
-  dir('ruleEngine', 'rule', '/rule', [leaf('ruleChain', '/rule/chainLibrary'), leaf('ruleEditor', '/rule/chainEditor'), leaf('ruleList', '/rule/list')]),
+  dir('ruleEngine', 'rule', '/rule', [
+    leaf('ruleChain', '/rule/chainLibrary'),
+    leaf('ruleEditor', '/rule/chainEditor'),
+    leaf('ruleList', '/rule/list'),
+  ]),
   dir('alarm', 'alarm', '/alarm', [
     leaf('alarmMonitor', '/alarm/monitor'),
     leaf('alarmSettings', '/alarm/settings'),
@@ -66,12 +81,17 @@ export const staticMenu: MenuNode[] = [
     leaf('productionTest', '/producttest/production'),
     leaf('testReport', '/producttest/ptReport'),
     leaf('qualityTest', '/producttest/quality'),
+    leaf('qcReport', '/producttest/qcReport'),
+    leaf('batch', '/producttest/batch'),
+    leaf('iccid', '/producttest/iccid'),
+    leaf('userBinding', '/producttest/binding'),
   ]),
   dir('forwarding', 'forward', '/forward', [
-    leaf('mqttService', '/forward/mqtt'),
-    leaf('httpService', '/forward/http'),
+    leaf('mqttService', '/forward/mqttServer'),
+    leaf('httpService', '/forward/httpServer'),
     leaf('forwardRule', '/forward/rules'),
-    leaf('mqttAuth', '/forward/mqttAuth'),
+    leaf('mqttUser', '/forward/mqttUser'),
+    leaf('mqttTopic', '/forward/mqttTopic'),
   ]),
   dir('system', 'system', '/system', [
     leaf('user', '/system/user', 'system:user:list'),
@@ -90,10 +110,38 @@ export const staticMenu: MenuNode[] = [
   ]),
 ];
 
+/** Screens of the shell itself, outside the menu tree: named in tabs and the breadcrumb. */
+export const shellPages: MenuNode[] = [{ key: 'profile', title: 'menu.profile', path: '/profile', type: 'menu' }];
+
 /** The i18n title of a path (leaf or directory prefix), so that server entries show in the user's language. */
 export const titleByPath = new Map<string, string>(
-  staticMenu.flatMap((n) => [[n.path ?? '', n.title] as [string, string], ...(n.children ?? []).map((c) => [c.path ?? '', c.title] as [string, string]), [n.prefix ?? '', n.title] as [string, string]]),
+  staticMenu.flatMap((n) => [
+    [n.path ?? '', n.title] as [string, string],
+    ...(n.children ?? []).map((c) => [c.path ?? '', c.title] as [string, string]),
+    [n.prefix ?? '', n.title] as [string, string],
+  ]),
 );
+
+const HOME_PATHS = new Set(['/home', '/home/index', '/index']);
+
+/**
+ * The i18n key naming a built-in entry of the server's menu (its stored title is Chinese): a screen or
+ * directory by its path, a button or interface by the action of its permission. Null for entries users added.
+ */
+export function builtinTitleKey(entry: {
+  builtin?: boolean;
+  type?: string;
+  path?: string | null;
+  permission?: string | null;
+}): string | null {
+  if (!entry.builtin) return null;
+  if (entry.type === 'button' || entry.type === 'interface') {
+    const action = entry.permission?.split(':').pop();
+    return action ? `menuAction.${action}` : null;
+  }
+  if (HOME_PATHS.has(entry.path ?? '')) return 'menu.home';
+  return entry.path ? (titleByPath.get(entry.path) ?? null) : null;
+}
 
 /** Only what the user may see: leaves they hold the permission of, and directories with a visible child. */
 export function filterMenu(nodes: MenuNode[], user: CurrentUser | null): MenuNode[] {

@@ -23,7 +23,8 @@ export const fromServer = (rows: ServerMenu[]): MenuNode[] =>
     const children = row.children?.filter((c) => c.type !== 'button' && c.type !== 'interface') ?? [];
     // A directory whose only child is its own screen (the home entry) shows as that screen.
     const only = children.length === 1 ? children[0]! : null;
-    if (only && HOME_ALIASES.has(only.path ?? '')) return { key: String(row.id), title: 'menu.home', path: '/index', icon: row.icon ?? 'home', type: 'menu' };
+    if (only && HOME_ALIASES.has(only.path ?? ''))
+      return { key: String(row.id), title: 'menu.home', path: '/index', icon: row.icon ?? 'home', type: 'menu' };
     const path = row.path ?? undefined;
     const known = path ? titleByPath.get(path) : undefined;
     return {

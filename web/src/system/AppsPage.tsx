@@ -73,7 +73,15 @@ function SecretDialog({ credentials, onClose }: { credentials: Credentials | nul
   );
 }
 
-function AppDialog({ editing, onClose, onCreated }: { editing: AppRow | 'new' | null; onClose: () => void; onCreated: (c: Credentials) => void }) {
+function AppDialog({
+  editing,
+  onClose,
+  onCreated,
+}: {
+  editing: AppRow | 'new' | null;
+  onClose: () => void;
+  onCreated: (c: Credentials) => void;
+}) {
   const { t } = useTranslation();
   const refresh = useRefresh(KEY);
   const form = useForm(empty);
@@ -82,7 +90,19 @@ function AppDialog({ editing, onClose, onCreated }: { editing: AppRow | 'new' | 
   const creating = editing === 'new';
   if (editing !== opened) {
     setOpened(editing);
-    form.reset(editing && editing !== 'new' ? { id: editing.id, type: editing.type, name: editing.name, scope: editing.scope.join(', '), sharing: editing.sharing, status: editing.status, remark: editing.remark ?? '' } : empty);
+    form.reset(
+      editing && editing !== 'new'
+        ? {
+            id: editing.id,
+            type: editing.type,
+            name: editing.name,
+            scope: editing.scope.join(', '),
+            sharing: editing.sharing,
+            status: editing.status,
+            remark: editing.remark ?? '',
+          }
+        : empty,
+    );
   }
   const submit = async () => {
     const checked = validate(creating ? appCreateBody : appUpdateBody, appPayload(form.values, creating), t, {
@@ -108,27 +128,60 @@ function AppDialog({ editing, onClose, onCreated }: { editing: AppRow | 'new' | 
   };
   const v = form.values;
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'app.add' : 'app.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="600px">
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'app.add' : 'app.edit')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      width="600px"
+    >
       <div className="form-grid two">
         <Field label={t('app.name')} required error={form.errors.name}>
-          <TextField.Root name="name" value={v.name} placeholder={t('common.inputPlaceholder', { field: t('app.name') })} onChange={(e) => form.set('name', e.target.value)} />
+          <TextField.Root
+            name="name"
+            value={v.name}
+            placeholder={t('common.inputPlaceholder', { field: t('app.name') })}
+            onChange={(e) => form.set('name', e.target.value)}
+          />
         </Field>
         <Field label={t('app.type')} required>
-          <SelectInput name="type" value={v.type} onChange={(x) => form.set('type', x)} options={appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) }))} />
+          <SelectInput
+            name="type"
+            value={v.type}
+            onChange={(x) => form.set('type', x)}
+            options={appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) }))}
+          />
         </Field>
         <Field label={t('app.sharing')} required hint={t(`appSharingHint.${v.sharing}`)}>
-          <SelectInput name="sharing" value={v.sharing} onChange={(x) => form.set('sharing', x)} options={appSharings.map((a) => ({ value: a, label: t(`appSharing.${a}`) }))} />
+          <SelectInput
+            name="sharing"
+            value={v.sharing}
+            onChange={(x) => form.set('sharing', x)}
+            options={appSharings.map((a) => ({ value: a, label: t(`appSharing.${a}`) }))}
+          />
         </Field>
         {!creating ? (
           <Field label={t('app.status')} required>
-            <SelectInput name="status" value={v.status} onChange={(x) => form.set('status', x)} options={enabledStatuses.map((a) => ({ value: a, label: t(`status.${a}`) }))} />
+            <SelectInput
+              name="status"
+              value={v.status}
+              onChange={(x) => form.set('status', x)}
+              options={enabledStatuses.map((a) => ({ value: a, label: t(`status.${a}`) }))}
+            />
           </Field>
         ) : (
           <div />
         )}
       </div>
       <Field label={t('app.scope')} error={form.errors.scope} hint={t('app.scopeHint')}>
-        <TextArea name="scope" value={v.scope} placeholder="device:device:list, alarm:record:list" onChange={(e) => form.set('scope', e.target.value)} />
+        <TextArea
+          name="scope"
+          value={v.scope}
+          placeholder="device:device:list, alarm:record:list"
+          onChange={(e) => form.set('scope', e.target.value)}
+        />
       </Field>
       <Field label={t('app.remark')} error={form.errors.remark}>
         <TextArea name="remark" value={v.remark} onChange={(e) => form.set('remark', e.target.value)} />
@@ -144,7 +197,14 @@ export function AppsPage() {
   const [editing, setEditing] = useState<AppRow | 'new' | null>(null);
   const [credentials, setCredentials] = useState<Credentials | null>(null);
   const remove = async (rows: AppRow[]) => {
-    if (!(await confirm({ message: t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (
+      !(await confirm({
+        message: t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
+        danger: true,
+        confirmLabel: t('common.delete'),
+      }))
+    )
+      return;
     try {
       for (const row of rows) await api.delete(endpoints.app, { id: row.id });
       notice.success(t('app.deleted'));
@@ -168,7 +228,13 @@ export function AppsPage() {
     { id: 'owner', header: t('app.owner'), value: (r) => r.ownerName, width: 110 },
     { id: 'scope', header: t('app.scope'), value: (r) => r.scope.join(', '), width: 180 },
     { id: 'sharing', header: t('app.sharing'), value: (r) => t(`appSharing.${r.sharing}`), width: 100 },
-    { id: 'status', header: t('app.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, width: 80 },
+    {
+      id: 'status',
+      header: t('app.status'),
+      value: (r) => t(`status.${r.status}`),
+      cell: (r) => <StatusBadge value={r.status} />,
+      width: 80,
+    },
     { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
   ];
   return (
@@ -186,7 +252,13 @@ export function AppsPage() {
         ]}
         actions={[
           { label: t('common.add'), icon: <PlusIcon />, permission: perm.appAdd, select: 'none', onClick: () => setEditing('new') },
-          { label: t('common.edit'), permission: perm.appEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing(rows[0] ?? null) },
+          {
+            label: t('common.edit'),
+            permission: perm.appEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing(rows[0] ?? null),
+          },
           { label: t('common.delete'), permission: perm.appDelete, select: 'some', color: 'red', onClick: remove },
         ]}
         rowActions={(row) => (

@@ -39,7 +39,10 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
   const submit = async () => {
     const { id, ...rest } = form.values;
     const body = { ...rest, remark: rest.remark || null };
-    const checked = validate(creating ? dictTypeCreateBody : dictTypeUpdateBody, creating ? body : { id, ...body }, t, { code: t('validation.dictCode'), name: t('validation.maxLength', { field: t('dict.name'), max: 64 }) });
+    const checked = validate(creating ? dictTypeCreateBody : dictTypeUpdateBody, creating ? body : { id, ...body }, t, {
+      code: t('validation.dictCode'),
+      name: t('validation.maxLength', { field: t('dict.name'), max: 64 }),
+    });
     if (!checked.ok) return form.setErrors(checked.errors);
     setBusy(true);
     try {
@@ -57,7 +60,14 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
   };
   const v = form.values;
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'dict.add' : 'dict.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()}>
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'dict.add' : 'dict.edit')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('dict.code')} required error={form.errors.code} hint={t('dict.codeHint')}>
         <TextField.Root name="code" value={v.code} onChange={(e) => form.set('code', e.target.value)} />
       </Field>
@@ -65,7 +75,12 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
         <TextField.Root name="name" value={v.name} onChange={(e) => form.set('name', e.target.value)} />
       </Field>
       <Field label={t('dict.status')} required>
-        <SelectInput name="status" value={v.status} onChange={(x) => form.set('status', x)} options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))} />
+        <SelectInput
+          name="status"
+          value={v.status}
+          onChange={(x) => form.set('status', x)}
+          options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+        />
       </Field>
       <Field label={t('dict.remark')}>
         <TextArea name="remark" value={v.remark} onChange={(e) => form.set('remark', e.target.value)} />
@@ -83,12 +98,25 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
   const creating = editing === 'new';
   if (editing !== opened) {
     setOpened(editing);
-    form.reset(editing && editing !== 'new' ? { itemId: editing.id, label: editing.label, value: editing.value, sort: String(editing.sort), status: editing.status, remark: editing.remark ?? '' } : itemEmpty);
+    form.reset(
+      editing && editing !== 'new'
+        ? {
+            itemId: editing.id,
+            label: editing.label,
+            value: editing.value,
+            sort: String(editing.sort),
+            status: editing.status,
+            remark: editing.remark ?? '',
+          }
+        : itemEmpty,
+    );
   }
   const submit = async () => {
     const { itemId, ...rest } = form.values;
     const body = { typeId: type.id, ...rest, remark: rest.remark || null };
-    const checked = validate(creating ? dictItemCreateBody : dictItemUpdateBody, creating ? body : { ...body, itemId }, t, { sort: t('validation.sort') });
+    const checked = validate(creating ? dictItemCreateBody : dictItemUpdateBody, creating ? body : { ...body, itemId }, t, {
+      sort: t('validation.sort'),
+    });
     if (!checked.ok) return form.setErrors(checked.errors);
     setBusy(true);
     try {
@@ -106,7 +134,14 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
   };
   const v = form.values;
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'dict.addItem' : 'dict.editItem')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()}>
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'dict.addItem' : 'dict.editItem')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('dict.label')} required error={form.errors.label}>
         <TextField.Root name="label" value={v.label} onChange={(e) => form.set('label', e.target.value)} />
       </Field>
@@ -117,7 +152,12 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
         <TextField.Root name="sort" type="number" value={v.sort} onChange={(e) => form.set('sort', e.target.value)} />
       </Field>
       <Field label={t('dict.status')} required>
-        <SelectInput name="status" value={v.status} onChange={(x) => form.set('status', x)} options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))} />
+        <SelectInput
+          name="status"
+          value={v.status}
+          onChange={(x) => form.set('status', x)}
+          options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+        />
       </Field>
     </FormDialog>
   );
@@ -130,7 +170,8 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
   const [editing, setEditing] = useState<ItemRow | 'new' | null>(null);
   if (!type) return null;
   const remove = async (row: ItemRow) => {
-    if (!(await confirm({ message: t('dict.deleteItemConfirm', { name: row.label }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (!(await confirm({ message: t('dict.deleteItemConfirm', { name: row.label }), danger: true, confirmLabel: t('common.delete') })))
+      return;
     try {
       await api.delete(endpoints.dictItems, { typeId: type.id, itemId: row.id });
       notice.success(t('common.deleted'));
@@ -143,7 +184,13 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
     { id: 'label', header: t('dict.label'), value: (r) => r.label, sortable: true, width: 160 },
     { id: 'value', header: t('dict.value'), value: (r) => r.value, sortable: true, width: 160 },
     { id: 'sort', header: t('dict.sort'), value: (r) => r.sort, sortable: true, width: 70 },
-    { id: 'status', header: t('dict.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, width: 80 },
+    {
+      id: 'status',
+      header: t('dict.status'),
+      value: (r) => t(`status.${r.status}`),
+      cell: (r) => <StatusBadge value={r.status} />,
+      width: 80,
+    },
   ];
   return (
     <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
@@ -158,7 +205,9 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
           selectable={false}
           columns={columns}
           defaultSort={{ sort: 'sort', order: 'asc' }}
-          actions={[{ label: t('common.add'), icon: <PlusIcon />, permission: perm.dictAdd, select: 'none', onClick: () => setEditing('new') }]}
+          actions={[
+            { label: t('common.add'), icon: <PlusIcon />, permission: perm.dictAdd, select: 'none', onClick: () => setEditing('new') },
+          ]}
           rowActions={(row) => (
             <>
               {can(me, perm.dictEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
@@ -186,7 +235,14 @@ export function DictionariesPage() {
   const [editing, setEditing] = useState<TypeRow | 'new' | null>(null);
   const [items, setItems] = useState<TypeRow | null>(null);
   const remove = async (rows: TypeRow[]) => {
-    if (!(await confirm({ message: t('dict.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (
+      !(await confirm({
+        message: t('dict.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
+        danger: true,
+        confirmLabel: t('common.delete'),
+      }))
+    )
+      return;
     try {
       for (const row of rows) await api.delete(endpoints.dict, { id: row.id });
       notice.success(t('common.deleted'));
@@ -198,7 +254,13 @@ export function DictionariesPage() {
   const columns: ListColumn<TypeRow>[] = [
     { id: 'code', header: t('dict.code'), value: (r) => r.code, sortable: true, width: 180 },
     { id: 'name', header: t('dict.name'), value: (r) => r.name, sortable: true, width: 180 },
-    { id: 'status', header: t('dict.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, width: 90 },
+    {
+      id: 'status',
+      header: t('dict.status'),
+      value: (r) => t(`status.${r.status}`),
+      cell: (r) => <StatusBadge value={r.status} />,
+      width: 90,
+    },
     { id: 'remark', header: t('dict.remark'), value: (r) => r.remark, width: 240 },
     { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
   ];
@@ -217,7 +279,13 @@ export function DictionariesPage() {
         ]}
         actions={[
           { label: t('common.add'), icon: <PlusIcon />, permission: perm.dictAdd, select: 'none', onClick: () => setEditing('new') },
-          { label: t('common.edit'), permission: perm.dictEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing(rows[0] ?? null) },
+          {
+            label: t('common.edit'),
+            permission: perm.dictEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing(rows[0] ?? null),
+          },
           { label: t('common.delete'), permission: perm.dictDelete, select: 'some', color: 'red', onClick: remove },
         ]}
         rowActions={(row) => (

@@ -22,7 +22,13 @@ const empty = { id: '', name: '', type: '', location: '', sort: '0', parentId: R
 type Editing = { row: GroupNode | null; parentId: string | null } | null;
 
 export const groupPayload = (v: typeof empty, creating: boolean) => {
-  const body = { name: v.name, type: v.type, location: v.location || null, sort: v.sort === '' ? 0 : Number(v.sort), parentId: v.parentId === ROOT ? null : v.parentId };
+  const body = {
+    name: v.name,
+    type: v.type,
+    location: v.location || null,
+    sort: v.sort === '' ? 0 : Number(v.sort),
+    parentId: v.parentId === ROOT ? null : v.parentId,
+  };
   return creating ? body : { id: v.id, ...body };
 };
 
@@ -37,7 +43,18 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
   if (editing !== opened) {
     setOpened(editing);
     const row = editing?.row;
-    form.reset(row ? { id: row.id, name: row.name, type: row.type, location: row.location ?? '', sort: String(row.sort), parentId: row.parentId ?? ROOT } : { ...empty, parentId: editing?.parentId ?? ROOT });
+    form.reset(
+      row
+        ? {
+            id: row.id,
+            name: row.name,
+            type: row.type,
+            location: row.location ?? '',
+            sort: String(row.sort),
+            parentId: row.parentId ?? ROOT,
+          }
+        : { ...empty, parentId: editing?.parentId ?? ROOT },
+    );
   }
   const submit = async () => {
     const checked = validate(creating ? groupCreateBody : groupUpdateBody, groupPayload(form.values, creating), t, {
@@ -60,20 +77,46 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
       setBusy(false);
     }
   };
-  const parents = [{ value: ROOT, label: t('group.root') }, ...treeOptions(groups.data ?? [], (g) => g.name, 1).filter((o) => o.value !== form.values.id)];
+  const parents = [
+    { value: ROOT, label: t('group.root') },
+    ...treeOptions(groups.data ?? [], (g) => g.name, 1).filter((o) => o.value !== form.values.id),
+  ];
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'group.add' : 'group.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()}>
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'group.add' : 'group.edit')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('group.parent')} hint={t('group.parentHint')}>
         <SelectInput name="parentId" value={form.values.parentId} onChange={(v) => form.set('parentId', v)} options={parents} />
       </Field>
       <Field label={t('group.name')} required error={form.errors.name}>
-        <TextField.Root name="name" value={form.values.name} placeholder={t('common.inputPlaceholder', { field: t('group.name') })} onChange={(e) => form.set('name', e.target.value)} />
+        <TextField.Root
+          name="name"
+          value={form.values.name}
+          placeholder={t('common.inputPlaceholder', { field: t('group.name') })}
+          onChange={(e) => form.set('name', e.target.value)}
+        />
       </Field>
       <Field label={t('group.type')} required error={form.errors.type}>
-        <SelectInput name="type" value={form.values.type || null} placeholder={t('common.selectPlaceholder')} onChange={(v) => form.set('type', v)} options={groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) }))} />
+        <SelectInput
+          name="type"
+          value={form.values.type || null}
+          placeholder={t('common.selectPlaceholder')}
+          onChange={(v) => form.set('type', v)}
+          options={groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) }))}
+        />
       </Field>
       <Field label={t('group.location')} error={form.errors.location}>
-        <TextField.Root name="location" value={form.values.location} placeholder={t('common.inputPlaceholder', { field: t('group.location') })} onChange={(e) => form.set('location', e.target.value)} />
+        <TextField.Root
+          name="location"
+          value={form.values.location}
+          placeholder={t('common.inputPlaceholder', { field: t('group.location') })}
+          onChange={(e) => form.set('location', e.target.value)}
+        />
       </Field>
       <Field label={t('group.sort')} error={form.errors.sort}>
         <TextField.Root name="sort" type="number" min={0} value={form.values.sort} onChange={(e) => form.set('sort', e.target.value)} />
@@ -115,16 +158,35 @@ export function GroupsPage() {
         columns={columns}
         filters={[
           { name: 'name', label: t('group.name') },
-          { name: 'type', label: t('group.type'), type: 'select', options: groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) })) },
+          {
+            name: 'type',
+            label: t('group.type'),
+            type: 'select',
+            options: groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) })),
+          },
         ]}
         actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.groupAdd, select: 'none', onClick: () => setEditing({ row: null, parentId: null }) },
-          { label: t('common.edit'), permission: perm.groupEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }) },
+          {
+            label: t('common.add'),
+            icon: <PlusIcon />,
+            permission: perm.groupAdd,
+            select: 'none',
+            onClick: () => setEditing({ row: null, parentId: null }),
+          },
+          {
+            label: t('common.edit'),
+            permission: perm.groupEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }),
+          },
           { label: t('common.delete'), permission: perm.groupDelete, select: 'one', color: 'red', onClick: (rows) => remove(rows[0]!) },
         ]}
         rowActions={(row) => (
           <>
-            {can(me, perm.groupAdd) && <RowButton label={t('group.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />}
+            {can(me, perm.groupAdd) && (
+              <RowButton label={t('group.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />
+            )}
             {can(me, perm.groupEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />}
             {can(me, perm.groupDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
           </>

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, Text } from '@radix-ui/themes';
 import type { MenuNode } from '@iot/contracts/identity/menu.ts';
+import { useEntryTitle } from '../shell/Layout.tsx';
 
 const descendants = (node: MenuNode): string[] => node.children.flatMap((c) => [c.id, ...descendants(c)]);
 
@@ -22,9 +23,9 @@ export function withAncestors(tree: MenuNode[], ids: string[]): string[] {
 
 /** The menu tree with a checkbox per entry; ticking an entry ticks everything under it. */
 export function MenuChecklist({ tree, value, onChange }: { tree: MenuNode[]; value: string[]; onChange: (ids: string[]) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const label = useEntryTitle();
   const chosen = new Set(value);
-  const label = (n: MenuNode) => (i18n.exists(n.title) ? t(n.title) : n.title);
   const render = (nodes: MenuNode[], depth: number) =>
     nodes.map((n) => {
       const below = descendants(n);

@@ -9,7 +9,7 @@ import { api, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { useTitle } from '../shell/Layout.tsx';
+import { useEntryTitle } from '../shell/Layout.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
 import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
@@ -18,7 +18,18 @@ import { treeOptions, useMenuTree } from './lookups.ts';
 
 const KEY = 'menus';
 const ROOT = '__root__';
-const empty = { id: '', type: 'menu', name: '', routerName: '', icon: '', permission: '', path: '', component: '', sort: '0', parentId: ROOT };
+const empty = {
+  id: '',
+  type: 'menu',
+  name: '',
+  routerName: '',
+  icon: '',
+  permission: '',
+  path: '',
+  component: '',
+  sort: '0',
+  parentId: ROOT,
+};
 type Editing = { row: MenuNode | null; parentId: string | null } | null;
 
 export const menuPayload = (v: typeof empty, creating: boolean) => {
@@ -54,7 +65,7 @@ export function reorder(siblings: MenuNode[], id: string, direction: -1 | 1) {
 
 function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
-  const title = useTitle();
+  const title = useEntryTitle();
   const refresh = useRefresh(KEY);
   const tree = useMenuTree();
   const form = useForm(empty);
@@ -66,7 +77,18 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
     const r = editing?.row;
     form.reset(
       r
-        ? { id: r.id, type: r.type, name: r.name, routerName: r.routerName ?? '', icon: r.icon ?? '', permission: r.permission ?? '', path: r.path, component: r.component ?? '', sort: String(r.sort), parentId: r.parentId ?? ROOT }
+        ? {
+            id: r.id,
+            type: r.type,
+            name: r.name,
+            routerName: r.routerName ?? '',
+            icon: r.icon ?? '',
+            permission: r.permission ?? '',
+            path: r.path,
+            component: r.component ?? '',
+            sort: String(r.sort),
+            parentId: r.parentId ?? ROOT,
+          }
         : { ...empty, parentId: editing?.parentId ?? ROOT },
     );
   }
@@ -89,19 +111,46 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   };
   const v = form.values;
   const text = (name: 'name' | 'routerName' | 'icon' | 'permission' | 'path' | 'component' | 'sort', placeholder?: string) => (
-    <TextField.Root name={name} value={v[name]} type={name === 'sort' ? 'number' : 'text'} placeholder={placeholder ?? t('common.inputPlaceholder', { field: t(`menu.fields.${name}`) })} onChange={(e) => form.set(name, e.target.value)} />
+    <TextField.Root
+      name={name}
+      value={v[name]}
+      type={name === 'sort' ? 'number' : 'text'}
+      placeholder={placeholder ?? t('common.inputPlaceholder', { field: t(`menu.fields.${name}`) })}
+      onChange={(e) => form.set(name, e.target.value)}
+    />
   );
-  const parents = [{ value: ROOT, label: t('menu.fields.root') }, ...treeOptions(tree.data ?? [], (n) => title(n.title), 1).filter((o) => o.value !== v.id)];
+  const parents = [
+    { value: ROOT, label: t('menu.fields.root') },
+    ...treeOptions(tree.data ?? [], (n) => title(n), 1).filter((o) => o.value !== v.id),
+  ];
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'menu.fields.add' : 'menu.fields.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="640px">
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'menu.fields.add' : 'menu.fields.edit')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      width="640px"
+    >
       <div className="form-grid two">
         <Field label={t('menu.fields.parent')}>
           <SelectInput name="parentId" value={v.parentId} onChange={(p) => form.set('parentId', p)} options={parents} />
         </Field>
         <Field label={t('menu.fields.type')} required error={form.errors.type}>
-          <SelectInput name="type" value={v.type} onChange={(p) => form.set('type', p)} options={menuTypes.map((m) => ({ value: m, label: t(`menuType.${m}`) }))} />
+          <SelectInput
+            name="type"
+            value={v.type}
+            onChange={(p) => form.set('type', p)}
+            options={menuTypes.map((m) => ({ value: m, label: t(`menuType.${m}`) }))}
+          />
         </Field>
-        <Field label={t('menu.fields.name')} required error={form.errors.name} hint={t('menu.fields.nameHint', { max: limits.menuName.max })}>
+        <Field
+          label={t('menu.fields.name')}
+          required
+          error={form.errors.name}
+          hint={t('menu.fields.nameHint', { max: limits.menuName.max })}
+        >
           {text('name')}
         </Field>
         <Field label={t('menu.fields.path')} required error={form.errors.path}>
@@ -129,7 +178,7 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
 
 export function MenusPage() {
   const { t } = useTranslation();
-  const title = useTitle();
+  const title = useEntryTitle();
   const me = useSession();
   const refresh = useRefresh(KEY);
   const tree = useMenuTree();
@@ -154,7 +203,8 @@ export function MenusPage() {
     }
   };
   const remove = async (row: MenuNode) => {
-    if (!(await confirm({ message: t('menu.fields.deleteConfirm', { name: title(row.title) }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (!(await confirm({ message: t('menu.fields.deleteConfirm', { name: title(row) }), danger: true, confirmLabel: t('common.delete') })))
+      return;
     try {
       await api.delete(endpoints.menu, { id: row.id });
       notice.success(t('common.deleted'));
@@ -164,7 +214,7 @@ export function MenusPage() {
     }
   };
   const columns: ListColumn<MenuNode>[] = [
-    { id: 'title', header: t('menu.fields.name'), value: (r) => title(r.title), width: 220 },
+    { id: 'title', header: t('menu.fields.name'), value: (r) => title(r), width: 220 },
     { id: 'type', header: t('menu.fields.type'), value: (r) => t(`menuType.${r.type}`), width: 90 },
     { id: 'path', header: t('menu.fields.path'), value: (r) => r.path, width: 170 },
     { id: 'permission', header: t('menu.fields.permission'), value: (r) => r.permission, width: 170 },
@@ -182,14 +232,28 @@ export function MenusPage() {
         subRows={(r) => r.children}
         columns={columns}
         actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.menuAdd, select: 'none', onClick: () => setEditing({ row: null, parentId: null }) },
-          { label: t('common.edit'), permission: perm.menuEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }) },
+          {
+            label: t('common.add'),
+            icon: <PlusIcon />,
+            permission: perm.menuAdd,
+            select: 'none',
+            onClick: () => setEditing({ row: null, parentId: null }),
+          },
+          {
+            label: t('common.edit'),
+            permission: perm.menuEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }),
+          },
         ]}
         rowActions={(row) => (
           <>
             {editable && <RowButton label={t('menu.fields.up')} onClick={() => void move(row, -1)} />}
             {editable && <RowButton label={t('menu.fields.down')} onClick={() => void move(row, 1)} />}
-            {can(me, perm.menuAdd) && row.type === 'menu' && <RowButton label={t('menu.fields.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />}
+            {can(me, perm.menuAdd) && row.type === 'menu' && (
+              <RowButton label={t('menu.fields.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />
+            )}
             {editable && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />}
             {can(me, perm.menuDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
           </>

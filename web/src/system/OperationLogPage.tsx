@@ -1,19 +1,31 @@
 import { useTranslation } from 'react-i18next';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { endpoints } from '../api/endpoints.ts';
+import { en } from '../i18n/en.ts';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+
+const eventTypes = Object.keys(en.event);
+
+/** 'MenuCreated' reads 'Menu created' when the event has no translation yet. */
+const words = (type: string) => type.replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
 
 /** Who did what, when, from where: read only, exportable. */
 export function OperationLogPage() {
   const { t, i18n } = useTranslation();
-  const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : type);
+  const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : words(type));
+  // A stream is 'kind-id' (menu-system.user): name the kind in the user's language.
+  const target = (stream: string) => {
+    const dash = stream.indexOf('-');
+    const kind = dash > 0 ? stream.slice(0, dash) : '';
+    return i18n.exists(`log.stream.${kind}`) ? `${t(`log.stream.${kind}`)} · ${stream.slice(dash + 1)}` : stream;
+  };
   const columns: ListColumn<OplogRow>[] = [
     { id: 'occurredAt', header: t('log.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
     { id: 'actorId', header: t('log.actor'), value: (r) => r.actorName ?? r.actorId, sortable: true, width: 130 },
     { id: 'actorKind', header: t('log.actorKind'), value: (r) => t(`log.kind.${r.actorKind}`, { defaultValue: r.actorKind }), width: 90 },
     { id: 'eventType', header: t('log.operation'), value: (r) => eventName(r.eventType), sortable: true, width: 180 },
-    { id: 'stream', header: t('log.target'), value: (r) => r.stream, width: 220 },
+    { id: 'stream', header: t('log.target'), value: (r) => target(r.stream), width: 240 },
     { id: 'ip', header: t('log.ip'), value: (r) => r.ip, width: 120 },
   ];
   return (
@@ -27,7 +39,12 @@ export function OperationLogPage() {
       defaultSort={{ sort: 'occurredAt', order: 'desc' }}
       filters={[
         { name: 'actor', label: t('log.actor') },
-        { name: 'eventType', label: t('log.operation') },
+        {
+          name: 'eventType',
+          label: t('log.operation'),
+          type: 'select',
+          options: eventTypes.map((type) => ({ value: type, label: eventName(type) })),
+        },
       ]}
     />
   );

@@ -20,7 +20,8 @@ const KEY = 'roles';
 const empty = { id: '', name: '', remark: '', menuIds: [] as string[] };
 type Editing = { row: RoleRow | null; grantOnly: boolean } | null;
 
-export const roleName = (t: (k: string, o?: Record<string, unknown>) => string, r: RoleRow) => (r.builtin ? t(`role.builtin.${r.builtin}`, { defaultValue: r.name }) : r.name);
+export const roleName = (t: (k: string, o?: Record<string, unknown>) => string, r: RoleRow) =>
+  r.builtin ? t(`role.builtin.${r.builtin}`, { defaultValue: r.name }) : r.name;
 
 function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
@@ -48,7 +49,9 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
     setBusy(true);
     try {
       if (!grantOnly) {
-        const check = await api.get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id }).catch(() => ({ available: true }));
+        const check = await api
+          .get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id })
+          .catch(() => ({ available: true }));
         if (!check.available) {
           form.setErrors({ name: t('validation.roleExists') });
           return;
@@ -71,11 +74,24 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   };
   const title = grantOnly ? t('role.grantTitle', { name: editing?.row?.name ?? '' }) : t(creating ? 'role.add' : 'role.edit');
   return (
-    <FormDialog open={editing !== null} title={title} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="600px">
+    <FormDialog
+      open={editing !== null}
+      title={title}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      width="600px"
+    >
       {!grantOnly && (
         <>
           <Field label={t('role.name')} required error={form.errors.name}>
-            <TextField.Root name="name" value={form.values.name} placeholder={t('common.inputPlaceholder', { field: t('role.name') })} onChange={(e) => form.set('name', e.target.value)} />
+            <TextField.Root
+              name="name"
+              value={form.values.name}
+              placeholder={t('common.inputPlaceholder', { field: t('role.name') })}
+              onChange={(e) => form.set('name', e.target.value)}
+            />
           </Field>
           <Field label={t('role.remark')} error={form.errors.remark}>
             <TextArea name="remark" value={form.values.remark} onChange={(e) => form.set('remark', e.target.value)} />
@@ -101,7 +117,14 @@ export function RolesPage() {
   const refresh = useRefresh(KEY);
   const [editing, setEditing] = useState<Editing>(null);
   const remove = async (rows: RoleRow[]) => {
-    if (!(await confirm({ message: t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (
+      !(await confirm({
+        message: t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
+        danger: true,
+        confirmLabel: t('common.delete'),
+      }))
+    )
+      return;
     try {
       for (const row of rows) await api.delete(endpoints.role, { id: row.id });
       notice.success(t('common.deleted'));
@@ -128,8 +151,20 @@ export function RolesPage() {
         defaultSort={{ sort: 'createdAt', order: 'desc' }}
         filters={[{ name: 'name', label: t('role.name') }]}
         actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.roleAdd, select: 'none', onClick: () => setEditing({ row: null, grantOnly: false }) },
-          { label: t('common.edit'), permission: perm.roleEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing({ row: rows[0]!, grantOnly: false }) },
+          {
+            label: t('common.add'),
+            icon: <PlusIcon />,
+            permission: perm.roleAdd,
+            select: 'none',
+            onClick: () => setEditing({ row: null, grantOnly: false }),
+          },
+          {
+            label: t('common.edit'),
+            permission: perm.roleEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing({ row: rows[0]!, grantOnly: false }),
+          },
           { label: t('common.delete'), permission: perm.roleDelete, select: 'some', color: 'red', onClick: remove },
         ]}
         rowActions={(row) => (

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'react';
-import { useBlocker } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
@@ -12,8 +11,8 @@ import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { SETTINGS_KEY, useSettings } from '../shell/useSettings.ts';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, useForm, validate } from '../ui/form.tsx';
+import { notice } from '../ui/feedback.tsx';
+import { Field, useForm, useRouteLeaveGuard, validate } from '../ui/form.tsx';
 import { checkLogo, scaleLogo } from './logo.ts';
 
 export function SettingsPage() {
@@ -27,7 +26,8 @@ export function SettingsPage() {
   const [logoError, setLogoError] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
   const editable = can(me, perm.settingsEdit);
-  const loadedName = settings?.systemName && settings.systemName !== DEFAULT_SYSTEM_NAME ? settings.systemName : settings ? (settings.systemName ?? '') : '';
+  const loadedName =
+    settings?.systemName && settings.systemName !== DEFAULT_SYSTEM_NAME ? settings.systemName : settings ? (settings.systemName ?? '') : '';
 
   useEffect(() => {
     form.reset({ systemName: loadedName });
@@ -35,11 +35,7 @@ export function SettingsPage() {
   }, [loadedName]);
 
   const dirty = form.dirty || preview !== null;
-  const blocker = useBlocker(dirty);
-  useEffect(() => {
-    if (blocker.state !== 'blocked') return;
-    void confirm({ title: t('common.unsavedTitle'), message: t('common.unsavedMessage'), confirmLabel: t('common.leave'), danger: true }).then((ok) => (ok ? blocker.proceed() : blocker.reset()));
-  }, [blocker, t]);
+  useRouteLeaveGuard(dirty);
 
   const pick = async (file: File | undefined) => {
     setLogoError(undefined);
@@ -55,7 +51,9 @@ export function SettingsPage() {
   };
 
   const save = async () => {
-    const checked = validate(settingsBody, form.values, t, { systemName: t('validation.maxLength', { field: t('settings.systemName'), max: 64 }) });
+    const checked = validate(settingsBody, form.values, t, {
+      systemName: t('validation.maxLength', { field: t('settings.systemName'), max: 64 }),
+    });
     if (!checked.ok) return form.setErrors(checked.errors);
     setBusy(true);
     try {
@@ -90,14 +88,27 @@ export function SettingsPage() {
       >
         <Flex direction="column" gap="4">
           <Field label={t('settings.systemName')} required error={form.errors.systemName} hint={t('settings.systemNameHint')}>
-            <TextField.Root name="systemName" disabled={!editable} value={form.values.systemName} placeholder={t('brand.name')} onChange={(e) => form.set('systemName', e.target.value)} />
+            <TextField.Root
+              name="systemName"
+              disabled={!editable}
+              value={form.values.systemName}
+              placeholder={t('brand.name')}
+              onChange={(e) => form.set('systemName', e.target.value)}
+            />
           </Field>
           <Field label={t('settings.logo')} error={logoError} hint={t('settings.logoHint', { height: limits.logo.height })}>
             <Flex align="center" gap="4">
               <div className="logo-preview">
                 <img src={preview?.url ?? logoUrl} alt={t('settings.logo')} height={limits.logo.height} />
               </div>
-              <input ref={input} type="file" accept="image/png" hidden data-testid="logo-input" onChange={(e) => void pick(e.target.files?.[0])} />
+              <input
+                ref={input}
+                type="file"
+                accept="image/png"
+                hidden
+                data-testid="logo-input"
+                onChange={(e) => void pick(e.target.files?.[0])}
+              />
               {editable && (
                 <Button type="button" variant="soft" onClick={() => input.current?.click()}>
                   <UploadIcon />

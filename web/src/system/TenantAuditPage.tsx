@@ -34,7 +34,8 @@ export function TenantAuditPage() {
     }
   };
   const approve = async (row: TenantRow) => {
-    if (await confirm({ message: t('tenant.approveConfirm', { name: row.name }) })) await run(endpoints.approve, { id: row.id }, t('tenant.approved'));
+    if (await confirm({ message: t('tenant.approveConfirm', { name: row.name }) }))
+      await run(endpoints.approve, { id: row.id }, t('tenant.approved'));
   };
   const toggle = async (row: TenantRow) => {
     const stop = row.status === 'approved';
@@ -48,8 +49,20 @@ export function TenantAuditPage() {
     { id: 'company', header: t('tenant.company'), value: (r) => r.company, width: 160 },
     { id: 'phone', header: t('tenant.phone'), value: (r) => r.phone, width: 120 },
     { id: 'email', header: t('tenant.email'), value: (r) => r.email, width: 170 },
-    { id: 'registerMethod', header: t('tenant.registerMethod'), value: (r) => t(`register.by${r.registerMethod === 'phone' ? 'Phone' : 'Email'}`), width: 100 },
-    { id: 'status', header: t('tenant.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, sortable: true, width: 90 },
+    {
+      id: 'registerMethod',
+      header: t('tenant.registerMethod'),
+      value: (r) => t(`register.by${r.registerMethod === 'phone' ? 'Phone' : 'Email'}`),
+      width: 100,
+    },
+    {
+      id: 'status',
+      header: t('tenant.status'),
+      value: (r) => t(`status.${r.status}`),
+      cell: (r) => <StatusBadge value={r.status} />,
+      sortable: true,
+      width: 90,
+    },
     { id: 'applyTime', header: t('tenant.applyTime'), value: (r) => formatDate(r.applyTime), sortable: true, width: 110 },
     { id: 'auditTime', header: t('tenant.auditTime'), value: (r) => formatDate(r.auditTime), sortable: true, width: 110 },
     { id: 'rejectReason', header: t('tenant.rejectReason'), value: (r) => r.rejectReason, width: 140 },
@@ -67,7 +80,12 @@ export function TenantAuditPage() {
         defaultSort={{ sort: 'applyTime', order: 'desc' }}
         filters={[
           { name: 'name', label: t('tenant.name') },
-          { name: 'status', label: t('tenant.status'), type: 'select', options: tenantStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })) },
+          {
+            name: 'status',
+            label: t('tenant.status'),
+            type: 'select',
+            options: tenantStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })),
+          },
         ]}
         rowActions={(row) =>
           can(user, perm.tenantAudit) ? (
@@ -84,7 +102,11 @@ export function TenantAuditPage() {
                 />
               </>
             ) : row.status === 'approved' || row.status === 'stopped' ? (
-              <RowButton label={t(row.status === 'approved' ? 'tenant.stop' : 'tenant.start')} danger={row.status === 'approved'} onClick={() => void toggle(row)} />
+              <RowButton
+                label={t(row.status === 'approved' ? 'tenant.stop' : 'tenant.start')}
+                danger={row.status === 'approved'}
+                onClick={() => void toggle(row)}
+              />
             ) : (
               <span className="muted">--</span>
             )

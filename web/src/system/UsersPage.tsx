@@ -17,7 +17,19 @@ import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
 
 const KEY = 'users';
-const empty = { id: '', username: '', password: '', sex: '', email: '', phone: '', roleIds: [] as string[], status: 'enabled', position: '', groupId: '', description: '' };
+const empty = {
+  id: '',
+  username: '',
+  password: '',
+  sex: '',
+  email: '',
+  phone: '',
+  roleIds: [] as string[],
+  status: 'enabled',
+  position: '',
+  groupId: '',
+  description: '',
+};
 type Values = typeof empty;
 
 export function userRules(t: (key: string, options?: Record<string, unknown>) => string): Record<string, string> {
@@ -36,7 +48,13 @@ export function userRules(t: (key: string, options?: Record<string, unknown>) =>
 /** The body the server expects, from the form's values. */
 export function userPayload(values: Values, creating: boolean) {
   const { id, password, ...rest } = values;
-  const body = { ...rest, groupId: rest.groupId || null, position: rest.position || null, description: rest.description || null, homePage: null };
+  const body = {
+    ...rest,
+    groupId: rest.groupId || null,
+    position: rest.position || null,
+    description: rest.description || null,
+    homePage: null,
+  };
   return creating ? { ...body, password } : { id, ...body };
 }
 
@@ -52,7 +70,16 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
   if (editing !== opened) {
     setOpened(editing);
     if (editing && editing !== 'new')
-      form.reset({ ...empty, ...editing, email: editing.email ?? '', phone: editing.phone ?? '', position: editing.position ?? '', groupId: editing.groupId ?? '', description: editing.description ?? '', password: '' });
+      form.reset({
+        ...empty,
+        ...editing,
+        email: editing.email ?? '',
+        phone: editing.phone ?? '',
+        position: editing.position ?? '',
+        groupId: editing.groupId ?? '',
+        description: editing.description ?? '',
+        password: '',
+      });
     else form.reset(empty);
   }
   const submit = async () => {
@@ -75,10 +102,24 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
   };
   const v = form.values;
   const text = (name: 'username' | 'password' | 'email' | 'phone' | 'position', type = 'text') => (
-    <TextField.Root name={name} type={type as 'text'} value={v[name]} placeholder={t(`user.${name}Placeholder`)} onChange={(e) => form.set(name, e.target.value)} />
+    <TextField.Root
+      name={name}
+      type={type as 'text'}
+      value={v[name]}
+      placeholder={t(`user.${name}Placeholder`)}
+      onChange={(e) => form.set(name, e.target.value)}
+    />
   );
   return (
-    <FormDialog open={editing !== null} title={t(creating ? 'user.add' : 'user.edit')} dirty={form.dirty} busy={busy} onClose={onClose} onSubmit={() => void submit()} width="640px">
+    <FormDialog
+      open={editing !== null}
+      title={t(creating ? 'user.add' : 'user.edit')}
+      dirty={form.dirty}
+      busy={busy}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      width="640px"
+    >
       <div className="form-grid two">
         <Field label={t('user.username')} required error={form.errors.username}>
           {text('username')}
@@ -91,10 +132,21 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
           <div />
         )}
         <Field label={t('user.sex')} required error={form.errors.sex}>
-          <SelectInput name="sex" value={v.sex || null} placeholder={t('common.selectPlaceholder')} onChange={(s) => form.set('sex', s)} options={sexes.map((s) => ({ value: s, label: t(`sex.${s}`) }))} />
+          <SelectInput
+            name="sex"
+            value={v.sex || null}
+            placeholder={t('common.selectPlaceholder')}
+            onChange={(s) => form.set('sex', s)}
+            options={sexes.map((s) => ({ value: s, label: t(`sex.${s}`) }))}
+          />
         </Field>
         <Field label={t('user.status')} required error={form.errors.status}>
-          <SelectInput name="status" value={v.status} onChange={(s) => form.set('status', s)} options={userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))} />
+          <SelectInput
+            name="status"
+            value={v.status}
+            onChange={(s) => form.set('status', s)}
+            options={userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+          />
         </Field>
         <Field label={t('user.email')} required error={form.errors.email}>
           {text('email', 'email')}
@@ -103,7 +155,13 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
           {text('phone', 'tel')}
         </Field>
         <Field label={t('user.group')} error={form.errors.groupId}>
-          <SelectInput name="groupId" value={v.groupId || null} placeholder={t('common.selectPlaceholder')} onChange={(s) => form.set('groupId', s)} options={treeOptions(groups.data ?? [], (g) => g.name)} />
+          <SelectInput
+            name="groupId"
+            value={v.groupId || null}
+            placeholder={t('common.selectPlaceholder')}
+            onChange={(s) => form.set('groupId', s)}
+            options={treeOptions(groups.data ?? [], (g) => g.name)}
+          />
         </Field>
         <Field label={t('user.position')} error={form.errors.position}>
           {text('position')}
@@ -111,13 +169,19 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
       </div>
       <Field label={t('user.roles')} required error={form.errors.roleIds}>
         <Flex gap="3" wrap="wrap" className="checkbox-group" data-testid="user-roles">
-          {(roles.data ?? []).length === 0 && <Text size="2" color="gray">{t('user.noRoles')}</Text>}
+          {(roles.data ?? []).length === 0 && (
+            <Text size="2" color="gray">
+              {t('user.noRoles')}
+            </Text>
+          )}
           {(roles.data ?? []).map((role) => (
             <Text as="label" size="2" key={role.id}>
               <Flex gap="1" align="center">
                 <Checkbox
                   checked={v.roleIds.includes(role.id)}
-                  onCheckedChange={(c) => form.set('roleIds', c === true ? [...v.roleIds, role.id] : v.roleIds.filter((r) => r !== role.id))}
+                  onCheckedChange={(c) =>
+                    form.set('roleIds', c === true ? [...v.roleIds, role.id] : v.roleIds.filter((r) => r !== role.id))
+                  }
                 />
                 {role.builtin ? t(`role.builtin.${role.builtin}`, { defaultValue: role.name }) : role.name}
               </Flex>
@@ -164,7 +228,12 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
         }
       }}
     >
-      <Field label={t('user.newPassword')} required error={error} hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}>
+      <Field
+        label={t('user.newPassword')}
+        required
+        error={error}
+        hint={t('register.passwordHint', { min: limits.password.min, max: limits.password.max })}
+      >
         <TextField.Root type="password" name="newPassword" value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
     </FormDialog>
@@ -178,7 +247,14 @@ export function UsersPage() {
   const [editing, setEditing] = useState<UserRow | 'new' | null>(null);
   const [resetting, setResetting] = useState<UserRow | null>(null);
   const remove = async (rows: UserRow[]) => {
-    if (!(await confirm({ message: t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }), danger: true, confirmLabel: t('common.delete') }))) return;
+    if (
+      !(await confirm({
+        message: t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }),
+        danger: true,
+        confirmLabel: t('common.delete'),
+      }))
+    )
+      return;
     try {
       await api.delete(endpoints.user, { ids: rows.map((r) => r.id).join(',') });
       notice.success(t('common.deleted'));
@@ -187,6 +263,26 @@ export function UsersPage() {
       notice.error(messageOf(error));
     }
   };
+  const setStatus = async (row: UserRow, status: 'enabled' | 'stopped') => {
+    const stopping = status === 'stopped';
+    if (
+      !(await confirm({
+        message: t(stopping ? 'user.stopConfirm' : 'user.startConfirm', { name: row.username }),
+        danger: stopping,
+        confirmLabel: t(stopping ? 'user.stop' : 'user.start'),
+      }))
+    )
+      return;
+    try {
+      await api.put(endpoints.userStatus, { id: row.id, status });
+      notice.success(t(stopping ? 'user.stopped' : 'user.started'));
+      await refresh();
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
+  };
+  // Nobody stops or deletes themselves or the tenant's administrator from this list.
+  const protectedRow = (row: UserRow) => row.isTenantAdmin || row.id === me?.id;
   const columns: ListColumn<UserRow>[] = [
     { id: 'username', header: t('user.username'), value: (r) => r.username, sortable: true, width: 130 },
     { id: 'sex', header: t('user.sex'), value: (r) => t(`sex.${r.sex}`), width: 70 },
@@ -195,7 +291,14 @@ export function UsersPage() {
     { id: 'position', header: t('user.position'), value: (r) => r.position, sortable: true, width: 100 },
     { id: 'group', header: t('user.group'), value: (r) => r.groupName, width: 110 },
     { id: 'roles', header: t('user.roles'), value: (r) => r.roleNames.join(', '), width: 130 },
-    { id: 'status', header: t('user.status'), value: (r) => t(`status.${r.status}`), cell: (r) => <StatusBadge value={r.status} />, sortable: true, width: 80 },
+    {
+      id: 'status',
+      header: t('user.status'),
+      value: (r) => t(`status.${r.status}`),
+      cell: (r) => <StatusBadge value={r.status} />,
+      sortable: true,
+      width: 80,
+    },
     { id: 'createdAt', header: t('user.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
   ];
   return (
@@ -209,18 +312,38 @@ export function UsersPage() {
         defaultSort={{ sort: 'createdAt', order: 'desc' }}
         filters={[
           { name: 'username', label: t('user.username') },
-          { name: 'status', label: t('user.status'), type: 'select', options: userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })) },
+          {
+            name: 'status',
+            label: t('user.status'),
+            type: 'select',
+            options: userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })),
+          },
         ]}
         actions={[
           { label: t('common.add'), icon: <PlusIcon />, permission: perm.userAdd, select: 'none', onClick: () => setEditing('new') },
-          { label: t('common.edit'), permission: perm.userEdit, select: 'one', variant: 'soft', onClick: (rows) => setEditing(rows[0] ?? null) },
+          {
+            label: t('common.edit'),
+            permission: perm.userEdit,
+            select: 'one',
+            variant: 'soft',
+            onClick: (rows) => setEditing(rows[0] ?? null),
+          },
           { label: t('common.delete'), permission: perm.userDelete, select: 'some', color: 'red', onClick: remove },
         ]}
         rowActions={(row) => (
           <>
             {can(me, perm.userEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
             {can(me, perm.userResetPassword) && <RowButton label={t('user.resetPassword')} onClick={() => setResetting(row)} />}
-            {can(me, perm.userDelete) && !row.isTenantAdmin && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+            {can(me, perm.userEdit) && !protectedRow(row) && (
+              <RowButton
+                label={t(row.status === 'stopped' ? 'user.start' : 'user.stop')}
+                danger={row.status !== 'stopped'}
+                onClick={() => void setStatus(row, row.status === 'stopped' ? 'enabled' : 'stopped')}
+              />
+            )}
+            {can(me, perm.userDelete) && !protectedRow(row) && (
+              <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />
+            )}
           </>
         )}
       />

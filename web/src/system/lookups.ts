@@ -8,7 +8,11 @@ import { endpoints } from '../api/endpoints.ts';
 
 /** Roles to pick from in the user form. */
 export function useRoles() {
-  return useQuery({ queryKey: ['roles', 'all'], retry: false, queryFn: async () => (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 })).rows });
+  return useQuery({
+    queryKey: ['roles', 'all'],
+    retry: false,
+    queryFn: async () => (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 })).rows,
+  });
 }
 
 /** The group tree, for pickers. */
@@ -22,6 +26,13 @@ export function useMenuTree() {
 }
 
 /** A tree as indented options: `— child` under its parent. */
-export function treeOptions<T extends { id: string; children: T[] }>(nodes: T[], label: (node: T) => string, depth = 0): Array<{ value: string; label: string }> {
-  return nodes.flatMap((n) => [{ value: n.id, label: `${'\u3000'.repeat(depth)}${label(n)}` }, ...treeOptions(n.children ?? [], label, depth + 1)]);
+export function treeOptions<T extends { id: string; children: T[] }>(
+  nodes: T[],
+  label: (node: T) => string,
+  depth = 0,
+): Array<{ value: string; label: string }> {
+  return nodes.flatMap((n) => [
+    { value: n.id, label: `${'\u3000'.repeat(depth)}${label(n)}` },
+    ...treeOptions(n.children ?? [], label, depth + 1),
+  ]);
 }

@@ -10,7 +10,18 @@ import {
   type RowSelectionState,
 } from '@tanstack/react-table';
 import { Button, Checkbox, DropdownMenu, Flex, IconButton, Select, Table, Text, TextField } from '@radix-ui/themes';
-import { CaretDownIcon, CaretSortIcon, ChevronDownIcon, ChevronRightIcon, ChevronLeftIcon, DownloadIcon, MagnifyingGlassIcon, ReloadIcon, TriangleDownIcon, TriangleUpIcon } from '@radix-ui/react-icons';
+import {
+  CaretDownIcon,
+  CaretSortIcon,
+  ChevronDownIcon,
+  ChevronRightIcon,
+  ChevronLeftIcon,
+  DownloadIcon,
+  MagnifyingGlassIcon,
+  ReloadIcon,
+  TriangleDownIcon,
+  TriangleUpIcon,
+} from '@radix-ui/react-icons';
 import type { Page } from '@iot/contracts';
 import { api, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
@@ -228,13 +239,24 @@ export function ListPage<T>(props: ListPageProps<T>) {
 
       <Flex className="list-toolbar" gap="2" align="center" wrap="wrap">
         {visibleActions.map((a) => (
-          <Button key={a.label} color={a.color} variant={a.variant ?? (a.color === 'red' ? 'soft' : 'solid')} onClick={() => void runAction(a)}>
+          <Button
+            key={a.label}
+            color={a.color}
+            variant={a.variant ?? (a.color === 'red' ? 'soft' : 'solid')}
+            onClick={() => void runAction(a)}
+          >
             {a.icon}
             {a.label}
           </Button>
         ))}
         <div style={{ flex: 1 }} />
-        <IconButton variant="ghost" color="gray" aria-label={t('common.refresh')} title={t('common.refresh')} onClick={() => void queryClient.invalidateQueries({ queryKey: [props.queryKey] })}>
+        <IconButton
+          variant="ghost"
+          color="gray"
+          aria-label={t('common.refresh')}
+          title={t('common.refresh')}
+          onClick={() => void queryClient.invalidateQueries({ queryKey: [props.queryKey] })}
+        >
           <ReloadIcon />
         </IconButton>
         <DropdownMenu.Root>
@@ -284,7 +306,9 @@ export function ListPage<T>(props: ListPageProps<T>) {
             {rows.length === 0 && (
               <Table.Row>
                 <Table.Cell colSpan={colSpan}>
-                  <div className="list-empty">{query.isLoading ? t('common.loading') : query.error ? messageOf(query.error) : t('common.noData')}</div>
+                  <div className="list-empty">
+                    {query.isLoading ? t('common.loading') : query.error ? messageOf(query.error) : t('common.noData')}
+                  </div>
                 </Table.Cell>
               </Table.Row>
             )}
@@ -292,21 +316,31 @@ export function ListPage<T>(props: ListPageProps<T>) {
               <Table.Row key={row.id} data-state={row.getIsSelected() ? 'selected' : undefined}>
                 {props.selectable !== false && (
                   <Table.Cell>
-                    <Checkbox aria-label={t('common.selectRow')} checked={row.getIsSelected()} onCheckedChange={(v) => row.toggleSelected(v === true)} />
+                    <Checkbox
+                      aria-label={t('common.selectRow')}
+                      checked={row.getIsSelected()}
+                      onCheckedChange={(v) => row.toggleSelected(v === true)}
+                    />
                   </Table.Cell>
                 )}
                 {props.columns.map((c, index) => (
                   <Table.Cell key={c.id} style={c.width ? { maxWidth: c.width } : { maxWidth: 260 }}>
                     <Flex align="center" gap="1" style={index === 0 && tree ? { paddingLeft: row.depth * 20 } : undefined}>
-                      {index === 0 && tree && (
-                        row.getCanExpand() ? (
-                          <IconButton size="1" variant="ghost" color="gray" aria-label={t('common.expand')} onClick={row.getToggleExpandedHandler()}>
+                      {index === 0 &&
+                        tree &&
+                        (row.getCanExpand() ? (
+                          <IconButton
+                            size="1"
+                            variant="ghost"
+                            color="gray"
+                            aria-label={t('common.expand')}
+                            onClick={row.getToggleExpandedHandler()}
+                          >
                             {row.getIsExpanded() ? <ChevronDownIcon /> : <ChevronRightIcon />}
                           </IconButton>
                         ) : (
                           <span style={{ width: 24, display: 'inline-block' }} />
-                        )
-                      )}
+                        ))}
                       {c.cell ? c.cell(row.original) : <Ellipsis value={c.value?.(row.original)} />}
                     </Flex>
                   </Table.Cell>
@@ -349,7 +383,13 @@ export function ListPage<T>(props: ListPageProps<T>) {
           <Text size="2">
             {page} / {pages}
           </Text>
-          <IconButton variant="soft" color="gray" disabled={page >= pages} aria-label={t('common.nextPage')} onClick={() => setPage(page + 1)}>
+          <IconButton
+            variant="soft"
+            color="gray"
+            disabled={page >= pages}
+            aria-label={t('common.nextPage')}
+            onClick={() => setPage(page + 1)}
+          >
             <ChevronRightIcon />
           </IconButton>
         </Flex>

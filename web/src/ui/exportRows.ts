@@ -1,5 +1,3 @@
-import writeXlsxFile from 'write-excel-file/browser';
-
 export interface ExportColumn<T> {
   header: string;
   value: (row: T) => string | number | null;
@@ -37,5 +35,7 @@ export async function exportRows<T>(format: 'csv' | 'xlsx', rows: T[], columns: 
     columns.map((c) => ({ value: c.header, fontWeight: 'bold' as const })),
     ...rows.map((row) => columns.map((c) => ({ value: c.value(row) ?? '' }))),
   ];
+  // Loaded on the first Excel export only: most visits never need it.
+  const { default: writeXlsxFile } = await import('write-excel-file/browser');
   download(await writeXlsxFile(data).toBlob(), `${baseName}.xlsx`);
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useBlocker } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { z } from 'zod';
@@ -64,12 +65,43 @@ export function useLeaveGuard(dirty: boolean) {
     return () => window.removeEventListener('beforeunload', handler);
   }, [dirty]);
   return useCallback(
-    async () => (dirty ? confirm({ title: t('common.unsavedTitle'), message: t('common.unsavedMessage'), confirmLabel: t('common.leave'), danger: true }) : true),
+    async () =>
+      dirty
+        ? confirm({ title: t('common.unsavedTitle'), message: t('common.unsavedMessage'), confirmLabel: t('common.leave'), danger: true })
+        : true,
     [dirty, t],
   );
 }
 
-export function Field({ label, required, error, children, hint }: { label: string; required?: boolean; error?: string; children: ReactNode; hint?: string }) {
+/** A page with a form: asks before the router leaves it (a menu click, a tab, back) with unsaved changes. */
+export function useRouteLeaveGuard(dirty: boolean) {
+  const { t } = useTranslation();
+  useLeaveGuard(dirty);
+  const blocker = useBlocker(dirty);
+  useEffect(() => {
+    if (blocker.state !== 'blocked') return;
+    void confirm({
+      title: t('common.unsavedTitle'),
+      message: t('common.unsavedMessage'),
+      confirmLabel: t('common.leave'),
+      danger: true,
+    }).then((ok) => (ok ? blocker.proceed() : blocker.reset()));
+  }, [blocker, t]);
+}
+
+export function Field({
+  label,
+  required,
+  error,
+  children,
+  hint,
+}: {
+  label: string;
+  required?: boolean;
+  error?: string;
+  children: ReactNode;
+  hint?: string;
+}) {
   return (
     <label className="field" data-invalid={error ? 'true' : undefined}>
       <Text as="div" size="2" weight="medium" className="field-label">
