@@ -10,10 +10,21 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'off',
       // No module outside infra/ talks to an engine's own client (STYLE.md "A small core, thin adapters").
-      'no-restricted-imports': ['error', { paths: ['pg', 'kafkajs', '@clickhouse/client', 'chdb', 'aedes'].map((name) => ({ name, message: 'engines are reached through infra/ ports' })) }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['pg', 'kafkajs', '@clickhouse/client', 'chdb', 'aedes'].map((name) => ({
+            name,
+            message: 'engines are reached through infra/ ports',
+          })),
+        },
+      ],
     },
   },
   { files: ['infra/**', 'tests/harness/**', 'tests/contracts/**'], rules: { 'no-restricted-imports': 'off' } },

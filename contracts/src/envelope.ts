@@ -1,8 +1,7 @@
 import { z } from 'zod';
 
 /** Spec §8: every answer is `{ code, msg, data }`; `code` 200 means success. */
-export const envelope = <T extends z.ZodType>(data: T) =>
-  z.object({ code: z.number().int(), msg: z.string(), data });
+export const envelope = <T extends z.ZodType>(data: T) => z.object({ code: z.number().int(), msg: z.string(), data });
 
 export type Envelope<T> = { code: number; msg: string; data: T };
 

@@ -5,7 +5,15 @@ export const createLogger = (level: string) =>
   pino({
     level,
     redact: {
-      paths: ['req.headers.authentication', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.secret', '*.token'],
+      paths: [
+        'req.headers.authentication',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.secret',
+        '*.token',
+      ],
       censor: '[redacted]',
     },
   });

@@ -11,7 +11,10 @@ async function main() {
 
   const lines = [`Device cloud ${role === 'all' ? '' : `(${role}) `}is running.`];
   if (platform.url) lines.push(`  Open ${platform.url}`, `  API docs ${platform.url}/docs`);
-  if (platform.generatedAdminPassword) lines.push(`  System administrator: admin / ${platform.generatedAdminPassword}  (generated now, shown once: set ADMIN_PASSWORD to choose it)`);
+  if (platform.generatedAdminPassword)
+    lines.push(
+      `  System administrator: admin / ${platform.generatedAdminPassword}  (generated now, shown once: set ADMIN_PASSWORD to choose it)`,
+    );
   else lines.push('  System administrator: admin (password from ADMIN_PASSWORD or the one printed on first start)');
   lines.push('  Stop with Ctrl-C.');
   process.stdout.write(`\n${lines.join('\n')}\n\n`);

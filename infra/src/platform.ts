@@ -97,7 +97,8 @@ export interface StartOptions {
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<Platform> {
   const role = options.role ?? 'all';
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
-  if (role !== 'all' && !config.DATABASE_URL) throw new ConfigError(`--role ${role} runs beside other processes: set DATABASE_URL to a shared PostgreSQL`);
+  if (role !== 'all' && !config.DATABASE_URL)
+    throw new ConfigError(`--role ${role} runs beside other processes: set DATABASE_URL to a shared PostgreSQL`);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error: Error) => logger.error({ err: error }, 'stop failed'));
@@ -132,7 +133,10 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       await timeseries.migrate();
       const ts = timeseries;
       stops.push(() => ts.close());
-      engines.push({ name: `timeseries:${ts.engine}`, check: async () => ts.health().then((h) => ({ ok: h.ok, detail: h.error ?? h.version })) });
+      engines.push({
+        name: `timeseries:${ts.engine}`,
+        check: async () => ts.health().then((h) => ({ ok: h.ok, detail: h.error ?? h.version })),
+      });
     }
 
     // The runner gets connections of its own, so that a burst of API requests cannot queue it out.
@@ -141,7 +145,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     let bus: Bus | null = null;
     let mqtt: MqttPort | null = null;
     if (role === 'all' || role === 'ingest') {
-      const b = config.KAFKA_BROKERS ? createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) }) : createInProcessBus();
+      const b = config.KAFKA_BROKERS
+        ? createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) })
+        : createInProcessBus();
       bus = b;
       stops.push(() => b.close());
       engines.push({ name: config.KAFKA_BROKERS ? 'bus:kafka' : 'bus:in-process', check: () => b.health() });
@@ -195,7 +201,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     let url: string | null = null;
     if (role === 'all' || role === 'api') {
       const defaultStatic = path.resolve('web/dist');
-      const staticDir = options.staticDir === undefined ? (existsSync(path.join(defaultStatic, 'index.html')) ? defaultStatic : undefined) : (options.staticDir ?? undefined);
+      const staticDir =
+        options.staticDir === undefined
+          ? existsSync(path.join(defaultStatic, 'index.html'))
+            ? defaultStatic
+            : undefined
+          : (options.staticDir ?? undefined);
       app = await createApp(context, routeModules, { staticDir });
       const listening = app;
       stops.push(() => listening.close());
@@ -261,14 +272,29 @@ export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): P
     context.store,
     tenantDecider,
     tenantStream(tenant.id),
-    { type: 'RegisterTenant', tenantId: tenant.id, name: tenant.name, contactName: tenant.adminUsername, company: tenant.name, method: 'email', phone: null, email: null },
+    {
+      type: 'RegisterTenant',
+      tenantId: tenant.id,
+      name: tenant.name,
+      contactName: tenant.adminUsername,
+      company: tenant.name,
+      method: 'email',
+      phone: null,
+      email: null,
+    },
     { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-tenant' },
   );
-  await handleCommand(context.store, tenantDecider, tenantStream(tenant.id), { type: 'ApproveTenant', tenantId: tenant.id, adminUserId }, {
-    ...seedContext,
-    tenantId: tenant.id,
-    idempotencyKey: 'seed-approve',
-  });
+  await handleCommand(
+    context.store,
+    tenantDecider,
+    tenantStream(tenant.id),
+    { type: 'ApproveTenant', tenantId: tenant.id, adminUserId },
+    {
+      ...seedContext,
+      tenantId: tenant.id,
+      idempotencyKey: 'seed-approve',
+    },
+  );
   const created = await handleCommand(
     context.store,
     userDecider,

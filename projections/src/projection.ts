@@ -21,4 +21,5 @@ export interface Projection {
   applyBatch?(tx: Sql, events: StoredEvent[]): Promise<void>;
 }
 
-export const handlesEvent = (projection: Projection, type: string): boolean => projection.handles === 'all' || projection.handles.includes(type);
+export const handlesEvent = (projection: Projection, type: string): boolean =>
+  projection.handles === 'all' || projection.handles.includes(type);

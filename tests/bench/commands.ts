@@ -64,8 +64,17 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
     await runner.startAll();
 
     // The limit: the same rows, inserted one per statement with no event-store logic around them.
-    await pool.query(`create table bench_raw (id uuid primary key, stream_name text not null, type text not null, data jsonb not null, metadata jsonb not null)`);
-    const metadata = { tenantId: 'system', actor: { kind: 'user', id: 'bench' }, correlationId: '', causationId: null, occurredAt: '', schemaVersion: 1 };
+    await pool.query(
+      `create table bench_raw (id uuid primary key, stream_name text not null, type text not null, data jsonb not null, metadata jsonb not null)`,
+    );
+    const metadata = {
+      tenantId: 'system',
+      actor: { kind: 'user', id: 'bench' },
+      correlationId: '',
+      causationId: null,
+      occurredAt: '',
+      schemaVersion: 1,
+    };
     const raw = await drive(seconds * 1000, async () => {
       const id = randomUUID();
       await pool.query('insert into bench_raw (id, stream_name, type, data, metadata) values ($1, $2, $3, $4, $5)', [
@@ -79,17 +88,45 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
 
     const commands = await drive(seconds * 1000, async () => {
       const id = randomUUID();
-      await handleCommand(store, tenantDecider, tenantStream(id), registerCommand(id), { tenantId: 'system', actor: { kind: 'user', id: 'bench' } });
+      await handleCommand(store, tenantDecider, tenantStream(id), registerCommand(id), {
+        tenantId: 'system',
+        actor: { kind: 'user', id: 'bench' },
+      });
     });
     await runner.catchUp(60_000);
     await runner.stopAll();
     await store.close();
     lags.sort((a, b) => a - b);
     return [
-      { bench: 'commands', value: Math.round(commands.rate), unit: 'commands/s', limit: Math.round(raw.rate), limit_of: 'raw postgres insert' },
-      { bench: 'command_latency_p50', value: +percentile(commands.latencies, 50).toFixed(2), unit: 'ms', limit: +percentile(raw.latencies, 50).toFixed(2), limit_of: 'raw postgres insert p50' },
-      { bench: 'command_latency_p99', value: +percentile(commands.latencies, 99).toFixed(2), unit: 'ms', limit: +percentile(raw.latencies, 99).toFixed(2), limit_of: 'raw postgres insert p99' },
-      { bench: 'projection_lag_p99', value: Math.round(percentile(lags, 99)), unit: 'ms', limit: 500, limit_of: 'target of issue 2', events: lags.length },
+      {
+        bench: 'commands',
+        value: Math.round(commands.rate),
+        unit: 'commands/s',
+        limit: Math.round(raw.rate),
+        limit_of: 'raw postgres insert',
+      },
+      {
+        bench: 'command_latency_p50',
+        value: +percentile(commands.latencies, 50).toFixed(2),
+        unit: 'ms',
+        limit: +percentile(raw.latencies, 50).toFixed(2),
+        limit_of: 'raw postgres insert p50',
+      },
+      {
+        bench: 'command_latency_p99',
+        value: +percentile(commands.latencies, 99).toFixed(2),
+        unit: 'ms',
+        limit: +percentile(raw.latencies, 99).toFixed(2),
+        limit_of: 'raw postgres insert p99',
+      },
+      {
+        bench: 'projection_lag_p99',
+        value: Math.round(percentile(lags, 99)),
+        unit: 'ms',
+        limit: 500,
+        limit_of: 'target of issue 2',
+        events: lags.length,
+      },
     ];
   } finally {
     await pool.end();

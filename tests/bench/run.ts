@@ -12,7 +12,13 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   telemetry: async () => {
     const result = await benchTelemetryInsert({ rows: 200_000, batchSize: 10_000 });
     return [
-      { bench: 'telemetry_insert', value: Math.round(result.port.rowsPerSec), unit: 'rows/s', limit: Math.round(result.raw.rowsPerSec), limit_of: 'raw chdb insert' },
+      {
+        bench: 'telemetry_insert',
+        value: Math.round(result.port.rowsPerSec),
+        unit: 'rows/s',
+        limit: Math.round(result.raw.rowsPerSec),
+        limit_of: 'raw chdb insert',
+      },
     ];
   },
 };

@@ -1,15 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createInProcessBus } from "@iot/infra/bus/in-process.ts";
-import { createKafkaBus } from "@iot/infra/bus/kafka.ts";
-import {
-  decodeJson,
-  type Bus,
-  type BusMessage,
-  type Subscription,
-} from "@iot/infra/bus/port.ts";
-import { resolveEngine, type EngineHandle } from "../harness/engines.ts";
-import { startKafka } from "../harness/kafka.ts";
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createInProcessBus } from '@iot/infra/bus/in-process.ts';
+import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
+import { decodeJson, type Bus, type BusMessage, type Subscription } from '@iot/infra/bus/port.ts';
+import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
+import { startKafka } from '../harness/kafka.ts';
 
 /** One adapter under test: `open` gives a bus, or the reason its engine is unavailable. */
 interface Adapter {
@@ -19,7 +14,7 @@ interface Adapter {
 
 const adapters: Adapter[] = [
   {
-    name: "in-process",
+    name: 'in-process',
     async open() {
       const bus = createInProcessBus({
         maxInFlightPerTopic: 1_000,
@@ -29,17 +24,15 @@ const adapters: Adapter[] = [
     },
   },
   {
-    name: "kafka",
+    name: 'kafka',
     async open() {
-      const resolved = await resolveEngine("Kafka", "KAFKA_BROKERS", () =>
-        startKafka(),
-      );
+      const resolved = await resolveEngine('Kafka', 'KAFKA_BROKERS', () => startKafka());
       if (!resolved.ok) return { skip: resolved.reason };
       const engine: EngineHandle = resolved.engine;
       const bus = createKafkaBus({
-        brokers: engine.url.split(","),
+        brokers: engine.url.split(','),
         partitions: 4,
-        clientId: "bus-contract",
+        clientId: 'bus-contract',
       });
       return {
         bus,
@@ -57,11 +50,7 @@ interface Reading {
 const topicName = () => `test.${randomUUID()}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -72,17 +61,11 @@ async function waitFor(
 /** `count` readings per device, interleaved across devices: device-0 #0, device-1 #0, ..., device-0 #1, ... */
 function readings(devices: number, count: number): Reading[] {
   const out: Reading[] = [];
-  for (let seq = 0; seq < count; seq++)
-    for (let d = 0; d < devices; d++) out.push({ device: `device-${d}`, seq });
+  for (let seq = 0; seq < count; seq++) for (let d = 0; d < devices; d++) out.push({ device: `device-${d}`, seq });
   return out;
 }
 
-async function publishReadings(
-  bus: Bus,
-  topic: string,
-  all: Reading[],
-  batchSize = 50,
-): Promise<void> {
+async function publishReadings(bus: Bus, topic: string, all: Reading[], batchSize = 50): Promise<void> {
   for (let i = 0; i < all.length; i += batchSize) {
     await bus.publish(
       topic,
@@ -104,12 +87,12 @@ function collector() {
 
 const ids = (rs: Reading[]) => rs.map((r) => `${r.device}#${r.seq}`);
 
-describe.each(adapters)("bus contract: $name", (adapter) => {
+describe.each(adapters)('bus contract: $name', (adapter) => {
   let sut: Bus;
   let close: (() => Promise<void>) | undefined;
   let skipped: string | undefined;
   const subscriptions: Subscription[] = [];
-  const subscribe = async (...args: Parameters<Bus["subscribe"]>) => {
+  const subscribe = async (...args: Parameters<Bus['subscribe']>) => {
     const subscription = await sut.subscribe(...args);
     subscriptions.push(subscription);
     return subscription;
@@ -117,7 +100,7 @@ describe.each(adapters)("bus contract: $name", (adapter) => {
 
   beforeAll(async () => {
     const opened = await adapter.open();
-    if ("skip" in opened) skipped = opened.skip;
+    if ('skip' in opened) skipped = opened.skip;
     else ({ bus: sut, close } = opened);
   });
   beforeEach((context) => {
@@ -128,46 +111,44 @@ describe.each(adapters)("bus contract: $name", (adapter) => {
     await close?.();
   });
 
-  it("is healthy", async () => {
+  it('is healthy', async () => {
     expect(await sut.health()).toMatchObject({ ok: true });
   });
 
-  it("keeps the order of each key’s messages", async () => {
+  it('keeps the order of each key’s messages', async () => {
     const topic = topicName();
     const sent = readings(8, 100);
     const group = collector();
     await subscribe({
       topic,
-      group: "writer",
+      group: 'writer',
       fromBeginning: true,
       onMessages: group.onMessages,
     });
 
     await publishReadings(sut, topic, sent, 37);
 
-    await waitFor(() => group.received.length >= sent.length, "all messages");
+    await waitFor(() => group.received.length >= sent.length, 'all messages');
     for (let d = 0; d < 8; d++) {
-      const seqs = group.received
-        .filter((r) => r.device === `device-${d}`)
-        .map((r) => r.seq);
+      const seqs = group.received.filter((r) => r.device === `device-${d}`).map((r) => r.seq);
       expect(seqs).toEqual([...Array(100).keys()]);
     }
   });
 
-  it("delivers every message once to a group whose subscribers share the work, in key order", async () => {
+  it('delivers every message once to a group whose subscribers share the work, in key order', async () => {
     const topic = topicName();
     const sent = readings(20, 30);
     const first = collector();
     const second = collector();
     await subscribe({
       topic,
-      group: "shared",
+      group: 'shared',
       fromBeginning: true,
       onMessages: first.onMessages,
     });
     await subscribe({
       topic,
-      group: "shared",
+      group: 'shared',
       fromBeginning: true,
       onMessages: second.onMessages,
     });
@@ -175,118 +156,102 @@ describe.each(adapters)("bus contract: $name", (adapter) => {
     await publishReadings(sut, topic, sent);
 
     const all = () => [...first.received, ...second.received];
-    await waitFor(() => all().length >= sent.length, "all messages");
+    await waitFor(() => all().length >= sent.length, 'all messages');
     await sleep(500); // a duplicate would arrive now
     expect(ids(all()).sort()).toEqual(ids(sent).sort());
     for (const { received } of [first, second]) {
       for (let d = 0; d < 20; d++) {
-        const seqs = received
-          .filter((r) => r.device === `device-${d}`)
-          .map((r) => r.seq);
+        const seqs = received.filter((r) => r.device === `device-${d}`).map((r) => r.seq);
         expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       }
     }
   });
 
-  it("gives every message to each of two groups", async () => {
+  it('gives every message to each of two groups', async () => {
     const topic = topicName();
     const sent = readings(5, 40);
     const writer = collector();
     const evaluator = collector();
     await subscribe({
       topic,
-      group: "writer",
+      group: 'writer',
       fromBeginning: true,
       onMessages: writer.onMessages,
     });
     await subscribe({
       topic,
-      group: "evaluator",
+      group: 'evaluator',
       fromBeginning: true,
       onMessages: evaluator.onMessages,
     });
 
     await publishReadings(sut, topic, sent);
 
-    await waitFor(
-      () =>
-        writer.received.length >= sent.length &&
-        evaluator.received.length >= sent.length,
-      "both groups",
-    );
+    await waitFor(() => writer.received.length >= sent.length && evaluator.received.length >= sent.length, 'both groups');
     await sleep(300);
     expect(ids(writer.received).sort()).toEqual(ids(sent).sort());
     expect(ids(evaluator.received).sort()).toEqual(ids(sent).sort());
   });
 
-  it("delivers a batch again when its handler throws, without breaking key order", async () => {
+  it('delivers a batch again when its handler throws, without breaking key order', async () => {
     const topic = topicName();
     const sent = readings(3, 20);
     const received: Reading[] = [];
     let failuresLeft = 2;
     await subscribe({
       topic,
-      group: "flaky",
+      group: 'flaky',
       fromBeginning: true,
       onMessages: async (batch) => {
         if (failuresLeft > 0) {
           failuresLeft -= 1;
-          throw new Error("database unavailable");
+          throw new Error('database unavailable');
         }
-        for (const message of batch)
-          received.push(decodeJson<Reading>(message));
+        for (const message of batch) received.push(decodeJson<Reading>(message));
       },
     });
 
     await publishReadings(sut, topic, sent, 10);
 
-    await waitFor(
-      () => received.length >= sent.length,
-      "all messages after failures",
-    );
+    await waitFor(() => received.length >= sent.length, 'all messages after failures');
     expect(ids(received).sort()).toEqual(ids(sent).sort());
     for (let d = 0; d < 3; d++) {
-      expect(
-        received.filter((r) => r.device === `device-${d}`).map((r) => r.seq),
-      ).toEqual([...Array(20).keys()]);
+      expect(received.filter((r) => r.device === `device-${d}`).map((r) => r.seq)).toEqual([...Array(20).keys()]);
     }
   });
 
-  it("starts a new group at the end unless it asks for the beginning", async () => {
+  it('starts a new group at the end unless it asks for the beginning', async () => {
     const topic = topicName();
     const early = collector();
     await subscribe({
       topic,
-      group: "early",
+      group: 'early',
       fromBeginning: true,
       onMessages: early.onMessages,
     });
-    await sut.publish(topic, [{ key: "d", value: { device: "d", seq: 1 } }]);
-    await waitFor(() => early.received.length === 1, "the first message");
+    await sut.publish(topic, [{ key: 'd', value: { device: 'd', seq: 1 } }]);
+    await waitFor(() => early.received.length === 1, 'the first message');
 
     const late = collector();
-    await subscribe({ topic, group: "late", onMessages: late.onMessages });
-    await sut.publish(topic, [{ key: "d", value: { device: "d", seq: 2 } }]);
+    await subscribe({ topic, group: 'late', onMessages: late.onMessages });
+    await sut.publish(topic, [{ key: 'd', value: { device: 'd', seq: 2 } }]);
 
-    await waitFor(
-      () => late.received.length >= 1 && early.received.length >= 2,
-      "the second message",
-    );
+    await waitFor(() => late.received.length >= 1 && early.received.length >= 2, 'the second message');
     await sleep(300);
     expect(late.received.map((r) => r.seq)).toEqual([2]);
   });
 
-  it("resumes a stopped group where it left off", async () => {
+  it('resumes a stopped group where it left off', async () => {
     const topic = topicName();
     const before = collector();
     const subscription = await subscribe({
       topic,
-      group: "restart",
+      group: 'restart',
       fromBeginning: true,
       onMessages: before.onMessages,
     });
     await publishReadings(sut, topic, readings(1, 10));
-    await waitFor(() => before.received.length >= 10, "the first ten");
+    await waitFor(() => before.received.length >= 10, 'the first ten');
     await subscription.stop();
 
     await publishReadings(
@@ -297,47 +262,43 @@ describe.each(adapters)("bus contract: $name", (adapter) => {
     const after = collector();
     await subscribe({
       topic,
-      group: "restart",
+      group: 'restart',
       fromBeginning: true,
       onMessages: after.onMessages,
     });
 
-    await waitFor(() => after.received.length >= 10, "the next ten");
+    await waitFor(() => after.received.length >= 10, 'the next ten');
     await sleep(300);
     expect(before.received.map((r) => r.seq)).toEqual([...Array(10).keys()]);
-    expect(after.received.map((r) => r.seq)).toEqual(
-      [...Array(10).keys()].map((i) => i + 10),
-    );
+    expect(after.received.map((r) => r.seq)).toEqual([...Array(10).keys()].map((i) => i + 10));
   });
 
-  it("carries string, bytes and headers unchanged", async () => {
+  it('carries string, bytes and headers unchanged', async () => {
     const topic = topicName();
     const got: BusMessage[] = [];
     await subscribe({
       topic,
-      group: "raw",
+      group: 'raw',
       fromBeginning: true,
       onMessages: async (batch) => void got.push(...batch),
     });
     await sut.publish(topic, [
-      { key: "a", value: "héllo", headers: { source: "gateway-1" } },
-      { key: "a", value: Buffer.from([0, 1, 2, 255]) },
-      { value: "no key" },
+      { key: 'a', value: 'héllo', headers: { source: 'gateway-1' } },
+      { key: 'a', value: Buffer.from([0, 1, 2, 255]) },
+      { value: 'no key' },
     ]);
-    await waitFor(() => got.length >= 3, "three messages");
-    const byKey = got.filter((m) => m.key === "a");
-    expect(byKey[0]!.value.toString("utf8")).toBe("héllo");
-    expect(byKey[0]!.headers).toEqual({ source: "gateway-1" });
+    await waitFor(() => got.length >= 3, 'three messages');
+    const byKey = got.filter((m) => m.key === 'a');
+    expect(byKey[0]!.value.toString('utf8')).toBe('héllo');
+    expect(byKey[0]!.headers).toEqual({ source: 'gateway-1' });
     expect([...byKey[1]!.value]).toEqual([0, 1, 2, 255]);
-    expect(got.find((m) => m.key === null)?.value.toString()).toBe("no key");
-    expect(
-      got.every((m) => m.topic === topic && m.timestamp instanceof Date),
-    ).toBe(true);
+    expect(got.find((m) => m.key === null)?.value.toString()).toBe('no key');
+    expect(got.every((m) => m.topic === topic && m.timestamp instanceof Date)).toBe(true);
   });
 });
 
-describe("in-process bus back-pressure", () => {
-  it("makes publish wait when a topic holds its bound of unhandled messages, and drops nothing", async () => {
+describe('in-process bus back-pressure', () => {
+  it('makes publish wait when a topic holds its bound of unhandled messages, and drops nothing', async () => {
     const sut = createInProcessBus({
       maxInFlightPerTopic: 10,
       partitions: 2,
@@ -349,18 +310,15 @@ describe("in-process bus back-pressure", () => {
     const received: Reading[] = [];
     await sut.subscribe({
       topic,
-      group: "slow",
+      group: 'slow',
       onMessages: async (batch) => {
         await gate;
-        for (const message of batch)
-          received.push(decodeJson<Reading>(message));
+        for (const message of batch) received.push(decodeJson<Reading>(message));
       },
     });
 
     let published = false;
-    const publishing = publishReadings(sut, topic, readings(1, 25), 25).then(
-      () => (published = true),
-    );
+    const publishing = publishReadings(sut, topic, readings(1, 25), 25).then(() => (published = true));
     await sleep(200);
     expect(published).toBe(false);
     expect(received).toHaveLength(0);
@@ -371,39 +329,35 @@ describe("in-process bus back-pressure", () => {
 
     release();
     await publishing;
-    await waitFor(() => received.length >= 25, "all 25", 5_000);
+    await waitFor(() => received.length >= 25, 'all 25', 5_000);
     expect(received.map((r) => r.seq)).toEqual([...Array(25).keys()]);
     await sut.close();
   });
 
-  it("keeps messages published before any group exists, waiting at the bound until the first group comes", async () => {
+  it('keeps messages published before any group exists, waiting at the bound until the first group comes', async () => {
     const sut = createInProcessBus({ maxInFlightPerTopic: 5 });
     const topic = topicName();
     let published = false;
-    const publishing = publishReadings(sut, topic, readings(1, 8), 1).then(
-      () => (published = true),
-    );
+    const publishing = publishReadings(sut, topic, readings(1, 8), 1).then(() => (published = true));
     await sleep(100);
     expect(published).toBe(false);
 
     const group = collector();
-    await sut.subscribe({ topic, group: "late", onMessages: group.onMessages });
+    await sut.subscribe({ topic, group: 'late', onMessages: group.onMessages });
     await publishing;
-    await waitFor(() => group.received.length >= 8, "all 8", 5_000);
+    await waitFor(() => group.received.length >= 8, 'all 8', 5_000);
     expect(group.received.map((r) => r.seq)).toEqual([...Array(8).keys()]);
     await sut.close();
   });
 
-  it("refuses to publish after close and releases waiting publishers", async () => {
+  it('refuses to publish after close and releases waiting publishers', async () => {
     const sut = createInProcessBus({ maxInFlightPerTopic: 1 });
     const topic = topicName();
-    await sut.publish(topic, [{ key: "a", value: { n: 1 } }]);
-    const waiting = sut.publish(topic, [{ key: "a", value: { n: 2 } }]);
+    await sut.publish(topic, [{ key: 'a', value: { n: 1 } }]);
+    const waiting = sut.publish(topic, [{ key: 'a', value: { n: 2 } }]);
     await sut.close();
-    await expect(waiting).rejects.toThrow("closed");
-    await expect(sut.publish(topic, [{ value: { n: 3 } }])).rejects.toThrow(
-      "closed",
-    );
-    expect(await sut.health()).toEqual({ ok: false, detail: "closed" });
+    await expect(waiting).rejects.toThrow('closed');
+    await expect(sut.publish(topic, [{ value: { n: 3 } }])).rejects.toThrow('closed');
+    expect(await sut.health()).toEqual({ ok: false, detail: 'closed' });
   });
 });

@@ -1,52 +1,34 @@
-import { randomUUID } from "node:crypto";
-import { connectAsync, type IClientOptions, type MqttClient } from "mqtt";
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  it,
-} from "vitest";
-import { connectExternalMqtt } from "@iot/infra/mqtt/client.ts";
-import {
-  startEmbeddedMqtt,
-  type EmbeddedMqtt,
-} from "@iot/infra/mqtt/embedded.ts";
-import type { MqttMessage, MqttPort } from "@iot/infra/mqtt/port.ts";
-import { resolveEngine } from "../harness/engines.ts";
-import { freePort } from "../harness/free-port.ts";
-import { startMosquitto } from "../harness/mosquitto.ts";
+import { randomUUID } from 'node:crypto';
+import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
+import { startEmbeddedMqtt, type EmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
+import type { MqttMessage, MqttPort } from '@iot/infra/mqtt/port.ts';
+import { resolveEngine } from '../harness/engines.ts';
+import { freePort } from '../harness/free-port.ts';
+import { startMosquitto } from '../harness/mosquitto.ts';
 
 /** One adapter under test: the platform's port and the URL devices connect to, or why it is unavailable. */
 interface Adapter {
   name: string;
   external: boolean;
-  open(): Promise<
-    | { sut: MqttPort; deviceUrl: string; close(): Promise<void> }
-    | { skip: string }
-  >;
+  open(): Promise<{ sut: MqttPort; deviceUrl: string; close(): Promise<void> } | { skip: string }>;
 }
 
 const adapters: Adapter[] = [
   {
-    name: "embedded aedes",
+    name: 'embedded aedes',
     external: false,
     async open() {
-      const sut = await startEmbeddedMqtt({ port: 0, host: "127.0.0.1" });
+      const sut = await startEmbeddedMqtt({ port: 0, host: '127.0.0.1' });
       return { sut, deviceUrl: sut.url, close: () => sut.close() };
     },
   },
   {
-    name: "mosquitto",
+    name: 'mosquitto',
     external: true,
     async open() {
-      const resolved = await resolveEngine(
-        "Mosquitto",
-        "MQTT_URL",
-        startMosquitto,
-      );
+      const resolved = await resolveEngine('Mosquitto', 'MQTT_URL', startMosquitto);
       if (!resolved.ok) return { skip: resolved.reason };
       const { engine } = resolved;
       const sut = await connectExternalMqtt({
@@ -64,11 +46,7 @@ const adapters: Adapter[] = [
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -77,10 +55,7 @@ async function waitFor(
 }
 
 const devices: MqttClient[] = [];
-async function device(
-  url: string,
-  options: IClientOptions = {},
-): Promise<MqttClient> {
+async function device(url: string, options: IClientOptions = {}): Promise<MqttClient> {
   const client = await connectAsync(url, {
     clientId: `device-${randomUUID()}`,
     reconnectPeriod: 0,
@@ -93,7 +68,7 @@ afterEach(async () => {
   await Promise.all(devices.splice(0).map((d) => d.endAsync(true)));
 });
 
-describe.each(adapters)("mqtt contract: $name", (adapter) => {
+describe.each(adapters)('mqtt contract: $name', (adapter) => {
   let sut: MqttPort;
   let deviceUrl: string;
   let close: (() => Promise<void>) | undefined;
@@ -101,7 +76,7 @@ describe.each(adapters)("mqtt contract: $name", (adapter) => {
 
   beforeAll(async () => {
     const opened = await adapter.open();
-    if ("skip" in opened) skipped = opened.skip;
+    if ('skip' in opened) skipped = opened.skip;
     else ({ sut, deviceUrl, close } = opened);
   });
   beforeEach((context) => {
@@ -109,232 +84,182 @@ describe.each(adapters)("mqtt contract: $name", (adapter) => {
   });
   afterAll(async () => close?.());
 
-  it("is healthy", async () => {
+  it('is healthy', async () => {
     expect(await sut.health()).toMatchObject({ ok: true });
   });
 
-  it("hands a device’s publish to the platform", async () => {
+  it('hands a device’s publish to the platform', async () => {
     const prefix = `t/${randomUUID()}`;
     const received: MqttMessage[] = [];
-    await sut.onMessage(
-      `${prefix}/device/+/telemetry`,
-      (m) => void received.push(m),
-    );
-    const d1 = await device(deviceUrl, { clientId: "meter-1" });
+    await sut.onMessage(`${prefix}/device/+/telemetry`, (m) => void received.push(m));
+    const d1 = await device(deviceUrl, { clientId: 'meter-1' });
 
-    await d1.publishAsync(
-      `${prefix}/device/meter-1/telemetry`,
-      JSON.stringify({ power: 3.2 }),
-      { qos: 1 },
-    );
+    await d1.publishAsync(`${prefix}/device/meter-1/telemetry`, JSON.stringify({ power: 3.2 }), { qos: 1 });
 
-    await waitFor(() => received.length === 1, "the telemetry");
+    await waitFor(() => received.length === 1, 'the telemetry');
     expect(received[0]).toMatchObject({
       topic: `${prefix}/device/meter-1/telemetry`,
       qos: 1,
       retain: false,
     });
     expect(JSON.parse(received[0]!.payload.toString())).toEqual({ power: 3.2 });
-    if (!adapter.external) expect(received[0]!.clientId).toBe("meter-1");
+    if (!adapter.external) expect(received[0]!.clientId).toBe('meter-1');
   });
 
-  it("delivers only what matches the filter, to every matching handler, in the device’s order", async () => {
+  it('delivers only what matches the filter, to every matching handler, in the device’s order', async () => {
     const prefix = `t/${randomUUID()}`;
     const telemetry: string[] = [];
     const everything: string[] = [];
-    await sut.onMessage(
-      `${prefix}/+/telemetry`,
-      (m) => void telemetry.push(m.payload.toString()),
-    );
-    await sut.onMessage(
-      `${prefix}/#`,
-      (m) => void everything.push(m.payload.toString()),
-    );
+    await sut.onMessage(`${prefix}/+/telemetry`, (m) => void telemetry.push(m.payload.toString()));
+    await sut.onMessage(`${prefix}/#`, (m) => void everything.push(m.payload.toString()));
     const d = await device(deviceUrl);
 
-    for (let i = 0; i < 50; i++)
-      await d.publishAsync(`${prefix}/d1/telemetry`, `t${i}`, { qos: 1 });
-    await d.publishAsync(`${prefix}/d1/event`, "e0", { qos: 1 });
-    await d.publishAsync(`other/${prefix}/d1/telemetry`, "elsewhere", {
+    for (let i = 0; i < 50; i++) await d.publishAsync(`${prefix}/d1/telemetry`, `t${i}`, { qos: 1 });
+    await d.publishAsync(`${prefix}/d1/event`, 'e0', { qos: 1 });
+    await d.publishAsync(`other/${prefix}/d1/telemetry`, 'elsewhere', {
       qos: 1,
     });
 
-    await waitFor(() => everything.length >= 51, "all messages");
+    await waitFor(() => everything.length >= 51, 'all messages');
     await sleep(100);
     expect(telemetry).toEqual([...Array(50).keys()].map((i) => `t${i}`));
-    expect(everything).toEqual([...telemetry, "e0"]);
+    expect(everything).toEqual([...telemetry, 'e0']);
   });
 
-  it("sends a downlink that the device receives", async () => {
+  it('sends a downlink that the device receives', async () => {
     const topic = `t/${randomUUID()}/device/meter-2/command`;
     const d = await device(deviceUrl);
     const got: { topic: string; payload: string }[] = [];
-    d.on("message", (t, payload) =>
-      got.push({ topic: t, payload: payload.toString() }),
-    );
+    d.on('message', (t, payload) => got.push({ topic: t, payload: payload.toString() }));
     await d.subscribeAsync(topic, { qos: 1 });
 
-    await sut.publish(topic, { command: "reboot" });
-    await sut.publish(topic, "raw text", { qos: 0 });
+    await sut.publish(topic, { command: 'reboot' });
+    await sut.publish(topic, 'raw text', { qos: 0 });
 
-    await waitFor(() => got.length === 2, "the downlinks");
+    await waitFor(() => got.length === 2, 'the downlinks');
     expect(got).toEqual([
       { topic, payload: '{"command":"reboot"}' },
-      { topic, payload: "raw text" },
+      { topic, payload: 'raw text' },
     ]);
   });
 
-  it("keeps a retained downlink for a device that subscribes later", async () => {
+  it('keeps a retained downlink for a device that subscribes later', async () => {
     const topic = `t/${randomUUID()}/device/meter-3/config`;
     await sut.publish(topic, { interval: 60 }, { retain: true });
     const d = await device(deviceUrl);
     const got: string[] = [];
-    d.on("message", (_t, payload) => got.push(payload.toString()));
+    d.on('message', (_t, payload) => got.push(payload.toString()));
     await d.subscribeAsync(topic, { qos: 1 });
-    await waitFor(() => got.length === 1, "the retained config");
+    await waitFor(() => got.length === 1, 'the retained config');
     expect(got).toEqual(['{"interval":60}']);
-    await sut.publish(topic, "", { retain: true }); // clears it
+    await sut.publish(topic, '', { retain: true }); // clears it
   });
 
-  it("stops delivering to a handler that is off", async () => {
+  it('stops delivering to a handler that is off', async () => {
     const prefix = `t/${randomUUID()}`;
     const received: string[] = [];
-    const registration = await sut.onMessage(
-      `${prefix}/#`,
-      (m) => void received.push(m.payload.toString()),
-    );
+    const registration = await sut.onMessage(`${prefix}/#`, (m) => void received.push(m.payload.toString()));
     const d = await device(deviceUrl);
-    await d.publishAsync(`${prefix}/a`, "before", { qos: 1 });
-    await waitFor(() => received.length === 1, "the first message");
+    await d.publishAsync(`${prefix}/a`, 'before', { qos: 1 });
+    await waitFor(() => received.length === 1, 'the first message');
 
     await registration.off();
-    await d.publishAsync(`${prefix}/a`, "after", { qos: 1 });
+    await d.publishAsync(`${prefix}/a`, 'after', { qos: 1 });
     await sleep(200);
-    expect(received).toEqual(["before"]);
+    expect(received).toEqual(['before']);
   });
 
   // Shared subscriptions are the external broker's way to split the load; the embedded broker has one platform.
   if (adapter.external)
-    it("shares device messages among platform instances of one group", async () => {
+    it('shares device messages among platform instances of one group', async () => {
       const prefix = `t/${randomUUID()}`;
       const group = `platform-${randomUUID()}`;
-      const instances = [
-        await connectExternalMqtt({ url: deviceUrl, group }),
-        await connectExternalMqtt({ url: deviceUrl, group }),
-      ];
+      const instances = [await connectExternalMqtt({ url: deviceUrl, group }), await connectExternalMqtt({ url: deviceUrl, group })];
       const received: string[][] = [[], []];
-      await Promise.all(
-        instances.map((p, i) =>
-          p.onMessage(
-            `${prefix}/+/telemetry`,
-            (m) => void received[i]!.push(m.payload.toString()),
-          ),
-        ),
-      );
+      await Promise.all(instances.map((p, i) => p.onMessage(`${prefix}/+/telemetry`, (m) => void received[i]!.push(m.payload.toString()))));
       const d = await device(deviceUrl);
 
-      for (let i = 0; i < 40; i++)
-        await d.publishAsync(`${prefix}/d${i}/telemetry`, `m${i}`, { qos: 1 });
+      for (let i = 0; i < 40; i++) await d.publishAsync(`${prefix}/d${i}/telemetry`, `m${i}`, { qos: 1 });
 
-      await waitFor(
-        () => received[0]!.length + received[1]!.length >= 40,
-        "all messages",
-      );
+      await waitFor(() => received[0]!.length + received[1]!.length >= 40, 'all messages');
       await sleep(200);
-      expect([...received[0]!, ...received[1]!].sort()).toEqual(
-        [...Array(40).keys()].map((i) => `m${i}`).sort(),
-      );
+      expect([...received[0]!, ...received[1]!].sort()).toEqual([...Array(40).keys()].map((i) => `m${i}`).sort());
       expect(received[0]!.length).toBeGreaterThan(0);
       expect(received[1]!.length).toBeGreaterThan(0);
       await Promise.all(instances.map((p) => p.close()));
     });
 
-  it("reports unhealthy once closed", async () => {
+  it('reports unhealthy once closed', async () => {
     await close?.();
     close = undefined;
     expect((await sut.health()).ok).toBe(false);
   });
 });
 
-describe("embedded aedes: auth hooks and shutdown", () => {
+describe('embedded aedes: auth hooks and shutdown', () => {
   let sut: EmbeddedMqtt;
   const handled: MqttMessage[] = [];
 
   beforeAll(async () => {
     sut = await startEmbeddedMqtt({
       port: 0,
-      host: "127.0.0.1",
-      authenticate: (client, password) =>
-        client.username === "meter-1" && password?.toString() === "secret",
-      authorizePublish: (client, topic) =>
-        topic.startsWith(`device/${client.username}/`),
-      authorizeSubscribe: (client, filter) =>
-        filter.startsWith(`device/${client.username}/`),
+      host: '127.0.0.1',
+      authenticate: (client, password) => client.username === 'meter-1' && password?.toString() === 'secret',
+      authorizePublish: (client, topic) => topic.startsWith(`device/${client.username}/`),
+      authorizeSubscribe: (client, filter) => filter.startsWith(`device/${client.username}/`),
     });
-    await sut.onMessage("device/#", (m) => void handled.push(m));
+    await sut.onMessage('device/#', (m) => void handled.push(m));
   });
   afterAll(async () => sut?.close());
 
-  it("accepts a device with the right password", async () => {
+  it('accepts a device with the right password', async () => {
     const d = await device(sut.url, {
-      username: "meter-1",
-      password: "secret",
+      username: 'meter-1',
+      password: 'secret',
     });
     expect(d.connected).toBe(true);
   });
 
-  it("rejects a device with a bad password", async () => {
-    await expect(
-      device(sut.url, { username: "meter-1", password: "wrong" }),
-    ).rejects.toThrow(/Bad username or password/i);
-    await expect(device(sut.url, {})).rejects.toThrow(
-      /Bad username or password/i,
-    );
+  it('rejects a device with a bad password', async () => {
+    await expect(device(sut.url, { username: 'meter-1', password: 'wrong' })).rejects.toThrow(/Bad username or password/i);
+    await expect(device(sut.url, {})).rejects.toThrow(/Bad username or password/i);
   });
 
-  it("refuses a publish outside the device’s topics and disconnects it", async () => {
+  it('refuses a publish outside the device’s topics and disconnects it', async () => {
     const d = await device(sut.url, {
-      username: "meter-1",
-      password: "secret",
+      username: 'meter-1',
+      password: 'secret',
     });
-    const closed = new Promise<void>((resolve) =>
-      d.once("close", () => resolve()),
-    );
-    await d.publishAsync("device/meter-1/telemetry", "mine", { qos: 0 });
-    d.publish("device/meter-2/telemetry", "not mine", { qos: 0 });
+    const closed = new Promise<void>((resolve) => d.once('close', () => resolve()));
+    await d.publishAsync('device/meter-1/telemetry', 'mine', { qos: 0 });
+    d.publish('device/meter-2/telemetry', 'not mine', { qos: 0 });
     await closed;
     await sleep(50);
-    expect(handled.map((m) => m.payload.toString())).toEqual(["mine"]);
+    expect(handled.map((m) => m.payload.toString())).toEqual(['mine']);
     expect(handled[0]!.clientId).toBe(d.options.clientId);
   });
 
-  it("refuses a subscription outside the device’s topics and keeps the device connected", async () => {
+  it('refuses a subscription outside the device’s topics and keeps the device connected', async () => {
     const d = await device(sut.url, {
-      username: "meter-1",
-      password: "secret",
+      username: 'meter-1',
+      password: 'secret',
     });
-    await expect(
-      d.subscribeAsync("device/meter-2/command", { qos: 1 }),
-    ).rejects.toThrow(/Subscribe error/);
+    await expect(d.subscribeAsync('device/meter-2/command', { qos: 1 })).rejects.toThrow(/Subscribe error/);
     expect(d.connected).toBe(true);
-    expect(
-      await d.subscribeAsync("device/meter-1/command", { qos: 1 }),
-    ).toEqual([{ topic: "device/meter-1/command", qos: 1 }]);
+    expect(await d.subscribeAsync('device/meter-1/command', { qos: 1 })).toEqual([{ topic: 'device/meter-1/command', qos: 1 }]);
   });
 
-  it("closes cleanly: devices are disconnected and the port is free again", async () => {
+  it('closes cleanly: devices are disconnected and the port is free again', async () => {
     const port = await freePort();
-    const broker = await startEmbeddedMqtt({ port, host: "127.0.0.1" });
+    const broker = await startEmbeddedMqtt({ port, host: '127.0.0.1' });
     const d = await device(broker.url);
-    const closed = new Promise<void>((resolve) =>
-      d.once("close", () => resolve()),
-    );
+    const closed = new Promise<void>((resolve) => d.once('close', () => resolve()));
 
     await broker.close();
 
     await closed;
     expect((await broker.health()).ok).toBe(false);
-    const again = await startEmbeddedMqtt({ port, host: "127.0.0.1" });
+    const again = await startEmbeddedMqtt({ port, host: '127.0.0.1' });
     await again.close();
   });
 });

@@ -14,7 +14,11 @@ export interface TestPlatform {
   db: TestDatabase;
   /** Every log line the platform wrote, for tests that check what never reaches a log. */
   logLines: string[];
-  api(method: string, url: string, options?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  api(
+    method: string,
+    url: string,
+    options?: { body?: unknown; token?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any }>;
   login(account: string, password: string): Promise<string>;
   stop(): Promise<void>;
 }

@@ -62,7 +62,13 @@ describe('command handling on the PostgreSQL event store', () => {
 
   it('stamps the metadata: tenant, actor, correlation, causation, time, schema version', async () => {
     const tenantId = randomUUID();
-    const result = await handleCommand(store, tenantDecider, tenantStream(tenantId), register(tenantId), context({ correlationId: 'corr-1', causationId: 'cause-1', ip: '10.0.0.9' }));
+    const result = await handleCommand(
+      store,
+      tenantDecider,
+      tenantStream(tenantId),
+      register(tenantId),
+      context({ correlationId: 'corr-1', causationId: 'cause-1', ip: '10.0.0.9' }),
+    );
     expect(result.events[0]!.metadata).toMatchObject({
       tenantId: 'system',
       actor: { kind: 'user', id: 'admin' },
@@ -99,7 +105,9 @@ describe('command handling on the PostgreSQL event store', () => {
         throw new VersionConflictError(s, 0, 1);
       },
     };
-    const error = await handleCommand(alwaysMoving, tenantDecider, tenantStream(tenantId), register(tenantId), context(), { retries: 3 }).catch((e) => e);
+    const error = await handleCommand(alwaysMoving, tenantDecider, tenantStream(tenantId), register(tenantId), context(), {
+      retries: 3,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe('CONFLICT');
     expect(appends).toBe(4);
@@ -126,7 +134,14 @@ describe('command handling on the PostgreSQL event store', () => {
         {
           type: 'TenantRegistered',
           data: { tenantId, name: 'Old Co', contact: 'Wang', method: 'email', phone: null, email: 'old@co.test' },
-          metadata: { tenantId, actor: { kind: 'system', id: 't' }, correlationId: 'c', causationId: null, occurredAt: new Date().toISOString(), schemaVersion: 1 },
+          metadata: {
+            tenantId,
+            actor: { kind: 'system', id: 't' },
+            correlationId: 'c',
+            causationId: null,
+            occurredAt: new Date().toISOString(),
+            schemaVersion: 1,
+          },
         },
       ],
       0,
@@ -164,8 +179,16 @@ describe('projection runner', () => {
     await Promise.all(
       ids.map(async (id, i) => {
         await handleCommand(store, tenantDecider, tenantStream(id), register(id), context());
-        if (i % 3 === 0) await handleCommand(store, tenantDecider, tenantStream(id), { type: 'ApproveTenant', tenantId: id, adminUserId: `u${i}` }, context());
-        if (i % 3 === 1) await handleCommand(store, tenantDecider, tenantStream(id), { type: 'RejectTenant', tenantId: id, reason: `r${i}` }, context());
+        if (i % 3 === 0)
+          await handleCommand(
+            store,
+            tenantDecider,
+            tenantStream(id),
+            { type: 'ApproveTenant', tenantId: id, adminUserId: `u${i}` },
+            context(),
+          );
+        if (i % 3 === 1)
+          await handleCommand(store, tenantDecider, tenantStream(id), { type: 'RejectTenant', tenantId: id, reason: `r${i}` }, context());
         if (i % 6 === 0) await handleCommand(store, tenantDecider, tenantStream(id), { type: 'StopTenant', tenantId: id }, context());
       }),
     );
@@ -206,14 +229,17 @@ describe('projection runner', () => {
     await runner.setup();
     await runner.startAll();
     await runner.catchUp();
-    const before = (await db.pool.query<{ position: string }>(`select position from projection_checkpoints where name = 'failing'`)).rows[0]!.position;
+    const before = (await db.pool.query<{ position: string }>(`select position from projection_checkpoints where name = 'failing'`))
+      .rows[0]!.position;
     const rowsBefore = (await db.pool.query('select count(*)::int as n from rm_failing')).rows[0]!.n;
     const poison = randomUUID();
     await handleCommand(store, tenantDecider, tenantStream(poison), register(poison, 'Poison Ltd'), context());
     for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     await runner.stopAll();
     expect(errors.length).toBeGreaterThan(0);
-    expect((await db.pool.query<{ position: string }>(`select position from projection_checkpoints where name = 'failing'`)).rows[0]!.position).toBe(before);
+    expect(
+      (await db.pool.query<{ position: string }>(`select position from projection_checkpoints where name = 'failing'`)).rows[0]!.position,
+    ).toBe(before);
     expect((await db.pool.query('select count(*)::int as n from rm_failing')).rows[0]!.n).toBe(rowsBefore);
   });
 });

@@ -11,7 +11,9 @@ describe('killing a writer mid-append', () => {
   afterAll(async () => db?.drop());
 
   it('leaves every append whole or absent, and every stream without gaps', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/append-forever.ts', db.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/append-forever.ts', db.url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
       child.on('exit', (code) => reject(new Error(`writer exited early with ${code}`)));

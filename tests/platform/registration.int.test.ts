@@ -3,7 +3,9 @@ import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../ha
 
 /** The verification code the notifier wrote to the outbox for this phone or email. */
 async function codeSentTo(t: TestPlatform, target: string): Promise<string> {
-  const row = await t.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [target]);
+  const row = await t.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
+    target,
+  ]);
   const code = /(\d{6})/.exec(row.rows[0]?.body ?? '')?.[1];
   if (!code) throw new Error(`no code was sent to ${target}`);
   return code;
@@ -38,7 +40,9 @@ describe('tenant registration and audit through HTTP', () => {
     expect(pending.body.data.rows.map((r: { id: string }) => r.id)).toContain(id);
 
     // Before approval the registration password opens nothing.
-    expect((await t.api('POST', '/api/auth/login', { body: { account: 'Acme Water', password: 'secret12', agreement: true } })).status).toBe(400);
+    expect(
+      (await t.api('POST', '/api/auth/login', { body: { account: 'Acme Water', password: 'secret12', agreement: true } })).status,
+    ).toBe(400);
 
     const approved = await t.api('POST', '/api/auth/register/createUserByRegist', { token: adminToken, body: { id } });
     expect(approved.status).toBe(200);
@@ -69,7 +73,10 @@ describe('tenant registration and audit through HTTP', () => {
     expect(registered.status).toBe(200);
     const id = registered.body.data.id as string;
 
-    const rejected = await t.api('POST', '/api/auth/register/rejectRegist', { token: adminToken, body: { id, reason: 'incomplete papers' } });
+    const rejected = await t.api('POST', '/api/auth/register/rejectRegist', {
+      token: adminToken,
+      body: { id, reason: 'incomplete papers' },
+    });
     expect(rejected.status).toBe(200);
     const again = await t.api('POST', '/api/auth/register/createUserByRegist', { token: adminToken, body: { id } });
     expect(again.status).toBe(400);
@@ -78,7 +85,10 @@ describe('tenant registration and audit through HTTP', () => {
     await t.platform.runner.catchUp();
     const list = await t.api('GET', '/api/auth/register?status=rejected', { token: adminToken });
     expect(list.body.data.rows.find((r: { id: string }) => r.id === id)).toMatchObject({ rejectReason: 'incomplete papers' });
-    const sms = await t.db.pool.query<{ body: string; channel: string }>(`select body, channel from notify_outbox where recipient = $1 order by id desc limit 1`, [phone]);
+    const sms = await t.db.pool.query<{ body: string; channel: string }>(
+      `select body, channel from notify_outbox where recipient = $1 order by id desc limit 1`,
+      [phone],
+    );
     expect(sms.rows[0]).toMatchObject({ channel: 'sms', body: expect.stringContaining('incomplete papers') });
   });
 
@@ -126,7 +136,12 @@ describe('tenant registration and audit through HTTP', () => {
   });
 
   it('answers malformed JSON and oversize bodies with 400/413 in the envelope', async () => {
-    const response = await t.platform.app!.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/json' }, payload: '{"account":' });
+    const response = await t.platform.app!.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"account":',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 400, data: { error: 'BAD_JSON' } });
     const big = await t.platform.app!.inject({
@@ -147,13 +162,21 @@ describe('tenant registration and audit through HTTP', () => {
   });
 
   it('says "Username or password incorrect" for a wrong password and an unknown account alike', async () => {
-    const wrongPassword = await t.api('POST', '/api/auth/login', { headers: { lang: 'en' }, body: { account: 'admin', password: 'nope123', agreement: true } });
-    const unknown = await t.api('POST', '/api/auth/login', { headers: { lang: 'en' }, body: { account: 'ghost', password: 'nope123', agreement: true } });
+    const wrongPassword = await t.api('POST', '/api/auth/login', {
+      headers: { lang: 'en' },
+      body: { account: 'admin', password: 'nope123', agreement: true },
+    });
+    const unknown = await t.api('POST', '/api/auth/login', {
+      headers: { lang: 'en' },
+      body: { account: 'ghost', password: 'nope123', agreement: true },
+    });
     expect(wrongPassword.body.msg).toBe('Username or password incorrect');
     expect(unknown.body).toEqual(wrongPassword.body);
     const zh = await t.api('POST', '/api/auth/login', { body: { account: 'admin', password: 'nope123', agreement: true } });
     expect(zh.body.msg).toBe('用户名或密码错误');
-    const noAgreement = await t.api('POST', '/api/auth/login', { body: { account: 'admin', password: TEST_ADMIN_PASSWORD, agreement: false } });
+    const noAgreement = await t.api('POST', '/api/auth/login', {
+      body: { account: 'admin', password: TEST_ADMIN_PASSWORD, agreement: false },
+    });
     expect(noAgreement.body.data.error).toBe('AGREEMENT_REQUIRED');
   });
 

@@ -47,8 +47,12 @@ describe('tenant decider', () => {
 
   it('audits a registration only once', () => {
     const approved: TenantEvent = { type: 'TenantApproved', data: { tenantId: 't1', adminUserId: 'u1' } };
-    expect(codeOf(() => given([registered, approved]).when({ type: 'RejectTenant', tenantId: 't1', reason: null }))).toBe('REGISTRATION_NOT_PENDING');
-    expect(codeOf(() => given([registered, approved]).when({ type: 'ApproveTenant', tenantId: 't1', adminUserId: 'u2' }))).toBe('REGISTRATION_NOT_PENDING');
+    expect(codeOf(() => given([registered, approved]).when({ type: 'RejectTenant', tenantId: 't1', reason: null }))).toBe(
+      'REGISTRATION_NOT_PENDING',
+    );
+    expect(codeOf(() => given([registered, approved]).when({ type: 'ApproveTenant', tenantId: 't1', adminUserId: 'u2' }))).toBe(
+      'REGISTRATION_NOT_PENDING',
+    );
   });
 
   it('does not audit a tenant that never registered', () => {

@@ -78,7 +78,11 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
     '/api/auth/register',
     {
       config: { permission: 'public' },
-      schema: { tags: ['register'], body: registerBody, response: { 200: envelope(z.object({ id: z.string(), status: z.literal('underReview') })) } },
+      schema: {
+        tags: ['register'],
+        body: registerBody,
+        response: { 200: envelope(z.object({ id: z.string(), status: z.literal('underReview') })) },
+      },
     },
     async (request) => {
       const body = request.body;
@@ -122,11 +126,10 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
       const clause = where.length ? `where ${where.join(' and ')}` : '';
       const order = `${sortable[q.sort ?? ''] ?? 'apply_time'} ${q.order}`;
       const total = (await db.query<{ n: number }>(`select count(*)::int as n from rm_tenants ${clause}`, params)).rows[0]!.n;
-      const rows = await db.query(`select * from rm_tenants ${clause} order by ${order}, id limit $${params.length + 1} offset $${params.length + 2}`, [
-        ...params,
-        q.pageSize,
-        (q.page - 1) * q.pageSize,
-      ]);
+      const rows = await db.query(
+        `select * from rm_tenants ${clause} order by ${order}, id limit $${params.length + 1} offset $${params.length + 2}`,
+        [...params, q.pageSize, (q.page - 1) * q.pageSize],
+      );
       return ok({ rows: rows.rows.map(toRow), total, page: q.page, pageSize: q.pageSize });
     },
   );
@@ -141,7 +144,13 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
       const { id } = request.body;
       const context = contextOf(request);
       const adminUserId = newAggregateId({ tenantId: id, idempotencyKey: 'tenant-admin' });
-      const result = await handleCommand(store, tenantDecider, tenantStream(id), { type: 'ApproveTenant', tenantId: id, adminUserId }, context);
+      const result = await handleCommand(
+        store,
+        tenantDecider,
+        tenantStream(id),
+        { type: 'ApproveTenant', tenantId: id, adminUserId },
+        context,
+      );
       const tenant = result.state;
       await handleCommand(
         store,
@@ -179,7 +188,13 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
     },
     async (request) => {
       const { id, reason } = request.body;
-      const result = await handleCommand(store, tenantDecider, tenantStream(id), { type: 'RejectTenant', tenantId: id, reason: reason ?? null }, contextOf(request));
+      const result = await handleCommand(
+        store,
+        tenantDecider,
+        tenantStream(id),
+        { type: 'RejectTenant', tenantId: id, reason: reason ?? null },
+        contextOf(request),
+      );
       await db.query('delete from auth_credentials where subject_id = $1', [pendingCredential(id)]);
       await notifyResult(result.state, false, reason ?? null);
       return ok({ id });
@@ -191,18 +206,32 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
       `/api/auth/tenant/${action}`,
       {
         config: { permission: 'platform:tenant:audit' },
-        schema: { tags: ['tenant'], body: z.object({ id: z.string().min(1).max(64) }).strict(), response: { 200: envelope(z.object({ id: z.string() })) } },
+        schema: {
+          tags: ['tenant'],
+          body: z.object({ id: z.string().min(1).max(64) }).strict(),
+          response: { 200: envelope(z.object({ id: z.string() })) },
+        },
       },
       async (request) => {
         const { id } = request.body;
-        await handleCommand(store, tenantDecider, tenantStream(id), { type: action === 'stop' ? 'StopTenant' : 'StartTenant', tenantId: id }, contextOf(request));
+        await handleCommand(
+          store,
+          tenantDecider,
+          tenantStream(id),
+          { type: action === 'stop' ? 'StopTenant' : 'StartTenant', tenantId: id },
+          contextOf(request),
+        );
         return ok({ id });
       },
     );
   }
 
   /** The audit result goes back the way the visitor registered: SMS for phone, email for email. */
-  async function notifyResult(tenant: { name: string | null; method: string | null; phone: string | null; email: string | null }, approved: boolean, reason: string | null) {
+  async function notifyResult(
+    tenant: { name: string | null; method: string | null; phone: string | null; email: string | null },
+    approved: boolean,
+    reason: string | null,
+  ) {
     const to = tenant.method === 'phone' ? tenant.phone : tenant.email;
     if (!to) return;
     await notifier.send({

@@ -4,7 +4,15 @@ import type { DomainEvent } from '../decider.ts';
 export type TenantEvent =
   | DomainEvent<
       'TenantRegistered',
-      { tenantId: string; name: string; contactName: string; company: string; method: RegisterMethod; phone: string | null; email: string | null }
+      {
+        tenantId: string;
+        name: string;
+        contactName: string;
+        company: string;
+        method: RegisterMethod;
+        phone: string | null;
+        email: string | null;
+      }
     >
   | DomainEvent<'TenantApproved', { tenantId: string; adminUserId: string }>
   | DomainEvent<'TenantRejected', { tenantId: string; reason: string | null }>

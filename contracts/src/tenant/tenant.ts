@@ -40,9 +40,7 @@ export const registerBody = z
   });
 export type RegisterBody = z.infer<typeof registerBody>;
 
-export const auditBody = z
-  .object({ id: z.string().min(1).max(64), reason: z.string().trim().max(256).optional() })
-  .strict();
+export const auditBody = z.object({ id: z.string().min(1).max(64), reason: z.string().trim().max(256).optional() }).strict();
 export type AuditBody = z.infer<typeof auditBody>;
 
 export const tenantRow = z.object({

@@ -1,11 +1,4 @@
-import {
-  encodeValue,
-  type Bus,
-  type BusMessage,
-  type OutgoingMessage,
-  type SubscribeOptions,
-  type Subscription,
-} from "./port.ts";
+import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
 
 /**
  * The embedded bus: topics live in memory, split into partitions by key like Kafka's, so that a
@@ -28,7 +21,7 @@ export interface InProcessBusOptions {
 }
 
 interface Member {
-  onMessages: SubscribeOptions["onMessages"];
+  onMessages: SubscribeOptions['onMessages'];
   /** The batch being handled, awaited by `stop()`. */
   running: Set<Promise<void>>;
   stopped: boolean;
@@ -83,38 +76,29 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     return topic;
   };
 
-  const end = (partition: Partition): number =>
-    partition.base + partition.messages.length;
+  const end = (partition: Partition): number => partition.base + partition.messages.length;
 
-  const inFlight = (topic: Topic): number =>
-    topic.partitions.reduce((sum, p) => sum + p.messages.length, 0);
+  const inFlight = (topic: Topic): number => topic.partitions.reduce((sum, p) => sum + p.messages.length, 0);
 
   /** Drops what every group has handled and wakes publishers if there is room again. */
   const trim = (topic: Topic): void => {
     if (topic.groups.size === 0) return;
     topic.partitions.forEach((partition, index) => {
       let slowest = end(partition);
-      for (const group of topic.groups.values())
-        slowest = Math.min(slowest, group.cursors[index] ?? 0);
+      for (const group of topic.groups.values()) slowest = Math.min(slowest, group.cursors[index] ?? 0);
       const handled = slowest - partition.base;
       if (handled > 0) {
         partition.messages.splice(0, handled);
         partition.base = slowest;
       }
     });
-    while (topic.waiters.length > 0 && inFlight(topic) < maxInFlight)
-      topic.waiters.shift()?.();
+    while (topic.waiters.length > 0 && inFlight(topic) < maxInFlight) topic.waiters.shift()?.();
   };
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => setTimeout(resolve, ms));
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   /** Delivers one group's partition batch by batch, to whichever member the partition is assigned to now. */
-  const pump = async (
-    topic: Topic,
-    group: Group,
-    index: number,
-  ): Promise<void> => {
+  const pump = async (topic: Topic, group: Group, index: number): Promise<void> => {
     if (group.busy[index]) return;
     group.busy[index] = true;
     try {
@@ -147,18 +131,13 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
   };
 
   const pumpAll = (topic: Topic, group: Group): void => {
-    for (let index = 0; index < partitionCount; index++)
-      void pump(topic, group, index);
+    for (let index = 0; index < partitionCount; index++) void pump(topic, group, index);
   };
 
-  const partitionFor = (
-    topic: Topic,
-    key: string | null | undefined,
-  ): number => {
+  const partitionFor = (topic: Topic, key: string | null | undefined): number => {
     if (key == null) return topic.nextKeyless++ % partitionCount;
     let hash = 0x811c9dc5; // FNV-1a
-    for (let i = 0; i < key.length; i++)
-      hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
     return (hash >>> 0) % partitionCount;
   };
 
@@ -174,17 +153,14 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
   };
 
   return {
-    async publish(
-      topicName: string,
-      messages: OutgoingMessage[],
-    ): Promise<void> {
+    async publish(topicName: string, messages: OutgoingMessage[]): Promise<void> {
       const topic = topicOf(topicName);
       for (const message of messages) {
         while (inFlight(topic) >= maxInFlight) {
-          if (closed) throw new Error("bus is closed");
+          if (closed) throw new Error('bus is closed');
           await new Promise<void>((resolve) => topic.waiters.push(resolve));
         }
-        if (closed) throw new Error("bus is closed");
+        if (closed) throw new Error('bus is closed');
         const index = partitionFor(topic, message.key);
         const partition = topic.partitions[index]!;
         partition.messages.push({
@@ -200,13 +176,8 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       }
     },
 
-    async subscribe({
-      topic: topicName,
-      group: groupName,
-      fromBeginning = false,
-      onMessages,
-    }: SubscribeOptions) {
-      if (closed) throw new Error("bus is closed");
+    async subscribe({ topic: topicName, group: groupName, fromBeginning = false, onMessages }: SubscribeOptions) {
+      if (closed) throw new Error('bus is closed');
       const topic = topicOf(topicName);
       let group = topic.groups.get(groupName);
       if (!group) {
@@ -214,9 +185,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
         group = {
           members: [],
           // Messages published before any group existed wait for the first one, like a Kafka log.
-          cursors: topic.partitions.map((p) =>
-            fromBeginning || firstGroup ? p.base : end(p),
-          ),
+          cursors: topic.partitions.map((p) => (fromBeginning || firstGroup ? p.base : end(p))),
           busy: topic.partitions.map(() => false),
         };
         topic.groups.set(groupName, group);
@@ -241,21 +210,16 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     },
 
     async health() {
-      if (closed) return { ok: false, detail: "closed" };
-      const full = [...topics.values()]
-        .filter((t) => inFlight(t) >= maxInFlight)
-        .map((t) => t.name);
+      if (closed) return { ok: false, detail: 'closed' };
+      const full = [...topics.values()].filter((t) => inFlight(t) >= maxInFlight).map((t) => t.name);
       // A full topic is back-pressure at work, not a failure: report it without failing health.
-      return full.length > 0
-        ? { ok: true, detail: `full: ${full.join(", ")}` }
-        : { ok: true };
+      return full.length > 0 ? { ok: true, detail: `full: ${full.join(', ')}` } : { ok: true };
     },
 
     async close() {
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      for (const topic of topics.values())
-        topic.waiters.splice(0).forEach((wake) => wake());
+      for (const topic of topics.values()) topic.waiters.splice(0).forEach((wake) => wake());
     },
   };
 }

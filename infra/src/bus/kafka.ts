@@ -1,20 +1,6 @@
-import kafkajs from "kafkajs";
-import type {
-  Admin,
-  Consumer,
-  EachBatchPayload,
-  Kafka,
-  logCreator,
-  Producer,
-} from "kafkajs";
-import {
-  encodeValue,
-  type Bus,
-  type BusMessage,
-  type OutgoingMessage,
-  type SubscribeOptions,
-  type Subscription,
-} from "./port.ts";
+import kafkajs from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
+import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
 
 const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
 
@@ -32,23 +18,20 @@ export interface KafkaBusOptions {
   /** Wait before a failed batch is delivered again; doubles up to 30x. */
   retryDelayMs?: number;
   /** kafkajs' own logging; errors only by default. */
-  logLevel?: "nothing" | "error" | "warn" | "info" | "debug";
+  logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
 }
 
-export function kafkaBrokersFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-): string[] {
-  const brokers = (env.KAFKA_BROKERS ?? "")
-    .split(",")
+export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
     .map((b) => b.trim())
     .filter(Boolean);
-  if (brokers.length === 0) throw new Error("KAFKA_BROKERS is not set");
+  if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set');
   return brokers;
 }
 
 /** The Kafka consumer group behind the port's group on one topic. */
-export const kafkaGroupId = (group: string, topic: string): string =>
-  `${group}.${topic}`;
+export const kafkaGroupId = (group: string, topic: string): string => `${group}.${topic}`;
 
 const levels = {
   nothing: logLevel.NOTHING,
@@ -65,8 +48,7 @@ const levels = {
 const quietLogCreator: logCreator =
   () =>
   ({ namespace, level, log }) => {
-    if (namespace === "Connection" && log.message.startsWith("Response"))
-      return;
+    if (namespace === 'Connection' && log.message.startsWith('Response')) return;
     const { message, ...extra } = log;
     const line = `kafkajs ${message} ${JSON.stringify(extra)}`;
     if (level <= logLevel.WARN) console.error(line);
@@ -78,9 +60,9 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
   const partitions = options.partitions ?? 6;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const kafka: Kafka = new KafkaClient({
-    clientId: options.clientId ?? "iot-platform",
+    clientId: options.clientId ?? 'iot-platform',
     brokers,
-    logLevel: levels[options.logLevel ?? "error"],
+    logLevel: levels[options.logLevel ?? 'error'],
     logCreator: quietLogCreator,
   });
   // Idempotent with one request in flight: retries neither duplicate nor reorder a key's messages.
@@ -129,39 +111,30 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
    * topic's end now, so that subscribe() resolving means "sees everything published from here on".
    * kafkajs would resolve "latest" at its first fetch, after the join, missing what came in between.
    */
-  const endsIfNewGroup = async (
-    groupId: string,
-    topic: string,
-  ): Promise<Map<number, string> | undefined> => {
+  const endsIfNewGroup = async (groupId: string, topic: string): Promise<Map<number, string> | undefined> => {
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    if (!(offsets?.partitions ?? []).every((p) => p.offset === "-1"))
-      return undefined;
-    return new Map(
-      (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]),
-    );
+    if (!(offsets?.partitions ?? []).every((p) => p.offset === '-1')) return undefined;
+    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
   };
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => setTimeout(resolve, ms));
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   const toBusMessages = ({ batch }: EachBatchPayload): BusMessage[] =>
     batch.messages.map((m) => ({
       topic: batch.topic,
       partition: batch.partition,
       offset: m.offset,
-      key: m.key ? m.key.toString("utf8") : null,
+      key: m.key ? m.key.toString('utf8') : null,
       value: m.value ?? Buffer.alloc(0),
       headers: Object.fromEntries(
-        Object.entries(m.headers ?? {}).flatMap(([name, value]) =>
-          value === undefined ? [] : [[name, String(value)]],
-        ),
+        Object.entries(m.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
       ),
       timestamp: new Date(Number(m.timestamp)),
     }));
 
   return {
     async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
-      if (closed) throw new Error("bus is closed");
+      if (closed) throw new Error('bus is closed');
       if (messages.length === 0) return;
       await ensureTopic(topic);
       await producer.send({
@@ -175,18 +148,11 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
       });
     },
 
-    async subscribe({
-      topic,
-      group,
-      fromBeginning = false,
-      onMessages,
-    }: SubscribeOptions): Promise<Subscription> {
-      if (closed) throw new Error("bus is closed");
+    async subscribe({ topic, group, fromBeginning = false, onMessages }: SubscribeOptions): Promise<Subscription> {
+      if (closed) throw new Error('bus is closed');
       await ensureTopic(topic);
       const groupId = kafkaGroupId(group, topic);
-      let startAt = fromBeginning
-        ? undefined
-        : await endsIfNewGroup(groupId, topic);
+      let startAt = fromBeginning ? undefined : await endsIfNewGroup(groupId, topic);
       const consumer: Consumer = kafka.consumer({
         groupId,
         maxWaitTimeInMs: 500,
@@ -201,8 +167,7 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
           // Synchronously inside the event, so the seeks apply (and commit) before the first fetch.
           for (const partition of payload.memberAssignment[topic] ?? []) {
             const offset = startAt?.get(partition);
-            if (offset !== undefined)
-              consumer.seek({ topic, partition, offset });
+            if (offset !== undefined) consumer.seek({ topic, partition, offset });
           }
           startAt = undefined;
           resolve();
@@ -251,18 +216,9 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
         // kafkajs retries an unreachable broker for tens of seconds: a health check answers sooner.
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new Error(`no answer from ${brokers.join(",")} within 5 s`),
-              ),
-            5_000,
-          );
+          timer = setTimeout(() => reject(new Error(`no answer from ${brokers.join(',')} within 5 s`)), 5_000);
         });
-        const cluster = await Promise.race([
-          connect().then(() => admin.describeCluster()),
-          timeout,
-        ]).finally(() => clearTimeout(timer));
+        const cluster = await Promise.race([connect().then(() => admin.describeCluster()), timeout]).finally(() => clearTimeout(timer));
         return {
           ok: cluster.brokers.length > 0,
           detail: `${cluster.brokers.length} broker(s), controller ${cluster.controller}`,
@@ -276,8 +232,7 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
       if (closed) return;
       closed = true;
       await Promise.allSettled([...consumers].map((s) => s.stop()));
-      if (connecting)
-        await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      if (connecting) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     },
   };
 }

@@ -28,7 +28,10 @@ if (!url) {
   // The embedded cluster of `npm start`: reuse it when the platform runs, else start it for this command.
   const candidate = `postgres://postgres:postgres@127.0.0.1:${config.EMBEDDED_PG_PORT}/devicecloud`;
   const probe = createSqlPool(candidate, 1);
-  const running = await probe.query('select 1').then(() => true, () => false);
+  const running = await probe.query('select 1').then(
+    () => true,
+    () => false,
+  );
   await probe.end();
   if (running) url = candidate;
   else {
@@ -49,7 +52,9 @@ try {
     const { events } = await runner.rebuild(name!);
     process.stdout.write(`rebuilt ${name}: ${events} events applied in ${Date.now() - started} ms\n`);
   } else {
-    const rows = await pool.query<{ name: string; position: string | null; updated_at: Date }>('select name, position, updated_at from projection_checkpoints order by name');
+    const rows = await pool.query<{ name: string; position: string | null; updated_at: Date }>(
+      'select name, position, updated_at from projection_checkpoints order by name',
+    );
     const head = await store.headPosition();
     process.stdout.write(`head of the log: ${head ?? '(empty)'}\n`);
     for (const row of rows.rows) process.stdout.write(`${row.name}\t${row.position ?? '(start)'}\t${row.updated_at.toISOString()}\n`);

@@ -85,8 +85,7 @@ export function comparePositions(a: Position, b: Position): number {
 }
 
 /** System streams and events (`$`-prefixed) never reach the platform. */
-export const isSystemEvent = (streamId: string, type: string): boolean =>
-  streamId.startsWith('$') || type.startsWith('$');
+export const isSystemEvent = (streamId: string, type: string): boolean => streamId.startsWith('$') || type.startsWith('$');
 
 /** The server-side filter of `$all`: the given categories' streams, else every non-system event. */
 export function allFilter(categories?: string[]): Filter {
@@ -117,8 +116,7 @@ const asRecord = (value: unknown): Record<string, unknown> => {
 
 function toStored(event: RecordedEvent, fallback?: Position): StoredEvent {
   const position = event.position ?? fallback;
-  if (!position)
-    throw new Error(`KurrentDB returned event ${event.id} without a log position (server older than 22.6?)`);
+  if (!position) throw new Error(`KurrentDB returned event ${event.id} without a log position (server older than 22.6?)`);
   return {
     id: event.id,
     streamName: event.streamId,
@@ -131,20 +129,14 @@ function toStored(event: RecordedEvent, fallback?: Position): StoredEvent {
   };
 }
 
-const isErrorOfType = (error: unknown, type: ErrorType): boolean =>
-  error instanceof Error && isCommandError(error) && error.type === type;
+const isErrorOfType = (error: unknown, type: ErrorType): boolean => error instanceof Error && isCommandError(error) && error.type === type;
 
 export function createKurrentEventStore({ url }: KurrentEventStoreOptions): EventStore {
   const client = KurrentDBClient.connectionString(url);
   const subscriptions = new Set<Subscription>();
 
   /** Reads a stream's events as Kurrent resolves them; a missing stream reads as empty. */
-  async function* eventsOf(
-    stream: string,
-    fromRevision: ReadRevision,
-    direction: typeof FORWARDS | typeof BACKWARDS,
-    maxCount?: number,
-  ) {
+  async function* eventsOf(stream: string, fromRevision: ReadRevision, direction: typeof FORWARDS | typeof BACKWARDS, maxCount?: number) {
     try {
       const read = client.readStream(stream, {
         fromRevision,
@@ -194,8 +186,7 @@ export function createKurrentEventStore({ url }: KurrentEventStoreOptions): Even
     // An append is atomic and contiguous: read our events back for their recorded time and log position.
     const first = result.nextExpectedRevision - BigInt(events.length - 1);
     const stored: StoredEvent[] = [];
-    for await (const event of eventsOf(stream, first, FORWARDS, events.length))
-      stored.push(toStored(event, result.position));
+    for await (const event of eventsOf(stream, first, FORWARDS, events.length)) stored.push(toStored(event, result.position));
     return { version: versionOfRevision(result.nextExpectedRevision), events: stored };
   }
 

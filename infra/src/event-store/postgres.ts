@@ -72,7 +72,8 @@ const toStored = (row: EventRow): StoredEvent => ({
 const parsePosition = (position: string | null | undefined): [string, number] => {
   if (!position) return ['0', 0];
   const [xid, pos] = position.split(':');
-  if (!xid || pos === undefined || !/^\d+$/.test(xid) || !/^\d+$/.test(pos)) throw new Error(`not a postgres event store position: ${position}`);
+  if (!xid || pos === undefined || !/^\d+$/.test(xid) || !/^\d+$/.test(pos))
+    throw new Error(`not a postgres event store position: ${position}`);
   return [xid, Number(pos)];
 };
 
@@ -103,7 +104,9 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
   };
 
   async function currentVersion(stream: string): Promise<number> {
-    const result = await pool.query<{ v: number }>('select coalesce(max(stream_version), 0) as v from es_events where stream_name = $1', [stream]);
+    const result = await pool.query<{ v: number }>('select coalesce(max(stream_version), 0) as v from es_events where stream_name = $1', [
+      stream,
+    ]);
     return result.rows[0]!.v;
   }
 

@@ -1,18 +1,6 @@
-import { randomBytes } from "node:crypto";
-import {
-  connectAsync,
-  type IClientOptions,
-  type IPublishPacket,
-  type MqttClient,
-} from "mqtt";
-import {
-  encodePayload,
-  matchesTopicFilter,
-  type MqttHandler,
-  type MqttMessage,
-  type MqttPort,
-  type PublishOptions,
-} from "./port.ts";
+import { randomBytes } from 'node:crypto';
+import { connectAsync, type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt';
+import { encodePayload, matchesTopicFilter, type MqttHandler, type MqttMessage, type MqttPort, type PublishOptions } from './port.ts';
 
 /**
  * The platform as a client of an external broker (`MQTT_URL`: EMQX, Mosquitto). Device messages come
@@ -37,25 +25,20 @@ export interface ExternalMqttOptions {
   clientOptions?: IClientOptions;
 }
 
-export async function connectExternalMqtt(
-  options: ExternalMqttOptions = {},
-): Promise<MqttPort> {
+export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Promise<MqttPort> {
   const url = options.url ?? process.env.MQTT_URL;
-  if (!url) throw new Error("MQTT_URL is not set");
-  const group = options.group ?? "platform";
+  if (!url) throw new Error('MQTT_URL is not set');
+  const group = options.group ?? 'platform';
   const shared = options.shared ?? true;
   const qos = options.qos ?? 1;
-  const onHandlerError =
-    options.onHandlerError ??
-    ((error, message) =>
-      console.error(`mqtt handler failed for ${message.topic}`, error));
+  const onHandlerError = options.onHandlerError ?? ((error, message) => console.error(`mqtt handler failed for ${message.topic}`, error));
   const registrations = new Set<{
     topicFilter: string;
     handler: MqttHandler;
   }>();
 
   const client: MqttClient = await connectAsync(url, {
-    clientId: options.clientId ?? `platform-${randomBytes(6).toString("hex")}`,
+    clientId: options.clientId ?? `platform-${randomBytes(6).toString('hex')}`,
     username: options.username,
     password: options.password,
     clean: true,
@@ -64,18 +47,13 @@ export async function connectExternalMqtt(
     ...options.clientOptions,
   });
   // Cannot be turned off: mqtt.js' error event must have a listener; reconnects are its own business.
-  client.on("error", () => undefined);
+  client.on('error', () => undefined);
 
   // mqtt.js reads the next packet only when this calls back: a slow platform slows the broker's delivery to it.
-  client.handleMessage = (
-    packet: IPublishPacket,
-    done: (error?: Error) => void,
-  ) => {
+  client.handleMessage = (packet: IPublishPacket, done: (error?: Error) => void) => {
     const message: MqttMessage = {
       topic: packet.topic,
-      payload: Buffer.isBuffer(packet.payload)
-        ? packet.payload
-        : Buffer.from(packet.payload),
+      payload: Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
       qos: packet.qos,
       retain: packet.retain ?? false,
     };
@@ -91,8 +69,7 @@ export async function connectExternalMqtt(
     void Promise.all(handling).then(() => done());
   };
 
-  const subscription = (topicFilter: string) =>
-    shared ? `$share/${group}/${topicFilter}` : topicFilter;
+  const subscription = (topicFilter: string) => (shared ? `$share/${group}/${topicFilter}` : topicFilter);
   let closing: Promise<void> | undefined;
 
   return {
@@ -104,27 +81,18 @@ export async function connectExternalMqtt(
         await client.subscribeAsync(subscription(topicFilter), { qos });
       } catch (error) {
         registrations.delete(registration);
-        throw new Error(
-          `broker refused the subscription to ${subscription(topicFilter)}: ${(error as Error).message}`,
-        );
+        throw new Error(`broker refused the subscription to ${subscription(topicFilter)}: ${(error as Error).message}`, { cause: error });
       }
       return {
         async off() {
           registrations.delete(registration);
-          const stillUsed = [...registrations].some(
-            (r) => r.topicFilter === topicFilter,
-          );
-          if (!stillUsed && client.connected)
-            await client.unsubscribeAsync(subscription(topicFilter));
+          const stillUsed = [...registrations].some((r) => r.topicFilter === topicFilter);
+          if (!stillUsed && client.connected) await client.unsubscribeAsync(subscription(topicFilter));
         },
       };
     },
 
-    async publish(
-      topic: string,
-      payload: Buffer | string | object,
-      { qos: publishQos = 1, retain = false }: PublishOptions = {},
-    ) {
+    async publish(topic: string, payload: Buffer | string | object, { qos: publishQos = 1, retain = false }: PublishOptions = {}) {
       await client.publishAsync(topic, encodePayload(payload), {
         qos: publishQos,
         retain,
@@ -136,7 +104,7 @@ export async function connectExternalMqtt(
         ? { ok: true, detail: url }
         : {
             ok: false,
-            detail: client.reconnecting ? "reconnecting" : "disconnected",
+            detail: client.reconnecting ? 'reconnecting' : 'disconnected',
           };
     },
 

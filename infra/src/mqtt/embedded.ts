@@ -1,5 +1,5 @@
-import { createServer, type Server } from "node:net";
-import { Aedes, type AuthenticateError, type Client } from "aedes";
+import { createServer, type Server } from 'node:net';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import {
   encodePayload,
   type MqttAuthHooks,
@@ -9,7 +9,7 @@ import {
   type MqttPort,
   type PublishOptions,
   matchesTopicFilter,
-} from "./port.ts";
+} from './port.ts';
 
 /**
  * The embedded MQTT broker: Aedes inside the process, listening on `MQTT_PORT` (default 1883).
@@ -39,18 +39,13 @@ const SERVER_UNAVAILABLE = 3;
 const authError = (message: string, returnCode: number): AuthenticateError =>
   Object.assign(new Error(message), { returnCode }) as AuthenticateError;
 
-export async function startEmbeddedMqtt(
-  options: EmbeddedMqttOptions = {},
-): Promise<EmbeddedMqtt> {
+export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Promise<EmbeddedMqtt> {
   const usernames = new WeakMap<Client, string | undefined>();
   const info = (client: Client): MqttClientInfo => ({
     clientId: client.id,
     username: usernames.get(client),
   });
-  const onHandlerError =
-    options.onHandlerError ??
-    ((error, message) =>
-      console.error(`mqtt handler failed for ${message.topic}`, error));
+  const onHandlerError = options.onHandlerError ?? ((error, message) => console.error(`mqtt handler failed for ${message.topic}`, error));
 
   const registrations = new Set<{
     topicFilter: string;
@@ -86,54 +81,26 @@ export async function startEmbeddedMqtt(
       Promise.resolve()
         .then(() => options.authenticate!(info(client), password ?? undefined))
         .then(
-          (ok) =>
-            ok
-              ? done(null, true)
-              : done(
-                  authError(
-                    "bad username or password",
-                    BAD_USERNAME_OR_PASSWORD,
-                  ),
-                  false,
-                ),
-          (error: Error) =>
-            done(
-              authError(
-                `authentication failed: ${error.message}`,
-                SERVER_UNAVAILABLE,
-              ),
-              false,
-            ),
+          (ok) => (ok ? done(null, true) : done(authError('bad username or password', BAD_USERNAME_OR_PASSWORD), false)),
+          (error: Error) => done(authError(`authentication failed: ${error.message}`, SERVER_UNAVAILABLE), false),
         );
     },
     authorizePublish(client, packet, done) {
       // client is null only for a will Aedes publishes on its own: the device was authorised when it set it.
       if (!client) return done(null);
-      if (packet.topic.startsWith("$SYS/"))
-        return done(new Error("$SYS topics are reserved for the broker"));
+      if (packet.topic.startsWith('$SYS/')) return done(new Error('$SYS topics are reserved for the broker'));
       if (!options.authorizePublish) return done(null);
       Promise.resolve()
-        .then(() =>
-          options.authorizePublish!(
-            info(client),
-            packet.topic,
-            encodePayload(packet.payload),
-          ),
-        )
+        .then(() => options.authorizePublish!(info(client), packet.topic, encodePayload(packet.payload)))
         .then(
-          (ok) =>
-            done(
-              ok ? null : new Error(`publish to ${packet.topic} not allowed`),
-            ),
+          (ok) => done(ok ? null : new Error(`publish to ${packet.topic} not allowed`)),
           (error: Error) => done(error),
         );
     },
     authorizeSubscribe(client, subscription, done) {
       if (!options.authorizeSubscribe) return done(null, subscription);
       Promise.resolve()
-        .then(() =>
-          options.authorizeSubscribe!(info(client), subscription.topic),
-        )
+        .then(() => options.authorizeSubscribe!(info(client), subscription.topic))
         // A refused subscription is answered with failure code 0x80; the client stays connected.
         .then(
           (ok) => done(null, ok ? subscription : null),
@@ -145,19 +112,15 @@ export async function startEmbeddedMqtt(
   const server: Server = createServer(aedes.handle);
   const requested = options.port ?? Number(process.env.MQTT_PORT ?? 1883);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once('error', reject);
     server.listen(requested, options.host, () => {
-      server.off("error", reject);
+      server.off('error', reject);
       resolve();
     });
   });
   const address = server.address();
-  const port =
-    typeof address === "object" && address ? address.port : requested;
-  const host =
-    options.host && options.host !== "0.0.0.0" && options.host !== "::"
-      ? options.host
-      : "127.0.0.1";
+  const port = typeof address === 'object' && address ? address.port : requested;
+  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   let closing: Promise<void> | undefined;
 
   return {
@@ -170,15 +133,11 @@ export async function startEmbeddedMqtt(
       return { off: async () => void registrations.delete(registration) };
     },
 
-    async publish(
-      topic: string,
-      payload: Buffer | string | object,
-      { qos = 1, retain = false }: PublishOptions = {},
-    ) {
+    async publish(topic: string, payload: Buffer | string | object, { qos = 1, retain = false }: PublishOptions = {}) {
       await new Promise<void>((resolve, reject) =>
         aedes.publish(
           {
-            cmd: "publish",
+            cmd: 'publish',
             topic,
             payload: encodePayload(payload),
             qos,
@@ -191,8 +150,7 @@ export async function startEmbeddedMqtt(
     },
 
     async health() {
-      if (aedes.closed || !server.listening)
-        return { ok: false, detail: "closed" };
+      if (aedes.closed || !server.listening) return { ok: false, detail: 'closed' };
       return {
         ok: true,
         detail: `${aedes.connectedClients} client(s) on port ${port}`,
@@ -201,9 +159,7 @@ export async function startEmbeddedMqtt(
 
     close() {
       closing ??= (async () => {
-        const serverClosed = new Promise<void>((resolve) =>
-          server.close(() => resolve()),
-        );
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Aedes disconnects every client, which lets the server finish closing.
         await new Promise<void>((resolve) => aedes.close(() => resolve()));
         await serverClosed;

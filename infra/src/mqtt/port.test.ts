@@ -1,29 +1,29 @@
-import { describe, expect, it } from "vitest";
-import { encodePayload, matchesTopicFilter } from "./port.ts";
+import { describe, expect, it } from 'vitest';
+import { encodePayload, matchesTopicFilter } from './port.ts';
 
-describe("matchesTopicFilter", () => {
+describe('matchesTopicFilter', () => {
   it.each([
-    ["device/+/telemetry", "device/d1/telemetry", true],
-    ["device/+/telemetry", "device/d1/event", false],
-    ["device/+/telemetry", "device/d1/telemetry/x", false],
-    ["device/#", "device", true],
-    ["device/#", "device/d1/telemetry", true],
-    ["#", "device/d1", true],
-    ["#", "$SYS/broker/load", false],
-    ["+/d1", "$SYS/d1", false],
-    ["$SYS/#", "$SYS/broker/load", true],
-    ["a/b", "a/b", true],
-    ["a/b", "a", false],
-    ["a/+", "a/", true],
-  ])("%s matches %s: %s", (filter, topic, expected) => {
+    ['device/+/telemetry', 'device/d1/telemetry', true],
+    ['device/+/telemetry', 'device/d1/event', false],
+    ['device/+/telemetry', 'device/d1/telemetry/x', false],
+    ['device/#', 'device', true],
+    ['device/#', 'device/d1/telemetry', true],
+    ['#', 'device/d1', true],
+    ['#', '$SYS/broker/load', false],
+    ['+/d1', '$SYS/d1', false],
+    ['$SYS/#', '$SYS/broker/load', true],
+    ['a/b', 'a/b', true],
+    ['a/b', 'a', false],
+    ['a/+', 'a/', true],
+  ])('%s matches %s: %s', (filter, topic, expected) => {
     expect(matchesTopicFilter(filter, topic)).toBe(expected);
   });
 });
 
-describe("encodePayload", () => {
-  it("sends bytes as they are, strings as UTF-8 and objects as JSON", () => {
+describe('encodePayload', () => {
+  it('sends bytes as they are, strings as UTF-8 and objects as JSON', () => {
     expect([...encodePayload(Buffer.from([1, 2]))]).toEqual([1, 2]);
-    expect(encodePayload("é").toString("utf8")).toBe("é");
+    expect(encodePayload('é').toString('utf8')).toBe('é');
     expect(encodePayload({ on: true }).toString()).toBe('{"on":true}');
   });
 });

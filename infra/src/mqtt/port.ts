@@ -31,16 +31,9 @@ export interface MqttPort {
    * Receives device messages whose topic matches `topicFilter` (`+` and `#` wildcards). Over an
    * external broker the subscription is shared (`$share/<group>/<filter>`): each message reaches one platform instance.
    */
-  onMessage(
-    topicFilter: string,
-    handler: MqttHandler,
-  ): Promise<MqttHandlerRegistration>;
+  onMessage(topicFilter: string, handler: MqttHandler): Promise<MqttHandlerRegistration>;
   /** Sends a downlink message to whichever devices subscribe to `topic`; resolves once the broker has it. */
-  publish(
-    topic: string,
-    payload: Buffer | string | object,
-    options?: PublishOptions,
-  ): Promise<void>;
+  publish(topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }
@@ -57,41 +50,27 @@ export interface MqttClientInfo {
  * them through its HTTP auth plugin (a later issue).
  */
 export interface MqttAuthHooks {
-  authenticate?: (
-    client: MqttClientInfo,
-    password: Buffer | undefined,
-  ) => boolean | Promise<boolean>;
-  authorizePublish?: (
-    client: MqttClientInfo,
-    topic: string,
-    payload: Buffer,
-  ) => boolean | Promise<boolean>;
-  authorizeSubscribe?: (
-    client: MqttClientInfo,
-    topicFilter: string,
-  ) => boolean | Promise<boolean>;
+  authenticate?: (client: MqttClientInfo, password: Buffer | undefined) => boolean | Promise<boolean>;
+  authorizePublish?: (client: MqttClientInfo, topic: string, payload: Buffer) => boolean | Promise<boolean>;
+  authorizeSubscribe?: (client: MqttClientInfo, topicFilter: string) => boolean | Promise<boolean>;
 }
 
 export function encodePayload(payload: Buffer | string | object): Buffer {
   if (Buffer.isBuffer(payload)) return payload;
-  if (typeof payload === "string") return Buffer.from(payload, "utf8");
-  return Buffer.from(JSON.stringify(payload), "utf8");
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  return Buffer.from(JSON.stringify(payload), 'utf8');
 }
 
 /** Whether an MQTT topic matches a filter: `+` is one level, a trailing `#` any number (zero included). */
 export function matchesTopicFilter(filter: string, topic: string): boolean {
   // Wildcards never match topics starting with '$' (MQTT 3.1.1 §4.7.2).
-  if (
-    topic.startsWith("$") &&
-    (filter.startsWith("+") || filter.startsWith("#"))
-  )
-    return false;
-  const f = filter.split("/");
-  const t = topic.split("/");
+  if (topic.startsWith('$') && (filter.startsWith('+') || filter.startsWith('#'))) return false;
+  const f = filter.split('/');
+  const t = topic.split('/');
   for (let i = 0; i < f.length; i++) {
-    if (f[i] === "#") return i === f.length - 1;
+    if (f[i] === '#') return i === f.length - 1;
     if (i >= t.length) return false;
-    if (f[i] !== "+" && f[i] !== t[i]) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
   }
   return f.length === t.length;
 }

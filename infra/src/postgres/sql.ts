@@ -2,7 +2,10 @@ import pg from 'pg';
 
 /** The SQL surface that modules outside infra/ see: no `pg` import leaks past this file. */
 export interface Sql {
-  query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+  query<R extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    params?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number }>;
 }
 
 export interface SqlPool extends Sql {

@@ -39,7 +39,16 @@ export const tenantsProjection: Projection = {
           JSON.stringify(
             registrations.map((e) => {
               const d = e.data as Record<string, string | null>;
-              return { id: d.tenantId, name: d.name, contact_name: d.contactName, company: d.company, phone: d.phone, email: d.email, method: d.method, at: e.metadata.occurredAt };
+              return {
+                id: d.tenantId,
+                name: d.name,
+                contact_name: d.contactName,
+                company: d.company,
+                phone: d.phone,
+                email: d.email,
+                method: d.method,
+                at: e.metadata.occurredAt,
+              };
             }),
           ),
         ],

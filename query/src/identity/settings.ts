@@ -55,6 +55,10 @@ export const settingsQueryRoutes: RoutesPlugin = async (app, { db }) => {
   async function sendLogo(reply: FastifyReply, logo: string | null) {
     const row = logo ? (await db.query<{ png: Buffer }>('select png from settings_logos where sha256 = $1', [logo])).rows[0] : undefined;
     if (!row) throw new DomainError('NOT_FOUND');
-    return reply.header('content-type', 'image/png').header('cache-control', 'private, max-age=300').header('etag', `"${logo}"`).send(row.png);
+    return reply
+      .header('content-type', 'image/png')
+      .header('cache-control', 'private, max-age=300')
+      .header('etag', `"${logo}"`)
+      .send(row.png);
   }
 };

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -9,7 +15,13 @@ import { registerAccessControl } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { errorHandler, replyError } from './envelope.ts';
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 /** A module's routes: a function of the app and the context, registered by the composition root. */
 export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<void>;
 
@@ -63,7 +75,9 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
       }),
     );
     const healthy = engines.every((e) => e.ok);
-    return reply.status(healthy ? 200 : 503).send({ code: healthy ? 200 : 503, msg: healthy ? 'ok' : 'degraded', data: { version: PRODUCT_VERSION, engines } });
+    return reply
+      .status(healthy ? 200 : 503)
+      .send({ code: healthy ? 200 : 503, msg: healthy ? 'ok' : 'degraded', data: { version: PRODUCT_VERSION, engines } });
   });
   app.get('/metrics', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     return reply.header('content-type', context.metrics.contentType).send(await context.metrics.metrics());

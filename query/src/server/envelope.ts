@@ -12,7 +12,11 @@ interface FieldError {
 
 function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data: unknown = null, msg?: string) {
   const entry = errorCatalogue[code];
-  return reply.status(entry.status).send({ code: entry.status, msg: msg ?? messageOf(code, request.lang ?? 'zh'), data: { error: code, ...(data && typeof data === 'object' ? data : {}) } });
+  return reply.status(entry.status).send({
+    code: entry.status,
+    msg: msg ?? messageOf(code, request.lang ?? 'zh'),
+    data: { error: code, ...(data && typeof data === 'object' ? data : {}) },
+  });
 }
 
 export function replyError(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data?: unknown) {
@@ -27,18 +31,25 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
       const at = [error.validationContext, ...String(issue.instancePath).split('/').filter(Boolean)];
       // An unknown field is named itself, not its parent object.
       const unknown = (issue.params as { keys?: string[] } | undefined)?.keys;
-      if (issue.keyword === 'unrecognized_keys' && unknown?.length) return unknown.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
+      if (issue.keyword === 'unrecognized_keys' && unknown?.length)
+        return unknown.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
       return [{ field: at.join('.'), message: issue.message ?? 'invalid' }];
     });
     const named = fields.map((f) => f.field).join(', ');
     return send(reply, request, 'VALIDATION', { fields }, `${messageOf('VALIDATION', request.lang)}: ${named}`);
   }
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (error.statusCode === 400 && error instanceof SyntaxError))
+  if (
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    (error.statusCode === 400 && error instanceof SyntaxError)
+  )
     return send(reply, request, 'BAD_JSON');
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return send(reply, request, 'BODY_TOO_LARGE');
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, request, 'VALIDATION', { fields: [{ field: 'content-type', message: 'unsupported media type' }] });
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return send(reply, request, 'VALIDATION', { fields: [{ field: 'content-type', message: 'unsupported media type' }] });
   if (error.statusCode === 429) return send(reply, request, 'RATE_LIMITED');
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return send(reply, request, 'VALIDATION', { fields: [{ field: 'request', message: error.message }] });
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+    return send(reply, request, 'VALIDATION', { fields: [{ field: 'request', message: error.message }] });
   request.log.error({ err: error }, 'request failed');
   return send(reply, request, 'INTERNAL');
 }
