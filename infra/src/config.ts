@@ -19,6 +19,8 @@ export const configSchema = z.object({
   /** Port of the embedded PostgreSQL when DATABASE_URL is not set. */
   EMBEDDED_PG_PORT: port.default(54329),
   DATABASE_URL: url(['postgres:', 'postgresql:']),
+  /** Connections of the API's PostgreSQL pool (default three per core). */
+  PG_POOL_SIZE: z.coerce.number().int().min(1).max(500).optional(),
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kurrent:']),
   KAFKA_BROKERS: z
     .string()

@@ -114,7 +114,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops.push(() => pg.stop());
       databaseUrl = pg.url;
     }
-    const db: SqlPool = createSqlPool(databaseUrl);
+    const db: SqlPool = createSqlPool(databaseUrl, config.PG_POOL_SIZE);
     stops.push(() => db.end());
     const store: EventStore = config.EVENTSTORE_URL
       ? await (await import('./event-store/kurrentdb.ts')).createKurrentEventStore({ url: config.EVENTSTORE_URL })

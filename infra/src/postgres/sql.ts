@@ -1,3 +1,4 @@
+import os from 'node:os';
 import pg from 'pg';
 
 /** The SQL surface that modules outside infra/ see: no `pg` import leaks past this file. */
@@ -20,10 +21,10 @@ export interface SqlPool extends Sql {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 /**
- * Connections of the API's pool. On a small machine more backends only split the same cores finer and
- * starve the projection runner (which has its own pool): commands queue in the process instead.
+ * Connections of the API's pool: three per core. More backends only split the same cores finer and starve
+ * the projection runner (which has its own pool); past this, commands queue in the process instead.
  */
-export const API_POOL_SIZE = 10;
+export const API_POOL_SIZE = Math.max(4, os.availableParallelism() * 3);
 
 export function createSqlPool(url: string, max = API_POOL_SIZE): SqlPool {
   const pool = new pg.Pool({ connectionString: url, max });
