@@ -128,6 +128,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
          where $3::int = 0 or exists (select 1 from es_events where stream_name = $1 and stream_version = $3::int)
          returning ${columns}`,
         params,
+        events.length <= 8 ? { prepare: `es_append_${events.length}` } : undefined,
       );
       if (result.rows.length === 0) throw new VersionConflictError(stream, expected, await currentVersion(stream));
       const stored = result.rows.map(toStored).sort((a, b) => a.version - b.version);
@@ -160,6 +161,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
     const result = await pool.query<EventRow>(
       `select ${columns} from es_events where ${where} order by stream_version ${order}${limit}`,
       params,
+      { prepare: `es_read_${params.length}_${where.length}_${order}${limit ? '_l' : ''}` },
     );
     return result.rows.map(toStored);
   }
@@ -179,6 +181,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
        order by transaction_id, global_position
        limit $3`,
       params,
+      { prepare: category ? 'es_all_categories' : 'es_all' },
     );
     return result.rows.map(toStored);
   }

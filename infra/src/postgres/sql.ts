@@ -3,9 +3,14 @@ import pg from 'pg';
 
 /** The SQL surface that modules outside infra/ see: no `pg` import leaks past this file. */
 export interface Sql {
+  /**
+   * Runs a statement. `prepare` names it, so that each connection parses and plans it once: for hot
+   * statements with fixed text only (one name per distinct text).
+   */
   query<R extends Record<string, unknown> = Record<string, unknown>>(
     text: string,
     params?: unknown[],
+    options?: { prepare?: string },
   ): Promise<{ rows: R[]; rowCount: number }>;
 }
 
@@ -31,8 +36,8 @@ export function createSqlPool(url: string, max = API_POOL_SIZE): SqlPool {
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const wrap = (client: pg.Pool | pg.PoolClient): Sql => ({
-    async query(text, params) {
-      const result = await client.query(text, params as unknown[]);
+    async query(text, params, options) {
+      const result = await client.query({ text, values: params as unknown[], ...(options?.prepare ? { name: options.prepare } : {}) });
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     },
   });
