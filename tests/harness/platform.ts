@@ -4,73 +4,91 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
-import { startPlatform, type Platform } from '@iot/infra/platform.ts';
-import { createTestDatabase, type TestDatabase } from './postgres.ts';
+import { routeModules, seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
+import type { App } from '@iot/query/server/app.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { freePort } from '../harness/free-port.ts';
 
-export const TEST_ADMIN_PASSWORD = 'admin123';
+export const ADMIN_PASSWORD = 'Sys#admin42';
 
-export interface TestPlatform {
-  platform: Platform;
-  db: TestDatabase;
-  /** Every log line the platform wrote, for tests that check what never reaches a log. */
-  logLines: string[];
-  api(
-    method: string,
-    url: string,
-    options?: { body?: unknown; token?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any }>;
-  login(account: string, password: string): Promise<string>;
-  stop(): Promise<void>;
-}
-
-/**
- * The whole platform in this process on a fresh database: real PostgreSQL, chDB, projections.
- * Requests go through Fastify's inject: the full pipeline of hooks, validation and handlers, without a socket.
- */
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
-  const db = await createTestDatabase();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-platform-'));
+/** One platform in this process (chDB opens once per process), on its own database, with every log line captured. */
+export async function startTestPlatform() {
+  const db: TestDatabase = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-identity-'));
   const logLines: string[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    }),
-  );
-  const config = loadConfig({ ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, DATA_DIR: dataDir, DATABASE_URL: db.url, HOST: '127.0.0.1', ...env });
-  const platform = await startPlatform(config, { port: 0, mqttPort: 0, staticDir: null, logger });
-  const api: TestPlatform['api'] = async (method, url, options = {}) => {
-    const response = await platform.app!.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...(options.token ? { authentication: options.token } : {}), ...(options.headers ?? {}) },
-      ...(options.body !== undefined ? { payload: options.body as object } : {}),
-    });
-    let body: unknown = response.body;
-    try {
-      body = response.json();
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.statusCode, body };
-  };
-  return {
-    platform,
-    db,
-    logLines,
-    api,
-    async login(account, password) {
-      const response = await api('POST', '/api/auth/login', { body: { account, password, agreement: true } });
-      if (response.status !== 200) throw new Error(`login of ${account} failed: ${JSON.stringify(response.body)}`);
-      return response.body.data.token as string;
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
     },
+  });
+  const logger = pino({ level: 'debug' }, sink);
+  // Records what each route declares, as the access control sees it, before any module adds a route.
+  const permissions = new Map<string, string>();
+  routeModules.unshift((probe) => {
+    probe.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) permissions.set(`${method} ${route.url}`, String(route.config?.permission ?? ''));
+    });
+  });
+  const platform: Platform = await startPlatform(
+    loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }),
+    {
+      port: 0,
+      staticDir: null,
+      logger,
+    },
+  );
+  const app = platform.app as App;
+  let address = 0;
+
+  const http = {
+    app,
+    platform,
+    logLines,
+    /** The permission a route declares ('public', 'authenticated' or 'area:thing:action'). */
+    permissionOf: (method: string, url: string) => permissions.get(`${method} ${url}`),
+    /** Each call comes from its own address, so that the per-address login throttle stays out of the way unless asked for. */
+    async call(
+      method: string,
+      url: string,
+      options: {
+        token?: string;
+        body?: unknown;
+        query?: Record<string, string>;
+        headers?: Record<string, string>;
+        remoteAddress?: string;
+      } = {},
+    ) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.token) headers.authentication = options.token;
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        query: options.query,
+        headers,
+        remoteAddress: options.remoteAddress ?? `10.1.${Math.floor(address / 250)}.${(address++ % 250) + 1}`,
+        ...(options.body === undefined ? {} : Buffer.isBuffer(options.body) ? { body: options.body } : { payload: options.body as object }),
+      });
+      let json: { code: number; msg: string; data: any } | null;
+      try {
+        json = response.json();
+      } catch {
+        json = null;
+      }
+      return { status: response.statusCode, body: response.body, json, headers: response.headers };
+    },
+    async login(account: string, password: string, remoteAddress?: string): Promise<string> {
+      const r = await http.call('POST', '/api/auth/login', { body: { account, password, agreement: true }, remoteAddress });
+      if (r.status !== 200) throw new Error(`login ${account} failed: ${r.body}`);
+      return r.json!.data.token as string;
+    },
+    seedTenant: (tenant: SeedTenant) => seedDemoTenant(platform.context, tenant),
     async stop() {
       await platform.stop();
       await db.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+  return http;
 }
+export type TestPlatform = Awaited<ReturnType<typeof startTestPlatform>>;

@@ -129,6 +129,11 @@ function TagBar({ menu }: { menu: MenuNode[] }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [location.pathname, names]);
 
+  // The active tab stays in sight when the bar overflows.
+  useEffect(() => {
+    document.querySelector('.tag[data-active]')?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [location.pathname, tags]);
+
   const ordered = [...tags.filter((tag) => tag.path === HOME_PATH), ...tags.filter((tag) => tag.path !== HOME_PATH)];
   return (
     <Flex className="tag-bar" align="center" gap="1">
