@@ -6,12 +6,18 @@ import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { routeModules, seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
 import type { App } from '@iot/query/server/app.ts';
-import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from './postgres.ts';
+import { freePort } from './free-port.ts';
 
 export const ADMIN_PASSWORD = 'Sys#admin42';
+/** The name the platform tests use for it. */
+export const TEST_ADMIN_PASSWORD = ADMIN_PASSWORD;
 
-/** One platform in this process (chDB opens once per process), on its own database, with every log line captured. */
+/**
+ * The whole platform in this process (real PostgreSQL, chDB, projections; chDB opens once per process, so one
+ * platform per test file), on its own database, with every log line captured. Requests go through Fastify's
+ * inject: the full pipeline of hooks, validation and handlers, without a socket.
+ */
 export async function startTestPlatform() {
   const db: TestDatabase = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-identity-'));
@@ -82,6 +88,13 @@ export async function startTestPlatform() {
       if (r.status !== 200) throw new Error(`login ${account} failed: ${r.body}`);
       return r.json!.data.token as string;
     },
+    /** `call` with the body parsed when it is JSON. */
+    async api(method: string, url: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}) {
+      const r = await http.call(method, url, options);
+      return { status: r.status, body: r.json ?? (r.body as any) };
+    },
+    /** The test's own database, for what only the database shows (the notifier's outbox, the event table). */
+    db,
     seedTenant: (tenant: SeedTenant) => seedDemoTenant(platform.context, tenant),
     async stop() {
       await platform.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '@iot/contracts';
 import { isTenantActive } from '@iot/query/tenant/active.ts';
-import { ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from './platform.ts';
+import { ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 let sut: TestPlatform;
 let admin: string;

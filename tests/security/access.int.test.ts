@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { perm } from '@iot/contracts';
-import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../identity/platform.ts';
+import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 import { requestOf, routesOf, type IdPicker, type Route } from './walk.ts';
 
 /**
