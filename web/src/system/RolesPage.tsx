@@ -4,7 +4,7 @@ import { Text, TextArea, TextField } from '@radix-ui/themes';
 import { PlusIcon } from '@radix-ui/react-icons';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -67,7 +67,9 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
       await refresh();
       onClose();
     } catch (error) {
-      notice.error(messageOf(error));
+      // Another role took the name since the check: say so on the field, as the check would have.
+      if (error instanceof ApiError && error.code === 'ROLE_EXISTS') form.setErrors({ name: error.message });
+      else notice.error(messageOf(error));
     } finally {
       setBusy(false);
     }

@@ -5,7 +5,7 @@ import { PlusIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -95,7 +95,8 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
       await refresh();
       onClose();
     } catch (error) {
-      notice.error(messageOf(error));
+      if (error instanceof ApiError && error.code === 'USERNAME_TAKEN') form.setErrors({ username: error.message });
+      else notice.error(messageOf(error));
     } finally {
       setBusy(false);
     }
