@@ -6,6 +6,7 @@ import { SYSTEM_TENANT } from '@iot/contracts';
 import { handleCommand } from '@iot/command/handler.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { credentialsSchema, setPassword } from '@iot/command/auth/credentials.ts';
+import { claimUsername, usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { authRoutes } from '@iot/command/auth/routes.ts';
 import { tenantRoutes } from '@iot/command/tenant/routes.ts';
 import { userRoutes } from '@iot/command/user/routes.ts';
@@ -189,6 +190,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     };
 
     await db.query(credentialsSchema);
+    await db.query(usernameClaimsSchema);
+    // Names of users created before claims existed are claimed by their users.
+    await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
     await seedBuiltinMenus(store);
     if (role === 'all' || role === 'projections') {
@@ -227,6 +231,7 @@ async function seedSystemAdmin(context: AppContext, adminPassword: string | unde
   const stream = userStream(SYSTEM_TENANT, ADMIN_USER_ID);
   if ((await context.store.readStream(stream, { limit: 1 })).length > 0) return null;
   const password = adminPassword ?? randomBytes(9).toString('base64url').slice(0, 12);
+  await claimUsername(context.db, 'admin', ADMIN_USER_ID);
   await handleCommand(
     context.store,
     userDecider,
@@ -268,6 +273,7 @@ export const DEMO_TENANT: SeedTenant = { id: 'demo', name: 'demo', adminUsername
 export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
   const seedContext = { actor: { kind: 'system' as const, id: 'seed' } };
   const adminUserId = `${tenant.id}-admin`;
+  await claimUsername(context.db, tenant.adminUsername, adminUserId);
   await handleCommand(
     context.store,
     tenantDecider,

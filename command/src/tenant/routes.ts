@@ -19,6 +19,7 @@ import { handleCommand, newAggregateId } from '../handler.ts';
 import { anonymousContextOf, contextOf } from '../context.ts';
 import { moveCredential, setPassword } from '../auth/credentials.ts';
 import { userDecider, userStream } from '../user/decide.ts';
+import { claimUsername, releaseUsernames, transferUsernames } from '../user/usernames.ts';
 import { provisionTenant } from '../role/builtin.ts';
 import { codesSchema, consumeCode, issueCode } from './codes.ts';
 import { tenantDecider, tenantStream } from './decide.ts';
@@ -27,10 +28,11 @@ const pendingCredential = (tenantId: string) => `registration:${tenantId}`;
 
 const sortable: Record<string, string> = { applyTime: 'apply_time', auditTime: 'audit_time', name: 'name', status: 'status' };
 
+/** A tenant's name is its administrator's username: free when nobody claims it and no tenant has it. */
 async function nameIsFree(db: Sql, name: string): Promise<boolean> {
   const taken = await db.query(
     `select 1 from rm_tenants where lower(name) = lower($1) and status <> 'rejected'
-     union all select 1 from rm_users where lower(username) = lower($1) limit 1`,
+     union all select 1 from username_claims where username = lower($1) limit 1`,
     [name],
   );
   return taken.rowCount === 0;
@@ -90,6 +92,7 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
       const target = body.method === 'phone' ? body.phone! : body.email!;
       await consumeCode(db, target, body.code);
       const tenantId = newAggregateId({ tenantId: SYSTEM_TENANT, idempotencyKey: anonymousContextOf(request).idempotencyKey });
+      await claimUsername(db, body.tenantName, pendingCredential(tenantId), 'TENANT_NAME_TAKEN');
       await handleCommand(
         store,
         tenantDecider,
@@ -174,6 +177,7 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
         { ...context, tenantId: id, causationId: result.events[0]?.id ?? null, idempotencyKey: `approve:${id}` },
       );
       await moveCredential(db, pendingCredential(id), adminUserId, id);
+      await transferUsernames(db, pendingCredential(id), adminUserId);
       await provisionTenant(store, id, adminUserId, { actor: context.actor, correlationId: context.correlationId, ip: context.ip });
       await notifyResult(tenant, true, null);
       return ok({ id, adminUserId });
@@ -196,6 +200,7 @@ export const tenantRoutes: RoutesPlugin = async (app, { db, store, notifier }) =
         contextOf(request),
       );
       await db.query('delete from auth_credentials where subject_id = $1', [pendingCredential(id)]);
+      await releaseUsernames(db, pendingCredential(id));
       await notifyResult(result.state, false, reason ?? null);
       return ok({ id });
     },

@@ -23,18 +23,9 @@ import { setPassword, verifyPassword } from '../auth/credentials.ts';
 import { revokeSubjectSessions } from '../auth/sessions.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
+import { claimUsername, releaseUsernames } from './usernames.ts';
 
 const idResult = envelope(z.object({ id: z.string() }));
-
-/** Usernames are unique across the platform: login is by account alone. */
-export async function usernameIsFree(db: AppContext['db'], username: string, exceptUserId?: string): Promise<boolean> {
-  const taken = await db.query(
-    `select 1 from rm_users where lower(username) = lower($1) and id <> $2
-     union all select 1 from rm_tenants where lower(name) = lower($1) and status = 'underReview' limit 1`,
-    [username, exceptUserId ?? ''],
-  );
-  return taken.rowCount === 0;
-}
 
 /** The group and roles a user points to must be the caller's tenant's own. */
 async function assertReferences(db: AppContext['db'], tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
@@ -54,18 +45,23 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
     async (request) => {
       const { password, status, ...profile } = request.body;
       const tenantId = principalOf(request).tenantId;
-      if (!(await usernameIsFree(db, profile.username))) throw new DomainError('USERNAME_TAKEN');
       await assertReferences(db, tenantId, profile.groupId, profile.roleIds);
       const userId = newAggregateId(contextOf(request));
-      await setPassword(db, userId, tenantId, password);
-      await runCommand(ctx, request, userDecider, userStream(tenantId, userId), {
-        type: 'CreateUser',
-        userId,
-        ...profile,
-        status,
-        isSystemAdmin: false,
-        isTenantAdmin: false,
-      });
+      await claimUsername(db, profile.username, userId);
+      try {
+        await setPassword(db, userId, tenantId, password);
+        await runCommand(ctx, request, userDecider, userStream(tenantId, userId), {
+          type: 'CreateUser',
+          userId,
+          ...profile,
+          status,
+          isSystemAdmin: false,
+          isTenantAdmin: false,
+        });
+      } catch (error) {
+        if ((await store.readStream(userStream(tenantId, userId), { limit: 1 })).length === 0) await releaseUsernames(db, userId);
+        throw error;
+      }
       return ok({ id: userId });
     },
   );
@@ -76,9 +72,20 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
     async (request) => {
       const { id, status, ...profile } = request.body;
       const tenantId = principalOf(request).tenantId;
-      if (!(await usernameIsFree(db, profile.username, id))) throw new DomainError('USERNAME_TAKEN');
       await assertReferences(db, tenantId, profile.groupId, profile.roleIds);
-      await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
+      await claimUsername(db, profile.username, id);
+      try {
+        await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
+      } catch (error) {
+        // Refused (not this tenant's user, ...): the new name goes back unless it already was the user's.
+        await db.query(
+          `delete from username_claims where owner = $1 and username = lower($2)
+           and not exists (select 1 from rm_users where id = $1 and lower(username) = lower($2))`,
+          [id, profile.username],
+        );
+        throw error;
+      }
+      await releaseUsernames(db, id, profile.username);
       const result = await runCommand(ctx, request, userDecider, userStream(tenantId, id), { type: 'SetUserStatus', userId: id, status });
       if (result.state.status === 'stopped') await revokeSubjectSessions(db, id);
       return ok({ id });
@@ -109,6 +116,7 @@ export const userRoutes: RoutesPlugin = async (app, ctx) => {
       await runCommand(ctx, request, userDecider, userStream(principalOf(request).tenantId, id), { type: 'DeleteUser', userId: id });
       await revokeSubjectSessions(db, id);
       await db.query('delete from auth_credentials where subject_id = $1', [id]);
+      await releaseUsernames(db, id);
       return ok({ id });
     },
   );

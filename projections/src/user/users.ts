@@ -27,7 +27,9 @@ export const usersProjection: Projection = {
       password_changed_at timestamptz
     );
     alter table rm_users add column if not exists password_changed_at timestamptz;
-    create unique index if not exists rm_users_username on rm_users (lower(username));
+    -- Not unique: uniqueness is claimed before the event is appended (command/src/user/usernames.ts); a read
+    -- model that refused an event would stop projecting.
+    create index if not exists rm_users_username on rm_users (lower(username));
     create index if not exists rm_users_email on rm_users (lower(email));
     create index if not exists rm_users_tenant on rm_users (tenant_id, created_at desc);
     create index if not exists rm_users_roles on rm_users using gin (role_ids);`,

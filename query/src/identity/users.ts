@@ -110,7 +110,7 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
         (await db.query('select 1 from rm_users where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0
       )
         throw new DomainError('NOT_FOUND');
-      const taken = await db.query('select 1 from rm_users where lower(username) = lower($1) and id <> $2', [username, id ?? '']);
+      const taken = await db.query('select 1 from username_claims where username = lower($1) and owner <> $2', [username, id ?? '']);
       return ok({ available: taken.rowCount === 0 });
     },
   );

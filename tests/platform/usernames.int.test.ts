@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/** Usernames are unique across tenants (login is by account alone), even under concurrent creates. */
+describe('username claims', () => {
+  let t: TestPlatform;
+  let tokenA: string;
+  let tokenB: string;
+  const roles: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await startTestPlatform();
+    await t.seedTenant({ id: 'ta', name: 'tenantA', adminUsername: 'adminA', adminPassword: 'secretA1' });
+    await t.seedTenant({ id: 'tb', name: 'tenantB', adminUsername: 'adminB', adminPassword: 'secretB1' });
+    await t.platform.runner.catchUp();
+    tokenA = await t.login('adminA', 'secretA1');
+    tokenB = await t.login('adminB', 'secretB1');
+    for (const token of [tokenA, tokenB]) roles[token] = (await t.api('GET', '/api/auth/role', { token })).body.data.rows[0].id;
+  });
+  afterAll(async () => t?.stop());
+
+  const user = (username: string, email: string, token = tokenA) => ({
+    username,
+    sex: 'male',
+    email,
+    phone: '13900000002',
+    status: 'enabled',
+    roleIds: [roles[token]!],
+    password: 'secret12',
+  });
+
+  it('lets exactly one of two tenants racing for a username have it, and keeps projecting', async () => {
+    const [a, b] = await Promise.all([
+      t.api('POST', '/api/auth/user', { token: tokenA, body: user('contested', 'a@x.test') }),
+      t.api('POST', '/api/auth/user', { token: tokenB, body: user('contested', 'b@x.test', tokenB) }),
+    ]);
+    expect([a.status, b.status].sort(), JSON.stringify([a.body, b.body])).toEqual([200, 400]);
+    expect([a, b].find((r) => r.status === 400)!.body.data.error).toBe('USERNAME_TAKEN');
+
+    // The read model goes on: a later user shows up, and only one 'contested' exists.
+    const later = await t.api('POST', '/api/auth/user', { token: tokenA, body: user('laterUser', 'later@x.test') });
+    expect(later.status).toBe(200);
+    await t.platform.runner.catchUp();
+    const rows = await t.db.pool.query(`select id from rm_users where lower(username) in ('contested', 'lateruser')`);
+    expect(rows.rowCount).toBe(2);
+  });
+
+  it('frees a deleted user’s name and follows a rename', async () => {
+    const created = await t.api('POST', '/api/auth/user', { token: tokenA, body: user('renameMe', 'r@x.test') });
+    const id = created.body.data.id as string;
+    const check = async (name: string) =>
+      (await t.api('GET', `/api/auth/user/check?username=${name}`, { token: tokenB })).body.data.available;
+    expect(await check('renameMe')).toBe(false);
+    const { password: _p, ...fields } = user('renamed', 'r@x.test');
+    expect((await t.api('PUT', '/api/auth/user', { token: tokenA, body: { id, ...fields } })).status).toBe(200);
+    expect(await check('renameMe')).toBe(true);
+    expect(await check('renamed')).toBe(false);
+    expect((await t.api('DELETE', `/api/auth/user?id=${id}`, { token: tokenA })).status).toBe(200);
+    expect(await check('renamed')).toBe(true);
+  });
+
+  it('refuses a tenant registration whose name a user already has', async () => {
+    await t.api('POST', '/api/auth/register/code', { body: { method: 'email', target: 'reg@x.test' } });
+    const code = /(\d{6})/.exec(
+      (await t.db.pool.query<{ body: string }>(`select body from notify_outbox where recipient = 'reg@x.test' order by id desc limit 1`))
+        .rows[0]!.body,
+    )![1]!;
+    const response = await t.api('POST', '/api/auth/register', {
+      body: { tenantName: 'adminA', contactName: 'X', company: '', method: 'email', email: 'reg@x.test', code, password: 'secret12' },
+    });
+    expect(response.body.data.error).toBe('TENANT_NAME_TAKEN');
+  });
+});
