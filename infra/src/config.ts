@@ -31,6 +31,8 @@ export const configSchema = z.object({
   SMTP_URL: url(['smtp:', 'smtps:']),
   /** Sender address of mail the platform sends. */
   SMTP_FROM: z.string().default('device-cloud <noreply@localhost>'),
+  /** Seed the demo tenant and its data on start (default: on with the embedded engines, off with DATABASE_URL). */
+  DEMO_DATA: z.enum(['true', 'false']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, parseRole } from './config.ts';
 import { createLogger } from './logger.ts';
-import { startPlatform } from './platform.ts';
+import { DEMO_TENANT, startPlatform } from './platform.ts';
 
 /** The process entrypoint: `npm start` (all roles) or `--role api|projections|ingest` against real engines. */
 async function main() {
@@ -16,6 +16,10 @@ async function main() {
       `  System administrator: admin / ${platform.generatedAdminPassword}  (generated now, shown once: set ADMIN_PASSWORD to choose it)`,
     );
   else lines.push('  System administrator: admin (password from ADMIN_PASSWORD or the one printed on first start)');
+  if (platform.demo)
+    lines.push(
+      `  Demo tenant: ${DEMO_TENANT.adminUsername} / ${DEMO_TENANT.adminPassword} (its administrator); demo_operator and demo_auditor have the same password`,
+    );
   lines.push('  Stop with Ctrl-C.');
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 

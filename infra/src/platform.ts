@@ -1,12 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SYSTEM_TENANT } from '@iot/contracts';
-import { handleCommand } from '@iot/command/handler.ts';
-import { userDecider, userStream } from '@iot/command/user/decide.ts';
-import { credentialsSchema, setPassword } from '@iot/command/auth/credentials.ts';
-import { claimUsername, usernameClaimsSchema } from '@iot/command/user/usernames.ts';
+import { credentialsSchema } from '@iot/command/auth/credentials.ts';
+import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { authRoutes } from '@iot/command/auth/routes.ts';
 import { tenantRoutes } from '@iot/command/tenant/routes.ts';
 import { userRoutes } from '@iot/command/user/routes.ts';
@@ -17,8 +13,7 @@ import { appRoutes } from '@iot/command/app/routes.ts';
 import { dictRoutes } from '@iot/command/dict/routes.ts';
 import { settingsRoutes } from '@iot/command/settings/routes.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
-import { provisionAllTenants, provisionTenant } from '@iot/command/role/builtin.ts';
-import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
+import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import { userQueryRoutes } from '@iot/query/identity/users.ts';
 import { groupQueryRoutes } from '@iot/query/identity/groups.ts';
 import { roleQueryRoutes } from '@iot/query/identity/roles.ts';
@@ -46,7 +41,9 @@ import { connectExternalMqtt } from './mqtt/client.ts';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
-export const ADMIN_USER_ID = 'admin';
+import { seedDemoData, seedSystemAdmin } from './seed.ts';
+
+export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './seed.ts';
 
 /** Every module's HTTP routes, in registration order. */
 export const routeModules: RoutesPlugin[] = [
@@ -77,6 +74,8 @@ export interface Platform {
   timeseries: TimeSeriesStore | null;
   bus: Bus | null;
   mqtt: MqttPort | null;
+  /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
+  demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
   generatedAdminPassword: string | null;
   stop(): Promise<void>;
@@ -195,10 +194,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
     await seedBuiltinMenus(store);
+    const demo =
+      (role === 'all' || role === 'projections') &&
+      (options.seedDemo ?? (config.DEMO_DATA ? config.DEMO_DATA === 'true' : !config.DATABASE_URL));
     if (role === 'all' || role === 'projections') {
       await runner.catchUp(30_000);
       await provisionAllTenants(store, db);
-      if (options.seedDemo) await seedDemoTenant(context, DEMO_TENANT);
+      if (demo) await seedDemoData(context);
     }
 
     let app: App | null = null;
@@ -219,111 +221,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
 
-    return { url, app, context, runner, timeseries, bus, mqtt, generatedAdminPassword, stop: stopAll };
+    return { url, app, context, runner, timeseries, bus, mqtt, demo, generatedAdminPassword, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
   }
-}
-
-/** Creates the system administrator on first start; its password comes from ADMIN_PASSWORD or is generated once. */
-async function seedSystemAdmin(context: AppContext, adminPassword: string | undefined): Promise<string | null> {
-  const stream = userStream(SYSTEM_TENANT, ADMIN_USER_ID);
-  if ((await context.store.readStream(stream, { limit: 1 })).length > 0) return null;
-  const password = adminPassword ?? randomBytes(9).toString('base64url').slice(0, 12);
-  await claimUsername(context.db, 'admin', ADMIN_USER_ID);
-  await handleCommand(
-    context.store,
-    userDecider,
-    stream,
-    {
-      type: 'CreateUser',
-      userId: ADMIN_USER_ID,
-      username: 'admin',
-      email: null,
-      phone: null,
-      sex: 'unknown',
-      position: null,
-      groupId: null,
-      roleIds: [],
-      description: 'System administrator',
-      homePage: null,
-      isSystemAdmin: true,
-      isTenantAdmin: false,
-    },
-    { tenantId: SYSTEM_TENANT, actor: { kind: 'system', id: 'bootstrap' }, idempotencyKey: 'bootstrap-admin' },
-  );
-  await setPassword(context.db, ADMIN_USER_ID, SYSTEM_TENANT, password);
-  return adminPassword ? null : password;
-}
-
-export interface SeedTenant {
-  id: string;
-  name: string;
-  adminUsername: string;
-  adminPassword: string;
-}
-
-export const DEMO_TENANT: SeedTenant = { id: 'demo', name: 'demo', adminUsername: 'demo', adminPassword: 'demo123456' };
-
-/**
- * Creates an approved tenant with its administrator and built-in roles, as an approved registration would.
- * Idempotent. Used for the demo tenant and by tests.
- */
-export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
-  const seedContext = { actor: { kind: 'system' as const, id: 'seed' } };
-  const adminUserId = `${tenant.id}-admin`;
-  await claimUsername(context.db, tenant.adminUsername, adminUserId);
-  await handleCommand(
-    context.store,
-    tenantDecider,
-    tenantStream(tenant.id),
-    {
-      type: 'RegisterTenant',
-      tenantId: tenant.id,
-      name: tenant.name,
-      contactName: tenant.adminUsername,
-      company: tenant.name,
-      method: 'email',
-      phone: null,
-      email: null,
-    },
-    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-tenant' },
-  );
-  await handleCommand(
-    context.store,
-    tenantDecider,
-    tenantStream(tenant.id),
-    { type: 'ApproveTenant', tenantId: tenant.id, adminUserId },
-    {
-      ...seedContext,
-      tenantId: tenant.id,
-      idempotencyKey: 'seed-approve',
-    },
-  );
-  const created = await handleCommand(
-    context.store,
-    userDecider,
-    userStream(tenant.id, adminUserId),
-    {
-      type: 'CreateUser',
-      userId: adminUserId,
-      username: tenant.adminUsername,
-      email: null,
-      phone: null,
-      sex: 'unknown',
-      position: null,
-      groupId: null,
-      roleIds: [],
-      description: 'Tenant administrator',
-      homePage: null,
-      isSystemAdmin: false,
-      isTenantAdmin: true,
-    },
-    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-admin' },
-  );
-  if (created.applied) await setPassword(context.db, adminUserId, tenant.id, tenant.adminPassword);
-  await provisionTenant(context.store, tenant.id, adminUserId, seedContext);
-  await context.awaitProjections?.();
-  return { tenantId: tenant.id, adminUserId };
 }

@@ -1,7 +1,8 @@
 import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '@iot/infra/config.ts';
@@ -21,6 +22,30 @@ const ARGS = [
   '--disable-sync',
 ];
 const WEB_DIST = path.resolve('web/dist');
+
+/** A real PNG of the given size, one colour: what an operator would pick as a logo. */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, Buffer.from([0x2e, 0x68, 0xea]))]);
+  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 const missing = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install -y chromium)`;
 if (missing && inCi()) throw new Error(`${missing}; under CI=true a skipped browser suite is a failure`);
@@ -72,6 +97,33 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await page.click('[data-testid=agreement]');
     await page.click('button[type=submit]');
   }
+
+  async function adminPage(lang: 'zh' | 'en' = 'en'): Promise<Page> {
+    const page = await newPage(lang);
+    await login(page, 'admin', 'admin123');
+    await page.waitForURL('**/index');
+    return page;
+  }
+
+  /** Calls the API as the system administrator: the quick way to set up what a test is not about. */
+  async function asAdmin<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'admin', password: 'admin123', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const answer = await fetch(`${base}${route}`, {
+      method,
+      headers: { Authentication: token, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await answer.json()) as { code: number; msg: string; data: T };
+    if (json.code !== 200) throw new Error(`${method} ${route}: ${json.msg}`);
+    return json.data;
+  }
+
+  const tabNames = (page: Page) => page.locator('.tag-list [role=tab] a').allTextContents();
 
   const confirmDialog = (page: Page) => page.getByRole('alertdialog').getByRole('button').last().click();
 
@@ -209,5 +261,216 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     expect(text).not.toContain('Device management');
     expect(text).not.toContain('Tenant audit');
     await viewer.context().close();
+  });
+  it('apps and keys: the new secret is shown once, copies to the clipboard, and appears nowhere after', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.goto(`${base}/system/app`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('dialog').locator('input[name=name]').fill('Line monitor');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    const secret = (await page.getByTestId('appSecret').textContent()) ?? '';
+    const appKey = (await page.getByTestId('appKey').textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(16);
+    await page.getByRole('dialog').getByRole('button', { name: 'Copy' }).last().click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'Line monitor' });
+    await expect.poll(() => row.textContent()).toContain(appKey);
+    expect(await page.content()).not.toContain(secret);
+    await row.getByRole('button', { name: 'Copy key' }).click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(appKey);
+    await page.context().close();
+  });
+
+  it('dictionaries: a dictionary gets an item', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.goto(`${base}/system/dict`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('dialog').locator('input[name=code]').fill('line_colour');
+    await page.getByRole('dialog').locator('input[name=name]').fill('Line colours');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'line_colour' });
+    await row.getByRole('button', { name: 'Items' }).click();
+    const items = page.getByRole('dialog', { name: 'Items of Line colours' });
+    await items.getByRole('button', { name: 'Add', exact: true }).click();
+    const item = page.getByRole('dialog').last();
+    await item.locator('input[name=label]').fill('Red');
+    await item.locator('input[name=value]').fill('red');
+    await item.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => items.getByRole('row').filter({ hasText: 'Red' }).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('settings: a PNG logo is scaled to 30 px high and shows in the sidebar', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.goto(`${base}/system/settings`);
+    await page.getByTestId('logo-input').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png(120, 60) });
+    await expect.poll(() => page.getByText('The new logo applies once you save').count()).toBe(1);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText('Saved').count()).toBeGreaterThan(0);
+    const logo = await fetch(`${base}/api/auth/userLogo`);
+    expect(logo.headers.get('content-type')).toContain('image/png');
+    const bytes = Buffer.from(await logo.arrayBuffer());
+    expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([60, 30]);
+    await page.reload();
+    await expect.poll(() => page.locator('.brand img').evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBe(60);
+    await page.context().close();
+  });
+
+  it('menus: moving an entry up changes the order, moving it down restores it', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.goto(`${base}/system/menu`);
+    const order = async () => {
+      const paths = await page.getByRole('row').allTextContents();
+      return paths.map((text) => /\/device\/(device|gateway)\b/.exec(text)?.[1]).filter(Boolean);
+    };
+    await expect.poll(order).toEqual(['device', 'gateway']);
+    const gateway = page.getByRole('row').filter({ hasText: '/device/gateway' });
+    await gateway.getByRole('button', { name: 'Up' }).click();
+    await expect.poll(order).toEqual(['gateway', 'device']);
+    await gateway.getByRole('button', { name: 'Down' }).click();
+    await expect.poll(order).toEqual(['device', 'gateway']);
+    await page.context().close();
+  });
+
+  it('operation log: filtered by operation, exported to CSV with the same rows', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.goto(`${base}/system/log`);
+    await page.getByRole('combobox', { name: 'Operation' }).click();
+    await page.getByRole('option', { name: 'Menu created' }).click();
+    await page.getByRole('button', { name: 'Search' }).click();
+    const operations = () => page.locator('tbody tr td:nth-child(4)').allTextContents();
+    await expect.poll(async () => new Set(await operations())).toEqual(new Set(['Menu created']));
+    const total = Number(/(\d+) in total/.exec((await page.getByText(/in total/).textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThan(20);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .getByRole('button', { name: 'Export' })
+        .click()
+        .then(() => page.getByRole('menuitem', { name: 'CSV' }).click()),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^Operation log-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe('Time,User,Done by,Operation,Target,IP address');
+    expect(lines.length - 1).toBe(total);
+    expect(lines.slice(1).every((line) => line.split(',')[3] === 'Menu created')).toBe(true);
+    await page.context().close();
+  });
+
+  it('tag tabs: close one, close others, close all, each surviving a reload', async () => {
+    const page = await adminPage();
+    for (const screen of ['user', 'role', 'dept']) await page.goto(`${base}/system/${screen}`);
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Roles', 'Groups']);
+    await page.reload();
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Roles', 'Groups']);
+
+    await page.locator('.tag', { hasText: 'Roles' }).getByRole('button', { name: 'Close tab' }).click();
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Groups']);
+    await page.reload();
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Groups']);
+
+    await page.getByRole('button', { name: 'Tab actions' }).click();
+    await page.getByRole('menuitem', { name: 'Close others' }).click();
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Groups']);
+    await page.reload();
+    await expect.poll(() => tabNames(page)).toEqual(['Home', 'Groups']);
+
+    await page.getByRole('button', { name: 'Tab actions' }).click();
+    await page.getByRole('menuitem', { name: 'Close all' }).click();
+    await page.waitForURL('**/index');
+    await page.reload();
+    await expect.poll(() => tabNames(page)).toEqual(['Home']);
+    await page.context().close();
+  });
+
+  it('leaving a form with unsaved changes asks first, in a dialog and on a page', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.goto(`${base}/system/role`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('dialog').locator('input[name=name]').fill('Half done');
+    await page.keyboard.press('Escape');
+    const ask = page.getByRole('alertdialog');
+    await expect.poll(() => ask.textContent()).toContain('This form has unsaved changes');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('dialog').locator('input[name=name]').inputValue()).toBe('Half done');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await ask.getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+
+    await page.goto(`${base}/profile`);
+    await page.locator('input[name=position]').fill('Shift lead');
+    await page.locator('.tag', { hasText: 'Home' }).getByRole('link').click();
+    await expect.poll(() => ask.textContent()).toContain('This form has unsaved changes');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    expect(page.url()).toContain('/profile');
+    await page.locator('.tag', { hasText: 'Home' }).getByRole('link').click();
+    await ask.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL('**/index');
+    await page.context().close();
+  });
+
+  it('my profile: contact details are saved and read back', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const page = await adminPage();
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'My profile' }).click();
+    await page.waitForURL('**/profile');
+    await expect.poll(() => page.getByTestId('profile-username').textContent()).toBe('admin');
+    await page.locator('input[name=email]').fill('admin@example.com');
+    await page.locator('input[name=phone]').fill('13700000000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText('Saved').count()).toBeGreaterThan(0);
+    await page.reload();
+    await expect.poll(() => page.locator('input[name=email]').inputValue()).toBe('admin@example.com');
+    expect(await page.locator('input[name=phone]').inputValue()).toBe('13700000000');
+    await page.context().close();
+  });
+
+  it('a stopped user cannot log in until started again', async (ctx) => {
+    if (!hasIdentityRoutes) ctx.skip();
+    const role = await asAdmin<{ id: string }>('POST', '/api/auth/role', { name: 'Night shift', remark: null, menuIds: [] });
+    await asAdmin('POST', '/api/auth/user', {
+      username: 'nightop',
+      password: 'night123',
+      sex: 'male',
+      email: 'night@example.com',
+      phone: '13600000000',
+      roleIds: [role.id],
+      status: 'enabled',
+      position: null,
+      groupId: null,
+      description: null,
+      homePage: null,
+    });
+    const page = await adminPage();
+    await page.goto(`${base}/system/user`);
+    const row = page.getByRole('row').filter({ hasText: 'nightop' });
+    await row.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => row.getByText('Stopped').count()).toBe(1);
+
+    const operator = await newPage('en');
+    await login(operator, 'nightop', 'night123');
+    await expect.poll(() => operator.getByTestId('login-error').count()).toBe(1);
+    expect(operator.url()).toContain('/login');
+
+    await row.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => row.getByText('Enabled').count()).toBe(1);
+    await operator.click('button[type=submit]');
+    await operator.waitForURL('**/index');
+    await operator.context().close();
+    await page.context().close();
   });
 });

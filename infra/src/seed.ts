@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { SYSTEM_TENANT, type BuiltinRole, type GroupType } from '@iot/contracts';
+import { setPassword } from '@iot/command/auth/credentials.ts';
+import { groupDecider, groupStream } from '@iot/command/group/decide.ts';
+import { handleCommand, newAggregateId, type CommandContext } from '@iot/command/handler.ts';
+import { builtinRoleId, provisionTenant } from '@iot/command/role/builtin.ts';
+import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
+import { userDecider, userStream } from '@iot/command/user/decide.ts';
+import { claimUsername } from '@iot/command/user/usernames.ts';
+import type { AppContext } from '@iot/query/server/context.ts';
+
+/** What a fresh platform holds before anyone uses it: the system administrator, and the demo tenant. */
+
+export const ADMIN_USER_ID = 'admin';
+
+/** Creates the system administrator on first start; its password comes from ADMIN_PASSWORD or is generated once. */
+export async function seedSystemAdmin(context: AppContext, adminPassword: string | undefined): Promise<string | null> {
+  const stream = userStream(SYSTEM_TENANT, ADMIN_USER_ID);
+  if ((await context.store.readStream(stream, { limit: 1 })).length > 0) return null;
+  const password = adminPassword ?? randomBytes(9).toString('base64url').slice(0, 12);
+  await claimUsername(context.db, 'admin', ADMIN_USER_ID);
+  await handleCommand(
+    context.store,
+    userDecider,
+    stream,
+    {
+      type: 'CreateUser',
+      userId: ADMIN_USER_ID,
+      username: 'admin',
+      email: null,
+      phone: null,
+      sex: 'unknown',
+      position: null,
+      groupId: null,
+      roleIds: [],
+      description: 'System administrator',
+      homePage: null,
+      isSystemAdmin: true,
+      isTenantAdmin: false,
+    },
+    { tenantId: SYSTEM_TENANT, actor: { kind: 'system', id: 'bootstrap' }, idempotencyKey: 'bootstrap-admin' },
+  );
+  await setPassword(context.db, ADMIN_USER_ID, SYSTEM_TENANT, password);
+  return adminPassword ? null : password;
+}
+
+export interface SeedTenant {
+  id: string;
+  name: string;
+  adminUsername: string;
+  adminPassword: string;
+}
+
+export const DEMO_TENANT: SeedTenant = { id: 'demo', name: 'demo', adminUsername: 'demo', adminPassword: 'demo123456' };
+
+/** The demo tenant of a fresh `npm start`: its administrator, two regions with sites, an operator and an auditor. */
+export async function seedDemoData(context: AppContext): Promise<void> {
+  const { tenantId } = await seedDemoTenant(context, DEMO_TENANT);
+  const seed: CommandContext = { tenantId, actor: { kind: 'system', id: 'seed' } };
+  const groups: Array<[key: string, name: string, type: GroupType, parent: string | null, location: string | null]> = [
+    ['east', '华东区域', 'institution', null, '上海'],
+    ['east-plant', '浦东配电站', 'powerStation', 'east', '上海市浦东新区'],
+    ['east-office', '上海办公室', 'office', 'east', '上海市徐汇区'],
+    ['south', '华南区域', 'institution', null, '深圳'],
+    ['south-garage', '南山车库', 'garage', 'south', '深圳市南山区'],
+  ];
+  const groupId = (key: string) => newAggregateId({ tenantId, idempotencyKey: `demo-group:${key}` });
+  for (const [key, name, type, parent, location] of groups) {
+    await handleCommand(
+      context.store,
+      groupDecider,
+      groupStream(tenantId, groupId(key)),
+      {
+        type: 'CreateGroup',
+        groupId: groupId(key),
+        byTenantAdmin: true,
+        group: { name, type, location, sort: 0, parentId: parent ? groupId(parent) : null },
+      },
+      { ...seed, idempotencyKey: `demo-group:${key}` },
+    );
+  }
+  const users: Array<[username: string, role: BuiltinRole, group: string, position: string]> = [
+    ['demo_operator', 'operator', 'east-plant', '运维工程师'],
+    ['demo_auditor', 'auditor', 'east-office', '审计专员'],
+  ];
+  for (const [username, role, group, position] of users) {
+    const userId = newAggregateId({ tenantId, idempotencyKey: `demo-user:${username}` });
+    await claimUsername(context.db, username, userId);
+    const created = await handleCommand(
+      context.store,
+      userDecider,
+      userStream(tenantId, userId),
+      {
+        type: 'CreateUser',
+        userId,
+        username,
+        email: `${username}@demo.example`,
+        phone: '13800000000',
+        sex: 'unknown',
+        position,
+        groupId: groupId(group),
+        roleIds: [builtinRoleId(tenantId, role)],
+        description: 'Demo user',
+        homePage: null,
+        isSystemAdmin: false,
+        isTenantAdmin: false,
+      },
+      { ...seed, idempotencyKey: `demo-user:${username}` },
+    );
+    if (created.applied) await setPassword(context.db, userId, tenantId, DEMO_TENANT.adminPassword);
+  }
+}
+
+/**
+ * Creates an approved tenant with its administrator and built-in roles, as an approved registration would.
+ * Idempotent. Used for the demo tenant and by tests.
+ */
+export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
+  const seedContext = { actor: { kind: 'system' as const, id: 'seed' } };
+  const adminUserId = `${tenant.id}-admin`;
+  await claimUsername(context.db, tenant.adminUsername, adminUserId);
+  await handleCommand(
+    context.store,
+    tenantDecider,
+    tenantStream(tenant.id),
+    {
+      type: 'RegisterTenant',
+      tenantId: tenant.id,
+      name: tenant.name,
+      contactName: tenant.adminUsername,
+      company: tenant.name,
+      method: 'email',
+      phone: null,
+      email: null,
+    },
+    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-tenant' },
+  );
+  await handleCommand(
+    context.store,
+    tenantDecider,
+    tenantStream(tenant.id),
+    { type: 'ApproveTenant', tenantId: tenant.id, adminUserId },
+    {
+      ...seedContext,
+      tenantId: tenant.id,
+      idempotencyKey: 'seed-approve',
+    },
+  );
+  const created = await handleCommand(
+    context.store,
+    userDecider,
+    userStream(tenant.id, adminUserId),
+    {
+      type: 'CreateUser',
+      userId: adminUserId,
+      username: tenant.adminUsername,
+      email: null,
+      phone: null,
+      sex: 'unknown',
+      position: null,
+      groupId: null,
+      roleIds: [],
+      description: 'Tenant administrator',
+      homePage: null,
+      isSystemAdmin: false,
+      isTenantAdmin: true,
+    },
+    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-admin' },
+  );
+  if (created.applied) await setPassword(context.db, adminUserId, tenant.id, tenant.adminPassword);
+  await provisionTenant(context.store, tenant.id, adminUserId, seedContext);
+  await context.awaitProjections?.();
+  return { tenantId: tenant.id, adminUserId };
+}
