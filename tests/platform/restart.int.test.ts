@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@iot/infra/config.ts';
+import { DEMO_TENANT, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+
+/** A fresh start seeds the demo data; a second start on the same data keeps it and seeds nothing twice. */
+describe('starting twice on the same data', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-restart-'));
+  });
+  afterAll(async () => {
+    await db?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async () =>
+    startPlatform(
+      loadConfig({
+        DATABASE_URL: db.url,
+        DATA_DIR: dataDir,
+        DEMO_DATA: 'true',
+        ADMIN_PASSWORD: 'admin123',
+        MQTT_PORT: String(await freePort()),
+      }),
+      { port: 0, staticDir: null, logger: pino({ level: 'silent' }) },
+    );
+  const login = async (platform: Platform, account: string, password: string) =>
+    platform.app!.inject({ method: 'POST', url: '/api/auth/login', payload: { account, password, agreement: true } });
+
+  it('logs the demo users in after each start, with the same events and no duplicates', async () => {
+    const first = await start();
+    expect(first.demo).toBe(true);
+    const token = (await login(first, DEMO_TENANT.adminUsername, DEMO_TENANT.adminPassword)).json().data.token;
+    const groups = await first.app!.inject({ method: 'GET', url: '/api/auth/dept/list', headers: { authentication: token } });
+    expect(groups.json().data.total).toBe(5);
+    expect((await login(first, 'demo_operator', DEMO_TENANT.adminPassword)).statusCode).toBe(200);
+    const events = (await db.pool.query<{ n: number }>('select count(*)::int as n from es_events')).rows[0]!.n;
+    await first.stop();
+
+    const second = await start();
+    expect(second.generatedAdminPassword).toBeNull();
+    expect((await login(second, 'admin', 'admin123')).statusCode).toBe(200);
+    expect((await login(second, 'demo_auditor', DEMO_TENANT.adminPassword)).statusCode).toBe(200);
+    expect((await db.pool.query<{ n: number }>('select count(*)::int as n from es_events')).rows[0]!.n).toBe(events);
+    const users = await db.pool.query<{ username: string }>(`select username from rm_users where tenant_id = 'demo' order by username`);
+    expect(users.rows.map((u) => u.username)).toEqual(['demo', 'demo_auditor', 'demo_operator']);
+    await second.stop();
+  });
+});
