@@ -326,15 +326,15 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     const page = await adminPage();
     await page.goto(`${base}/system/menu`);
     const order = async () => {
-      const paths = await page.getByRole('row').allTextContents();
-      return paths.map((text) => /\/device\/(device|gateway)\b/.exec(text)?.[1]).filter(Boolean);
+      const paths = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+      return paths.filter((p) => p === '/device/device' || p === '/device/gateway');
     };
-    await expect.poll(order).toEqual(['device', 'gateway']);
+    await expect.poll(order).toEqual(['/device/device', '/device/gateway']);
     const gateway = page.getByRole('row').filter({ hasText: '/device/gateway' });
     await gateway.getByRole('button', { name: 'Up' }).click();
-    await expect.poll(order).toEqual(['gateway', 'device']);
+    await expect.poll(order).toEqual(['/device/gateway', '/device/device']);
     await gateway.getByRole('button', { name: 'Down' }).click();
-    await expect.poll(order).toEqual(['device', 'gateway']);
+    await expect.poll(order).toEqual(['/device/device', '/device/gateway']);
     await page.context().close();
   });
 

@@ -276,6 +276,14 @@ describe('groups, roles and menus', () => {
     expect(tree[1].children[0].children.map((m: { permission: string }) => m.permission)).toEqual(['system:dict:list']);
     const sub = data(await sut.call('GET', '/api/auth/menu', { token, query: { parentId: 'system' } }));
     expect(sub.map((m: { id: string }) => m.id)).toEqual(['system.dict']);
+    // Titles follow the caller's language.
+    expect(tree[1].title).toBe('系统管理');
+    const english = data(await sut.call('GET', '/api/auth/menu', { token, headers: { lang: 'en' } }));
+    expect([english[1].title, english[1].children[0].title, english[1].children[0].children[0].title]).toEqual([
+      'System management',
+      'Dictionaries',
+      'Query',
+    ]);
   });
 
   it('lets the system administrator add, reorder and delete menu entries (name at most 10 characters, path required)', async () => {

@@ -265,3 +265,97 @@ export async function seedBuiltinMenus(store: EventStore): Promise<number> {
   }
   return created;
 }
+
+/** English titles of the built-in entries, by id: areas and screens, then buttons and interfaces by their last part. */
+const englishAreasAndScreens: Record<string, string> = {
+  home: 'Home',
+  'home.index': 'Home',
+  operation: 'Operation center',
+  'operation.dataMap': 'Data map',
+  'operation.scene': 'Scene',
+  'operation.fieldConfig': 'Field configuration',
+  'operation.dataMarket': 'Data market',
+  'operation.video': 'Video surveillance',
+  'operation.bigScreen': 'Data big screen',
+  device: 'Device management',
+  'device.device': 'Devices',
+  'device.gateway': 'Gateways',
+  'device.product': 'Products',
+  'device.grouping': 'Grouping',
+  scene: 'Scene configuration',
+  'scene.design': 'Scene design',
+  'scene.linkage': 'Scene linkage',
+  'scene.linkageLog': 'Linkage log',
+  analysis: 'Data analysis',
+  'analysis.report': 'Report customization',
+  'analysis.history': 'Historical data',
+  'analysis.business': 'Business statistics',
+  'analysis.task': 'Statistic tasks',
+  'analysis.project': 'Project management',
+  'analysis.garage': 'Garage management',
+  'analysis.regionFault': 'Regional fault statistics',
+  'analysis.garageFault': 'Garage fault statistics',
+  'analysis.projectFault': 'Project fault statistics',
+  'analysis.nationalFault': 'National fault statistics',
+  rule: 'Rule engine',
+  'rule.chainLibrary': 'Rule chain library',
+  'rule.chainEditor': 'Rule chain editor',
+  'rule.list': 'Rule list',
+  alarm: 'Fault alarm',
+  'alarm.monitor': 'Alarm monitoring',
+  'alarm.settings': 'Alarm settings',
+  'alarm.notifySettings': 'Notification settings',
+  'alarm.contacts': 'Alert contacts',
+  'alarm.notifyTemplates': 'Notification templates',
+  'alarm.notifyConfigs': 'Notification configurations',
+  'alarm.notifyRecords': 'Notification records',
+  system: 'System management',
+  'system.user': 'Users',
+  'system.role': 'Roles',
+  'system.dept': 'Groups',
+  'system.menu': 'Menus',
+  'system.app': 'Apps and keys',
+  'system.dict': 'Dictionaries',
+  'system.settings': 'System settings',
+  'system.log': 'Operation log',
+  'system.tenant': 'Tenant audit',
+  'system.task': 'Tasks',
+  'system.resource': 'Resources',
+  'system.mqtt': 'MQTT',
+  'system.file': 'File management',
+  producttest: 'Product test',
+  'producttest.config': 'Test configuration',
+  'producttest.production': 'Production test',
+  'producttest.ptReport': 'Test reports',
+  'producttest.quality': 'Quality test',
+  'producttest.qcReport': 'Quality reports',
+  'producttest.batch': 'Batches',
+  'producttest.iccid': 'ICCID',
+  'producttest.binding': 'User binding',
+  forward: 'Forwarding',
+  'forward.mqttServer': 'MQTT services',
+  'forward.httpServer': 'HTTP services',
+  'forward.rules': 'Forwarding rules',
+  'forward.mqttUser': 'MQTT users',
+  'forward.mqttTopic': 'MQTT topics',
+};
+const englishEntries: Record<string, string> = {
+  list: 'Query',
+  add: 'Add',
+  edit: 'Edit',
+  delete: 'Delete',
+  resetPwd: 'Reset password',
+  grant: 'Grant menus',
+  secret: 'Reset secret',
+  export: 'Export',
+  audit: 'Audit',
+};
+
+/** A built-in entry's English title, or undefined for entries an administrator added. */
+export function englishTitleOf(menu: { id: string; type: string }): string | undefined {
+  if (menu.type === 'button' || menu.type === 'interface') return englishEntries[menu.id.split('.').at(-1) ?? ''];
+  return englishAreasAndScreens[menu.id];
+}
+
+/** The built-in Chinese names by id, to tell an entry an administrator renamed from an untouched one. */
+export const builtinNames: ReadonlyMap<string, string> = new Map(builtinMenus.map((m) => [m.id, m.name]));

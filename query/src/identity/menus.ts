@@ -5,12 +5,21 @@ import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
 import { hasPermission, principalOf, type Principal } from '../server/principal.ts';
 import { treeOf } from './paging.ts';
+import { builtinNames, englishTitleOf } from '@iot/command/menu/builtin.ts';
 
-const toMenuRow = (r: Record<string, unknown>): MenuRow => ({
+/** The title in the caller's language: built-in entries nobody renamed have an English one. */
+const titleOf = (r: Record<string, unknown>, lang: 'zh' | 'en'): string => {
+  const id = r.id as string;
+  const name = r.name as string;
+  if (lang !== 'en' || r.builtin !== true || builtinNames.get(id) !== name) return name;
+  return englishTitleOf({ id, type: r.type as string }) ?? name;
+};
+
+const toMenuRow = (r: Record<string, unknown>, lang: 'zh' | 'en'): MenuRow => ({
   id: r.id as string,
   type: r.type as MenuRow['type'],
   name: r.name as string,
-  title: r.name as string,
+  title: titleOf(r, lang),
   routerName: (r.router_name as string | null) ?? null,
   icon: (r.icon as string | null) ?? null,
   permission: (r.permission as string | null) ?? null,
@@ -21,8 +30,8 @@ const toMenuRow = (r: Record<string, unknown>): MenuRow => ({
   builtin: r.builtin === true,
 });
 
-async function allMenus(db: Sql): Promise<MenuRow[]> {
-  return (await db.query('select * from rm_menus order by sort, id')).rows.map(toMenuRow);
+async function allMenus(db: Sql, lang: 'zh' | 'en'): Promise<MenuRow[]> {
+  return (await db.query('select * from rm_menus order by sort, id')).rows.map((r) => toMenuRow(r, lang));
 }
 
 /** The entries a principal may see: those whose permission it holds, entries without one that lead to such, and their ancestors. */
@@ -61,7 +70,7 @@ export const menuQueryRoutes: RoutesPlugin = async (app, { db }) => {
     },
     async (request) => {
       const { parentId, type } = request.query;
-      let menus = subtree(visibleMenus(await allMenus(db), principalOf(request)), parentId);
+      let menus = subtree(visibleMenus(await allMenus(db, request.lang), principalOf(request)), parentId);
       if (type) menus = menus.filter((m) => m.type === type);
       return ok(treeOf(menus) as z.infer<typeof menuNode>[]);
     },
@@ -77,7 +86,9 @@ export const menuQueryRoutes: RoutesPlugin = async (app, { db }) => {
     async (request) => {
       const principal = principalOf(request);
       const { parentId, type } = request.query;
-      let menus = subtree(await allMenus(db), parentId).filter((m) => principal.isSystemAdmin || !m.permission?.startsWith('platform:'));
+      let menus = subtree(await allMenus(db, request.lang), parentId).filter(
+        (m) => principal.isSystemAdmin || !m.permission?.startsWith('platform:'),
+      );
       if (type) menus = menus.filter((m) => m.type === type);
       return ok(treeOf(menus) as z.infer<typeof menuNode>[]);
     },

@@ -22,13 +22,13 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-function headers(json: boolean): Record<string, string> {
+function headers(contentType: string | null): Record<string, string> {
   const out: Record<string, string> = { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh' };
   const token = session.token();
   if (token) out.Authentication = token;
   const authTimestamp = localStorage.getItem('authtimestamp');
   if (authTimestamp) out.authtimestamp = authTimestamp;
-  if (json) out['content-type'] = 'application/json';
+  if (contentType) out['content-type'] = contentType;
   return out;
 }
 
@@ -52,14 +52,15 @@ export interface CallOptions {
 async function call<T>(method: string, path: string, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
-  const isForm = typeof FormData !== 'undefined' && body instanceof FormData;
+  // A file (the logo) travels as its own bytes with its own type; anything else as JSON.
+  const isFile = typeof Blob !== 'undefined' && body instanceof Blob;
   const hasBody = body !== undefined && method !== 'GET' && method !== 'DELETE';
   let response: Response;
   try {
     response = await fetch(path + queryString(query, method === 'GET' || method === 'DELETE'), {
       method,
-      headers: headers(hasBody && !isForm),
-      body: hasBody ? (isForm ? (body as FormData) : JSON.stringify(body)) : undefined,
+      headers: headers(!hasBody ? null : isFile ? (body as Blob).type || 'application/octet-stream' : 'application/json'),
+      body: hasBody ? (isFile ? (body as Blob) : JSON.stringify(body)) : undefined,
       credentials: 'same-origin',
       signal: controller.signal,
     });

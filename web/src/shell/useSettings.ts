@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../api/client.ts';
-
+import { useSession } from '../auth/useSession.ts';
 import { DEFAULT_SYSTEM_NAME, type SystemSettings } from '@iot/contracts/identity/settings.ts';
 
 export const SETTINGS_KEY = 'settings';
@@ -9,8 +9,10 @@ export const SETTINGS_KEY = 'settings';
 /** System name and logo from settings; the product's own when the server has none. */
 export function useSettings() {
   const { t } = useTranslation();
+  const user = useSession();
   const query = useQuery({
-    queryKey: [SETTINGS_KEY],
+    // Per user: what the login page got before login (the defaults) must not stay after it.
+    queryKey: [SETTINGS_KEY, user?.id ?? ''],
     staleTime: 60_000,
     retry: false,
     queryFn: async (): Promise<SystemSettings> => {

@@ -59,9 +59,7 @@ export function SettingsPage() {
     try {
       if (form.dirty) await api.put(endpoints.settings, checked.data);
       if (preview) {
-        const data = new FormData();
-        data.append('file', preview.blob, 'logo.png');
-        await api.post(endpoints.settingsLogo, data);
+        await api.post(endpoints.settingsLogo, preview.blob);
         setPreview(null);
       }
       form.markSaved();
