@@ -312,10 +312,13 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     await expect.poll(() => page.getByText('The new logo applies once you save').count()).toBe(1);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByText('Saved').count()).toBeGreaterThan(0);
-    const logo = await fetch(`${base}/api/auth/userLogo`);
-    expect(logo.headers.get('content-type')).toContain('image/png');
-    const bytes = Buffer.from(await logo.arrayBuffer());
-    expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([60, 30]);
+    // The stored logo, fetched as the page does (with its session): a PNG 30 px high, width in proportion.
+    const stored = await page.evaluate(async () => {
+      const answer = await fetch('/api/auth/userLogo');
+      const view = new DataView(await answer.arrayBuffer());
+      return { type: answer.headers.get('content-type'), size: [view.getUint32(16), view.getUint32(20)] };
+    });
+    expect(stored).toEqual({ type: expect.stringContaining('image/png'), size: [60, 30] });
     await page.reload();
     await expect.poll(() => page.locator('.brand img').evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBe(60);
     await page.context().close();
