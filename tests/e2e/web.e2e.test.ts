@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startPlatform, type Platform } from '@iot/infra/platform.ts';
 import { inCi } from '../harness/engines.ts';
+import { freePort } from '../harness/free-port.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,10 +67,19 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
     if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
     db = await createTestDatabase();
     dataDir = mkdtempSync(path.join(tmpdir(), 'web-e2e-'));
-    platform = await startPlatform(loadConfig({ ...process.env, ADMIN_PASSWORD: 'admin123', DATA_DIR: dataDir, DATABASE_URL: db.url }), {
-      port: 0,
-      staticDir: WEB_DIST,
-    });
+    platform = await startPlatform(
+      loadConfig({
+        ...process.env,
+        ADMIN_PASSWORD: 'admin123',
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        MQTT_PORT: String(await freePort()),
+      }),
+      {
+        port: 0,
+        staticDir: WEB_DIST,
+      },
+    );
     base = platform.url!;
     const docs = (await (await fetch(`${base}/docs/json`)).json()) as { paths: Record<string, unknown> };
     hasIdentityRoutes = ['/api/auth/dept', '/api/auth/role', '/api/auth/user', '/api/auth/menu'].every((p) => p in docs.paths);
