@@ -18,7 +18,7 @@ export const TEST_ADMIN_PASSWORD = ADMIN_PASSWORD;
  * platform per test file), on its own database, with every log line captured. Requests go through Fastify's
  * inject: the full pipeline of hooks, validation and handlers, without a socket.
  */
-export async function startTestPlatform() {
+export async function startTestPlatform(env: Record<string, string> = {}) {
   const db: TestDatabase = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-identity-'));
   const logLines: string[] = [];
@@ -37,7 +37,14 @@ export async function startTestPlatform() {
     });
   });
   const platform: Platform = await startPlatform(
-    loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'debug', MQTT_PORT: String(await freePort()) }),
+    loadConfig({
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'debug',
+      MQTT_PORT: String(await freePort()),
+      ...env,
+    }),
     {
       port: 0,
       staticDir: null,
