@@ -382,7 +382,14 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
 
   it('tag tabs: close one, close others, close all, each surviving a reload', async () => {
     const page = await adminPage();
-    for (const screen of ['user', 'role', 'dept']) await page.goto(`${base}/system/${screen}`);
+    for (const [screen, tab] of [
+      ['user', 'Users'],
+      ['role', 'Roles'],
+      ['dept', 'Groups'],
+    ]) {
+      await page.goto(`${base}/system/${screen}`);
+      await expect.poll(() => tabNames(page)).toContain(tab);
+    }
     await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Roles', 'Groups']);
     await page.reload();
     await expect.poll(() => tabNames(page)).toEqual(['Home', 'Users', 'Roles', 'Groups']);

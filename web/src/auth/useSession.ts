@@ -3,7 +3,8 @@ import type { CurrentUser } from '@iot/contracts';
 import { session } from '../api/session.ts';
 
 const listeners = new Set<() => void>();
-let current: CurrentUser | null = session.user();
+// Read on first use, not on import: modules importing this one also run where there is no localStorage (node tests).
+let current: CurrentUser | null | undefined;
 
 /** The logged-in user as React state: login, logout and refreshes notify every screen. */
 export const sessionStore = {
@@ -30,6 +31,6 @@ export function useSession(): CurrentUser | null {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    () => current,
+    () => (current ??= session.user()),
   );
 }
