@@ -18,7 +18,7 @@ export const TEST_ADMIN_PASSWORD = ADMIN_PASSWORD;
  * platform per test file), on its own database, with every log line captured. Requests go through Fastify's
  * inject: the full pipeline of hooks, validation and handlers, without a socket.
  */
-export async function startTestPlatform(env: Record<string, string> = {}) {
+export async function startTestPlatform(env: Record<string, string> = {}, options: { staticDir?: string } = {}) {
   const db: TestDatabase = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-identity-'));
   const logLines: string[] = [];
@@ -47,7 +47,7 @@ export async function startTestPlatform(env: Record<string, string> = {}) {
     }),
     {
       port: 0,
-      staticDir: null,
+      staticDir: options.staticDir ?? null,
       logger,
     },
   );

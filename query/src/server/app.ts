@@ -45,7 +45,11 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
     reply.header('x-request-id', request.id);
   });
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/') || request.method !== 'GET' || !options.staticDir) return replyError(reply, request, 'NOT_FOUND');
+    const path = request.url.split('?')[0]!;
+    // A missing file (an asset of an older build) is a 404; any other page is the client's route.
+    const isFile = /\.[a-z0-9]+$/i.test(path) || path.startsWith('/assets/');
+    if (path.startsWith('/api/') || request.method !== 'GET' || !options.staticDir || isFile)
+      return replyError(reply, request, 'NOT_FOUND');
     // The web app routes on the client: unknown GETs outside /api get its index.
     return reply.sendFile('index.html');
   });
@@ -87,7 +91,9 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
 
   if (options.staticDir) {
     const { default: fastifyStatic } = await import('@fastify/static');
-    await app.register(fastifyStatic, { root: options.staticDir, wildcard: false });
+    // Files are looked up on each request, so a rebuilt web app is served without a restart.
+    await app.register(fastifyStatic, { root: options.staticDir, wildcard: true, index: false });
+    app.get('/', { config: { permission: 'public' }, schema: { hide: true } }, (_request, reply) => reply.sendFile('index.html'));
   }
   return app;
 }
