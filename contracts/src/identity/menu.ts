@@ -52,6 +52,8 @@ export const menuRow = z.object({
   sort: z.number().int(),
   parentId: z.string().nullable(),
   builtin: z.boolean(),
+  /** A built-in entry whose name an administrator changed: show `title`, not a translation of its own. */
+  renamed: z.boolean(),
 });
 export type MenuRow = z.infer<typeof menuRow>;
 export type MenuNode = MenuRow & { children: MenuNode[] };

@@ -28,6 +28,7 @@ const toMenuRow = (r: Record<string, unknown>, lang: 'zh' | 'en'): MenuRow => ({
   sort: r.sort as number,
   parentId: (r.parent_id as string | null) ?? null,
   builtin: r.builtin === true,
+  renamed: r.builtin === true && builtinNames.get(r.id as string) !== r.name,
 });
 
 async function allMenus(db: Sql, lang: 'zh' | 'en'): Promise<MenuRow[]> {

@@ -35,7 +35,14 @@ export function useTitle() {
 /** The title of a row of the server's menu tree: built-in entries in the user's language, others as stored. */
 export function useEntryTitle() {
   const { t, i18n } = useTranslation();
-  return (entry: { title: string; builtin?: boolean; type?: string; path?: string | null; permission?: string | null }) => {
+  return (entry: {
+    title: string;
+    builtin?: boolean;
+    renamed?: boolean;
+    type?: string;
+    path?: string | null;
+    permission?: string | null;
+  }) => {
     const key = builtinTitleKey(entry);
     return key && i18n.exists(key) ? t(key) : entry.title;
   };

@@ -130,11 +130,12 @@ const HOME_PATHS = new Set(['/home', '/home/index', '/index']);
  */
 export function builtinTitleKey(entry: {
   builtin?: boolean;
+  renamed?: boolean;
   type?: string;
   path?: string | null;
   permission?: string | null;
 }): string | null {
-  if (!entry.builtin) return null;
+  if (!entry.builtin || entry.renamed) return null;
   if (entry.type === 'button' || entry.type === 'interface') {
     const action = entry.permission?.split(':').pop();
     return action ? `menuAction.${action}` : null;

@@ -14,6 +14,8 @@ interface ServerMenu {
   icon?: string | null;
   permission?: string | null;
   type?: string;
+  /** A built-in entry an administrator renamed: its stored title wins over the web's translation. */
+  renamed?: boolean;
   children?: ServerMenu[];
 }
 
@@ -26,7 +28,7 @@ export const fromServer = (rows: ServerMenu[]): MenuNode[] =>
     if (only && HOME_ALIASES.has(only.path ?? ''))
       return { key: String(row.id), title: 'menu.home', path: '/index', icon: row.icon ?? 'home', type: 'menu' };
     const path = row.path ?? undefined;
-    const known = path ? titleByPath.get(path) : undefined;
+    const known = path && !row.renamed ? titleByPath.get(path) : undefined;
     return {
       key: String(row.id),
       title: known ?? row.title ?? row.name ?? '',

@@ -17,7 +17,8 @@ export function useSettings() {
     retry: false,
     queryFn: async (): Promise<SystemSettings> => {
       try {
-        return await api.get<SystemSettings>('/api/auth/settings', undefined, { noRedirect: true });
+        // Before login, the platform's own name and logo (the login and registration pages).
+        return await api.get<SystemSettings>(user ? '/api/auth/settings' : '/api/auth/settings/public', undefined, { noRedirect: true });
       } catch (error) {
         if (error instanceof ApiError) return { systemName: '', logo: null, updatedAt: null };
         throw error;
@@ -27,7 +28,7 @@ export function useSettings() {
   const settings = query.data;
   return {
     systemName: settings?.systemName && settings.systemName !== DEFAULT_SYSTEM_NAME ? settings.systemName : t('brand.name'),
-    logoUrl: settings?.logo ? `/api/auth/userLogo?v=${settings.logo}` : '/favicon.svg',
+    logoUrl: settings?.logo ? `${user ? '/api/auth/userLogo' : '/api/auth/settings/public/logo'}?v=${settings.logo}` : '/favicon.svg',
     settings,
   };
 }
