@@ -372,6 +372,12 @@ describe('apps, dictionaries, settings and the operation log', () => {
     const log = data(await sut.call('GET', '/api/auth/log', { token: admin, query: { eventType: 'SystemNameChanged' } }));
     expect(log.rows[0]).toMatchObject({ actorName: 'gammaAdmin', eventType: 'SystemNameChanged', stream: 'settings-gamma.gamma' });
     expect(log.rows[0].ip).toBeTruthy();
+    // The target is named: by its own event, or by the stream's last name when its event has none.
+    const users = data(await sut.call('GET', '/api/auth/log', { token: admin, query: { pageSize: '500' } })).rows.filter(
+      (r: { stream: string }) => r.stream.startsWith('user-'),
+    );
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.every((r: { targetName: string | null }) => typeof r.targetName === 'string' && r.targetName.length > 0)).toBe(true);
     const byActor = data(
       await sut.call('GET', '/api/auth/log', {
         token: admin,

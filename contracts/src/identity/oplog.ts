@@ -10,6 +10,8 @@ export const oplogRow = z.object({
   actorName: z.string().nullable(),
   eventType: z.string(),
   stream: z.string(),
+  /** The target's name when the log knows it (a user's username, a role's name, ...). */
+  targetName: z.string().nullable(),
   ip: z.string().nullable(),
   correlationId: z.string(),
 });

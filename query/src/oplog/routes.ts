@@ -15,6 +15,7 @@ const toOplogRow = (r: Record<string, unknown>): OplogRow => ({
   actorName: (r.actor_name as string | null) ?? null,
   eventType: r.event_type as string,
   stream: r.stream as string,
+  targetName: (r.target_name as string | null) ?? null,
   ip: (r.ip as string | null) ?? null,
   correlationId: r.correlation_id as string,
 });
@@ -27,6 +28,7 @@ const columns: (keyof OplogRow)[] = [
   'actorName',
   'eventType',
   'stream',
+  'targetName',
   'ip',
   'correlationId',
   'eventId',

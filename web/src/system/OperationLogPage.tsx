@@ -14,18 +14,19 @@ const words = (type: string) => type.replace(/([a-z])([A-Z])/g, (_, a: string, b
 export function OperationLogPage() {
   const { t, i18n } = useTranslation();
   const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : words(type));
-  // A stream is 'kind-id' (menu-system.user): name the kind in the user's language.
-  const target = (stream: string) => {
-    const dash = stream.indexOf('-');
-    const kind = dash > 0 ? stream.slice(0, dash) : '';
-    return i18n.exists(`log.stream.${kind}`) ? `${t(`log.stream.${kind}`)} · ${stream.slice(dash + 1)}` : stream;
+  // A stream is 'kind-tenant.id' (menu-system.user): the kind in the user's language, then the target's name.
+  const target = (row: OplogRow) => {
+    const dash = row.stream.indexOf('-');
+    const kind = dash > 0 ? row.stream.slice(0, dash) : '';
+    const name = row.targetName ?? row.stream.slice(dash + 1);
+    return i18n.exists(`log.stream.${kind}`) ? `${t(`log.stream.${kind}`)} · ${name}` : row.stream;
   };
   const columns: ListColumn<OplogRow>[] = [
     { id: 'occurredAt', header: t('log.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
     { id: 'actorId', header: t('log.actor'), value: (r) => r.actorName ?? r.actorId, sortable: true, width: 130 },
     { id: 'actorKind', header: t('log.actorKind'), value: (r) => t(`log.kind.${r.actorKind}`, { defaultValue: r.actorKind }), width: 90 },
     { id: 'eventType', header: t('log.operation'), value: (r) => eventName(r.eventType), sortable: true, width: 180 },
-    { id: 'stream', header: t('log.target'), value: (r) => target(r.stream), width: 240 },
+    { id: 'stream', header: t('log.target'), value: (r) => target(r), width: 240 },
     { id: 'ip', header: t('log.ip'), value: (r) => r.ip, width: 120 },
   ];
   return (
