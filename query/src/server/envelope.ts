@@ -44,7 +44,8 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     (error.statusCode === 400 && error instanceof SyntaxError)
   )
     return send(reply, request, 'BAD_JSON');
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return send(reply, request, 'BODY_TOO_LARGE', { fields: [{ field: 'body', message: 'larger than 1 MB' }] });
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413)
+    return send(reply, request, 'BODY_TOO_LARGE', { fields: [{ field: 'body', message: 'larger than 1 MB' }] });
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return send(reply, request, 'VALIDATION', { fields: [{ field: 'content-type', message: 'unsupported media type' }] });
   if (error.statusCode === 429) return send(reply, request, 'RATE_LIMITED');
