@@ -32,7 +32,7 @@ import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createNotifier } from './notify/outbox.ts';
 import { startEmbeddedPostgres } from './postgres/embedded.ts';
-import { createSqlPool, type SqlPool } from './postgres/sql.ts';
+import { createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from './postgres/sql.ts';
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
 import { createInProcessBus } from './bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from './bus/kafka.ts';
@@ -116,9 +116,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     const db: SqlPool = createSqlPool(databaseUrl, config.PG_POOL_SIZE);
     stops.push(() => db.end());
+    // Projections read the log and write read models on connections of their own, so that a burst of API
+    // requests cannot queue them out.
+    const projectionDb = createSqlPool(databaseUrl, PROJECTION_POOL_SIZE);
+    stops.push(() => projectionDb.end());
     const store: EventStore = config.EVENTSTORE_URL
       ? await (await import('./event-store/kurrentdb.ts')).createKurrentEventStore({ url: config.EVENTSTORE_URL })
-      : await createPostgresEventStore(db);
+      : await createPostgresEventStore(db, { subscriptionPool: projectionDb });
     stops.push(() => store.close());
 
     const metrics = createMetrics();
@@ -139,9 +143,6 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       });
     }
 
-    // The runner gets connections of its own, so that a burst of API requests cannot queue it out.
-    const projectionDb = createSqlPool(databaseUrl, 2);
-    stops.push(() => projectionDb.end());
     let bus: Bus | null = null;
     let mqtt: MqttPort | null = null;
     if (role === 'all' || role === 'ingest') {

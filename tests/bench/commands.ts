@@ -6,26 +6,37 @@ import { handleCommand } from '@iot/command/handler.ts';
 import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/tenant/decide.ts';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { API_POOL_SIZE, createSqlPool } from '@iot/infra/postgres/sql.ts';
+import { API_POOL_SIZE, createSqlPool, PROJECTION_POOL_SIZE } from '@iot/infra/postgres/sql.ts';
 import { createProjectionRunner } from '@iot/projections/runner.ts';
 import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 
 const CLIENTS = 32;
+/** The issue's target: 2,000 commands a second on this 2-core machine. */
+const TARGET_RATE = 2000;
 /** Connections of the pool the clients share, as the platform's API pool; the projection runner has its own. */
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? API_POOL_SIZE);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-/** Runs `work` from CLIENTS concurrent loops for `ms`; returns operations/s and each operation's latency. */
-async function drive(ms: number, work: () => Promise<void>): Promise<{ rate: number; latencies: number[] }> {
+/**
+ * Runs `work` from CLIENTS concurrent loops for `ms`, as fast as they go or, with `perSecond`, started on a
+ * schedule of that many a second; returns operations/s and each operation's latency.
+ */
+async function drive(ms: number, work: () => Promise<void>, perSecond?: number): Promise<{ rate: number; latencies: number[] }> {
   const latencies: number[] = [];
-  const deadline = performance.now() + ms;
   const started = performance.now();
+  const deadline = started + ms;
+  let scheduled = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < deadline) {
+        if (perSecond) {
+          const due = started + (scheduled++ * 1000) / perSecond;
+          if (due >= deadline) break;
+          if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+        }
         const t0 = performance.now();
         await work();
         latencies.push(performance.now() - t0);
@@ -55,9 +66,9 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-pg-'));
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
   const pool = createSqlPool(pg.url, CONNECTIONS);
-  const projectionPool = createSqlPool(pg.url, 2);
+  const projectionPool = createSqlPool(pg.url, PROJECTION_POOL_SIZE);
   try {
-    const store = await createPostgresEventStore(pool);
+    const store = await createPostgresEventStore(pool, { subscriptionPool: projectionPool });
     const lags: number[] = [];
     const runner = createProjectionRunner(store, projectionPool, [tenantsProjection], { onLag: (_name, ms) => lags.push(ms) });
     await runner.setup();
@@ -86,17 +97,23 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
       ]);
     });
 
-    const commands = await drive(seconds * 1000, async () => {
+    const command = async () => {
       const id = randomUUID();
       await handleCommand(store, tenantDecider, tenantStream(id), registerCommand(id), {
         tenantId: 'system',
         actor: { kind: 'user', id: 'bench' },
       });
-    });
+    };
+    // As fast as 32 clients go: the throughput, and how far the projection falls behind at saturation.
+    const commands = await drive(seconds * 1000, command);
+    await runner.catchUp(120_000);
+    const saturatedLags = lags.splice(0).sort((a, b) => a - b);
+    // At the issue's target rate, from the same 32 clients: the lag a live fleet of that size sees.
+    const paced = await drive(seconds * 1000, command, TARGET_RATE);
     await runner.catchUp(60_000);
     await runner.stopAll();
     await store.close();
-    lags.sort((a, b) => a - b);
+    const pacedLags = lags.splice(0).sort((a, b) => a - b);
     return [
       {
         bench: 'commands',
@@ -120,12 +137,22 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
         limit_of: 'raw postgres insert p99',
       },
       {
-        bench: 'projection_lag_p99',
-        value: Math.round(percentile(lags, 99)),
+        bench: 'projection_lag_p99_saturated',
+        value: Math.round(percentile(saturatedLags, 99)),
         unit: 'ms',
         limit: 500,
         limit_of: 'target of issue 2',
-        events: lags.length,
+        events: saturatedLags.length,
+      },
+      {
+        bench: 'projection_lag_p99',
+        value: Math.round(percentile(pacedLags, 99)),
+        unit: 'ms',
+        limit: 500,
+        limit_of: 'target of issue 2',
+        at_commands_per_s: Math.round(paced.rate),
+        command_latency_p99_ms: +percentile(paced.latencies, 99).toFixed(2),
+        events: pacedLags.length,
       },
     ];
   } finally {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '@iot/contracts';
-import type { SqlPool } from '../postgres/sql.ts';
+import type { Sql, SqlPool } from '../postgres/sql.ts';
 import {
   categoryOf,
   VersionConflictError,
@@ -84,9 +84,19 @@ const isUniqueViolation = (error: unknown): boolean => (error as { code?: string
  * log only see rows whose transaction is below the oldest still-running one, ordered by (xid, position),
  * so an event that commits after a higher position was read is never skipped.
  */
-export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?: number } = {}): Promise<EventStore> {
+export interface PostgresEventStoreOptions {
+  pollMs?: number;
+  /**
+   * Connections for subscriptions' reads, so that followers of the log never queue behind the commands
+   * on the main pool (default: the main pool).
+   */
+  subscriptionPool?: Sql;
+}
+
+export async function createPostgresEventStore(pool: SqlPool, storeOptions: PostgresEventStoreOptions = {}): Promise<EventStore> {
   await pool.query(eventStoreSchema);
-  const pollMs = options.pollMs ?? 200;
+  const pollMs = storeOptions.pollMs ?? 200;
+  const followerPool = storeOptions.subscriptionPool ?? pool;
   const wakers = new Set<() => void>();
   const wakeLocal = () => {
     for (const wake of [...wakers]) wake();
@@ -166,7 +176,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
     return result.rows.map(toStored);
   }
 
-  async function readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
+  async function readAll(options: ReadAllOptions = {}, sql: Sql = pool): Promise<StoredEvent[]> {
     const [xid, pos] = parsePosition(options.after);
     const params: unknown[] = [xid, pos, options.limit ?? 1000];
     let category = '';
@@ -174,7 +184,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
       params.push(options.categories);
       category = ` and category = any($4::text[])`;
     }
-    const result = await pool.query<EventRow>(
+    const result = await sql.query<EventRow>(
       `select ${columns} from es_events
        where (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())${category}
@@ -205,12 +215,20 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
       });
     const loop = (async () => {
       let misses = 0;
+      const read = (after: string | null) =>
+        readAll({ after, limit: options.limit ?? 500, categories: options.categories }, followerPool);
+      // The next batch is read while the handler works on this one.
+      let next: Promise<StoredEvent[]> | null = null;
       while (!stopped) {
         try {
-          const batch = await readAll({ after: checkpoint, limit: options.limit ?? 500, categories: options.categories });
+          const batch = await (next ?? read(checkpoint));
+          next = null;
           if (batch.length > 0) {
+            const last = batch[batch.length - 1]!.position;
+            next = read(last);
+            next.catch(() => {}); // a failed read is met when awaited
             await options.onEvents(batch);
-            checkpoint = batch[batch.length - 1]!.position;
+            checkpoint = last;
             misses = 0;
             continue;
           }
@@ -218,6 +236,7 @@ export async function createPostgresEventStore(pool: SqlPool, options: { pollMs?
           misses += 1;
           if (await sleep(misses <= 3 ? 5 * misses : pollMs)) misses = 0;
         } catch (error) {
+          next = null;
           if (stopped) break;
           options.onError?.(error);
           await sleep(pollMs);

@@ -30,6 +30,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * the projection runner (which has its own pool); past this, commands queue in the process instead.
  */
 export const API_POOL_SIZE = Math.max(4, os.availableParallelism() * 3);
+/** Connections of the projections: their reads of the log and their read-model transactions. */
+export const PROJECTION_POOL_SIZE = 4;
 
 export function createSqlPool(url: string, max = API_POOL_SIZE): SqlPool {
   const pool = new pg.Pool({ connectionString: url, max });
