@@ -215,8 +215,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
       });
     const loop = (async () => {
       let misses = 0;
-      const read = (after: string | null) =>
-        readAll({ after, limit: options.limit ?? 500, categories: options.categories }, followerPool);
+      const read = (after: string | null) => readAll({ after, limit: options.limit ?? 500, categories: options.categories }, followerPool);
       // The next batch is read while the handler works on this one.
       let next: Promise<StoredEvent[]> | null = null;
       while (!stopped) {
