@@ -15,6 +15,8 @@ export interface ProjectionStatus {
   /** Time from an event's append to its projection, for the last event applied. */
   lastLagMs: number;
   eventsApplied: number;
+  /** The last failure, until the projection applies again. */
+  error: string | null;
 }
 
 export interface RunnerOptions {
@@ -22,151 +24,12 @@ export interface RunnerOptions {
   onLag?(projection: string, lagMs: number): void;
   onError?(projection: string, error: unknown): void;
   batchSize?: number;
+  /** How long a failed projection waits before it is tried again. */
+  retryMs?: number;
 }
 
-/** Someone else (a rebuild) moved the checkpoint: the live subscription must restart from the stored one. */
+/** Someone else (a rebuild) moved a checkpoint: the live run must restart from the stored ones. */
 class CheckpointMovedError extends Error {}
-
-async function applyBatch(tx: Sql, projection: Projection, events: StoredEvent[]): Promise<number> {
-  let applied = 0;
-  for (const event of events) {
-    if (!handlesEvent(projection, event.type)) continue;
-    await projection.apply(tx, event);
-    applied += 1;
-  }
-  return applied;
-}
-
-/** Reads the global log from each projection's checkpoint and writes its read model and checkpoint in one transaction. */
-export function createProjectionRunner(store: EventStore, pool: SqlPool, projections: readonly Projection[], options: RunnerOptions = {}) {
-  const byName = new Map(projections.map((p) => [p.name, p]));
-  const running = new Map<string, Subscription>();
-  const status = new Map<string, ProjectionStatus>();
-
-  async function setup(): Promise<void> {
-    await pool.query(checkpointSchema);
-    for (const projection of projections) await pool.query(projection.schema);
-  }
-
-  async function storedCheckpoint(sql: Sql, name: string, lock: boolean): Promise<string | null> {
-    const result = await sql.query<{ position: string | null }>(
-      `select position from projection_checkpoints where name = $1${lock ? ' for update' : ''}`,
-      [name],
-    );
-    return result.rows[0]?.position ?? null;
-  }
-
-  async function start(name: string): Promise<void> {
-    const projection = byName.get(name);
-    if (!projection) throw new Error(`unknown projection ${name}`);
-    await pool.query(`insert into projection_checkpoints (name) values ($1) on conflict do nothing`, [name]);
-    let checkpoint = await storedCheckpoint(pool, name, false);
-    const current: ProjectionStatus = status.get(name) ?? { name, position: checkpoint, lastLagMs: 0, eventsApplied: 0 };
-    status.set(name, current);
-    const subscription = store.subscribe({
-      after: checkpoint,
-      limit: options.batchSize ?? 500,
-      onEvents: async (events) => {
-        const last = events[events.length - 1]!;
-        const applied = await pool.transaction(async (tx) => {
-          // Moving the checkpoint first locks its row; finding it elsewhere means a rebuild moved it.
-          const moved = await tx.query(
-            'update projection_checkpoints set position = $3, updated_at = now() where name = $1 and position is not distinct from $2',
-            [name, checkpoint, last.position],
-          );
-          if (moved.rowCount === 0) throw new CheckpointMovedError();
-          return applyBatch(tx, projection, events);
-        });
-        checkpoint = last.position;
-        const now = Date.now();
-        for (const event of events) {
-          if (!handlesEvent(projection, event.type)) continue;
-          current.lastLagMs = now - event.recordedAt.getTime();
-          options.onLag?.(name, current.lastLagMs);
-        }
-        current.position = checkpoint;
-        current.eventsApplied += applied;
-      },
-      onError: (error) => {
-        if (error instanceof CheckpointMovedError) {
-          void restart(name);
-          return;
-        }
-        options.onError?.(name, error);
-      },
-    });
-    running.set(name, subscription);
-  }
-
-  async function stop(name: string): Promise<void> {
-    const subscription = running.get(name);
-    running.delete(name);
-    await subscription?.stop();
-  }
-
-  async function restart(name: string): Promise<void> {
-    await stop(name);
-    await start(name);
-  }
-
-  /** Drops the read model, replays the whole log into it and commits, all in one transaction. */
-  async function rebuild(name: string): Promise<{ events: number }> {
-    const projection = byName.get(name);
-    if (!projection) throw new Error(`unknown projection ${name}; known: ${[...byName.keys()].join(', ')}`);
-    const wasRunning = running.has(name);
-    await stop(name);
-    const count = await pool.transaction(async (tx) => {
-      await tx.query(`insert into projection_checkpoints (name) values ($1) on conflict do nothing`, [name]);
-      await storedCheckpoint(tx, name, true);
-      for (const table of projection.tables) await tx.query(`drop table if exists ${table} cascade`);
-      await tx.query(projection.schema);
-      let after: string | null = null;
-      let total = 0;
-      for (;;) {
-        const batch = await store.readAll({ after, limit: 1000 });
-        if (batch.length === 0) break;
-        total += await applyBatch(tx, projection, batch);
-        after = batch[batch.length - 1]!.position;
-      }
-      await tx.query(`update projection_checkpoints set position = $2, updated_at = now() where name = $1`, [name, after]);
-      return total;
-    });
-    status.delete(name);
-    if (wasRunning) await start(name);
-    return { events: count };
-  }
-
-  /** Resolves once every running projection has applied the log up to its head at the time of the call. */
-  async function catchUp(timeoutMs = 10_000): Promise<void> {
-    const head = await store.headPosition();
-    if (!head) return;
-    const deadline = Date.now() + timeoutMs;
-    for (const name of running.keys()) {
-      for (;;) {
-        const position = await storedCheckpoint(pool, name, false);
-        if (position && comparePositions(position, head) >= 0) break;
-        if (Date.now() > deadline) throw new Error(`projection ${name} did not catch up within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
-  }
-
-  return {
-    setup,
-    async startAll() {
-      for (const projection of projections) await start(projection.name);
-    },
-    async stopAll() {
-      for (const name of [...running.keys()]) await stop(name);
-    },
-    rebuild,
-    catchUp,
-    status: () => [...status.values()],
-    names: () => [...byName.keys()],
-  };
-}
-
-export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;
 
 /** Orders two positions of the same store; both adapters encode them as `a:b` numeric pairs. */
 export function comparePositions(a: string, b: string): number {
@@ -176,3 +39,219 @@ export function comparePositions(a: string, b: string): number {
   if (a2 !== b2) return a2 < b2 ? -1 : 1;
   return 0;
 }
+
+const after = (position: string, checkpoint: string | null) => checkpoint === null || comparePositions(position, checkpoint) > 0;
+
+async function applyEvents(tx: Sql, projection: Projection, handled: StoredEvent[]): Promise<void> {
+  if (projection.applyBatch) await projection.applyBatch(tx, handled);
+  else for (const event of handled) await projection.apply(tx, event);
+}
+
+/**
+ * Keeps every read model up to date from one reading of the global log. Each projection has its own
+ * checkpoint; for each batch, each projection that handles some of its events writes them and moves its
+ * checkpoint in one transaction of its own (a failing projection holds back only itself, and is tried
+ * again after `retryMs`), and the others have their checkpoints moved together.
+ */
+export function createProjectionRunner(store: EventStore, pool: SqlPool, projections: readonly Projection[], options: RunnerOptions = {}) {
+  const byName = new Map(projections.map((p) => [p.name, p]));
+  const status = new Map<string, ProjectionStatus>(
+    projections.map((p) => [p.name, { name: p.name, position: null, lastLagMs: 0, eventsApplied: 0, error: null }]),
+  );
+  let subscription: Subscription | null = null;
+  let running = false;
+  let retryTimer: NodeJS.Timeout | null = null;
+
+  async function setup(): Promise<void> {
+    await pool.query(checkpointSchema);
+    for (const projection of projections) await pool.query(projection.schema);
+  }
+
+  async function storedCheckpoints(): Promise<Map<string, string | null>> {
+    await pool.query(`insert into projection_checkpoints (name) select unnest($1::text[]) on conflict do nothing`, [[...byName.keys()]]);
+    const rows = await pool.query<{ name: string; position: string | null }>(
+      'select name, position from projection_checkpoints where name = any($1)',
+      [[...byName.keys()]],
+    );
+    return new Map(rows.rows.map((r) => [r.name, r.position]));
+  }
+
+  async function startLoop(): Promise<void> {
+    const checkpoints = await storedCheckpoints();
+    const failed = new Set<string>();
+    for (const [name, position] of checkpoints) status.get(name)!.position = position;
+    // The log is read once, from the checkpoint of the projection furthest behind.
+    const positions = [...checkpoints.values()];
+    const from = positions.some((p) => p === null)
+      ? null
+      : positions.reduce((a, b) => (comparePositions(a!, b!) < 0 ? a : b), positions[0]!);
+
+    const applyTo = async (projection: Projection, pending: StoredEvent[], last: string) => {
+      const name = projection.name;
+      const handled = pending.filter((e) => handlesEvent(projection, e.type));
+      await pool.transaction(async (tx) => {
+        // Moving the checkpoint first locks its row; finding it elsewhere means a rebuild moved it.
+        const moved = await tx.query(
+          'update projection_checkpoints set position = $3, updated_at = now() where name = $1 and position is not distinct from $2',
+          [name, checkpoints.get(name), last],
+          { prepare: 'projection_checkpoint_move' },
+        );
+        if (moved.rowCount === 0) throw new CheckpointMovedError();
+        await applyEvents(tx, projection, handled);
+      });
+      checkpoints.set(name, last);
+      const state = status.get(name)!;
+      const now = Date.now();
+      for (const event of handled) {
+        state.lastLagMs = now - event.recordedAt.getTime();
+        options.onLag?.(name, state.lastLagMs);
+      }
+      Object.assign(state, { position: last, eventsApplied: state.eventsApplied + handled.length, error: null });
+    };
+
+    subscription = store.subscribe({
+      after: from,
+      limit: options.batchSize ?? 500,
+      onEvents: async (events) => {
+        const last = events[events.length - 1]!.position;
+        const busy: Array<[Projection, StoredEvent[]]> = [];
+        const idle: string[] = [];
+        for (const projection of projections) {
+          if (failed.has(projection.name)) continue;
+          const pending = events.filter((e) => after(e.position, checkpoints.get(projection.name)!));
+          if (pending.length === 0) continue;
+          if (pending.some((e) => handlesEvent(projection, e.type))) busy.push([projection, pending]);
+          else idle.push(projection.name);
+        }
+        let moved = false;
+        await Promise.all(
+          busy.map(([projection, pending]) =>
+            applyTo(projection, pending, last).catch((error: unknown) => {
+              if (error instanceof CheckpointMovedError) moved = true;
+              else fail(projection.name, error, failed);
+            }),
+          ),
+        );
+        if (idle.length > 0) {
+          const olds = idle.map((name) => checkpoints.get(name) ?? null);
+          const result = await pool.query<{ name: string }>(
+            `update projection_checkpoints c set position = $3, updated_at = now()
+             from unnest($1::text[], $2::text[]) as o(name, position)
+             where c.name = o.name and c.position is not distinct from o.position
+             returning c.name`,
+            [idle, olds, last],
+          );
+          for (const { name } of result.rows) {
+            checkpoints.set(name, last);
+            status.get(name)!.position = last;
+          }
+          if (result.rowCount !== idle.length) moved = true;
+        }
+        if (moved) throw new CheckpointMovedError();
+      },
+      onError: (error) => {
+        if (error instanceof CheckpointMovedError) void restart();
+        else options.onError?.('runner', error);
+      },
+    });
+  }
+
+  function fail(name: string, error: unknown, failed: Set<string>) {
+    failed.add(name);
+    status.get(name)!.error = error instanceof Error ? error.message : String(error);
+    options.onError?.(name, error);
+    // The others go on; the failed one is tried again from its checkpoint a little later.
+    retryTimer ??= setTimeout(() => {
+      retryTimer = null;
+      if (running) void restart();
+    }, options.retryMs ?? 5_000);
+  }
+
+  async function stopLoop(): Promise<void> {
+    const current = subscription;
+    subscription = null;
+    await current?.stop();
+  }
+
+  let restarting: Promise<void> | null = null;
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      await stopLoop();
+      if (running) await startLoop();
+    })().finally(() => {
+      restarting = null;
+    });
+    return restarting;
+  }
+
+  /** Drops the read model, replays the whole log into it and commits, all in one transaction. */
+  async function rebuild(name: string): Promise<{ events: number }> {
+    const projection = byName.get(name);
+    if (!projection) throw new Error(`unknown projection ${name}; known: ${[...byName.keys()].join(', ')}`);
+    const wasRunning = running;
+    running = false;
+    await stopLoop();
+    try {
+      return await pool.transaction(async (tx) => {
+        await tx.query(`insert into projection_checkpoints (name) values ($1) on conflict do nothing`, [name]);
+        await tx.query('select position from projection_checkpoints where name = $1 for update', [name]);
+        for (const table of projection.tables) await tx.query(`drop table if exists ${table} cascade`);
+        await tx.query(projection.schema);
+        let position: string | null = null;
+        let total = 0;
+        for (;;) {
+          const batch = await store.readAll({ after: position, limit: 1000 });
+          if (batch.length === 0) break;
+          const handled = batch.filter((e) => handlesEvent(projection, e.type));
+          if (handled.length > 0) await applyEvents(tx, projection, handled);
+          total += handled.length;
+          position = batch[batch.length - 1]!.position;
+        }
+        await tx.query(`update projection_checkpoints set position = $2, updated_at = now() where name = $1`, [name, position]);
+        Object.assign(status.get(name)!, { position, eventsApplied: total, error: null });
+        return { events: total };
+      });
+    } finally {
+      running = wasRunning;
+      if (wasRunning) await startLoop();
+    }
+  }
+
+  /** Resolves once every projection has applied the log up to its head at the time of the call. */
+  async function catchUp(timeoutMs = 10_000): Promise<void> {
+    const head = await store.headPosition();
+    if (!head) return;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const rows = await pool.query<{ name: string; position: string | null }>(
+        'select name, position from projection_checkpoints where name = any($1)',
+        [[...byName.keys()]],
+      );
+      const behind = rows.rows.filter((r) => !r.position || comparePositions(r.position, head) < 0).map((r) => r.name);
+      if (behind.length === 0 && rows.rowCount === byName.size) return;
+      if (Date.now() > deadline) throw new Error(`projections ${behind.join(', ')} did not catch up within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  return {
+    setup,
+    async startAll() {
+      running = true;
+      await startLoop();
+    },
+    async stopAll() {
+      running = false;
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = null;
+      await restarting;
+      await stopLoop();
+    },
+    rebuild,
+    catchUp,
+    status: () => [...status.values()],
+    names: () => [...byName.keys()],
+  };
+}
+
+export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;

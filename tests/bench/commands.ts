@@ -8,7 +8,7 @@ import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { API_POOL_SIZE, createSqlPool, PROJECTION_POOL_SIZE } from '@iot/infra/postgres/sql.ts';
 import { createProjectionRunner } from '@iot/projections/runner.ts';
-import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
+import { projections } from '@iot/projections/index.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 
@@ -59,8 +59,8 @@ const registerCommand = (tenantId: string): TenantCommand => ({
 
 /**
  * Single-event commands (RegisterTenant through the command handler: read stream, decide, append at the
- * expected version) from 32 concurrent clients against embedded PostgreSQL, with the tenants projection
- * running; beside it, in the same run, raw single-row inserts of the same rows from 32 clients.
+ * expected version) from 32 concurrent clients against embedded PostgreSQL, with every projection of the
+ * platform running (the tenant list and the operation log take these events); beside it, in the same run, raw single-row inserts of the same rows from 32 clients.
  */
 export async function benchCommands(seconds = 10): Promise<Figure[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-pg-'));
@@ -70,7 +70,7 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
   try {
     const store = await createPostgresEventStore(pool, { subscriptionPool: projectionPool });
     const lags: number[] = [];
-    const runner = createProjectionRunner(store, projectionPool, [tenantsProjection], { onLag: (_name, ms) => lags.push(ms) });
+    const runner = createProjectionRunner(store, projectionPool, projections, { onLag: (_name, ms) => lags.push(ms) });
     await runner.setup();
     await runner.startAll();
 

@@ -6,7 +6,7 @@ import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/te
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { VersionConflictError, type EventStore } from '@iot/infra/event-store/port.ts';
 import { withUpcasting } from '@iot/infra/event-store/upcasting.ts';
-import { createProjectionRunner, projections } from '@iot/projections/index.ts';
+import { createProjectionRunner, projections, type Projection } from '@iot/projections/index.ts';
 import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
@@ -212,14 +212,49 @@ describe('projection runner', () => {
     await runner.stopAll();
   });
 
+  it('holds back only the failing projection, and tries it again until it applies', async () => {
+    let poisoned = true;
+    const flaky: Projection = {
+      name: 'flaky',
+      tables: ['rm_flaky'],
+      schema: 'create table if not exists rm_flaky (id text primary key)',
+      handles: ['TenantRegistered'],
+      async apply(tx, event) {
+        if (poisoned && String(event.data.name).startsWith('Flaky')) throw new Error('not yet');
+        await tx.query('insert into rm_flaky (id) values ($1) on conflict do nothing', [event.data.tenantId]);
+      },
+    };
+    const errors: string[] = [];
+    const runner = createProjectionRunner(store, db.pool, [flaky, tenantsProjection], {
+      retryMs: 100,
+      onError: (name) => errors.push(name),
+    });
+    await runner.setup();
+    await runner.startAll();
+    const id = randomUUID();
+    await handleCommand(store, tenantDecider, tenantStream(id), register(id, 'Flaky Ltd'), context());
+    for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(errors).toContain('flaky');
+    // The healthy projection went on.
+    for (let i = 0; i < 100 && (await db.pool.query('select 1 from rm_tenants where id = $1', [id])).rowCount === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await db.pool.query('select 1 from rm_tenants where id = $1', [id])).rowCount).toBe(1);
+    expect(runner.status().find((s) => s.name === 'flaky')!.error).toBe('not yet');
+
+    poisoned = false;
+    await runner.catchUp(5_000);
+    expect((await db.pool.query('select 1 from rm_flaky where id = $1', [id])).rowCount).toBe(1);
+    expect(runner.status().find((s) => s.name === 'flaky')!.error).toBeNull();
+    await runner.stopAll();
+  });
+
   it('writes the read model and the checkpoint together: a failing event leaves both where they were', async () => {
-    const failing = {
-      ...tenantsProjection,
+    const failing: Projection = {
       name: 'failing',
       tables: ['rm_failing'],
       schema: 'create table if not exists rm_failing (id text primary key)',
       handles: ['TenantRegistered'],
-      async apply(tx: { query: (t: string, p?: unknown[]) => Promise<unknown> }, event: { data: Record<string, unknown> }) {
+      async apply(tx, event) {
         await tx.query('insert into rm_failing (id) values ($1)', [event.data.tenantId]);
         if (String(event.data.name).startsWith('Poison')) throw new Error('poison event');
       },
