@@ -87,7 +87,8 @@ export function registerAccessControl(app: FastifyInstance, db: Sql): void {
     if (!url.startsWith('/api/')) return;
     if (!route.config?.permission) throw new Error(`route ${route.method} ${url} declares no permission`);
   });
-  app.addHook('preHandler', async (request, reply) => {
+  // Before validation: a caller without the permission learns nothing about what a valid body looks like.
+  app.addHook('preValidation', async (request, reply) => {
     const permission = request.routeOptions.config.permission;
     if (!permission || permission === 'public') return;
     const token = tokenOf(request);
