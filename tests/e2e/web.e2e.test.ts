@@ -74,6 +74,8 @@ describe.skipIf(missing !== null)('admin web app in a real browser', () => {
         DATA_DIR: dataDir,
         DATABASE_URL: db.url,
         MQTT_PORT: String(await freePort()),
+        // Every request of the browser would be a log line: keep the run's output to what failed.
+        LOG_LEVEL: 'warn',
       }),
       {
         port: 0,
