@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { appDecider, type AppCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { appDecider } from './decide.ts';
 import type { AppEvent, AppFields } from './app.ts';
 
 const app: AppFields = { type: 'server', name: 'ERP', scope: ['system:user:list'], sharing: 'organisation', remark: null };
 const created: AppEvent = { type: 'AppCreated', data: { appId: 'a1', appKey: 'k1', ownerId: 'u1', ...app } };
-const given = (events: AppEvent[]) => ({
-  when: (c: AppCommand) => appDecider.decide(c, events.reduce(appDecider.evolve, appDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(appDecider);
 
 describe('app decider', () => {
   it("creates an app whose scope is within the creator's permissions, never platform ones", () => {

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { dictDecider, type DictCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { dictDecider } from './decide.ts';
 import type { DictEvent } from './dict.ts';
 
 const created: DictEvent = { type: 'DictTypeCreated', data: { typeId: 't1', code: 'sex', name: 'Sex', status: 'enabled', remark: null } };
 const item = { label: 'Male', value: 'm', sort: 0, status: 'enabled' as const, remark: null };
 const added: DictEvent = { type: 'DictItemAdded', data: { typeId: 't1', itemId: 'i1', ...item } };
-const given = (events: DictEvent[]) => ({
-  when: (c: DictCommand) => dictDecider.decide(c, events.reduce(dictDecider.evolve, dictDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(dictDecider);
 
 describe('dict decider', () => {
   it('refuses a taken code and a duplicate value within a type', () => {

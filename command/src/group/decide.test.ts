@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { groupDecider, type GroupCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { groupDecider } from './decide.ts';
 import type { GroupEvent, GroupFields } from './group.ts';
 
 const root: GroupFields = { name: 'HQ', type: 'office', location: null, sort: 0, parentId: null };
 const child: GroupFields = { ...root, name: 'Site', type: 'site', parentId: 'g0' };
 const rootCreated: GroupEvent = { type: 'GroupCreated', data: { groupId: 'g0', ...root } };
 const childCreated: GroupEvent = { type: 'GroupCreated', data: { groupId: 'g1', ...child } };
-const given = (events: GroupEvent[]) => ({
-  when: (c: GroupCommand) => groupDecider.decide(c, events.reduce(groupDecider.evolve, groupDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(groupDecider);
 
 describe('group decider', () => {
   it('lets the tenant admin create a root group and anyone with the permission a child group', () => {

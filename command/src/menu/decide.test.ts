@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { menuDecider, type MenuCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { menuDecider } from './decide.ts';
 import type { MenuEvent, MenuFields } from './menu.ts';
 import { builtinMenus } from './builtin.ts';
 
@@ -16,17 +16,7 @@ const menu: MenuFields = {
   parentId: 'system',
 };
 const created: MenuEvent = { type: 'MenuCreated', data: { menuId: 'm1', builtin: false, ...menu } };
-const given = (events: MenuEvent[]) => ({
-  when: (c: MenuCommand) => menuDecider.decide(c, events.reduce(menuDecider.evolve, menuDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(menuDecider);
 
 describe('menu decider', () => {
   it('creates, reorders and deletes a leaf entry', () => {

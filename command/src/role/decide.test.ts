@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { roleDecider, type RoleCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { roleDecider } from './decide.ts';
 import type { RoleEvent } from './role.ts';
 
 const created: RoleEvent = { type: 'RoleCreated', data: { roleId: 'r1', name: 'Ops', remark: null, menuIds: ['a'], builtin: null } };
-const given = (events: RoleEvent[]) => ({
-  when: (c: RoleCommand) => roleDecider.decide(c, events.reduce(roleDecider.evolve, roleDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(roleDecider);
 
 describe('role decider', () => {
   it('creates a role with its menus; a taken name is "Role already exists"', () => {

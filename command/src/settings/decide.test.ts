@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
+import { codeOf } from '../decider-testing.ts';
 import { limits, PNG_SIGNATURE } from '@iot/contracts';
 import { settingsDecider } from './decide.ts';
 
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
 const decide = settingsDecider.decide;
 
 describe('settings decider', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '@iot/contracts';
-import { tenantDecider, type TenantCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { tenantDecider } from './decide.ts';
 import type { TenantEvent } from './tenant.ts';
 
 const registered: TenantEvent = {
@@ -8,19 +8,7 @@ const registered: TenantEvent = {
   data: { tenantId: 't1', name: 'Acme', contactName: 'Li', company: 'Acme Ltd', method: 'email', phone: null, email: 'li@acme.test' },
 };
 
-/** given events, when command, then events (or the error it is refused with) */
-const given = (events: TenantEvent[]) => ({
-  when: (command: TenantCommand) => tenantDecider.decide(command, events.reduce(tenantDecider.evolve, tenantDecider.initialState)),
-});
-
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(tenantDecider);
 
 describe('tenant decider', () => {
   it('registers a new tenant under review', () => {

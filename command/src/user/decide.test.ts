@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '@iot/contracts';
-import { userDecider, type UserCommand } from './decide.ts';
+import { codeOf, scenario } from '../decider-testing.ts';
+import { userDecider } from './decide.ts';
 import type { UserEvent, UserProfile } from './user.ts';
 
 const profile: UserProfile = {
@@ -16,17 +16,7 @@ const profile: UserProfile = {
 };
 const created: UserEvent = { type: 'UserCreated', data: { userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: false } };
 const admin: UserEvent = { type: 'UserCreated', data: { userId: 'u1', ...profile, isSystemAdmin: false, isTenantAdmin: true } };
-const given = (events: UserEvent[]) => ({
-  when: (c: UserCommand) => userDecider.decide(c, events.reduce(userDecider.evolve, userDecider.initialState)),
-});
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return (error as DomainError).code;
-  }
-  return 'no error';
-};
+const { given } = scenario(userDecider);
 
 describe('user decider', () => {
   it('creates a user, stopped at once when asked', () => {
