@@ -1,9 +1,9 @@
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
 import { limits } from '@iot/contracts';
-import { api, messageOf } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
+import { useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
 import { changePasswordForm, passwordRules } from './schemas.ts';
@@ -13,7 +13,7 @@ const empty = { oldPassword: '', newPassword: '', confirmPassword: '' };
 export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const form = useForm(empty);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy();
   const close = () => {
     form.reset(empty);
     onClose();
@@ -21,16 +21,11 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
   const submit = async () => {
     const checked = validate(changePasswordForm, form.values, t, passwordRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
+    await run(async () => {
       await api.put(endpoints.password, { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword });
       notice.success(t('auth.passwordChanged'));
       close();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const input = (name: keyof typeof empty, autoComplete: string) => (
     <TextField.Root

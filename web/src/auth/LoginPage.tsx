@@ -5,7 +5,7 @@ import { Button, Checkbox, Dialog, Flex, Text, TextField } from '@radix-ui/theme
 import type { LoginResult } from '@iot/contracts';
 import { api, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, validate } from '../ui/form.tsx';
+import { Field, useForm, validate, SubmitForm } from '../ui/form.tsx';
 import { AuthFrame } from './AuthFrame.tsx';
 import { loginForm, loginRules } from './schemas.ts';
 import { sessionStore } from './useSession.ts';
@@ -63,13 +63,7 @@ export function LoginPage() {
 
   return (
     <AuthFrame title={t('login.title')}>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
+      <SubmitForm onSubmit={submit}>
         <Flex direction="column" gap="3">
           <Field label={t('login.account')} required error={form.errors.account}>
             <TextField.Root
@@ -139,7 +133,7 @@ export function LoginPage() {
             </Link>
           </Flex>
         </Flex>
-      </form>
+      </SubmitForm>
       <AgreementDialog open={agreementOpen} onClose={() => setAgreementOpen(false)} />
     </AuthFrame>
   );

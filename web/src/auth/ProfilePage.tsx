@@ -10,8 +10,9 @@ import { useTitle } from '../shell/Layout.tsx';
 import { flatten } from '../shell/menu.ts';
 import { useMenu } from '../shell/useMenu.ts';
 import { userRules } from '../system/UsersPage.tsx';
+import { labelled, useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, useRouteLeaveGuard, validate } from '../ui/form.tsx';
+import { Field, useForm, useRouteLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
 import { display, formatDate } from '../ui/format.ts';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
 import { ChangePasswordDialog } from './ChangePasswordDialog.tsx';
@@ -47,7 +48,7 @@ export function ProfilePage() {
   const menu = useMenu();
   const profile = useQuery({ queryKey: [PROFILE_KEY], retry: false, queryFn: () => api.get<UserRow>(endpoints.profile) });
   const form = useForm<Values>(empty);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy();
   const [passwordOpen, setPasswordOpen] = useState(false);
   const { reset } = form;
   useEffect(() => {
@@ -58,17 +59,12 @@ export function ProfilePage() {
   const save = async () => {
     const checked = validate(profileBody, profilePayload(form.values), t, userRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
+    await run(async () => {
       await api.put(endpoints.profile, checked.data);
       form.markSaved();
       notice.success(t('common.saved'));
       await queryClient.invalidateQueries({ queryKey: [PROFILE_KEY] });
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const row = profile.data;
@@ -118,13 +114,7 @@ export function ProfilePage() {
         <Heading size="4" mb="4">
           {t('menu.profile')}
         </Heading>
-        <form
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save();
-          }}
-        >
+        <SubmitForm onSubmit={save}>
           <div className="form-grid">
             <div className="form-grid two">
               <Field label={t('user.sex')} required error={form.errors.sex}>
@@ -133,7 +123,7 @@ export function ProfilePage() {
                   value={v.sex || null}
                   placeholder={t('common.selectPlaceholder')}
                   onChange={(s) => form.set('sex', s)}
-                  options={sexes.map((s) => ({ value: s, label: t(`sex.${s}`) }))}
+                  options={labelled(t, 'sex', sexes)}
                 />
               </Field>
               <Field label={t('user.position')} error={form.errors.position}>
@@ -167,7 +157,7 @@ export function ProfilePage() {
               {t('common.reset')}
             </Button>
           </Flex>
-        </form>
+        </SubmitForm>
       </Card>
       <ChangePasswordDialog open={passwordOpen} onClose={() => setPasswordOpen(false)} />
     </Flex>

@@ -6,7 +6,7 @@ import { CheckCircledIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { api, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, useLeaveGuard, validate } from '../ui/form.tsx';
+import { Field, useForm, useLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
 import { AuthFrame } from './AuthFrame.tsx';
 import { registerForm, registerRules, targetOf } from './schemas.ts';
 
@@ -121,13 +121,7 @@ export function RegisterPage() {
 
   return (
     <AuthFrame title={t('register.title')} wide>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
+      <SubmitForm onSubmit={submit}>
         <div className="form-grid two">
           <Field
             label={t('register.tenantName')}
@@ -202,7 +196,7 @@ export function RegisterPage() {
             </Link>
           </Flex>
         </Flex>
-      </form>
+      </SubmitForm>
     </AuthFrame>
   );
 }

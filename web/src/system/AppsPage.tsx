@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button, Callout, Code, Dialog, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
-import { CopyIcon, ExclamationTriangleIcon, PlusIcon } from '@radix-ui/react-icons';
+import { CopyIcon, ExclamationTriangleIcon } from '@radix-ui/react-icons';
 import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
@@ -10,9 +10,10 @@ import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
 
 const KEY = 'apps';
@@ -83,48 +84,38 @@ function AppDialog({
   onCreated: (c: Credentials) => void;
 }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(KEY);
-  const form = useForm(empty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<AppRow | 'new' | null>(null);
   const creating = editing === 'new';
-  if (editing !== opened) {
-    setOpened(editing);
-    form.reset(
-      editing && editing !== 'new'
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty,
+    queryKey: KEY,
+    onClose,
+    valuesOf: (e) =>
+      e && e !== 'new'
         ? {
-            id: editing.id,
-            type: editing.type,
-            name: editing.name,
-            scope: editing.scope.join(', '),
-            sharing: editing.sharing,
-            status: editing.status,
-            remark: editing.remark ?? '',
+            id: e.id,
+            type: e.type,
+            name: e.name,
+            scope: e.scope.join(', '),
+            sharing: e.sharing,
+            status: e.status,
+            remark: e.remark ?? '',
           }
         : empty,
-    );
-  }
+  });
   const submit = async () => {
     const checked = validate(creating ? appCreateBody : appUpdateBody, appPayload(form.values, creating), t, {
       name: t('validation.maxLength', { field: t('app.name'), max: 64 }),
       scope: t('validation.permission'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
+    await run(async () => {
       if (creating) {
         const credentials = await api.post<Credentials>(endpoints.app, checked.data);
         onCreated(credentials);
       } else await api.put(endpoints.app, checked.data);
-      notice.success(t(creating ? 'app.created' : 'app.edited'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+      await done(t(creating ? 'app.created' : 'app.edited'));
+    });
   };
   const v = form.values;
   return (
@@ -147,19 +138,14 @@ function AppDialog({
           />
         </Field>
         <Field label={t('app.type')} required>
-          <SelectInput
-            name="type"
-            value={v.type}
-            onChange={(x) => form.set('type', x)}
-            options={appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) }))}
-          />
+          <SelectInput name="type" value={v.type} onChange={(x) => form.set('type', x)} options={labelled(t, 'appType', appTypes)} />
         </Field>
         <Field label={t('app.sharing')} required hint={t(`appSharingHint.${v.sharing}`)}>
           <SelectInput
             name="sharing"
             value={v.sharing}
             onChange={(x) => form.set('sharing', x)}
-            options={appSharings.map((a) => ({ value: a, label: t(`appSharing.${a}`) }))}
+            options={labelled(t, 'appSharing', appSharings)}
           />
         </Field>
         {!creating ? (
@@ -168,7 +154,7 @@ function AppDialog({
               name="status"
               value={v.status}
               onChange={(x) => form.set('status', x)}
-              options={enabledStatuses.map((a) => ({ value: a, label: t(`status.${a}`) }))}
+              options={labelled(t, 'status', enabledStatuses)}
             />
           </Field>
         ) : (
@@ -193,26 +179,17 @@ function AppDialog({
 export function AppsPage() {
   const { t } = useTranslation();
   const me = useSession();
-  const refresh = useRefresh(KEY);
+  const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<AppRow | 'new' | null>(null);
   const [credentials, setCredentials] = useState<Credentials | null>(null);
-  const remove = async (rows: AppRow[]) => {
-    if (
-      !(await confirm({
-        message: t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
-        danger: true,
-        confirmLabel: t('common.delete'),
-      }))
-    )
-      return;
-    try {
-      for (const row of rows) await api.delete(endpoints.app, { id: row.id });
-      notice.success(t('app.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+  const remove = (rows: AppRow[]) =>
+    deleteRows(
+      t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
+      async () => {
+        for (const row of rows) await api.delete(endpoints.app, { id: row.id });
+      },
+      t('app.deleted'),
+    );
   const newSecret = async (row: AppRow) => {
     if (!(await confirm({ message: t('app.newSecretConfirm', { name: row.name }), danger: true }))) return;
     try {
@@ -248,25 +225,19 @@ export function AppsPage() {
         defaultSort={{ sort: 'createdAt', order: 'desc' }}
         filters={[
           { name: 'name', label: t('app.name') },
-          { name: 'type', label: t('app.type'), type: 'select', options: appTypes.map((a) => ({ value: a, label: t(`appType.${a}`) })) },
+          { name: 'type', label: t('app.type'), type: 'select', options: labelled(t, 'appType', appTypes) },
         ]}
-        actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.appAdd, select: 'none', onClick: () => setEditing('new') },
-          {
-            label: t('common.edit'),
-            permission: perm.appEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing(rows[0] ?? null),
-          },
-          { label: t('common.delete'), permission: perm.appDelete, select: 'some', color: 'red', onClick: remove },
-        ]}
+        actions={crudActions<AppRow>(
+          t,
+          { add: perm.appAdd, edit: perm.appEdit, delete: perm.appDelete },
+          { add: () => setEditing('new'), edit: setEditing, remove },
+        )}
         rowActions={(row) => (
           <>
             <RowButton label={t('app.copyKey')} onClick={() => void copy(row.appKey, t)} />
             {can(me, perm.appSecret) && <RowButton label={t('app.newSecret')} onClick={() => void newSecret(row)} />}
-            {can(me, perm.appEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
-            {can(me, perm.appDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+            <PermittedRowButton permission={perm.appEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
+            <PermittedRowButton permission={perm.appDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
           </>
         )}
       />

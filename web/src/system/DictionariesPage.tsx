@@ -7,14 +7,12 @@ import { dictItemCreateBody, dictItemUpdateBody, dictTypeCreateBody, dictTypeUpd
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import type { z } from 'zod';
 import type { dictItemRow, dictTypeRow } from '@iot/contracts/identity/dict.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
-import { useSession } from '../auth/useSession.ts';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
 
 type TypeRow = z.infer<typeof dictTypeRow>;
@@ -27,15 +25,14 @@ const itemEmpty = { itemId: '', label: '', value: '', sort: '0', status: 'enable
 
 function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(TYPES);
-  const form = useForm(typeEmpty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<TypeRow | 'new' | null>(null);
   const creating = editing === 'new';
-  if (editing !== opened) {
-    setOpened(editing);
-    form.reset(editing && editing !== 'new' ? { ...editing, remark: editing.remark ?? '' } : typeEmpty);
-  }
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty: typeEmpty,
+    queryKey: TYPES,
+    onClose,
+    valuesOf: (e) => (e && e !== 'new' ? { ...e, remark: e.remark ?? '' } : typeEmpty),
+  });
   const submit = async () => {
     const { id, ...rest } = form.values;
     const body = { ...rest, remark: rest.remark || null };
@@ -44,19 +41,10 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
       name: t('validation.maxLength', { field: t('dict.name'), max: 64 }),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (creating) await api.post(endpoints.dict, checked.data);
-      else await api.put(endpoints.dict, checked.data);
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      await saveRecord(endpoints.dict, creating, checked.data);
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
   };
   const v = form.values;
   return (
@@ -79,7 +67,7 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
           name="status"
           value={v.status}
           onChange={(x) => form.set('status', x)}
-          options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+          options={labelled(t, 'status', enabledStatuses)}
         />
       </Field>
       <Field label={t('dict.remark')}>
@@ -91,26 +79,24 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
 
 function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(ITEMS);
-  const form = useForm(itemEmpty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<ItemRow | 'new' | null>(null);
   const creating = editing === 'new';
-  if (editing !== opened) {
-    setOpened(editing);
-    form.reset(
-      editing && editing !== 'new'
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty: itemEmpty,
+    queryKey: ITEMS,
+    onClose,
+    valuesOf: (e) =>
+      e && e !== 'new'
         ? {
-            itemId: editing.id,
-            label: editing.label,
-            value: editing.value,
-            sort: String(editing.sort),
-            status: editing.status,
-            remark: editing.remark ?? '',
+            itemId: e.id,
+            label: e.label,
+            value: e.value,
+            sort: String(e.sort),
+            status: e.status,
+            remark: e.remark ?? '',
           }
         : itemEmpty,
-    );
-  }
+  });
   const submit = async () => {
     const { itemId, ...rest } = form.values;
     const body = { typeId: type.id, ...rest, remark: rest.remark || null };
@@ -118,19 +104,10 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
       sort: t('validation.sort'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (creating) await api.post(endpoints.dictItems, checked.data);
-      else await api.put(endpoints.dictItems, checked.data);
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      await saveRecord(endpoints.dictItems, creating, checked.data);
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
   };
   const v = form.values;
   return (
@@ -156,7 +133,7 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
           name="status"
           value={v.status}
           onChange={(x) => form.set('status', x)}
-          options={enabledStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+          options={labelled(t, 'status', enabledStatuses)}
         />
       </Field>
     </FormDialog>
@@ -165,21 +142,13 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
 
 function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => void }) {
   const { t } = useTranslation();
-  const me = useSession();
-  const refresh = useRefresh(ITEMS);
+  const deleteRows = useListDelete(ITEMS);
   const [editing, setEditing] = useState<ItemRow | 'new' | null>(null);
   if (!type) return null;
-  const remove = async (row: ItemRow) => {
-    if (!(await confirm({ message: t('dict.deleteItemConfirm', { name: row.label }), danger: true, confirmLabel: t('common.delete') })))
-      return;
-    try {
-      await api.delete(endpoints.dictItems, { typeId: type.id, itemId: row.id });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+  const remove = (row: ItemRow) =>
+    deleteRows(t('dict.deleteItemConfirm', { name: row.label }), () =>
+      api.delete(endpoints.dictItems, { typeId: type.id, itemId: row.id }),
+    );
   const columns: ListColumn<ItemRow>[] = [
     { id: 'label', header: t('dict.label'), value: (r) => r.label, sortable: true, width: 160 },
     { id: 'value', header: t('dict.value'), value: (r) => r.value, sortable: true, width: 160 },
@@ -210,8 +179,8 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
           ]}
           rowActions={(row) => (
             <>
-              {can(me, perm.dictEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
-              {can(me, perm.dictDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
+              <PermittedRowButton permission={perm.dictEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
+              <PermittedRowButton permission={perm.dictDelete} label={t('common.delete')} danger onClick={() => void remove(row)} />
             </>
           )}
         />
@@ -230,27 +199,13 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
 
 export function DictionariesPage() {
   const { t } = useTranslation();
-  const me = useSession();
-  const refresh = useRefresh(TYPES);
+  const deleteRows = useListDelete(TYPES);
   const [editing, setEditing] = useState<TypeRow | 'new' | null>(null);
   const [items, setItems] = useState<TypeRow | null>(null);
-  const remove = async (rows: TypeRow[]) => {
-    if (
-      !(await confirm({
-        message: t('dict.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
-        danger: true,
-        confirmLabel: t('common.delete'),
-      }))
-    )
-      return;
-    try {
+  const remove = (rows: TypeRow[]) =>
+    deleteRows(t('dict.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
       for (const row of rows) await api.delete(endpoints.dict, { id: row.id });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+    });
   const columns: ListColumn<TypeRow>[] = [
     { id: 'code', header: t('dict.code'), value: (r) => r.code, sortable: true, width: 180 },
     { id: 'name', header: t('dict.name'), value: (r) => r.name, sortable: true, width: 180 },
@@ -277,22 +232,16 @@ export function DictionariesPage() {
           { name: 'name', label: t('dict.name') },
           { name: 'code', label: t('dict.code') },
         ]}
-        actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.dictAdd, select: 'none', onClick: () => setEditing('new') },
-          {
-            label: t('common.edit'),
-            permission: perm.dictEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing(rows[0] ?? null),
-          },
-          { label: t('common.delete'), permission: perm.dictDelete, select: 'some', color: 'red', onClick: remove },
-        ]}
+        actions={crudActions<TypeRow>(
+          t,
+          { add: perm.dictAdd, edit: perm.dictEdit, delete: perm.dictDelete },
+          { add: () => setEditing('new'), edit: setEditing, remove },
+        )}
         rowActions={(row) => (
           <>
             <RowButton label={t('dict.items')} onClick={() => setItems(row)} />
-            {can(me, perm.dictEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
-            {can(me, perm.dictDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+            <PermittedRowButton permission={perm.dictEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
+            <PermittedRowButton permission={perm.dictDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
           </>
         )}
       />

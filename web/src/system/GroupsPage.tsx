@@ -1,18 +1,17 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
-import { PlusIcon } from '@radix-ui/react-icons';
 import { groupTypes } from '@iot/contracts';
 import { groupCreateBody, groupUpdateBody, type GroupNode } from '@iot/contracts/identity/group.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups } from './lookups.ts';
 
@@ -34,17 +33,16 @@ export const groupPayload = (v: typeof empty, creating: boolean) => {
 
 function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(KEY);
   const groups = useGroups();
-  const form = useForm(empty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<Editing>(null);
   const creating = editing?.row === null;
-  if (editing !== opened) {
-    setOpened(editing);
-    const row = editing?.row;
-    form.reset(
-      row
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty,
+    queryKey: KEY,
+    onClose,
+    valuesOf: (e) => {
+      const row = e?.row;
+      return row
         ? {
             id: row.id,
             name: row.name,
@@ -53,9 +51,9 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
             sort: String(row.sort),
             parentId: row.parentId ?? ROOT,
           }
-        : { ...empty, parentId: editing?.parentId ?? ROOT },
-    );
-  }
+        : { ...empty, parentId: e?.parentId ?? ROOT };
+    },
+  });
   const submit = async () => {
     const checked = validate(creating ? groupCreateBody : groupUpdateBody, groupPayload(form.values, creating), t, {
       name: t('validation.maxLength', { field: t('group.name'), max: 64 }),
@@ -63,19 +61,10 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
       sort: t('validation.sort'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (creating) await api.post(endpoints.group, checked.data);
-      else await api.put(endpoints.group, checked.data);
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      await saveRecord(endpoints.group, creating, checked.data);
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
   };
   const parents = [
     { value: ROOT, label: t('group.root') },
@@ -107,7 +96,7 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
           value={form.values.type || null}
           placeholder={t('common.selectPlaceholder')}
           onChange={(v) => form.set('type', v)}
-          options={groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) }))}
+          options={labelled(t, 'groupType', groupTypes)}
         />
       </Field>
       <Field label={t('group.location')} error={form.errors.location}>
@@ -128,18 +117,10 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
 export function GroupsPage() {
   const { t } = useTranslation();
   const me = useSession();
-  const refresh = useRefresh(KEY);
+  const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
-  const remove = async (row: GroupNode) => {
-    if (!(await confirm({ message: t('group.deleteConfirm', { name: row.name }), danger: true, confirmLabel: t('common.delete') }))) return;
-    try {
-      await api.delete(endpoints.group, { id: row.id });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+  const remove = (row: GroupNode) =>
+    deleteRows(t('group.deleteConfirm', { name: row.name }), () => api.delete(endpoints.group, { id: row.id }));
   const columns: ListColumn<GroupNode>[] = [
     { id: 'name', header: t('group.name'), value: (r) => r.name, width: 260 },
     { id: 'type', header: t('group.type'), value: (r) => t(`groupType.${r.type}`), width: 120 },
@@ -162,33 +143,26 @@ export function GroupsPage() {
             name: 'type',
             label: t('group.type'),
             type: 'select',
-            options: groupTypes.map((g) => ({ value: g, label: t(`groupType.${g}`) })),
+            options: labelled(t, 'groupType', groupTypes),
           },
         ]}
-        actions={[
+        actions={crudActions<GroupNode>(
+          t,
+          { add: perm.groupAdd, edit: perm.groupEdit, delete: perm.groupDelete },
           {
-            label: t('common.add'),
-            icon: <PlusIcon />,
-            permission: perm.groupAdd,
-            select: 'none',
-            onClick: () => setEditing({ row: null, parentId: null }),
+            add: () => setEditing({ row: null, parentId: null }),
+            edit: (row) => setEditing({ row, parentId: null }),
+            remove: (rows) => remove(rows[0]!),
+            removeSelect: 'one',
           },
-          {
-            label: t('common.edit'),
-            permission: perm.groupEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }),
-          },
-          { label: t('common.delete'), permission: perm.groupDelete, select: 'one', color: 'red', onClick: (rows) => remove(rows[0]!) },
-        ]}
+        )}
         rowActions={(row) => (
           <>
             {can(me, perm.groupAdd) && (
               <RowButton label={t('group.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />
             )}
-            {can(me, perm.groupEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />}
-            {can(me, perm.groupDelete) && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
+            <PermittedRowButton permission={perm.groupEdit} label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />
+            <PermittedRowButton permission={perm.groupDelete} label={t('common.delete')} danger onClick={() => void remove(row)} />
           </>
         )}
       />

@@ -1,18 +1,17 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
-import { PlusIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { menuCreateBody, menuTypes, menuUpdateBody, type MenuNode } from '@iot/contracts/identity/menu.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { useEntryTitle } from '../shell/Layout.tsx';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { crudActions, labelled, saveRecord, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useMenuTree } from './lookups.ts';
 
@@ -66,17 +65,16 @@ export function reorder(siblings: MenuNode[], id: string, direction: -1 | 1) {
 function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
   const title = useEntryTitle();
-  const refresh = useRefresh(KEY);
   const tree = useMenuTree();
-  const form = useForm(empty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<Editing>(null);
   const creating = editing?.row === null;
-  if (editing !== opened) {
-    setOpened(editing);
-    const r = editing?.row;
-    form.reset(
-      r
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty,
+    queryKey: KEY,
+    onClose,
+    valuesOf: (e) => {
+      const r = e?.row;
+      return r
         ? {
             id: r.id,
             type: r.type,
@@ -89,25 +87,16 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
             sort: String(r.sort),
             parentId: r.parentId ?? ROOT,
           }
-        : { ...empty, parentId: editing?.parentId ?? ROOT },
-    );
-  }
+        : { ...empty, parentId: e?.parentId ?? ROOT };
+    },
+  });
   const submit = async () => {
     const checked = validate(creating ? menuCreateBody : menuUpdateBody, menuPayload(form.values, creating), t, menuRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (creating) await api.post(endpoints.menu, checked.data);
-      else await api.put(endpoints.menu, checked.data);
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      await saveRecord(endpoints.menu, creating, checked.data);
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
   };
   const v = form.values;
   const text = (name: 'name' | 'routerName' | 'icon' | 'permission' | 'path' | 'component' | 'sort', placeholder?: string) => (
@@ -138,12 +127,7 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
           <SelectInput name="parentId" value={v.parentId} onChange={(p) => form.set('parentId', p)} options={parents} />
         </Field>
         <Field label={t('menu.fields.type')} required error={form.errors.type}>
-          <SelectInput
-            name="type"
-            value={v.type}
-            onChange={(p) => form.set('type', p)}
-            options={menuTypes.map((m) => ({ value: m, label: t(`menuType.${m}`) }))}
-          />
+          <SelectInput name="type" value={v.type} onChange={(p) => form.set('type', p)} options={labelled(t, 'menuType', menuTypes)} />
         </Field>
         <Field
           label={t('menu.fields.name')}
@@ -180,7 +164,8 @@ export function MenusPage() {
   const { t } = useTranslation();
   const title = useEntryTitle();
   const me = useSession();
-  const refresh = useRefresh(KEY);
+  const change = useListChange(KEY);
+  const deleteRows = useListDelete(KEY);
   const tree = useMenuTree();
   const [editing, setEditing] = useState<Editing>(null);
   const siblingsOf = (nodes: MenuNode[], row: MenuNode): MenuNode[] | null => {
@@ -194,25 +179,10 @@ export function MenusPage() {
   const move = async (row: MenuNode, direction: -1 | 1) => {
     const items = reorder(siblingsOf(tree.data ?? [], row) ?? [], row.id, direction);
     if (!items) return;
-    try {
-      await api.put(endpoints.menuOrder, { items });
-      notice.success(t('common.success'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
+    await change(() => api.put(endpoints.menuOrder, { items }), t('common.success'));
   };
-  const remove = async (row: MenuNode) => {
-    if (!(await confirm({ message: t('menu.fields.deleteConfirm', { name: title(row) }), danger: true, confirmLabel: t('common.delete') })))
-      return;
-    try {
-      await api.delete(endpoints.menu, { id: row.id });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+  const remove = (row: MenuNode) =>
+    deleteRows(t('menu.fields.deleteConfirm', { name: title(row) }), () => api.delete(endpoints.menu, { id: row.id }));
   const columns: ListColumn<MenuNode>[] = [
     { id: 'title', header: t('menu.fields.name'), value: (r) => title(r), width: 220 },
     { id: 'type', header: t('menu.fields.type'), value: (r) => t(`menuType.${r.type}`), width: 90 },
@@ -231,22 +201,11 @@ export function MenusPage() {
         rowId={(r) => r.id}
         subRows={(r) => r.children}
         columns={columns}
-        actions={[
-          {
-            label: t('common.add'),
-            icon: <PlusIcon />,
-            permission: perm.menuAdd,
-            select: 'none',
-            onClick: () => setEditing({ row: null, parentId: null }),
-          },
-          {
-            label: t('common.edit'),
-            permission: perm.menuEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing({ row: rows[0]!, parentId: null }),
-          },
-        ]}
+        actions={crudActions<MenuNode>(
+          t,
+          { add: perm.menuAdd, edit: perm.menuEdit },
+          { add: () => setEditing({ row: null, parentId: null }), edit: (row) => setEditing({ row, parentId: null }) },
+        )}
         rowActions={(row) => (
           <>
             {editable && <RowButton label={t('menu.fields.up')} onClick={() => void move(row, -1)} />}

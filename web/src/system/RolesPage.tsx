@@ -1,17 +1,17 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Text, TextArea, TextField } from '@radix-ui/themes';
-import { PlusIcon } from '@radix-ui/react-icons';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
 import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { notice } from '../ui/feedback.tsx';
+import { crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton } from '../ui/widgets.tsx';
 import { useMenuTree } from './lookups.ts';
 import { MenuChecklist, withAncestors } from './MenuChecklist.tsx';
@@ -25,18 +25,19 @@ export const roleName = (t: (k: string, o?: Record<string, unknown>) => string, 
 
 function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(KEY);
   const menus = useMenuTree();
-  const form = useForm(empty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<Editing>(null);
   const creating = editing?.row === null;
   const grantOnly = editing?.grantOnly === true;
-  if (editing !== opened) {
-    setOpened(editing);
-    const row = editing?.row;
-    form.reset(row ? { id: row.id, name: row.name, remark: row.remark ?? '', menuIds: row.menuIds } : empty);
-  }
+  const { form, busy, run, done } = useRecordDialog({
+    editing,
+    empty,
+    queryKey: KEY,
+    onClose,
+    valuesOf: (e) => {
+      const row = e?.row;
+      return row ? { id: row.id, name: row.name, remark: row.remark ?? '', menuIds: row.menuIds } : empty;
+    },
+  });
   const submit = async () => {
     const menuIds = withAncestors(menus.data ?? [], form.values.menuIds);
     const rules = { name: t('validation.maxLength', { field: t('role.name'), max: 32 }) };
@@ -46,33 +47,30 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
         ? validate(roleCreateBody, { name: form.values.name, remark: form.values.remark || null, menuIds }, t, rules)
         : validate(roleUpdateBody, { id: form.values.id, name: form.values.name, remark: form.values.remark || null }, t, rules);
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (!grantOnly) {
-        const check = await api
-          .get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id })
-          .catch(() => ({ available: true }));
-        if (!check.available) {
-          form.setErrors({ name: t('validation.roleExists') });
-          return;
+    await run(
+      async () => {
+        if (!grantOnly) {
+          const check = await api
+            .get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id })
+            .catch(() => ({ available: true }));
+          if (!check.available) {
+            form.setErrors({ name: t('validation.roleExists') });
+            return;
+          }
         }
-      }
-      if (creating) await api.post(endpoints.role, checked.data);
-      else {
-        if (!grantOnly) await api.put(endpoints.role, checked.data);
-        await api.put(endpoints.roleMenu, { id: form.values.id, menuIds });
-      }
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      // Another role took the name since the check: say so on the field, as the check would have.
-      if (error instanceof ApiError && error.code === 'ROLE_EXISTS') form.setErrors({ name: error.message });
-      else notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+        if (creating) await api.post(endpoints.role, checked.data);
+        else {
+          if (!grantOnly) await api.put(endpoints.role, checked.data);
+          await api.put(endpoints.roleMenu, { id: form.values.id, menuIds });
+        }
+        await done(t(creating ? 'common.created' : 'common.saved'));
+      },
+      (error) => {
+        // Another role took the name since the check: say so on the field, as the check would have.
+        if (error instanceof ApiError && error.code === 'ROLE_EXISTS') form.setErrors({ name: error.message });
+        else notice.error(messageOf(error));
+      },
+    );
   };
   const title = grantOnly ? t('role.grantTitle', { name: editing?.row?.name ?? '' }) : t(creating ? 'role.add' : 'role.edit');
   return (
@@ -116,25 +114,12 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
 export function RolesPage() {
   const { t } = useTranslation();
   const me = useSession();
-  const refresh = useRefresh(KEY);
+  const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
-  const remove = async (rows: RoleRow[]) => {
-    if (
-      !(await confirm({
-        message: t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
-        danger: true,
-        confirmLabel: t('common.delete'),
-      }))
-    )
-      return;
-    try {
+  const remove = (rows: RoleRow[]) =>
+    deleteRows(t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
       for (const row of rows) await api.delete(endpoints.role, { id: row.id });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
+    });
   const columns: ListColumn<RoleRow>[] = [
     { id: 'name', header: t('role.name'), value: (r) => roleName(t, r), sortable: true, width: 180 },
     { id: 'remark', header: t('role.remark'), value: (r) => r.remark, width: 280 },
@@ -152,27 +137,19 @@ export function RolesPage() {
         columns={columns}
         defaultSort={{ sort: 'createdAt', order: 'desc' }}
         filters={[{ name: 'name', label: t('role.name') }]}
-        actions={[
+        actions={crudActions<RoleRow>(
+          t,
+          { add: perm.roleAdd, edit: perm.roleEdit, delete: perm.roleDelete },
           {
-            label: t('common.add'),
-            icon: <PlusIcon />,
-            permission: perm.roleAdd,
-            select: 'none',
-            onClick: () => setEditing({ row: null, grantOnly: false }),
+            add: () => setEditing({ row: null, grantOnly: false }),
+            edit: (row) => setEditing({ row, grantOnly: false }),
+            remove,
           },
-          {
-            label: t('common.edit'),
-            permission: perm.roleEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing({ row: rows[0]!, grantOnly: false }),
-          },
-          { label: t('common.delete'), permission: perm.roleDelete, select: 'some', color: 'red', onClick: remove },
-        ]}
+        )}
         rowActions={(row) => (
           <>
-            {can(me, perm.roleGrant) && <RowButton label={t('role.grant')} onClick={() => setEditing({ row, grantOnly: true })} />}
-            {can(me, perm.roleEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, grantOnly: false })} />}
+            <PermittedRowButton permission={perm.roleGrant} label={t('role.grant')} onClick={() => setEditing({ row, grantOnly: true })} />
+            <PermittedRowButton permission={perm.roleEdit} label={t('common.edit')} onClick={() => setEditing({ row, grantOnly: false })} />
             {can(me, perm.roleDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
           </>
         )}

@@ -6,13 +6,14 @@ import { UploadIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { DEFAULT_SYSTEM_NAME, settingsBody } from '@iot/contracts/identity/settings.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { SETTINGS_KEY, useSettings } from '../shell/useSettings.ts';
+import { useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, useRouteLeaveGuard, validate } from '../ui/form.tsx';
+import { Field, useForm, useRouteLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
 import { checkLogo, scaleLogo } from './logo.ts';
 
 export function SettingsPage() {
@@ -21,7 +22,7 @@ export function SettingsPage() {
   const queryClient = useQueryClient();
   const { settings, logoUrl } = useSettings();
   const form = useForm({ systemName: '' });
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy();
   const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
   const [logoError, setLogoError] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
@@ -55,8 +56,7 @@ export function SettingsPage() {
       systemName: t('validation.maxLength', { field: t('settings.systemName'), max: 64 }),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
+    await run(async () => {
       if (form.dirty) await api.put(endpoints.settings, checked.data);
       if (preview) {
         await api.post(endpoints.settingsLogo, preview.blob);
@@ -65,11 +65,7 @@ export function SettingsPage() {
       form.markSaved();
       notice.success(t('common.saved'));
       await queryClient.invalidateQueries({ queryKey: [SETTINGS_KEY] });
-    } catch (error) {
-      notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -77,13 +73,7 @@ export function SettingsPage() {
       <Heading size="4" mb="4">
         {t('menu.settings')}
       </Heading>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
+      <SubmitForm onSubmit={save}>
         <Flex direction="column" gap="4">
           <Field label={t('settings.systemName')} required error={form.errors.systemName} hint={t('settings.systemNameHint')}>
             <TextField.Root
@@ -141,7 +131,7 @@ export function SettingsPage() {
             </Flex>
           )}
         </Flex>
-      </form>
+      </SubmitForm>
     </Card>
   );
 }

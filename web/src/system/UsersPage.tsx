@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
-import { PlusIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
@@ -9,10 +8,20 @@ import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
+import { notice } from '../ui/feedback.tsx';
+import {
+  crudActions,
+  labelled,
+  PermittedRowButton,
+  saveRecord,
+  useBusy,
+  useListChange,
+  useListDelete,
+  useRecordDialog,
+} from '../ui/crud.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
-import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
 
@@ -60,46 +69,42 @@ export function userPayload(values: Values, creating: boolean) {
 
 function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
-  const refresh = useRefresh(KEY);
   const roles = useRoles();
   const groups = useGroups();
   const creating = editing === 'new';
-  const form = useForm<Values>(empty);
-  const [busy, setBusy] = useState(false);
-  const [opened, setOpened] = useState<UserRow | 'new' | null>(null);
-  if (editing !== opened) {
-    setOpened(editing);
-    if (editing && editing !== 'new')
-      form.reset({
-        ...empty,
-        ...editing,
-        email: editing.email ?? '',
-        phone: editing.phone ?? '',
-        position: editing.position ?? '',
-        groupId: editing.groupId ?? '',
-        description: editing.description ?? '',
-        password: '',
-      });
-    else form.reset(empty);
-  }
+  const { form, busy, run, done } = useRecordDialog<Values, UserRow | 'new'>({
+    editing,
+    empty,
+    queryKey: KEY,
+    onClose,
+    valuesOf: (e) =>
+      e && e !== 'new'
+        ? {
+            ...empty,
+            ...e,
+            email: e.email ?? '',
+            phone: e.phone ?? '',
+            position: e.position ?? '',
+            groupId: e.groupId ?? '',
+            description: e.description ?? '',
+            password: '',
+          }
+        : empty,
+  });
   const submit = async () => {
     const body = userPayload(form.values, creating);
     const checked = validate<unknown>(creating ? userCreateBody : userUpdateBody, body, t, userRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
-    setBusy(true);
-    try {
-      if (creating) await api.post(endpoints.user, checked.data);
-      else await api.put(endpoints.user, checked.data);
-      notice.success(t(creating ? 'common.created' : 'common.saved'));
-      form.markSaved();
-      await refresh();
-      onClose();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'USERNAME_TAKEN') form.setErrors({ username: error.message });
-      else notice.error(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await saveRecord(endpoints.user, creating, checked.data);
+        await done(t(creating ? 'common.created' : 'common.saved'));
+      },
+      (error) => {
+        if (error instanceof ApiError && error.code === 'USERNAME_TAKEN') form.setErrors({ username: error.message });
+        else notice.error(messageOf(error));
+      },
+    );
   };
   const v = form.values;
   const text = (name: 'username' | 'password' | 'email' | 'phone' | 'position', type = 'text') => (
@@ -138,7 +143,7 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
             value={v.sex || null}
             placeholder={t('common.selectPlaceholder')}
             onChange={(s) => form.set('sex', s)}
-            options={sexes.map((s) => ({ value: s, label: t(`sex.${s}`) }))}
+            options={labelled(t, 'sex', sexes)}
           />
         </Field>
         <Field label={t('user.status')} required error={form.errors.status}>
@@ -146,7 +151,7 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
             name="status"
             value={v.status}
             onChange={(s) => form.set('status', s)}
-            options={userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+            options={labelled(t, 'status', userStatuses)}
           />
         </Field>
         <Field label={t('user.email')} required error={form.errors.email}>
@@ -201,7 +206,7 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
   const { t } = useTranslation();
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy();
   return (
     <FormDialog
       open={user !== null}
@@ -216,17 +221,12 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
       onSubmit={async () => {
         const checked = validate(passwordResetBody, { id: user?.id, password }, t, userRules(t));
         if (!checked.ok) return setError(checked.errors.password);
-        setBusy(true);
-        try {
+        await run(async () => {
           await api.post(endpoints.passwordReset, checked.data);
           notice.success(t('user.passwordReset'));
           setPassword('');
           onClose();
-        } catch (e) {
-          notice.error(messageOf(e));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <Field
@@ -244,43 +244,21 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
 export function UsersPage() {
   const { t } = useTranslation();
   const me = useSession();
-  const refresh = useRefresh(KEY);
+  const change = useListChange(KEY);
+  const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<UserRow | 'new' | null>(null);
   const [resetting, setResetting] = useState<UserRow | null>(null);
-  const remove = async (rows: UserRow[]) => {
-    if (
-      !(await confirm({
-        message: t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }),
-        danger: true,
-        confirmLabel: t('common.delete'),
-      }))
-    )
-      return;
-    try {
-      await api.delete(endpoints.user, { ids: rows.map((r) => r.id).join(',') });
-      notice.success(t('common.deleted'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
-  };
-  const setStatus = async (row: UserRow, status: 'enabled' | 'stopped') => {
+  const remove = (rows: UserRow[]) =>
+    deleteRows(t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }), () =>
+      api.delete(endpoints.user, { ids: rows.map((r) => r.id).join(',') }),
+    );
+  const setStatus = (row: UserRow, status: 'enabled' | 'stopped') => {
     const stopping = status === 'stopped';
-    if (
-      !(await confirm({
-        message: t(stopping ? 'user.stopConfirm' : 'user.startConfirm', { name: row.username }),
-        danger: stopping,
-        confirmLabel: t(stopping ? 'user.stop' : 'user.start'),
-      }))
-    )
-      return;
-    try {
-      await api.put(endpoints.userStatus, { id: row.id, status });
-      notice.success(t(stopping ? 'user.stopped' : 'user.started'));
-      await refresh();
-    } catch (error) {
-      notice.error(messageOf(error));
-    }
+    return change(() => api.put(endpoints.userStatus, { id: row.id, status }), t(stopping ? 'user.stopped' : 'user.started'), {
+      message: t(stopping ? 'user.stopConfirm' : 'user.startConfirm', { name: row.username }),
+      danger: stopping,
+      confirmLabel: t(stopping ? 'user.stop' : 'user.start'),
+    });
   };
   // Nobody stops or deletes themselves or the tenant's administrator from this list.
   const protectedRow = (row: UserRow) => row.isTenantAdmin || row.id === me?.id;
@@ -317,24 +295,18 @@ export function UsersPage() {
             name: 'status',
             label: t('user.status'),
             type: 'select',
-            options: userStatuses.map((s) => ({ value: s, label: t(`status.${s}`) })),
+            options: labelled(t, 'status', userStatuses),
           },
         ]}
-        actions={[
-          { label: t('common.add'), icon: <PlusIcon />, permission: perm.userAdd, select: 'none', onClick: () => setEditing('new') },
-          {
-            label: t('common.edit'),
-            permission: perm.userEdit,
-            select: 'one',
-            variant: 'soft',
-            onClick: (rows) => setEditing(rows[0] ?? null),
-          },
-          { label: t('common.delete'), permission: perm.userDelete, select: 'some', color: 'red', onClick: remove },
-        ]}
+        actions={crudActions<UserRow>(
+          t,
+          { add: perm.userAdd, edit: perm.userEdit, delete: perm.userDelete },
+          { add: () => setEditing('new'), edit: setEditing, remove },
+        )}
         rowActions={(row) => (
           <>
-            {can(me, perm.userEdit) && <RowButton label={t('common.edit')} onClick={() => setEditing(row)} />}
-            {can(me, perm.userResetPassword) && <RowButton label={t('user.resetPassword')} onClick={() => setResetting(row)} />}
+            <PermittedRowButton permission={perm.userEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
+            <PermittedRowButton permission={perm.userResetPassword} label={t('user.resetPassword')} onClick={() => setResetting(row)} />
             {can(me, perm.userEdit) && !protectedRow(row) && (
               <RowButton
                 label={t(row.status === 'stopped' ? 'user.start' : 'user.stop')}

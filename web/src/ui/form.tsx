@@ -122,6 +122,21 @@ export function Field({
   );
 }
 
+/** A form the app validates itself (`noValidate`): submitting calls `onSubmit` instead of reloading the page. */
+export function SubmitForm({ onSubmit, children }: { onSubmit: () => unknown; children: ReactNode }) {
+  return (
+    <form
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        void onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
 /** A dialog holding a form: asks before closing with unsaved changes. */
 export function FormDialog({
   open,
@@ -153,13 +168,7 @@ export function FormDialog({
     <Dialog.Root open={open} onOpenChange={(next) => !next && void close()}>
       <Dialog.Content maxWidth={width} aria-describedby={undefined}>
         <Dialog.Title>{title}</Dialog.Title>
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            onSubmit();
-          }}
-        >
+        <SubmitForm onSubmit={onSubmit}>
           <div className="form-grid">{children}</div>
           <Flex gap="3" mt="4" justify="end">
             <Button type="button" variant="soft" color="gray" onClick={() => void close()}>
@@ -169,7 +178,7 @@ export function FormDialog({
               {submitLabel ?? t('common.save')}
             </Button>
           </Flex>
-        </form>
+        </SubmitForm>
       </Dialog.Content>
     </Dialog.Root>
   );

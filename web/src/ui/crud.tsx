@@ -1,0 +1,143 @@
+import { useCallback, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { PlusIcon } from '@radix-ui/react-icons';
+import { api, messageOf } from '../api/client.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { confirm, notice } from './feedback.tsx';
+import { useForm } from './form.tsx';
+import { useRefresh, type ListAction } from './ListPage.tsx';
+import { RowButton } from './widgets.tsx';
+
+const showError = (error: unknown) => notice.error(messageOf(error));
+
+/** A busy flag around async work; a failure is shown as a notice unless `onError` handles it. */
+export function useBusy() {
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async (work: () => Promise<unknown>, onError: (error: unknown) => void = showError) => {
+    setBusy(true);
+    try {
+      await work();
+    } catch (error) {
+      onError(error);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, run };
+}
+
+/** Calls `onOpen` (during render) each time `key` changes: how a dialog resets its form as it opens. */
+export function useOnOpen<K>(key: K | null, onOpen: (key: K | null) => void) {
+  const [opened, setOpened] = useState<K | null>(null);
+  if (key !== opened) {
+    setOpened(key);
+    onOpen(key);
+  }
+}
+
+/** Creates (POST) or updates (PUT) a record at `endpoint`. */
+export const saveRecord = (endpoint: string, creating: boolean, data: unknown) =>
+  creating ? api.post(endpoint, data) : api.put(endpoint, data);
+
+/**
+ * A dialog editing one record of a list: its form resets from `valuesOf` as it opens, `run` does the saving
+ * with a busy flag, and `done` says so, marks the form saved, refreshes the list and closes.
+ */
+export function useRecordDialog<V extends Record<string, unknown>, E>({
+  editing,
+  empty,
+  valuesOf,
+  queryKey,
+  onClose,
+}: {
+  editing: E | null;
+  empty: V;
+  valuesOf: (editing: E | null) => V;
+  queryKey: string;
+  onClose: () => void;
+}) {
+  const form = useForm<V>(empty);
+  const refresh = useRefresh(queryKey);
+  const { busy, run } = useBusy();
+  useOnOpen(editing, (e) => form.reset(valuesOf(e)));
+  const done = async (message: string) => {
+    notice.success(message);
+    form.markSaved();
+    await refresh();
+    onClose();
+  };
+  return { form, busy, run, done };
+}
+
+/** Changes records of a list: asks first when `ask` is given, then says it worked (or why not) and refreshes the list. */
+export function useListChange(queryKey: string) {
+  const refresh = useRefresh(queryKey);
+  return async (work: () => Promise<unknown>, success: string, ask?: Parameters<typeof confirm>[0]) => {
+    if (ask && !(await confirm(ask))) return;
+    try {
+      await work();
+      notice.success(success);
+      await refresh();
+    } catch (error) {
+      showError(error);
+    }
+  };
+}
+
+/** Deletes records of a list after a danger confirm naming them. */
+export function useListDelete(queryKey: string) {
+  const { t } = useTranslation();
+  const change = useListChange(queryKey);
+  return (message: string, work: () => Promise<unknown>, success = t('common.deleted')) =>
+    change(work, success, { message, danger: true, confirmLabel: t('common.delete') });
+}
+
+/** Options for a select from fixed values, each labelled by its translation `<prefix>.<value>`. */
+export const labelled = (t: TFunction, prefix: string, values: readonly string[]) =>
+  values.map((value) => ({ value, label: t(`${prefix}.${value}`) }));
+
+/** The toolbar's add, edit and (when `remove` is given) delete buttons. */
+export function crudActions<T>(
+  t: TFunction,
+  perms: { add: string; edit: string; delete?: string },
+  handlers: { add: () => void; edit: (row: T) => void; remove?: (rows: T[]) => Promise<void>; removeSelect?: 'one' | 'some' },
+): ListAction<T>[] {
+  const actions: ListAction<T>[] = [
+    { label: t('common.add'), icon: <PlusIcon />, permission: perms.add, select: 'none', onClick: handlers.add },
+    {
+      label: t('common.edit'),
+      permission: perms.edit,
+      select: 'one',
+      variant: 'soft',
+      onClick: (rows) => handlers.edit(rows[0]!),
+    },
+  ];
+  if (handlers.remove) {
+    actions.push({
+      label: t('common.delete'),
+      permission: perms.delete,
+      select: handlers.removeSelect ?? 'some',
+      color: 'red',
+      onClick: handlers.remove,
+    });
+  }
+  return actions;
+}
+
+/** A row's button shown only to a user holding `permission`. */
+export function PermittedRowButton({
+  permission,
+  label,
+  onClick,
+  danger,
+}: {
+  permission: string;
+  label: string;
+  onClick: () => void;
+  danger?: boolean;
+}): ReactNode {
+  const me = useSession();
+  return can(me, permission) ? <RowButton label={label} onClick={onClick} danger={danger} /> : null;
+}
