@@ -28,13 +28,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     });
   };
   const input = (name: keyof typeof empty, autoComplete: string) => (
-    <TextField.Root
-      name={name}
-      type="password"
-      autoComplete={autoComplete}
-      value={form.values[name]}
-      onChange={(e) => form.set(name, e.target.value)}
-    />
+    <TextField.Root {...form.input(name)} type="password" autoComplete={autoComplete} />
   );
   return (
     <FormDialog

@@ -66,22 +66,14 @@ export function LoginPage() {
       <SubmitForm onSubmit={submit}>
         <Flex direction="column" gap="3">
           <Field label={t('login.account')} required error={form.errors.account}>
-            <TextField.Root
-              name="account"
-              autoComplete="username"
-              placeholder={t('login.accountPlaceholder')}
-              value={form.values.account}
-              onChange={(e) => form.set('account', e.target.value)}
-            />
+            <TextField.Root {...form.input('account')} autoComplete="username" placeholder={t('login.accountPlaceholder')} />
           </Field>
           <Field label={t('login.password')} required error={form.errors.password}>
             <TextField.Root
-              name="password"
+              {...form.input('password')}
               type="password"
               autoComplete="current-password"
               placeholder={t('login.passwordPlaceholder')}
-              value={form.values.password}
-              onChange={(e) => form.set('password', e.target.value)}
             />
           </Field>
           <Text as="label" size="2">

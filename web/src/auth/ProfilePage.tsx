@@ -68,16 +68,9 @@ export function ProfilePage() {
   };
 
   const row = profile.data;
-  const v = form.values;
   const screens = flatten(menu.data ?? []).filter((n) => n.path && !n.children?.length);
   const text = (name: 'email' | 'phone' | 'position', type = 'text') => (
-    <TextField.Root
-      name={name}
-      type={type as 'text'}
-      value={v[name]}
-      placeholder={t(`user.${name}Placeholder`)}
-      onChange={(e) => form.set(name, e.target.value)}
-    />
+    <TextField.Root {...form.input(name)} type={type as 'text'} placeholder={t(`user.${name}Placeholder`)} />
   );
 
   if (profile.error) return <Text color="red">{messageOf(profile.error)}</Text>;
@@ -118,13 +111,7 @@ export function ProfilePage() {
           <div className="form-grid">
             <div className="form-grid two">
               <Field label={t('user.sex')} required error={form.errors.sex}>
-                <SelectInput
-                  name="sex"
-                  value={v.sex || null}
-                  placeholder={t('common.selectPlaceholder')}
-                  onChange={(s) => form.set('sex', s)}
-                  options={labelled(t, 'sex', sexes)}
-                />
+                <SelectInput {...form.select('sex')} placeholder={t('common.selectPlaceholder')} options={labelled(t, 'sex', sexes)} />
               </Field>
               <Field label={t('user.position')} error={form.errors.position}>
                 {text('position')}
@@ -138,15 +125,13 @@ export function ProfilePage() {
             </div>
             <Field label={t('profile.homePage')} error={form.errors.homePage} hint={t('profile.homePageHint')}>
               <SelectInput
-                name="homePage"
-                value={v.homePage || null}
+                {...form.select('homePage')}
                 placeholder={t('menu.home')}
-                onChange={(s) => form.set('homePage', s)}
                 options={screens.map((n) => ({ value: n.path!, label: title(n.title) }))}
               />
             </Field>
             <Field label={t('user.description')} error={form.errors.description}>
-              <TextArea name="description" value={v.description} onChange={(e) => form.set('description', e.target.value)} />
+              <TextArea {...form.input('description')} />
             </Field>
           </div>
           <Flex gap="3" mt="4">

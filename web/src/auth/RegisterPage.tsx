@@ -108,16 +108,7 @@ export function RegisterPage() {
     name: 'tenantName' | 'contactName' | 'company' | 'code' | 'password' | 'confirmPassword',
     type = 'text',
     extra: Record<string, unknown> = {},
-  ) => (
-    <TextField.Root
-      name={name}
-      type={type as 'text'}
-      value={form.values[name]}
-      placeholder={t(`register.${name}Placeholder`)}
-      onChange={(e) => form.set(name, e.target.value)}
-      {...extra}
-    />
-  );
+  ) => <TextField.Root {...form.input(name)} type={type as 'text'} placeholder={t(`register.${name}Placeholder`)} {...extra} />;
 
   return (
     <AuthFrame title={t('register.title')} wide>
@@ -152,11 +143,9 @@ export function RegisterPage() {
           </Field>
           <Field label={t(form.values.method === 'phone' ? 'register.phone' : 'register.email')} required error={form.errors.target}>
             <TextField.Root
-              name="target"
+              {...form.input('target')}
               type={form.values.method === 'phone' ? 'tel' : 'email'}
-              value={form.values.target}
               placeholder={t(form.values.method === 'phone' ? 'register.phonePlaceholder' : 'register.emailPlaceholder')}
-              onChange={(e) => form.set('target', e.target.value)}
             />
           </Field>
           <Field label={t('register.code')} required error={form.errors.code}>

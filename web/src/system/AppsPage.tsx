@@ -10,11 +10,10 @@ import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
-import { crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { RowButton, SelectInput } from '../ui/widgets.tsx';
 
 const KEY = 'apps';
 const empty = { id: '', type: 'web', name: '', scope: '', sharing: 'organisation', status: 'enabled', remark: '' };
@@ -85,7 +84,7 @@ function AppDialog({
 }) {
   const { t } = useTranslation();
   const creating = editing === 'new';
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty,
     queryKey: KEY,
@@ -119,58 +118,30 @@ function AppDialog({
   };
   const v = form.values;
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'app.add' : 'app.edit')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-      width="600px"
-    >
+    <FormDialog {...dialog} title={t(creating ? 'app.add' : 'app.edit')} onSubmit={() => void submit()} width="600px">
       <div className="form-grid two">
         <Field label={t('app.name')} required error={form.errors.name}>
-          <TextField.Root
-            name="name"
-            value={v.name}
-            placeholder={t('common.inputPlaceholder', { field: t('app.name') })}
-            onChange={(e) => form.set('name', e.target.value)}
-          />
+          <TextField.Root {...form.input('name')} placeholder={t('common.inputPlaceholder', { field: t('app.name') })} />
         </Field>
         <Field label={t('app.type')} required>
-          <SelectInput name="type" value={v.type} onChange={(x) => form.set('type', x)} options={labelled(t, 'appType', appTypes)} />
+          <SelectInput {...form.select('type')} options={labelled(t, 'appType', appTypes)} />
         </Field>
         <Field label={t('app.sharing')} required hint={t(`appSharingHint.${v.sharing}`)}>
-          <SelectInput
-            name="sharing"
-            value={v.sharing}
-            onChange={(x) => form.set('sharing', x)}
-            options={labelled(t, 'appSharing', appSharings)}
-          />
+          <SelectInput {...form.select('sharing')} options={labelled(t, 'appSharing', appSharings)} />
         </Field>
         {!creating ? (
           <Field label={t('app.status')} required>
-            <SelectInput
-              name="status"
-              value={v.status}
-              onChange={(x) => form.set('status', x)}
-              options={labelled(t, 'status', enabledStatuses)}
-            />
+            <SelectInput {...form.select('status')} options={labelled(t, 'status', enabledStatuses)} />
           </Field>
         ) : (
           <div />
         )}
       </div>
       <Field label={t('app.scope')} error={form.errors.scope} hint={t('app.scopeHint')}>
-        <TextArea
-          name="scope"
-          value={v.scope}
-          placeholder="device:device:list, alarm:record:list"
-          onChange={(e) => form.set('scope', e.target.value)}
-        />
+        <TextArea {...form.input('scope')} placeholder="device:device:list, alarm:record:list" />
       </Field>
       <Field label={t('app.remark')} error={form.errors.remark}>
-        <TextArea name="remark" value={v.remark} onChange={(e) => form.set('remark', e.target.value)} />
+        <TextArea {...form.input('remark')} />
       </Field>
     </FormDialog>
   );
@@ -205,14 +176,8 @@ export function AppsPage() {
     { id: 'owner', header: t('app.owner'), value: (r) => r.ownerName, width: 110 },
     { id: 'scope', header: t('app.scope'), value: (r) => r.scope.join(', '), width: 180 },
     { id: 'sharing', header: t('app.sharing'), value: (r) => t(`appSharing.${r.sharing}`), width: 100 },
-    {
-      id: 'status',
-      header: t('app.status'),
-      value: (r) => t(`status.${r.status}`),
-      cell: (r) => <StatusBadge value={r.status} />,
-      width: 80,
-    },
-    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+    statusColumn(t, t('app.status'), 80),
+    createdAtColumn(t('common.createdAt')),
   ];
   return (
     <>

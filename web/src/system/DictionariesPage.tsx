@@ -9,11 +9,19 @@ import type { z } from 'zod';
 import type { dictItemRow, dictTypeRow } from '@iot/contracts/identity/dict.ts';
 import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import {
+  createdAtColumn,
+  crudActions,
+  labelled,
+  PermittedRowButton,
+  saveRecord,
+  useListDelete,
+  useRecordDialog,
+  statusColumn,
+} from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { RowButton, SelectInput } from '../ui/widgets.tsx';
 
 type TypeRow = z.infer<typeof dictTypeRow>;
 type ItemRow = z.infer<typeof dictItemRow>;
@@ -26,7 +34,7 @@ const itemEmpty = { itemId: '', label: '', value: '', sort: '0', status: 'enable
 function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
   const creating = editing === 'new';
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty: typeEmpty,
     queryKey: TYPES,
@@ -46,32 +54,19 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
-  const v = form.values;
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'dict.add' : 'dict.edit')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-    >
+    <FormDialog {...dialog} title={t(creating ? 'dict.add' : 'dict.edit')} onSubmit={() => void submit()}>
       <Field label={t('dict.code')} required error={form.errors.code} hint={t('dict.codeHint')}>
-        <TextField.Root name="code" value={v.code} onChange={(e) => form.set('code', e.target.value)} />
+        <TextField.Root {...form.input('code')} />
       </Field>
       <Field label={t('dict.name')} required error={form.errors.name}>
-        <TextField.Root name="name" value={v.name} onChange={(e) => form.set('name', e.target.value)} />
+        <TextField.Root {...form.input('name')} />
       </Field>
       <Field label={t('dict.status')} required>
-        <SelectInput
-          name="status"
-          value={v.status}
-          onChange={(x) => form.set('status', x)}
-          options={labelled(t, 'status', enabledStatuses)}
-        />
+        <SelectInput {...form.select('status')} options={labelled(t, 'status', enabledStatuses)} />
       </Field>
       <Field label={t('dict.remark')}>
-        <TextArea name="remark" value={v.remark} onChange={(e) => form.set('remark', e.target.value)} />
+        <TextArea {...form.input('remark')} />
       </Field>
     </FormDialog>
   );
@@ -80,7 +75,7 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
 function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
   const creating = editing === 'new';
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty: itemEmpty,
     queryKey: ITEMS,
@@ -109,32 +104,19 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
-  const v = form.values;
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'dict.addItem' : 'dict.editItem')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-    >
+    <FormDialog {...dialog} title={t(creating ? 'dict.addItem' : 'dict.editItem')} onSubmit={() => void submit()}>
       <Field label={t('dict.label')} required error={form.errors.label}>
-        <TextField.Root name="label" value={v.label} onChange={(e) => form.set('label', e.target.value)} />
+        <TextField.Root {...form.input('label')} />
       </Field>
       <Field label={t('dict.value')} required error={form.errors.value}>
-        <TextField.Root name="value" value={v.value} onChange={(e) => form.set('value', e.target.value)} />
+        <TextField.Root {...form.input('value')} />
       </Field>
       <Field label={t('dict.sort')} error={form.errors.sort}>
-        <TextField.Root name="sort" type="number" value={v.sort} onChange={(e) => form.set('sort', e.target.value)} />
+        <TextField.Root {...form.input('sort')} type="number" />
       </Field>
       <Field label={t('dict.status')} required>
-        <SelectInput
-          name="status"
-          value={v.status}
-          onChange={(x) => form.set('status', x)}
-          options={labelled(t, 'status', enabledStatuses)}
-        />
+        <SelectInput {...form.select('status')} options={labelled(t, 'status', enabledStatuses)} />
       </Field>
     </FormDialog>
   );
@@ -153,13 +135,7 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
     { id: 'label', header: t('dict.label'), value: (r) => r.label, sortable: true, width: 160 },
     { id: 'value', header: t('dict.value'), value: (r) => r.value, sortable: true, width: 160 },
     { id: 'sort', header: t('dict.sort'), value: (r) => r.sort, sortable: true, width: 70 },
-    {
-      id: 'status',
-      header: t('dict.status'),
-      value: (r) => t(`status.${r.status}`),
-      cell: (r) => <StatusBadge value={r.status} />,
-      width: 80,
-    },
+    statusColumn(t, t('dict.status'), 80),
   ];
   return (
     <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
@@ -209,15 +185,9 @@ export function DictionariesPage() {
   const columns: ListColumn<TypeRow>[] = [
     { id: 'code', header: t('dict.code'), value: (r) => r.code, sortable: true, width: 180 },
     { id: 'name', header: t('dict.name'), value: (r) => r.name, sortable: true, width: 180 },
-    {
-      id: 'status',
-      header: t('dict.status'),
-      value: (r) => t(`status.${r.status}`),
-      cell: (r) => <StatusBadge value={r.status} />,
-      width: 90,
-    },
+    statusColumn(t, t('dict.status'), 90),
     { id: 'remark', header: t('dict.remark'), value: (r) => r.remark, width: 240 },
-    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+    createdAtColumn(t('common.createdAt')),
   ];
   return (
     <>

@@ -8,9 +8,8 @@ import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { createdAtColumn, crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups } from './lookups.ts';
@@ -35,7 +34,7 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
   const { t } = useTranslation();
   const groups = useGroups();
   const creating = editing?.row === null;
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty,
     queryKey: KEY,
@@ -71,44 +70,21 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
     ...treeOptions(groups.data ?? [], (g) => g.name, 1).filter((o) => o.value !== form.values.id),
   ];
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'group.add' : 'group.edit')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-    >
+    <FormDialog {...dialog} title={t(creating ? 'group.add' : 'group.edit')} onSubmit={() => void submit()}>
       <Field label={t('group.parent')} hint={t('group.parentHint')}>
-        <SelectInput name="parentId" value={form.values.parentId} onChange={(v) => form.set('parentId', v)} options={parents} />
+        <SelectInput {...form.select('parentId')} options={parents} />
       </Field>
       <Field label={t('group.name')} required error={form.errors.name}>
-        <TextField.Root
-          name="name"
-          value={form.values.name}
-          placeholder={t('common.inputPlaceholder', { field: t('group.name') })}
-          onChange={(e) => form.set('name', e.target.value)}
-        />
+        <TextField.Root {...form.input('name')} placeholder={t('common.inputPlaceholder', { field: t('group.name') })} />
       </Field>
       <Field label={t('group.type')} required error={form.errors.type}>
-        <SelectInput
-          name="type"
-          value={form.values.type || null}
-          placeholder={t('common.selectPlaceholder')}
-          onChange={(v) => form.set('type', v)}
-          options={labelled(t, 'groupType', groupTypes)}
-        />
+        <SelectInput {...form.select('type')} placeholder={t('common.selectPlaceholder')} options={labelled(t, 'groupType', groupTypes)} />
       </Field>
       <Field label={t('group.location')} error={form.errors.location}>
-        <TextField.Root
-          name="location"
-          value={form.values.location}
-          placeholder={t('common.inputPlaceholder', { field: t('group.location') })}
-          onChange={(e) => form.set('location', e.target.value)}
-        />
+        <TextField.Root {...form.input('location')} placeholder={t('common.inputPlaceholder', { field: t('group.location') })} />
       </Field>
       <Field label={t('group.sort')} error={form.errors.sort}>
-        <TextField.Root name="sort" type="number" min={0} value={form.values.sort} onChange={(e) => form.set('sort', e.target.value)} />
+        <TextField.Root {...form.input('sort')} type="number" min={0} />
       </Field>
     </FormDialog>
   );
@@ -126,7 +102,7 @@ export function GroupsPage() {
     { id: 'type', header: t('group.type'), value: (r) => t(`groupType.${r.type}`), width: 120 },
     { id: 'location', header: t('group.location'), value: (r) => r.location, width: 200 },
     { id: 'sort', header: t('group.sort'), value: (r) => r.sort, width: 70 },
-    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), width: 110 },
+    createdAtColumn(t('common.createdAt'), false),
   ];
   return (
     <>

@@ -67,7 +67,7 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   const title = useEntryTitle();
   const tree = useMenuTree();
   const creating = editing?.row === null;
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty,
     queryKey: KEY,
@@ -101,11 +101,9 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   const v = form.values;
   const text = (name: 'name' | 'routerName' | 'icon' | 'permission' | 'path' | 'component' | 'sort', placeholder?: string) => (
     <TextField.Root
-      name={name}
-      value={v[name]}
+      {...form.input(name)}
       type={name === 'sort' ? 'number' : 'text'}
       placeholder={placeholder ?? t('common.inputPlaceholder', { field: t(`menu.fields.${name}`) })}
-      onChange={(e) => form.set(name, e.target.value)}
     />
   );
   const parents = [
@@ -113,21 +111,13 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
     ...treeOptions(tree.data ?? [], (n) => title(n), 1).filter((o) => o.value !== v.id),
   ];
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'menu.fields.add' : 'menu.fields.edit')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-      width="640px"
-    >
+    <FormDialog {...dialog} title={t(creating ? 'menu.fields.add' : 'menu.fields.edit')} onSubmit={() => void submit()} width="640px">
       <div className="form-grid two">
         <Field label={t('menu.fields.parent')}>
-          <SelectInput name="parentId" value={v.parentId} onChange={(p) => form.set('parentId', p)} options={parents} />
+          <SelectInput {...form.select('parentId')} options={parents} />
         </Field>
         <Field label={t('menu.fields.type')} required error={form.errors.type}>
-          <SelectInput name="type" value={v.type} onChange={(p) => form.set('type', p)} options={labelled(t, 'menuType', menuTypes)} />
+          <SelectInput {...form.select('type')} options={labelled(t, 'menuType', menuTypes)} />
         </Field>
         <Field
           label={t('menu.fields.name')}

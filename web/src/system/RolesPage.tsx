@@ -8,9 +8,8 @@ import { endpoints } from '../api/endpoints.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
-import { crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { createdAtColumn, crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton } from '../ui/widgets.tsx';
 import { useMenuTree } from './lookups.ts';
@@ -28,7 +27,7 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   const menus = useMenuTree();
   const creating = editing?.row === null;
   const grantOnly = editing?.grantOnly === true;
-  const { form, busy, run, done } = useRecordDialog({
+  const { form, run, done, dialog } = useRecordDialog({
     editing,
     empty,
     queryKey: KEY,
@@ -74,27 +73,14 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
   };
   const title = grantOnly ? t('role.grantTitle', { name: editing?.row?.name ?? '' }) : t(creating ? 'role.add' : 'role.edit');
   return (
-    <FormDialog
-      open={editing !== null}
-      title={title}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-      width="600px"
-    >
+    <FormDialog {...dialog} title={title} onSubmit={() => void submit()} width="600px">
       {!grantOnly && (
         <>
           <Field label={t('role.name')} required error={form.errors.name}>
-            <TextField.Root
-              name="name"
-              value={form.values.name}
-              placeholder={t('common.inputPlaceholder', { field: t('role.name') })}
-              onChange={(e) => form.set('name', e.target.value)}
-            />
+            <TextField.Root {...form.input('name')} placeholder={t('common.inputPlaceholder', { field: t('role.name') })} />
           </Field>
           <Field label={t('role.remark')} error={form.errors.remark}>
-            <TextArea name="remark" value={form.values.remark} onChange={(e) => form.set('remark', e.target.value)} />
+            <TextArea {...form.input('remark')} />
           </Field>
         </>
       )}
@@ -125,7 +111,7 @@ export function RolesPage() {
     { id: 'remark', header: t('role.remark'), value: (r) => r.remark, width: 280 },
     { id: 'menus', header: t('role.menuCount'), value: (r) => r.menuIds.length, width: 100 },
     { id: 'builtin', header: t('role.kind'), value: (r) => t(r.builtin ? 'role.kindBuiltin' : 'role.kindCustom'), width: 100 },
-    { id: 'createdAt', header: t('common.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+    createdAtColumn(t('common.createdAt')),
   ];
   return (
     <>

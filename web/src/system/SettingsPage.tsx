@@ -76,13 +76,7 @@ export function SettingsPage() {
       <SubmitForm onSubmit={save}>
         <Flex direction="column" gap="4">
           <Field label={t('settings.systemName')} required error={form.errors.systemName} hint={t('settings.systemNameHint')}>
-            <TextField.Root
-              name="systemName"
-              disabled={!editable}
-              value={form.values.systemName}
-              placeholder={t('brand.name')}
-              onChange={(e) => form.set('systemName', e.target.value)}
-            />
+            <TextField.Root {...form.input('systemName')} disabled={!editable} placeholder={t('brand.name')} />
           </Field>
           <Field label={t('settings.logo')} error={logoError} hint={t('settings.logoHint', { height: limits.logo.height })}>
             <Flex align="center" gap="4">

@@ -11,7 +11,8 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, FormDialog } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, StatusBadge } from '../ui/widgets.tsx';
+import { statusColumn } from '../ui/crud.tsx';
+import { RowButton } from '../ui/widgets.tsx';
 
 const KEY = 'tenants';
 
@@ -55,14 +56,7 @@ export function TenantAuditPage() {
       value: (r) => t(`register.by${r.registerMethod === 'phone' ? 'Phone' : 'Email'}`),
       width: 100,
     },
-    {
-      id: 'status',
-      header: t('tenant.status'),
-      value: (r) => t(`status.${r.status}`),
-      cell: (r) => <StatusBadge value={r.status} />,
-      sortable: true,
-      width: 90,
-    },
+    statusColumn(t, t('tenant.status'), 90, true),
     { id: 'applyTime', header: t('tenant.applyTime'), value: (r) => formatDate(r.applyTime), sortable: true, width: 110 },
     { id: 'auditTime', header: t('tenant.auditTime'), value: (r) => formatDate(r.auditTime), sortable: true, width: 110 },
     { id: 'rejectReason', header: t('tenant.rejectReason'), value: (r) => r.rejectReason, width: 140 },

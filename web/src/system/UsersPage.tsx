@@ -10,6 +10,7 @@ import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
 import {
+  createdAtColumn,
   crudActions,
   labelled,
   PermittedRowButton,
@@ -18,11 +19,11 @@ import {
   useListChange,
   useListDelete,
   useRecordDialog,
+  statusColumn,
 } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { RowButton, SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
 
 const KEY = 'users';
@@ -72,7 +73,7 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
   const roles = useRoles();
   const groups = useGroups();
   const creating = editing === 'new';
-  const { form, busy, run, done } = useRecordDialog<Values, UserRow | 'new'>({
+  const { form, run, done, dialog } = useRecordDialog<Values, UserRow | 'new'>({
     editing,
     empty,
     queryKey: KEY,
@@ -108,24 +109,10 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
   };
   const v = form.values;
   const text = (name: 'username' | 'password' | 'email' | 'phone' | 'position', type = 'text') => (
-    <TextField.Root
-      name={name}
-      type={type as 'text'}
-      value={v[name]}
-      placeholder={t(`user.${name}Placeholder`)}
-      onChange={(e) => form.set(name, e.target.value)}
-    />
+    <TextField.Root {...form.input(name)} type={type as 'text'} placeholder={t(`user.${name}Placeholder`)} />
   );
   return (
-    <FormDialog
-      open={editing !== null}
-      title={t(creating ? 'user.add' : 'user.edit')}
-      dirty={form.dirty}
-      busy={busy}
-      onClose={onClose}
-      onSubmit={() => void submit()}
-      width="640px"
-    >
+    <FormDialog {...dialog} title={t(creating ? 'user.add' : 'user.edit')} onSubmit={() => void submit()} width="640px">
       <div className="form-grid two">
         <Field label={t('user.username')} required error={form.errors.username}>
           {text('username')}
@@ -138,21 +125,10 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
           <div />
         )}
         <Field label={t('user.sex')} required error={form.errors.sex}>
-          <SelectInput
-            name="sex"
-            value={v.sex || null}
-            placeholder={t('common.selectPlaceholder')}
-            onChange={(s) => form.set('sex', s)}
-            options={labelled(t, 'sex', sexes)}
-          />
+          <SelectInput {...form.select('sex')} placeholder={t('common.selectPlaceholder')} options={labelled(t, 'sex', sexes)} />
         </Field>
         <Field label={t('user.status')} required error={form.errors.status}>
-          <SelectInput
-            name="status"
-            value={v.status}
-            onChange={(s) => form.set('status', s)}
-            options={labelled(t, 'status', userStatuses)}
-          />
+          <SelectInput {...form.select('status')} options={labelled(t, 'status', userStatuses)} />
         </Field>
         <Field label={t('user.email')} required error={form.errors.email}>
           {text('email', 'email')}
@@ -162,10 +138,8 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
         </Field>
         <Field label={t('user.group')} error={form.errors.groupId}>
           <SelectInput
-            name="groupId"
-            value={v.groupId || null}
+            {...form.select('groupId')}
             placeholder={t('common.selectPlaceholder')}
-            onChange={(s) => form.set('groupId', s)}
             options={treeOptions(groups.data ?? [], (g) => g.name)}
           />
         </Field>
@@ -196,7 +170,7 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
         </Flex>
       </Field>
       <Field label={t('user.description')} error={form.errors.description}>
-        <TextArea name="description" value={v.description} onChange={(e) => form.set('description', e.target.value)} />
+        <TextArea {...form.input('description')} />
       </Field>
     </FormDialog>
   );
@@ -270,15 +244,8 @@ export function UsersPage() {
     { id: 'position', header: t('user.position'), value: (r) => r.position, sortable: true, width: 100 },
     { id: 'group', header: t('user.group'), value: (r) => r.groupName, width: 110 },
     { id: 'roles', header: t('user.roles'), value: (r) => r.roleNames.join(', '), width: 130 },
-    {
-      id: 'status',
-      header: t('user.status'),
-      value: (r) => t(`status.${r.status}`),
-      cell: (r) => <StatusBadge value={r.status} />,
-      sortable: true,
-      width: 80,
-    },
-    { id: 'createdAt', header: t('user.createdAt'), value: (r) => formatDate(r.createdAt), sortable: true, width: 110 },
+    statusColumn(t, t('user.status'), 80, true),
+    createdAtColumn(t('user.createdAt')),
   ];
   return (
     <>

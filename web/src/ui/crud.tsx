@@ -7,8 +7,9 @@ import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from './feedback.tsx';
 import { useForm } from './form.tsx';
-import { useRefresh, type ListAction } from './ListPage.tsx';
-import { RowButton } from './widgets.tsx';
+import { formatDate } from './format.ts';
+import { useRefresh, type ListAction, type ListColumn } from './ListPage.tsx';
+import { RowButton, StatusBadge } from './widgets.tsx';
 
 const showError = (error: unknown) => notice.error(messageOf(error));
 
@@ -68,7 +69,9 @@ export function useRecordDialog<V extends Record<string, unknown>, E>({
     await refresh();
     onClose();
   };
-  return { form, busy, run, done };
+  /** The `FormDialog` props that follow from the above. */
+  const dialog = { open: editing !== null, dirty: form.dirty, busy, onClose };
+  return { form, busy, run, done, dialog };
 }
 
 /** Changes records of a list: asks first when `ask` is given, then says it worked (or why not) and refreshes the list. */
@@ -141,3 +144,27 @@ export function PermittedRowButton({
   const me = useSession();
   return can(me, permission) ? <RowButton label={label} onClick={onClick} danger={danger} /> : null;
 }
+
+/** A record's status as a coloured badge, exported by its translated name. */
+export const statusColumn = <T extends { status: string }>(
+  t: TFunction,
+  header: string,
+  width: number,
+  sortable?: boolean,
+): ListColumn<T> => ({
+  id: 'status',
+  header,
+  value: (r) => t(`status.${r.status}`),
+  cell: (r) => <StatusBadge value={r.status} />,
+  sortable,
+  width,
+});
+
+/** The day a record was created. */
+export const createdAtColumn = <T extends { createdAt: string | null }>(header: string, sortable = true): ListColumn<T> => ({
+  id: 'createdAt',
+  header,
+  value: (r) => formatDate(r.createdAt),
+  sortable,
+  width: 110,
+});

@@ -7,6 +7,7 @@ import { Button, Dialog, Flex, Text } from '@radix-ui/themes';
 import { confirm } from './feedback.tsx';
 
 export type Errors = Record<string, string>;
+type TextKey<V> = { [K in keyof V]: V[K] extends string ? K : never }[keyof V] & string;
 
 const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
@@ -52,7 +53,19 @@ export function useForm<V extends Record<string, unknown>>(initial: V) {
     setErrors({});
   }, []);
   const dirty = useMemo(() => JSON.stringify(values) !== JSON.stringify(start), [values, start]);
-  return { values, set, errors, setErrors, dirty, reset, markSaved: () => setStart(values) };
+  /** Props binding a text input or text area to a string field. */
+  const input = <K extends TextKey<V>>(name: K) => ({
+    name,
+    value: values[name] as string,
+    onChange: (event: { target: { value: string } }) => set(name, event.target.value as V[K]),
+  });
+  /** Props binding a `SelectInput` to a string field; an empty one shows the placeholder. */
+  const select = <K extends TextKey<V>>(name: K) => ({
+    name,
+    value: (values[name] as string) || null,
+    onChange: (value: string) => set(name, value as V[K]),
+  });
+  return { values, set, errors, setErrors, dirty, reset, markSaved: () => setStart(values), input, select };
 }
 
 /** Asks before throwing away unsaved changes; resolves true when it is fine to leave. */
