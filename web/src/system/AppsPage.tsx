@@ -7,8 +7,6 @@ import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { api, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
-import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
@@ -149,7 +147,6 @@ function AppDialog({
 
 export function AppsPage() {
   const { t } = useTranslation();
-  const me = useSession();
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<AppRow | 'new' | null>(null);
   const [credentials, setCredentials] = useState<Credentials | null>(null);
@@ -200,7 +197,7 @@ export function AppsPage() {
         rowActions={(row) => (
           <>
             <RowButton label={t('app.copyKey')} onClick={() => void copy(row.appKey, t)} />
-            {can(me, perm.appSecret) && <RowButton label={t('app.newSecret')} onClick={() => void newSecret(row)} />}
+            <PermittedRowButton permission={perm.appSecret} label={t('app.newSecret')} onClick={() => void newSecret(row)} />
             <PermittedRowButton permission={perm.appEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
             <PermittedRowButton permission={perm.appDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
           </>

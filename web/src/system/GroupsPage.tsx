@@ -6,12 +6,10 @@ import { groupCreateBody, groupUpdateBody, type GroupNode } from '@iot/contracts
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
-import { useSession } from '../auth/useSession.ts';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput } from '../ui/widgets.tsx';
+import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups } from './lookups.ts';
 
 const KEY = 'groups';
@@ -92,7 +90,6 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
 
 export function GroupsPage() {
   const { t } = useTranslation();
-  const me = useSession();
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
   const remove = (row: GroupNode) =>
@@ -134,9 +131,11 @@ export function GroupsPage() {
         )}
         rowActions={(row) => (
           <>
-            {can(me, perm.groupAdd) && (
-              <RowButton label={t('group.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />
-            )}
+            <PermittedRowButton
+              permission={perm.groupAdd}
+              label={t('group.addChild')}
+              onClick={() => setEditing({ row: null, parentId: row.id })}
+            />
             <PermittedRowButton permission={perm.groupEdit} label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />
             <PermittedRowButton permission={perm.groupDelete} label={t('common.delete')} danger onClick={() => void remove(row)} />
           </>

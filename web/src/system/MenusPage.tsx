@@ -6,13 +6,11 @@ import { menuCreateBody, menuTypes, menuUpdateBody, type MenuNode } from '@iot/c
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
-import { useSession } from '../auth/useSession.ts';
 import { useEntryTitle } from '../shell/Layout.tsx';
-import { crudActions, labelled, saveRecord, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, labelled, PermittedRowButton, saveRecord, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput } from '../ui/widgets.tsx';
+import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useMenuTree } from './lookups.ts';
 
 const KEY = 'menus';
@@ -153,7 +151,6 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
 export function MenusPage() {
   const { t } = useTranslation();
   const title = useEntryTitle();
-  const me = useSession();
   const change = useListChange(KEY);
   const deleteRows = useListDelete(KEY);
   const tree = useMenuTree();
@@ -181,7 +178,6 @@ export function MenusPage() {
     { id: 'icon', header: t('menu.fields.icon'), value: (r) => r.icon, width: 80 },
     { id: 'sort', header: t('menu.fields.sort'), value: (r) => r.sort, width: 60 },
   ];
-  const editable = can(me, perm.menuEdit);
   return (
     <>
       <ListPage<MenuNode>
@@ -198,13 +194,19 @@ export function MenusPage() {
         )}
         rowActions={(row) => (
           <>
-            {editable && <RowButton label={t('menu.fields.up')} onClick={() => void move(row, -1)} />}
-            {editable && <RowButton label={t('menu.fields.down')} onClick={() => void move(row, 1)} />}
-            {can(me, perm.menuAdd) && row.type === 'menu' && (
-              <RowButton label={t('menu.fields.addChild')} onClick={() => setEditing({ row: null, parentId: row.id })} />
+            <PermittedRowButton permission={perm.menuEdit} label={t('menu.fields.up')} onClick={() => void move(row, -1)} />
+            <PermittedRowButton permission={perm.menuEdit} label={t('menu.fields.down')} onClick={() => void move(row, 1)} />
+            {row.type === 'menu' && (
+              <PermittedRowButton
+                permission={perm.menuAdd}
+                label={t('menu.fields.addChild')}
+                onClick={() => setEditing({ row: null, parentId: row.id })}
+              />
             )}
-            {editable && <RowButton label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />}
-            {can(me, perm.menuDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove(row)} />}
+            <PermittedRowButton permission={perm.menuEdit} label={t('common.edit')} onClick={() => setEditing({ row, parentId: null })} />
+            {!row.builtin && (
+              <PermittedRowButton permission={perm.menuDelete} label={t('common.delete')} danger onClick={() => void remove(row)} />
+            )}
           </>
         )}
       />

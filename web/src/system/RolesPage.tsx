@@ -5,13 +5,10 @@ import { perm } from '@iot/contracts/identity/permissions.ts';
 import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
 import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
-import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton } from '../ui/widgets.tsx';
 import { useMenuTree } from './lookups.ts';
 import { MenuChecklist, withAncestors } from './MenuChecklist.tsx';
 
@@ -99,7 +96,6 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
 
 export function RolesPage() {
   const { t } = useTranslation();
-  const me = useSession();
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
   const remove = (rows: RoleRow[]) =>
@@ -136,7 +132,9 @@ export function RolesPage() {
           <>
             <PermittedRowButton permission={perm.roleGrant} label={t('role.grant')} onClick={() => setEditing({ row, grantOnly: true })} />
             <PermittedRowButton permission={perm.roleEdit} label={t('common.edit')} onClick={() => setEditing({ row, grantOnly: false })} />
-            {can(me, perm.roleDelete) && !row.builtin && <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />}
+            {!row.builtin && (
+              <PermittedRowButton permission={perm.roleDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
+            )}
           </>
         )}
       />

@@ -6,7 +6,6 @@ import { perm } from '@iot/contracts/identity/permissions.ts';
 import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
 import { api, ApiError, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
 import {
@@ -23,7 +22,7 @@ import {
 } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-import { RowButton, SelectInput } from '../ui/widgets.tsx';
+import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
 
 const KEY = 'users';
@@ -274,15 +273,16 @@ export function UsersPage() {
           <>
             <PermittedRowButton permission={perm.userEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
             <PermittedRowButton permission={perm.userResetPassword} label={t('user.resetPassword')} onClick={() => setResetting(row)} />
-            {can(me, perm.userEdit) && !protectedRow(row) && (
-              <RowButton
+            {!protectedRow(row) && (
+              <PermittedRowButton
+                permission={perm.userEdit}
                 label={t(row.status === 'stopped' ? 'user.start' : 'user.stop')}
                 danger={row.status !== 'stopped'}
                 onClick={() => void setStatus(row, row.status === 'stopped' ? 'enabled' : 'stopped')}
               />
             )}
-            {can(me, perm.userDelete) && !protectedRow(row) && (
-              <RowButton label={t('common.delete')} danger onClick={() => void remove([row])} />
+            {!protectedRow(row) && (
+              <PermittedRowButton permission={perm.userDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
             )}
           </>
         )}
