@@ -10,7 +10,7 @@ import { endpoints } from '../api/endpoints.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 
 const KEY = 'apps';
@@ -182,9 +182,8 @@ export function AppsPage() {
         queryKey={KEY}
         endpoint={endpoints.app}
         exportName={t('menu.app')}
-        rowId={(r) => r.id}
         columns={columns}
-        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        defaultSort={NEWEST_FIRST}
         filters={[
           { name: 'name', label: t('app.name') },
           { name: 'type', label: t('app.type'), type: 'select', options: labelled(t, 'appType', appTypes) },

@@ -20,7 +20,7 @@ import {
   statusColumn,
 } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 
 type TypeRow = z.infer<typeof dictTypeRow>;
@@ -146,7 +146,6 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
           endpoint={endpoints.dictItems}
           params={{ typeId: type.id }}
           exportName={`${t('menu.dictionary')}-${type.code}`}
-          rowId={(r) => r.id}
           selectable={false}
           columns={columns}
           defaultSort={{ sort: 'sort', order: 'asc' }}
@@ -195,9 +194,8 @@ export function DictionariesPage() {
         queryKey={TYPES}
         endpoint={endpoints.dict}
         exportName={t('menu.dictionary')}
-        rowId={(r) => r.id}
         columns={columns}
-        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        defaultSort={NEWEST_FIRST}
         filters={[
           { name: 'name', label: t('dict.name') },
           { name: 'code', label: t('dict.code') },

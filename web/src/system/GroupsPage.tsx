@@ -107,7 +107,6 @@ export function GroupsPage() {
         queryKey={KEY}
         endpoint={endpoints.group}
         exportName={t('menu.group')}
-        rowId={(r) => r.id}
         subRows={(r) => r.children}
         columns={columns}
         filters={[

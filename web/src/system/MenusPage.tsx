@@ -184,7 +184,6 @@ export function MenusPage() {
         queryKey={KEY}
         endpoint={endpoints.menuAll}
         exportName={t('menu.menuManage')}
-        rowId={(r) => r.id}
         subRows={(r) => r.children}
         columns={columns}
         actions={crudActions<MenuNode>(

@@ -8,7 +8,7 @@ import { endpoints } from '../api/endpoints.ts';
 import { notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { useMenuTree } from './lookups.ts';
 import { MenuChecklist, withAncestors } from './MenuChecklist.tsx';
 
@@ -115,9 +115,8 @@ export function RolesPage() {
         queryKey={KEY}
         endpoint={endpoints.role}
         exportName={t('menu.role')}
-        rowId={(r) => r.id}
         columns={columns}
-        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        defaultSort={NEWEST_FIRST}
         filters={[{ name: 'name', label: t('role.name') }]}
         actions={crudActions<RoleRow>(
           t,

@@ -68,7 +68,6 @@ export function TenantAuditPage() {
         queryKey={KEY}
         endpoint={endpoints.register}
         exportName={t('menu.tenantAudit')}
-        rowId={(r) => r.id}
         selectable={false}
         columns={columns}
         defaultSort={{ sort: 'applyTime', order: 'desc' }}

@@ -21,7 +21,7 @@ import {
   statusColumn,
 } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
 
@@ -252,9 +252,8 @@ export function UsersPage() {
         queryKey={KEY}
         endpoint={endpoints.user}
         exportName={t('menu.user')}
-        rowId={(r) => r.id}
         columns={columns}
-        defaultSort={{ sort: 'createdAt', order: 'desc' }}
+        defaultSort={NEWEST_FIRST}
         filters={[
           { name: 'username', label: t('user.username') },
           {

@@ -67,7 +67,8 @@ export interface ListPageProps<T> {
   /** A paged list endpoint answering `Page<T>`, or (tree mode) an array of roots. */
   endpoint: string;
   columns: ListColumn<T>[];
-  rowId: (row: T) => string;
+  /** A row's key; its `id` unless given. */
+  rowId?: (row: T) => string;
   filters?: ListFilter[];
   actions?: ListAction<T>[];
   rowActions?: (row: T) => ReactNode;
@@ -78,6 +79,9 @@ export interface ListPageProps<T> {
   defaultSort?: { sort: string; order: 'asc' | 'desc' };
   params?: ListParams;
 }
+
+/** The usual order of a list: the newest record first. */
+export const NEWEST_FIRST = { sort: 'createdAt', order: 'desc' } as const;
 
 const PAGE_SIZES = [10, 20, 50, 100];
 const EXPORT_PAGE_SIZE = 500;
@@ -119,7 +123,7 @@ export function ListPage<T>(props: ListPageProps<T>) {
   const table = useReactTable({
     data: data.rows,
     columns: columnDefs,
-    getRowId: (row) => props.rowId(row),
+    getRowId: (row) => (props.rowId ? props.rowId(row) : (row as { id: string }).id),
     getCoreRowModel: getCoreRowModel(),
     getExpandedRowModel: tree ? getExpandedRowModel() : undefined,
     getSubRows: props.subRows,
