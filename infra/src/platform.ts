@@ -199,7 +199,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       (role === 'all' || role === 'projections') &&
       (options.seedDemo ?? (config.DEMO_DATA ? config.DEMO_DATA === 'true' : !config.DATABASE_URL));
     if (role === 'all' || role === 'projections') {
-      await runner.catchUp(30_000);
+      // Seeding reads the read models; a long log still being projected must not stop the start.
+      await runner.catchUp(30_000).catch((error: Error) => logger.warn({ err: error }, 'projections still catching up'));
       await provisionAllTenants(store, db);
       if (demo) await seedDemoData(context);
     }
