@@ -3,6 +3,7 @@ import { DomainError, envelope, groupCreateBody, groupUpdateBody, idBody, perm }
 import type { RoutesPlugin } from '@iot/query/server/app.ts';
 import type { AppContext } from '@iot/query/server/context.ts';
 import { ok } from '@iot/query/server/envelope.ts';
+import { assertOwnRow } from '@iot/query/identity/access.ts';
 import { principalOf } from '@iot/query/server/principal.ts';
 import { newAggregateId } from '../handler.ts';
 import { contextOf } from '../context.ts';
@@ -13,8 +14,7 @@ const idResult = envelope(z.object({ id: z.string() }));
 
 async function assertParent(db: AppContext['db'], tenantId: string, parentId: string | null, groupId?: string): Promise<void> {
   if (!parentId) return;
-  if ((await db.query('select 1 from rm_groups where id = $1 and tenant_id = $2', [parentId, tenantId])).rowCount === 0)
-    throw new DomainError('NOT_FOUND', { field: 'parentId' });
+  await assertOwnRow(db, 'rm_groups', parentId, tenantId, 'parentId');
   if (!groupId) return;
   // A group cannot move under its own subtree.
   const cycle = await db.query(

@@ -15,6 +15,7 @@ import {
 import type { RoutesPlugin } from '@iot/query/server/app.ts';
 import type { AppContext } from '@iot/query/server/context.ts';
 import { ok } from '@iot/query/server/envelope.ts';
+import { assertOwnRow } from '@iot/query/identity/access.ts';
 import { principalOf } from '@iot/query/server/principal.ts';
 import { newAggregateId } from '../handler.ts';
 import { contextOf } from '../context.ts';
@@ -29,8 +30,7 @@ const idResult = envelope(z.object({ id: z.string() }));
 
 /** The group and roles a user points to must be the caller's tenant's own. */
 async function assertReferences(db: AppContext['db'], tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
-  if (groupId && (await db.query('select 1 from rm_groups where id = $1 and tenant_id = $2', [groupId, tenantId])).rowCount === 0)
-    throw new DomainError('NOT_FOUND', { field: 'groupId' });
+  if (groupId) await assertOwnRow(db, 'rm_groups', groupId, tenantId, 'groupId');
   const roles = await db.query('select id from rm_roles where id = any($1) and tenant_id = $2', [roleIds, tenantId]);
   if (roles.rowCount !== new Set(roleIds).size) throw new DomainError('NOT_FOUND', { field: 'roleIds' });
 }

@@ -1,4 +1,14 @@
+import { DomainError } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
+
+/** Read models whose rows belong to one tenant. */
+type TenantTable = 'rm_users' | 'rm_roles' | 'rm_groups';
+
+/** Refuses (NOT_FOUND, naming `field` when given) an id that is not a row of the caller's tenant. */
+export async function assertOwnRow(db: Sql, table: TenantTable, id: string, tenantId: string, field?: string): Promise<void> {
+  const found = await db.query(`select 1 from ${table} where id = $1 and tenant_id = $2`, [id, tenantId]);
+  if (found.rowCount === 0) throw new DomainError('NOT_FOUND', field ? { field } : undefined);
+}
 
 /** Permissions a user's roles grant: the union of the permissions of their menus (only roles of the user's own tenant count). */
 export async function rolePermissions(db: Sql, userId: string): Promise<Set<string>> {

@@ -14,6 +14,7 @@ import {
 } from '@iot/contracts';
 import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
+import { assertOwnRow } from './access.ts';
 import { principalOf } from '../server/principal.ts';
 import { iso, pageOf, param } from './paging.ts';
 
@@ -80,11 +81,7 @@ export const roleQueryRoutes: RoutesPlugin = async (app, { db }) => {
     },
     async (request) => {
       const { name, id } = request.query;
-      if (
-        id &&
-        (await db.query('select 1 from rm_roles where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0
-      )
-        throw new DomainError('NOT_FOUND');
+      if (id) await assertOwnRow(db, 'rm_roles', id, principalOf(request).tenantId);
       const found = await db.query('select 1 from rm_roles where tenant_id = $1 and lower(name) = lower($2) and id <> $3', [
         principalOf(request).tenantId,
         name,

@@ -15,7 +15,7 @@ import {
 import type { RoutesPlugin } from '../server/app.ts';
 import { ok } from '../server/envelope.ts';
 import { principalOf } from '../server/principal.ts';
-import { groupSubtree } from './access.ts';
+import { assertOwnRow, groupSubtree } from './access.ts';
 import { iso, pageOf, param, type ListSpec } from './paging.ts';
 
 const SELECT = `u.*, g.name as group_name,
@@ -105,11 +105,7 @@ export const userQueryRoutes: RoutesPlugin = async (app, { db }) => {
     async (request) => {
       const { username, id } = request.query;
       // The user being edited must be the caller's tenant's own.
-      if (
-        id &&
-        (await db.query('select 1 from rm_users where id = $1 and tenant_id = $2', [id, principalOf(request).tenantId])).rowCount === 0
-      )
-        throw new DomainError('NOT_FOUND');
+      if (id) await assertOwnRow(db, 'rm_users', id, principalOf(request).tenantId);
       const taken = await db.query('select 1 from username_claims where username = lower($1) and owner <> $2', [username, id ?? '']);
       return ok({ available: taken.rowCount === 0 });
     },
