@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { SYSTEM_TENANT } from '@iot/contracts';
-import { principalOf } from '@iot/query/server/principal.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
 import type { CommandContext } from './handler.ts';
 
 const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError, type Actor, type EventMetadata } from '@iot/contracts';
-import { VersionConflictError, type EventStore, type StoredEvent } from '@iot/infra/event-store/port.ts';
+import { VersionConflictError, type EventStore, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
 import type { Decider, DomainEvent } from './decider.ts';
 
 /** Who asks, on whose behalf, and how to recognise a retry of the same request. */
@@ -12,6 +12,8 @@ export interface CommandContext {
   /** A retried request with the same key applies once. */
   idempotencyKey?: string;
   ip?: string;
+  /** Told the position of the last event appended (or found, for a retry with the same key). */
+  onAppended?(position: string): void;
 }
 
 export interface CommandResult<S> {
@@ -51,7 +53,10 @@ export async function handleCommand<C, E extends DomainEvent, S>(
     const version = history.at(-1)?.version ?? 0;
     if (context.idempotencyKey) {
       const earlier = history.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey);
-      if (earlier.length > 0) return { events: earlier, state, version, applied: false };
+      if (earlier.length > 0) {
+        context.onAppended?.(earlier.at(-1)!.position);
+        return { events: earlier, state, version, applied: false };
+      }
     }
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { events: [], state, version, applied: true };
@@ -72,6 +77,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
         version,
       );
       const next = decided.reduce((s, e) => decider.evolve(s, e), state);
+      context.onAppended?.(appended.events.at(-1)!.position);
       return { events: appended.events, state: next, version: appended.version, applied: true };
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;

@@ -14,6 +14,10 @@ export const pageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 
+/** The paging query of one list: `sort` only by the names the list allows (never `__proto__` or a column it hides). */
+export const listQuery = <const S extends readonly [string, ...string[]], F extends z.ZodRawShape>(sortable: S, filters: F) =>
+  pageQuery.extend({ sort: z.enum(sortable).optional(), ...filters }).strict();
+
 export const page = <T extends z.ZodType>(row: T) =>
   z.object({ rows: z.array(row), total: z.number().int(), page: z.number().int(), pageSize: z.number().int() });
 export type Page<T> = { rows: T[]; total: number; page: number; pageSize: number };

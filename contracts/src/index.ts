@@ -5,3 +5,5 @@ export * from './event.ts';
 export * from './auth/auth.ts';
 export * from './tenant/tenant.ts';
 export * from './identity/index.ts';
+export * from './user/routes.ts';
+export * from './routes.ts';

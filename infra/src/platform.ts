@@ -5,7 +5,6 @@ import { credentialsSchema } from '@iot/command/auth/credentials.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { authRoutes } from '@iot/command/auth/routes.ts';
 import { tenantRoutes } from '@iot/command/tenant/routes.ts';
-import { userRoutes } from '@iot/command/user/routes.ts';
 import { groupRoutes } from '@iot/command/group/routes.ts';
 import { roleRoutes } from '@iot/command/role/routes.ts';
 import { menuRoutes } from '@iot/command/menu/routes.ts';
@@ -14,7 +13,6 @@ import { dictRoutes } from '@iot/command/dict/routes.ts';
 import { settingsRoutes } from '@iot/command/settings/routes.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
-import { userQueryRoutes } from '@iot/query/identity/users.ts';
 import { groupQueryRoutes } from '@iot/query/identity/groups.ts';
 import { roleQueryRoutes } from '@iot/query/identity/roles.ts';
 import { menuQueryRoutes } from '@iot/query/identity/menus.ts';
@@ -23,8 +21,8 @@ import { dictQueryRoutes } from '@iot/query/identity/dicts.ts';
 import { settingsQueryRoutes } from '@iot/query/identity/settings.ts';
 import { oplogRoutes } from '@iot/query/oplog/routes.ts';
 import { createProjectionRunner, projections, type ProjectionRunner } from '@iot/projections/index.ts';
-import { createApp, type App, type RoutesPlugin } from '@iot/query/server/app.ts';
-import type { AppContext, EngineHealth } from '@iot/query/server/context.ts';
+import { createApp, type App, type RoutesPlugin } from '@iot/infra/http/app.ts';
+import type { AppContext, EngineHealth } from '@iot/infra/http/context.ts';
 import { ConfigError, type Config, type Role } from './config.ts';
 import { createPostgresEventStore } from './event-store/postgres.ts';
 import type { EventStore } from './event-store/port.ts';
@@ -42,6 +40,16 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
+import { routes } from '@iot/contracts';
+import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
+import { commandDispatchers, commandHandlers } from '@iot/command';
+import { queryHandlers } from '@iot/query';
+import { createLookups } from '@iot/query/shared/lookups.ts';
+import { createDispatch } from './dispatch.ts';
+import { createReadModelWatch } from './http/watch.ts';
+
+/** Every route of the table bound to its handler: the compiler refuses a route without one. */
+export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
 
 export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './seed.ts';
 
@@ -49,8 +57,6 @@ export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './s
 export const routeModules: RoutesPlugin[] = [
   authRoutes,
   tenantRoutes,
-  userRoutes,
-  userQueryRoutes,
   groupRoutes,
   groupQueryRoutes,
   roleRoutes,
@@ -178,6 +184,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
 
     const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
+    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db) }));
     const context: AppContext = {
       config,
       store,
@@ -215,7 +222,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             ? defaultStatic
             : undefined
           : (options.staticDir ?? undefined);
-      app = await createApp(context, routeModules, { staticDir });
+      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db) };
+      const watch =
+        role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
+      app = await createApp(context, routeModules, {
+        staticDir,
+        table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },
+      });
       const listening = app;
       stops.push(() => listening.close());
       const address = await app.listen({ port: options.port ?? config.PORT, host: config.HOST });

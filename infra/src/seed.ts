@@ -7,7 +7,7 @@ import { builtinRoleId, provisionTenant } from '@iot/command/role/builtin.ts';
 import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { claimUsername } from '@iot/command/user/usernames.ts';
-import type { AppContext } from '@iot/query/server/context.ts';
+import type { AppContext } from '@iot/infra/http/context.ts';
 
 /** What a fresh platform holds before anyone uses it: the system administrator, and the demo tenant. */
 

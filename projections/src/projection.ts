@@ -1,5 +1,5 @@
-import type { Sql } from '@iot/infra/postgres/sql.ts';
-import type { StoredEvent } from '@iot/infra/event-store/port.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { StoredEvent } from '@iot/contracts/ports/event-store.ts';
 
 /**
  * A read model in PostgreSQL built from the event log. It is disposable: `rebuild` drops its tables,

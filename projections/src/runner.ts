@@ -1,5 +1,5 @@
-import type { EventStore, StoredEvent, Subscription } from '@iot/infra/event-store/port.ts';
-import type { Sql, SqlPool } from '@iot/infra/postgres/sql.ts';
+import type { EventStore, StoredEvent, Subscription } from '@iot/contracts/ports/event-store.ts';
+import type { Sql, SqlPool } from '@iot/contracts/ports/sql.ts';
 import { handlesEvent, type Projection } from './projection.ts';
 
 const checkpointSchema = `

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { routeModules, seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
-import type { App } from '@iot/query/server/app.ts';
+import type { App } from '@iot/infra/http/app.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { freePort } from './free-port.ts';
 

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlPool } from '@iot/infra/postgres/sql.ts';
-import { registerAccessControl } from '@iot/query/server/auth.ts';
+import { registerAccessControl } from '@iot/infra/http/auth.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 
 describe('API skeleton', () => {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { appCreateBody, appCredentials, appToken, appTokenBody, appUpdateBody, DomainError, envelope, idBody, perm } from '@iot/contracts';
-import type { RoutesPlugin } from '@iot/query/server/app.ts';
-import { ok } from '@iot/query/server/envelope.ts';
-import { principalOf, type Principal } from '@iot/query/server/principal.ts';
-import { isTenantActive } from '@iot/query/tenant/active.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf, type Principal } from '@iot/infra/http/principal.ts';
+import { isTenantActive } from '@iot/query/shared/lookups.ts';
 import { newAggregateId } from '../handler.ts';
 import { contextOf } from '../context.ts';
 import { isRootUser, runCommand } from '../auth/commands.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '@iot/query/server/context.ts';
-import { principalOf, type Principal } from '@iot/query/server/principal.ts';
+import type { AppContext } from '@iot/infra/http/context.ts';
+import { principalOf, type Principal } from '@iot/infra/http/principal.ts';
 import type { Decider, DomainEvent } from '../decider.ts';
 import { handleCommand, type CommandResult } from '../handler.ts';
 import { contextOf } from '../context.ts';

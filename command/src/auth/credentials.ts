@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /**
  * Password hashes live here, outside the event log: no password or hash ever enters an event, and

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { currentUser, DomainError, envelope, loginBody, loginResult, SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
-import type { RoutesPlugin } from '@iot/query/server/app.ts';
-import { ok } from '@iot/query/server/envelope.ts';
-import { principalOf } from '@iot/query/server/principal.ts';
-import { permissionsOf } from '@iot/query/server/auth.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { permissionsOf } from '@iot/infra/http/auth.ts';
 import { credentialsSchema, verifyPassword } from './credentials.ts';
 import { createSession, revokeSession, sessionsSchema } from './sessions.ts';
 import { assertNotThrottled, clearLoginFailures, recordLoginFailure, throttleSchema } from './throttle.ts';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 export const sessionsSchema = `
 create table if not exists auth_sessions (

@@ -1,5 +1,5 @@
 import { DomainError } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** Failed logins, per account and per address, kept outside the event log (they are not domain facts). */
 export const throttleSchema = `

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { DomainError, envelope, groupCreateBody, groupUpdateBody, idBody, perm } from '@iot/contracts';
-import type { RoutesPlugin } from '@iot/query/server/app.ts';
-import type { AppContext } from '@iot/query/server/context.ts';
-import { ok } from '@iot/query/server/envelope.ts';
-import { assertOwnRow } from '@iot/query/identity/access.ts';
-import { principalOf } from '@iot/query/server/principal.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import type { AppContext } from '@iot/infra/http/context.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { assertOwnRow } from '@iot/query/shared/lookups.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
 import { newAggregateId } from '../handler.ts';
 import { contextOf } from '../context.ts';
 import { isRootUser, runCommand } from '../auth/commands.ts';

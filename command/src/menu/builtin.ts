@@ -1,5 +1,5 @@
 import { perm, SYSTEM_TENANT, type MenuType } from '@iot/contracts';
-import type { EventStore } from '@iot/infra/event-store/port.ts';
+import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import { handleCommand } from '../handler.ts';
 import { menuDecider, menuStream } from './decide.ts';
 import type { MenuFields } from './menu.ts';

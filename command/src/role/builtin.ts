@@ -1,6 +1,6 @@
 import { builtinRoles, type BuiltinRole } from '@iot/contracts';
-import type { EventStore } from '@iot/infra/event-store/port.ts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { EventStore } from '@iot/contracts/ports/event-store.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
 import { builtinMenus } from '../menu/builtin.ts';
 import { userDecider, userStream } from '../user/decide.ts';

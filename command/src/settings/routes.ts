@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, envelope, limits, perm, settingsBody } from '@iot/contracts';
-import type { RoutesPlugin } from '@iot/query/server/app.ts';
-import { ok } from '@iot/query/server/envelope.ts';
-import { principalOf } from '@iot/query/server/principal.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
 import { runCommand } from '../auth/commands.ts';
 import { settingsDecider, settingsStream } from './decide.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { DomainError } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** Verification codes are short-lived secrets, not domain facts: they live in a table, never in events. */
 export const codesSchema = `

@@ -12,9 +12,9 @@ import {
   tenantRow,
   type TenantRow,
 } from '@iot/contracts';
-import type { RoutesPlugin } from '@iot/query/server/app.ts';
-import { ok } from '@iot/query/server/envelope.ts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, newAggregateId } from '../handler.ts';
 import { anonymousContextOf, contextOf } from '../context.ts';
 import { moveCredential, setPassword } from '../auth/credentials.ts';

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /**
  * Usernames are unique across the platform (login is by account alone). A read model cannot promise that

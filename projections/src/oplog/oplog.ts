@@ -1,4 +1,4 @@
-import type { StoredEvent } from '@iot/infra/event-store/port.ts';
+import type { StoredEvent } from '@iot/contracts/ports/event-store.ts';
 import type { Projection } from '../projection.ts';
 
 /** The name an event gives its target (a user's username, a role's name, ...), if it gives one. */

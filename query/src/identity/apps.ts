@@ -1,9 +1,9 @@
 import { appListQuery, appRow, envelope, page, pageQuery, perm, type AppRow } from '@iot/contracts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { principalOf } from '../server/principal.ts';
-import { groupAncestry } from './access.ts';
-import { iso, pageOf, param } from './paging.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { groupAncestry } from '../shared/lookups.ts';
+import { iso, pageOf, param } from '../shared/paging.ts';
 
 const toAppRow = (r: Record<string, unknown>): AppRow => ({
   id: r.id as string,

@@ -1,8 +1,8 @@
 import { dictItemListQuery, dictItemRow, dictTypeListQuery, dictTypeRow, envelope, page, pageQuery, perm } from '@iot/contracts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { principalOf } from '../server/principal.ts';
-import { iso, pageOf, param } from './paging.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { iso, pageOf, param } from '../shared/paging.ts';
 
 /** Reads of the dictionary screen: types and their items. */
 export const dictQueryRoutes: RoutesPlugin = async (app, { db }) => {

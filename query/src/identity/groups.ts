@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { envelope, groupListQuery, groupNode, groupRow, groupTypes, page, pageQuery, perm, type GroupRow } from '@iot/contracts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { principalOf } from '../server/principal.ts';
-import { groupSubtree } from './access.ts';
-import { iso, pageOf, param, treeOf } from './paging.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { groupSubtree } from '../shared/lookups.ts';
+import { iso, pageOf, param, treeOf } from '../shared/paging.ts';
 
 const toGroupRow = (r: Record<string, unknown>): GroupRow => ({
   id: r.id as string,

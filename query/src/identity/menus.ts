@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { envelope, menuNode, menuTreeQuery, perm, type MenuRow } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { hasPermission, principalOf, type Principal } from '../server/principal.ts';
-import { treeOf } from './paging.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { hasPermission, principalOf, type Principal } from '@iot/infra/http/principal.ts';
+import { treeOf } from '../shared/paging.ts';
 import { builtinNames, englishTitleOf } from '@iot/command/menu/builtin.ts';
 
 /** The title in the caller's language: built-in entries nobody renamed have an English one. */

@@ -12,11 +12,11 @@ import {
   roleRow,
   type RoleRow,
 } from '@iot/contracts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { assertOwnRow } from './access.ts';
-import { principalOf } from '../server/principal.ts';
-import { iso, pageOf, param } from './paging.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { assertOwnRow } from '../shared/lookups.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { iso, pageOf, param } from '../shared/paging.ts';
 
 const toRoleRow = (r: Record<string, unknown>): RoleRow => ({
   id: r.id as string,

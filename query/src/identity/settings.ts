@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { DEFAULT_SYSTEM_NAME, DomainError, envelope, SYSTEM_TENANT, systemSettings } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { principalOf } from '../server/principal.ts';
-import { isoOrNull } from './paging.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { principalOf } from '@iot/infra/http/principal.ts';
+import { isoOrNull } from '../shared/paging.ts';
 
 /** A tenant's settings, falling back to the platform's (system tenant) for what the tenant has not set. */
 async function settingsOf(db: Sql, tenantId: string) {

@@ -1,10 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
 import { DomainError, envelope, oplogQuery, oplogRow, page, pageQuery, perm, type OplogRow } from '@iot/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../server/app.ts';
-import { ok } from '../server/envelope.ts';
-import { hasPermission, principalOf } from '../server/principal.ts';
-import { iso, pageOf, param, type ListSpec } from '../identity/paging.ts';
+import type { RoutesPlugin } from '@iot/infra/http/app.ts';
+import { ok } from '@iot/infra/http/envelope.ts';
+import { hasPermission, principalOf } from '@iot/infra/http/principal.ts';
+import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 const toOplogRow = (r: Record<string, unknown>): OplogRow => ({
   position: r.position as string,

@@ -1,5 +1,5 @@
 import type { Page, PageQuery } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** A filtered, sorted, paged list over one read model: sorting only by whitelisted columns. */
 export interface ListSpec {

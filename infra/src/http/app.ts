@@ -10,10 +10,13 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { PRODUCT_VERSION } from '@iot/contracts';
+import { PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
+import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
+import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { errorHandler, replyError } from './envelope.ts';
+import { registerRouteTable, type ReadModelWatch } from './route-table.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -28,7 +31,18 @@ export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<voi
 const BODY_LIMIT = 1024 * 1024;
 
 /** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
-export async function createApp(context: AppContext, modules: RoutesPlugin[], options: { staticDir?: string } = {}): Promise<App> {
+export interface RouteTableBinding {
+  routes: RouteTable;
+  handlers: Handlers<RouteTable>;
+  ports: Ports;
+  watch: ReadModelWatch;
+}
+
+export async function createApp(
+  context: AppContext,
+  modules: RoutesPlugin[],
+  options: { staticDir?: string; table?: RouteTableBinding } = {},
+): Promise<App> {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -88,6 +102,17 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
   });
 
   for (const module of modules) await module(app, context);
+  if (options.table) {
+    const { routes, handlers, ports, watch } = options.table;
+    registerRouteTable(app, routes, handlers, {
+      ports,
+      watch,
+      cookie: (request, reply) => ({
+        set: (token) => reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' }),
+        clear: () => reply.clearCookie(TOKEN_COOKIE, { path: '/' }),
+      }),
+    });
+  }
 
   if (options.staticDir) {
     const { default: fastifyStatic } = await import('@fastify/static');

@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-
 /** The caller behind a request, resolved from its token. Tenant comes from here, never from the request. */
 export interface Principal {
   kind: 'user' | 'app';
@@ -19,25 +17,7 @@ export interface Principal {
  */
 export type RoutePermission = 'public' | 'authenticated' | `${string}:${string}`;
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    permission?: RoutePermission;
-  }
-  interface FastifyRequest {
-    principal: Principal | null;
-    lang: 'zh' | 'en';
-    /** The `stationId` of the request (query or header), before the route sees the query. */
-    stationId: string | null;
-  }
-}
-
 export function hasPermission(principal: Principal, permission: string): boolean {
   if (permission.startsWith('platform:') && !principal.isSystemAdmin) return false;
   return principal.permissions.has('*') || principal.permissions.has(permission);
-}
-
-/** The principal of a route that declared a permission: present by construction. */
-export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error('route reached without a principal: check its permission declaration');
-  return request.principal;
 }

@@ -1,8 +1,6 @@
-import { DomainError } from '@iot/contracts';
-import type { Sql } from '@iot/infra/postgres/sql.ts';
-
-/** Read models whose rows belong to one tenant. */
-type TenantTable = 'rm_users' | 'rm_roles' | 'rm_groups';
+import { DomainError, SYSTEM_TENANT } from '@iot/contracts';
+import type { Lookups, TenantTable } from '@iot/contracts/ports/lookups.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** Refuses (NOT_FOUND, naming `field` when given) an id that is not a row of the caller's tenant. */
 export async function assertOwnRow(db: Sql, table: TenantTable, id: string, tenantId: string, field?: string): Promise<void> {
@@ -47,3 +45,22 @@ export async function groupAncestry(db: Sql, tenantId: string, groupId: string):
   );
   return result.rows.map((r) => r.id);
 }
+
+/**
+ * Whether a tenant may act: approved and not stopped. The login, every token check and the MQTT
+ * device authentication ask this one question.
+ */
+export async function isTenantActive(db: Sql, tenantId: string): Promise<boolean> {
+  if (tenantId === SYSTEM_TENANT) return true;
+  const row = (await db.query<{ status: string }>('select status from rm_tenants where id = $1', [tenantId])).rows[0];
+  return row?.status === 'approved';
+}
+
+/** The Lookups port over the read models' database. */
+export const createLookups = (db: Sql): Lookups => ({
+  assertOwnRow: (table, id, tenantId, field) => assertOwnRow(db, table, id, tenantId, field),
+  groupSubtree: (tenantId, groupId) => groupSubtree(db, tenantId, groupId),
+  groupAncestry: (tenantId, groupId) => groupAncestry(db, tenantId, groupId),
+  rolePermissions: (userId) => rolePermissions(db, userId),
+  isTenantActive: (tenantId) => isTenantActive(db, tenantId),
+});

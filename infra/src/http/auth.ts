@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import { hashToken } from '@iot/command/auth/sessions.ts';
-import { rolePermissions } from '../identity/access.ts';
+import { rolePermissions } from '@iot/query/shared/lookups.ts';
 import { replyError } from './envelope.ts';
 import { hasPermission, type Principal } from './principal.ts';
 

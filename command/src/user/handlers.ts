@@ -1,0 +1,143 @@
+import { DomainError, type UserRoutes } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { newAggregateId } from '../handler.ts';
+import { commandContextOf, runCommand } from '../request.ts';
+import { setPassword, verifyPassword } from '../auth/credentials.ts';
+import { revokeSubjectSessions } from '../auth/sessions.ts';
+import { userDecider, userStream } from './decide.ts';
+import type { UserProfile } from './user.ts';
+import { claimUsername, releaseUsernames } from './usernames.ts';
+
+/** The group and roles a user points to must be the caller's tenant's own. */
+async function assertReferences(ctx: RequestContext, tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
+  const { db, lookups } = ctx.ports;
+  if (groupId) await lookups.assertOwnRow('rm_groups', groupId, tenantId, 'groupId');
+  const roles = await db.query('select id from rm_roles where id = any($1) and tenant_id = $2', [roleIds, tenantId]);
+  if (roles.rowCount !== new Set(roleIds).size) throw new DomainError('NOT_FOUND', { field: 'roleIds' });
+}
+
+/** A caller acting on their own account: a user, not an app. */
+function selfOf(ctx: RequestContext) {
+  const caller = callerOf(ctx);
+  if (caller.kind !== 'user') throw new DomainError('FORBIDDEN');
+  return caller;
+}
+
+/** Users of a tenant (spec §3 User): create, edit, enable or stop, delete, passwords. */
+export const userHandlers: Pick<
+  Handlers<UserRoutes>,
+  | 'user.create'
+  | 'user.update'
+  | 'user.status'
+  | 'user.delete'
+  | 'user.resetPassword'
+  | 'user.changePassword'
+  | 'user.checkPassword'
+  | 'user.updateProfile'
+> = {
+  async 'user.create'({ body }, ctx) {
+    const { db, store } = ctx.ports;
+    const { password, status, ...profile } = body;
+    const tenantId = callerOf(ctx).tenantId;
+    await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
+    const userId = newAggregateId(commandContextOf(ctx));
+    await claimUsername(db, profile.username, userId);
+    try {
+      await setPassword(db, userId, tenantId, password);
+      await runCommand(ctx, userDecider, userStream(tenantId, userId), {
+        type: 'CreateUser',
+        userId,
+        ...profile,
+        status,
+        isSystemAdmin: false,
+        isTenantAdmin: false,
+      });
+    } catch (error) {
+      if ((await store.readStream(userStream(tenantId, userId), { limit: 1 })).length === 0) await releaseUsernames(db, userId);
+      throw error;
+    }
+    return { id: userId };
+  },
+
+  async 'user.update'({ body }, ctx) {
+    const { db } = ctx.ports;
+    const { id, status, ...profile } = body;
+    const tenantId = callerOf(ctx).tenantId;
+    await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
+    await claimUsername(db, profile.username, id);
+    try {
+      await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
+    } catch (error) {
+      // Refused (not this tenant's user, ...): the new name goes back unless it already was the user's.
+      await db.query(
+        `delete from username_claims where owner = $1 and username = lower($2)
+         and not exists (select 1 from rm_users where id = $1 and lower(username) = lower($2))`,
+        [id, profile.username],
+      );
+      throw error;
+    }
+    await releaseUsernames(db, id, profile.username);
+    const result = await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'SetUserStatus', userId: id, status });
+    if (result.state.status === 'stopped') await revokeSubjectSessions(db, id);
+    return { id };
+  },
+
+  async 'user.status'({ body }, ctx) {
+    const { id, status } = body;
+    await runCommand(ctx, userDecider, userStream(callerOf(ctx).tenantId, id), { type: 'SetUserStatus', userId: id, status });
+    // A stopped user is logged out everywhere at once.
+    if (status === 'stopped') await revokeSubjectSessions(ctx.ports.db, id);
+    return { id };
+  },
+
+  async 'user.delete'({ query }, ctx) {
+    const { db } = ctx.ports;
+    const { id } = query;
+    await runCommand(ctx, userDecider, userStream(callerOf(ctx).tenantId, id), { type: 'DeleteUser', userId: id });
+    await revokeSubjectSessions(db, id);
+    await db.query('delete from auth_credentials where subject_id = $1', [id]);
+    await releaseUsernames(db, id);
+    return { id };
+  },
+
+  async 'user.resetPassword'({ body }, ctx) {
+    const { db } = ctx.ports;
+    const { id, password } = body;
+    const tenantId = callerOf(ctx).tenantId;
+    // The event first: it fails with NOT_FOUND for a user of another tenant before any secret is touched.
+    await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'RecordPasswordChange', userId: id, byAdministrator: true });
+    await setPassword(db, id, tenantId, password);
+    await revokeSubjectSessions(db, id);
+    return { id };
+  },
+
+  async 'user.changePassword'({ body }, ctx) {
+    const { db } = ctx.ports;
+    const self = selfOf(ctx);
+    if (!(await verifyPassword(db, self.id, body.oldPassword))) throw new DomainError('PASSWORD_WRONG');
+    await setPassword(db, self.id, self.tenantId, body.newPassword);
+    await runCommand(ctx, userDecider, userStream(self.tenantId, self.id), {
+      type: 'RecordPasswordChange',
+      userId: self.id,
+      byAdministrator: false,
+    });
+    // Every session of the user ends, this one included: they log in again with the new password.
+    await revokeSubjectSessions(db, self.id);
+    return null;
+  },
+
+  async 'user.checkPassword'({ body }, ctx) {
+    return { valid: await verifyPassword(ctx.ports.db, selfOf(ctx).id, body.password) };
+  },
+
+  async 'user.updateProfile'({ body }, ctx) {
+    const self = selfOf(ctx);
+    const stream = userStream(self.tenantId, self.id);
+    const history = await ctx.ports.store.readStream(stream);
+    const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
+    if (!state.profile) throw new DomainError('NOT_FOUND');
+    const profile: UserProfile = { ...state.profile, ...body };
+    await runCommand(ctx, userDecider, stream, { type: 'UpdateUser', userId: self.id, ...profile });
+    return { id: self.id };
+  },
+};

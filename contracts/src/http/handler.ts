@@ -1,0 +1,53 @@
+import type { EventStore } from '../ports/event-store.ts';
+import type { Notifier } from '../ports/notifier.ts';
+import type { SqlPool } from '../ports/sql.ts';
+import type { Dispatch } from '../ports/dispatch.ts';
+import type { Lookups } from '../ports/lookups.ts';
+import type { Principal } from './principal.ts';
+import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
+
+/** The ports a handler works with: never an engine's own client (ARCHITECTURE.md "Ports and adapters"). */
+export interface Ports {
+  store: EventStore;
+  /** The read models' database (and the command side's claims, credentials and sessions). */
+  db: SqlPool;
+  notifier: Notifier;
+  dispatch: Dispatch;
+  lookups: Lookups;
+}
+
+/** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */
+export interface SessionCookie {
+  set(token: string): void;
+  clear(): void;
+}
+
+/** Everything a handler knows of the request it answers, transport left out. */
+export interface RequestContext {
+  /** The logged-in caller; null only on public routes. */
+  caller: Principal | null;
+  lang: 'zh' | 'en';
+  ip: string;
+  requestId: string;
+  /** A retried request with the same key applies once. */
+  idempotencyKey?: string;
+  /** The current group (spec §6 `stationId`). */
+  stationId: string | null;
+  cookie: SessionCookie;
+  ports: Ports;
+  /** Called with the position of each append the request made: the answer waits for the route's read models to reach it. */
+  wrote(position: string): void;
+}
+
+/** One plain function per route: `(input, ctx) -> data`. */
+export type HandlerFn<B, Q, D> = (input: { body: B; query: Q }, ctx: RequestContext) => Promise<D | RawAnswer>;
+export type Handler<R extends RouteSpec> = HandlerFn<BodyOf<R>, QueryOf<R>, DataOf<R>>;
+
+/** A handler for every route of a table, checked by the compiler. */
+export type Handlers<T extends RouteTable> = { [K in keyof T]: Handler<T[K]> };
+
+/** The caller of a route that declared a permission: present by construction. */
+export function callerOf(ctx: Pick<RequestContext, 'caller'>): Principal {
+  if (!ctx.caller) throw new Error('route reached without a caller: check its permission declaration');
+  return ctx.caller;
+}

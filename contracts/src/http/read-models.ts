@@ -1,0 +1,6 @@
+/**
+ * The read models of the platform, by the name of the projection that keeps each. A route names the
+ * ones its answer reads: a write waits for them (read your writes), and only for them.
+ */
+export const readModels = ['tenants', 'users', 'groups', 'roles', 'menus', 'apps', 'dicts', 'settings', 'oplog'] as const;
+export type ReadModel = (typeof readModels)[number];

@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors.ts';
+import type { RoutePermission } from './principal.ts';
+import type { ReadModel } from './read-models.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * One route, declared once (STYLE.md "One contract, two ends"): the Fastify adapter in infra/ registers
+ * it (validation, permission, OpenAPI), the web client is typed by it, and the security walks iterate it.
+ */
+export interface RouteSpec {
+  method: HttpMethod;
+  path: string;
+  permission: RoutePermission;
+  /** OpenAPI tag: the capability it belongs to. */
+  tag: string;
+  summary: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** The schema of `data` in the success envelope. */
+  response: z.ZodType;
+  /** The read models the answer reads: a write waits for them to reach its events, and a read carrying a position too. */
+  reads: readonly ReadModel[];
+  /** Error codes the route may answer beyond the ones every route may (validation, 401, 403, 500): documented in OpenAPI. */
+  errors?: readonly ErrorCode[];
+  /** A body that is not JSON: its bytes arrive as a Uint8Array (the logo). */
+  consumes?: 'image/png';
+  /** An answer that is not the JSON envelope (a CSV export, an image). */
+  produces?: 'text/csv' | 'image/png';
+}
+
+/** Declares a route, keeping its literal types for the handler and the client. */
+export const route = <const R extends RouteSpec>(spec: R): R => spec;
+
+export type RouteTable = Record<string, RouteSpec>;
+
+export type BodyOf<R extends RouteSpec> = R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
+export type QueryOf<R extends RouteSpec> = R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
+/** What the handler returns as `data`. */
+export type DataOf<R extends RouteSpec> = z.input<R['response']>;
+/** What the client receives as `data`. */
+export type ResultOf<R extends RouteSpec> = z.output<R['response']>;
+/** What the client sends: the schemas' input types. */
+export type BodyIn<R extends RouteSpec> = R['body'] extends z.ZodType ? z.input<R['body']> : undefined;
+export type QueryIn<R extends RouteSpec> = R['query'] extends z.ZodType ? z.input<R['query']> : undefined;
+
+/** An answer that is not the JSON envelope: a file the browser downloads or shows. */
+export interface RawAnswer {
+  readonly raw: true;
+  contentType: string;
+  body: string | Uint8Array;
+  /** Offered as a download under this name. */
+  filename?: string;
+}
+export const rawAnswer = (contentType: string, body: string | Uint8Array, filename?: string): RawAnswer => ({
+  raw: true,
+  contentType,
+  body,
+  ...(filename ? { filename } : {}),
+});
+export const isRawAnswer = (value: unknown): value is RawAnswer =>
+  typeof value === 'object' && value !== null && (value as { raw?: unknown }).raw === true && 'contentType' in value;
+
+/** Fills `:name` segments of a route's path. */
+export function pathOf(spec: Pick<RouteSpec, 'path'>, params: Record<string, string> = {}): string {
+  return spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}

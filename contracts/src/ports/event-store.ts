@@ -1,0 +1,92 @@
+import type { EventMetadata } from '@iot/contracts';
+
+/** An event to append: its type, its payload and the metadata every event carries. */
+export interface NewEvent {
+  id?: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface StoredEvent {
+  id: string;
+  streamName: string;
+  /** 1-based revision of the event within its stream. */
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  /** Opaque, adapter-specific position in the global log; pass it back as a checkpoint. */
+  position: string;
+  recordedAt: Date;
+}
+
+/**
+ * The version the caller last saw: a number (0 when the stream must not exist yet),
+ * or 'any' to append whatever the stream holds.
+ */
+export type ExpectedVersion = number | 'any';
+
+export interface AppendResult {
+  /** The stream's version after the append. */
+  version: number;
+  events: StoredEvent[];
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Only events up to and including this version. */
+  toVersion?: number;
+  /** Only events recorded at or before this time: "what did it look like at 14:02". */
+  toTime?: Date;
+  /** At most this many events. */
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** Read events after this position; omit to read from the start. */
+  after?: string | null;
+  limit?: number;
+  /** Only events of these categories (the part of the stream name before the first '-'). */
+  categories?: string[];
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface SubscribeOptions extends ReadAllOptions {
+  /** Handles a batch in log order; the subscription moves on once the promise resolves. */
+  onEvents(events: StoredEvent[]): Promise<void>;
+  onError?(error: unknown): void;
+}
+
+export class VersionConflictError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number | null,
+  ) {
+    super(`version conflict on ${streamName}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'VersionConflictError';
+  }
+}
+
+/** The source of truth: events are appended, never updated or deleted. */
+export interface EventStore {
+  readonly kind: 'postgres' | 'kurrentdb';
+  append(streamName: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /** The global log in commit order: a reader never skips an event committed later at a lower position. */
+  readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** Delivers every event after the checkpoint exactly once and in order, then follows new ones. */
+  subscribe(options: SubscribeOptions): Subscription;
+  /** The position of the newest event visible to readAll, or null when the log is empty. */
+  headPosition(): Promise<string | null>;
+  health(): Promise<{ ok: boolean; detail?: string }>;
+  close(): Promise<void>;
+}
+
+/** Stream names are `<aggregate>-<tenantId>.<id>`; the category is the aggregate. */
+export const streamName = (aggregate: string, tenantId: string, id: string): string => `${aggregate}-${tenantId}.${id}`;
+export const categoryOf = (stream: string): string => stream.slice(0, stream.indexOf('-'));

@@ -1,0 +1,125 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
+import type { Handler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
+import type { ReadModel } from '@iot/contracts/http/read-models.ts';
+import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
+import type { App } from './app.ts';
+import { ok } from './envelope.ts';
+
+/** How long a write waits for its read models before it answers with the position instead. */
+export const READ_YOUR_WRITES_TIMEOUT_MS = 2_000;
+/** A read carrying a position (header `x-read-position`) waits at most this long for it. */
+export const READ_POSITION_HEADER = 'x-read-position';
+
+/** Where each read model stands: the projections' checkpoints, as the API process sees them. */
+export interface ReadModelWatch {
+  /** Resolves true once every one of `models` has applied the log up to `position`, false after `timeoutMs`. */
+  waitFor(models: readonly ReadModel[], position: string, timeoutMs: number): Promise<boolean>;
+}
+
+/** Every route documents the errors any route may answer, beside its own. */
+const commonErrors: ErrorCode[] = ['VALIDATION', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL'];
+
+const errorEnvelope = z.object({
+  code: z.number().int(),
+  msg: z.string(),
+  data: z.object({ error: z.string() }).loose(),
+});
+
+function responseSchemas(spec: RouteSpec): Record<number, z.ZodType> {
+  const out: Record<number, z.ZodType> = {};
+  if (!spec.produces) out[200] = envelope(spec.response);
+  for (const code of [...commonErrors, ...(spec.errors ?? [])]) {
+    const status = errorCatalogue[code].status;
+    if (status !== 200 && !out[status]) out[status] = errorEnvelope.describe(`error, e.g. ${code}`);
+  }
+  return out;
+}
+
+/** The larger of two `a:b` positions (both event store adapters encode them so). */
+export function laterPosition(a: string | null, b: string): string {
+  if (!a) return b;
+  const [a1, a2] = a.split(':').map(BigInt) as [bigint, bigint];
+  const [b1, b2] = b.split(':').map(BigInt) as [bigint, bigint];
+  return a1 > b1 || (a1 === b1 && a2 >= b2) ? a : b;
+}
+
+export interface RouteTableOptions {
+  ports: Ports;
+  watch: ReadModelWatch;
+  /** Sets and clears the `token` cookie on a reply (the adapter knows the domain and whether the request is HTTPS). */
+  cookie(request: FastifyRequest, reply: FastifyReply): RequestContext['cookie'];
+  readYourWritesTimeoutMs?: number;
+}
+
+const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
+  const key = request.headers['idempotency-key'];
+  return typeof key === 'string' && key.length > 0 && key.length <= 128 ? key : undefined;
+};
+
+/**
+ * Binds a route table to its handlers: one Fastify route per entry, with the table's permission, schemas
+ * (validation and OpenAPI) and read models. Handlers never see Fastify.
+ */
+export function registerRouteTable<T extends RouteTable>(
+  app: App,
+  routes: T,
+  handlers: { [K in keyof T]: Handler<T[K]> },
+  options: RouteTableOptions,
+): void {
+  const timeoutMs = options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS;
+  for (const [name, spec] of Object.entries(routes) as [string, RouteSpec][]) {
+    const handler = handlers[name] as Handler<RouteSpec> | undefined;
+    if (!handler) throw new Error(`route ${name} (${spec.method} ${spec.path}) has no handler`);
+    app.route({
+      method: spec.method,
+      url: spec.path,
+      config: { permission: spec.permission },
+      schema: {
+        operationId: name,
+        tags: [spec.tag],
+        summary: spec.summary,
+        ...(spec.body ? { body: spec.body } : {}),
+        ...(spec.query ? { querystring: spec.query } : {}),
+        response: responseSchemas(spec),
+      },
+      handler: async (request, reply) => {
+        let position: string | null = null;
+        const readAt = request.headers[READ_POSITION_HEADER];
+        if (typeof readAt === 'string' && /^\d+:\d+$/.test(readAt) && spec.reads.length > 0)
+          await options.watch.waitFor(spec.reads, readAt, timeoutMs);
+        const ctx: RequestContext = {
+          caller: request.principal,
+          lang: request.lang,
+          ip: request.ip,
+          requestId: request.id,
+          idempotencyKey: idempotencyKeyOf(request),
+          stationId: request.stationId,
+          cookie: options.cookie(request, reply),
+          ports: options.ports,
+          wrote: (p) => {
+            position = laterPosition(position, p);
+          },
+        };
+        const data = await handler({ body: request.body as never, query: request.query as never }, ctx);
+        if (isRawAnswer(data)) {
+          reply.header('content-type', data.contentType);
+          if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);
+          return reply.send(data.body);
+        }
+        if (position) {
+          reply.header(READ_POSITION_HEADER, position);
+          // The events are committed: past the timeout the write still succeeds, telling where its reads will be.
+          const caughtUp = spec.reads.length === 0 || (await options.watch.waitFor(spec.reads, position, timeoutMs));
+          if (!caughtUp) {
+            const late = data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...(data as object), position } : { position };
+            // A string skips the response schema, which would strip the position.
+            return reply.type('application/json').send(JSON.stringify(ok(late)));
+          }
+        }
+        return reply.send(ok(data));
+      },
+    });
+  }
+}
