@@ -1,8 +1,6 @@
-/** A domain event as a decider sees it: its type and payload, without storage details. */
-export interface DomainEvent<T extends string = string, D extends object = object> {
-  type: T;
-  data: D;
-}
+import type { DomainEvent } from '@iot/contracts';
+
+export type { DomainEvent };
 
 /** An aggregate as pure functions (STYLE.md): what it is, what can happen to it, what it decides. */
 export interface Decider<C, E extends DomainEvent, S> {

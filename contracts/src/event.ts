@@ -22,3 +22,9 @@ export type EventMetadata = z.infer<typeof eventMetadata>;
 
 /** The platform's own tenant: the system administrator lives here. */
 export const SYSTEM_TENANT = 'system';
+
+/** A domain event as a decider sees it: its type and payload, without storage details. */
+export interface DomainEvent<T extends string = string, D extends object = object> {
+  type: T;
+  data: D;
+}

@@ -7,3 +7,4 @@ export * from './tenant/tenant.ts';
 export * from './identity/index.ts';
 export * from './user/routes.ts';
 export * from './routes.ts';
+export * from './user/events.ts';

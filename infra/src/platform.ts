@@ -223,8 +223,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             : undefined
           : (options.staticDir ?? undefined);
       const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db) };
-      const watch =
-        role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
+      const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       app = await createApp(context, routeModules, {
         staticDir,
         table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },

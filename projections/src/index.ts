@@ -1,4 +1,4 @@
-import type { Projection } from './projection.ts';
+import type { AnyProjection } from './projection.ts';
 import { tenantsProjection } from './tenant/tenants.ts';
 import { usersProjection } from './user/users.ts';
 import { groupsProjection } from './group/groups.ts';
@@ -13,7 +13,7 @@ export * from './projection.ts';
 export * from './runner.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */
-export const projections: Projection[] = [
+export const projections: AnyProjection[] = [
   tenantsProjection,
   usersProjection,
   groupsProjection,

@@ -1,6 +1,6 @@
 import type { EventStore, StoredEvent, Subscription } from '@iot/contracts/ports/event-store.ts';
 import type { Sql, SqlPool } from '@iot/contracts/ports/sql.ts';
-import { handlesEvent, type Projection } from './projection.ts';
+import { handlesEvent, type AnyProjection } from './projection.ts';
 
 const checkpointSchema = `
 create table if not exists projection_checkpoints (
@@ -42,7 +42,7 @@ export function comparePositions(a: string, b: string): number {
 
 const after = (position: string, checkpoint: string | null) => checkpoint === null || comparePositions(position, checkpoint) > 0;
 
-async function applyEvents(tx: Sql, projection: Projection, handled: StoredEvent[]): Promise<void> {
+async function applyEvents(tx: Sql, projection: AnyProjection, handled: StoredEvent[]): Promise<void> {
   if (projection.applyBatch) await projection.applyBatch(tx, handled);
   else for (const event of handled) await projection.apply(tx, event);
 }
@@ -53,7 +53,12 @@ async function applyEvents(tx: Sql, projection: Projection, handled: StoredEvent
  * checkpoint in one transaction of its own (a failing projection holds back only itself, and is tried
  * again after `retryMs`), and the others have their checkpoints moved together.
  */
-export function createProjectionRunner(store: EventStore, pool: SqlPool, projections: readonly Projection[], options: RunnerOptions = {}) {
+export function createProjectionRunner(
+  store: EventStore,
+  pool: SqlPool,
+  projections: readonly AnyProjection[],
+  options: RunnerOptions = {},
+) {
   const byName = new Map(projections.map((p) => [p.name, p]));
   const status = new Map<string, ProjectionStatus>(
     projections.map((p) => [p.name, { name: p.name, position: null, lastLagMs: 0, eventsApplied: 0, error: null }]),
@@ -86,7 +91,7 @@ export function createProjectionRunner(store: EventStore, pool: SqlPool, project
       ? null
       : positions.reduce((a, b) => (comparePositions(a!, b!) < 0 ? a : b), positions[0]!);
 
-    const applyTo = async (projection: Projection, pending: StoredEvent[], last: string) => {
+    const applyTo = async (projection: AnyProjection, pending: StoredEvent[], last: string) => {
       const name = projection.name;
       const handled = pending.filter((e) => handlesEvent(projection, e.type));
       await pool.transaction(async (tx) => {
@@ -114,7 +119,7 @@ export function createProjectionRunner(store: EventStore, pool: SqlPool, project
       limit: options.batchSize ?? 500,
       onEvents: async (events) => {
         const last = events[events.length - 1]!.position;
-        const busy: Array<[Projection, StoredEvent[]]> = [];
+        const busy: Array<[AnyProjection, StoredEvent[]]> = [];
         const idle: string[] = [];
         for (const projection of projections) {
           if (failed.has(projection.name)) continue;

@@ -1,28 +1,6 @@
-import type { Sex, UserStatus } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { UserEvent, UserProfile, UserStatus } from '@iot/contracts';
 
-export interface UserProfile {
-  username: string;
-  email: string | null;
-  phone: string | null;
-  sex: Sex;
-  position: string | null;
-  groupId: string | null;
-  roleIds: string[];
-  description: string | null;
-  homePage: string | null;
-}
-
-export type UserEvent =
-  | DomainEvent<'UserCreated', UserProfile & { userId: string; isSystemAdmin: boolean; isTenantAdmin: boolean }>
-  | DomainEvent<'UserUpdated', UserProfile & { userId: string }>
-  | DomainEvent<'UserStopped', { userId: string }>
-  | DomainEvent<'UserEnabled', { userId: string }>
-  | DomainEvent<'UserDeleted', { userId: string }>
-  /** The password itself never enters an event: its hash lives in the credential store. */
-  | DomainEvent<'UserPasswordChanged', { userId: string; byAdministrator: boolean }>;
-
-export type UserEventType = UserEvent['type'];
+export type { UserEvent, UserProfile };
 
 export interface UserState {
   exists: boolean;

@@ -90,3 +90,8 @@ export interface EventStore {
 /** Stream names are `<aggregate>-<tenantId>.<id>`; the category is the aggregate. */
 export const streamName = (aggregate: string, tenantId: string, id: string): string => `${aggregate}-${tenantId}.${id}`;
 export const categoryOf = (stream: string): string => stream.slice(0, stream.indexOf('-'));
+
+/** A stored event of a known union (a projection's or a decider's): typed by `type`, with the storage details. */
+export type StoredEventOf<E extends { type: string; data: object }> = E extends unknown
+  ? Omit<StoredEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
+  : never;

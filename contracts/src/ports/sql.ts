@@ -18,4 +18,3 @@ export interface SqlPool extends Sql {
   listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<() => Promise<void>>;
   end(): Promise<void>;
 }
-

@@ -108,7 +108,8 @@ export async function createApp(
       ports,
       watch,
       cookie: (request, reply) => ({
-        set: (token) => reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' }),
+        set: (token) =>
+          reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' }),
         clear: () => reply.clearCookie(TOKEN_COOKIE, { path: '/' }),
       }),
     });

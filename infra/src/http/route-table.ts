@@ -113,7 +113,8 @@ export function registerRouteTable<T extends RouteTable>(
           // The events are committed: past the timeout the write still succeeds, telling where its reads will be.
           const caughtUp = spec.reads.length === 0 || (await options.watch.waitFor(spec.reads, position, timeoutMs));
           if (!caughtUp) {
-            const late = data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...(data as object), position } : { position };
+            const late =
+              data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...(data as object), position } : { position };
             // A string skips the response schema, which would strip the position.
             return reply.type('application/json').send(JSON.stringify(ok(late)));
           }

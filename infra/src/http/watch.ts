@@ -9,7 +9,9 @@ const POLL_MS = 5;
  * Where each read model stands. `local` reads the checkpoints of a runner in this process (role `all`);
  * without one, the checkpoints table, shared by every process, is read instead.
  */
-export function createReadModelWatch(source: { local: () => ReadonlyArray<{ name: string; position: string | null }> } | { db: Sql }): ReadModelWatch {
+export function createReadModelWatch(
+  source: { local: () => ReadonlyArray<{ name: string; position: string | null }> } | { db: Sql },
+): ReadModelWatch {
   const positions = async (): Promise<Map<string, string | null>> => {
     if ('local' in source) return new Map(source.local().map((s) => [s.name, s.position]));
     const rows = await source.db.query<{ name: string; position: string | null }>('select name, position from projection_checkpoints', [], {

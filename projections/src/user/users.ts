@@ -1,7 +1,8 @@
-import type { Projection } from '../projection.ts';
+import type { UserEvent } from '@iot/contracts';
+import { projection } from '../projection.ts';
 
 /** Users as the login, the user list and the permission check read them. */
-export const usersProjection: Projection = {
+export const usersProjection = projection<UserEvent>({
   name: 'users',
   handles: ['UserCreated', 'UserUpdated', 'UserStopped', 'UserEnabled', 'UserDeleted', 'UserPasswordChanged'],
   tables: ['rm_users'],
@@ -34,7 +35,6 @@ export const usersProjection: Projection = {
     create index if not exists rm_users_tenant on rm_users (tenant_id, created_at desc);
     create index if not exists rm_users_roles on rm_users using gin (role_ids);`,
   async apply(tx, event) {
-    const d = event.data as Record<string, unknown>;
     const at = event.metadata.occurredAt;
     switch (event.type) {
       case 'UserCreated':
@@ -44,19 +44,19 @@ export const usersProjection: Projection = {
              status, is_system_admin, is_tenant_admin, created_at, created_by, updated_at)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'enabled', $12, $13, $14, $15, $14) on conflict do nothing`,
           [
-            d.userId,
+            event.data.userId,
             event.metadata.tenantId,
-            d.username,
-            d.email,
-            d.phone,
-            d.sex,
-            d.position,
-            d.groupId,
-            d.roleIds,
-            d.description,
-            d.homePage,
-            d.isSystemAdmin,
-            d.isTenantAdmin,
+            event.data.username,
+            event.data.email,
+            event.data.phone,
+            event.data.sex,
+            event.data.position,
+            event.data.groupId,
+            event.data.roleIds,
+            event.data.description,
+            event.data.homePage,
+            event.data.isSystemAdmin,
+            event.data.isTenantAdmin,
             at,
             event.metadata.actor.id,
           ],
@@ -66,23 +66,35 @@ export const usersProjection: Projection = {
         await tx.query(
           `update rm_users set username = $2, email = $3, phone = $4, sex = $5, position = $6, group_id = $7, role_ids = $8,
              description = $9, home_page = $10, updated_at = $11 where id = $1`,
-          [d.userId, d.username, d.email, d.phone, d.sex, d.position, d.groupId, d.roleIds, d.description, d.homePage, at],
+          [
+            event.data.userId,
+            event.data.username,
+            event.data.email,
+            event.data.phone,
+            event.data.sex,
+            event.data.position,
+            event.data.groupId,
+            event.data.roleIds,
+            event.data.description,
+            event.data.homePage,
+            at,
+          ],
         );
         return;
       case 'UserStopped':
       case 'UserEnabled':
         await tx.query('update rm_users set status = $2, updated_at = $3 where id = $1', [
-          d.userId,
+          event.data.userId,
           event.type === 'UserStopped' ? 'stopped' : 'enabled',
           at,
         ]);
         return;
       case 'UserDeleted':
-        await tx.query('delete from rm_users where id = $1', [d.userId]);
+        await tx.query('delete from rm_users where id = $1', [event.data.userId]);
         return;
       case 'UserPasswordChanged':
-        await tx.query('update rm_users set password_changed_at = $2 where id = $1', [d.userId, at]);
+        await tx.query('update rm_users set password_changed_at = $2 where id = $1', [event.data.userId, at]);
         return;
     }
   },
-};
+});

@@ -78,7 +78,10 @@ export const userQueryHandlers: Pick<
     const { username, id } = query;
     // The user being edited must be the caller's tenant's own.
     if (id) await ctx.ports.lookups.assertOwnRow('rm_users', id, callerOf(ctx).tenantId);
-    const taken = await ctx.ports.db.query('select 1 from username_claims where username = lower($1) and owner <> $2', [username, id ?? '']);
+    const taken = await ctx.ports.db.query('select 1 from username_claims where username = lower($1) and owner <> $2', [
+      username,
+      id ?? '',
+    ]);
     return { available: taken.rowCount === 0 };
   },
 
