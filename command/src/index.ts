@@ -1,11 +1,22 @@
+import type { Ports } from '@iot/contracts/http/handler.ts';
+import { tenantDispatchers, tenantHandlers } from './tenant/handlers.ts';
+import { tenantOnboarding } from './tenant/onboarding.ts';
 import { userHandlers } from './user/handlers.ts';
+
+export type { Workflow } from './tenant/onboarding.ts';
 
 /** The write side's handlers, one per write route of the route table. */
 export const commandHandlers = {
+  ...tenantHandlers,
   ...userHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
-export function commandDispatchers(_ports: Omit<import('@iot/contracts/http/handler.ts').Ports, 'dispatch'>) {
-  return {};
+export function commandDispatchers(ports: Omit<Ports, 'dispatch'>) {
+  return {
+    ...tenantDispatchers(ports),
+  };
 }
+
+/** The process managers, run beside the projections with checkpoints of their own. */
+export const workflows = [tenantOnboarding];

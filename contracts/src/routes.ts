@@ -1,3 +1,4 @@
+import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 
 /**
@@ -5,6 +6,7 @@ import { userRoutes } from './user/routes.ts';
  * server, the web client, OpenAPI and the security walks.
  */
 export const routes = {
+  ...tenantRoutes,
   ...userRoutes,
 };
 export type Routes = typeof routes;

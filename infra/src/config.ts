@@ -34,6 +34,8 @@ export const configSchema = z.object({
   /** Seed the demo tenant and its data on start (default: on with the embedded engines, off with DATABASE_URL). */
   DEMO_DATA: z.enum(['true', 'false']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
+  FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,7 +1,8 @@
-import type { Dispatch, DispatchedCommand, DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
+import type { Dispatch, DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
 
 /** A command handler as the dispatch port calls it. */
-export type CommandDispatcher = (command: DispatchedCommand, metadata: DispatchMetadata) => Promise<DispatchResult>;
+// Each dispatcher types its own command; the port checks only the type name.
+export type CommandDispatcher = (command: any, metadata: DispatchMetadata) => Promise<DispatchResult>;
 
 /** Binds the dispatch port to the command side's handlers, by command type. */
 export function createDispatch(dispatchers: Record<string, CommandDispatcher>): Dispatch {

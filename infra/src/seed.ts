@@ -3,7 +3,8 @@ import { SYSTEM_TENANT, type BuiltinRole, type GroupType } from '@iot/contracts'
 import { setPassword } from '@iot/command/auth/credentials.ts';
 import { groupDecider, groupStream } from '@iot/command/group/decide.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '@iot/command/handler.ts';
-import { builtinRoleId, provisionTenant } from '@iot/command/role/builtin.ts';
+import { builtinRoleId } from '@iot/command/role/builtin.ts';
+import { registerTenant, tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { claimUsername } from '@iot/command/user/usernames.ts';
@@ -112,63 +113,36 @@ export async function seedDemoData(context: AppContext): Promise<void> {
 }
 
 /**
- * Creates an approved tenant with its administrator and built-in roles, as an approved registration would.
- * Idempotent. Used for the demo tenant and by tests.
+ * Creates an approved tenant through the same steps as a visitor and an auditor: registration, approval,
+ * then the onboarding workflow (administrator, built-in roles, menus). Idempotent. Used for the demo
+ * tenant and by tests.
  */
 export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
-  const seedContext = { actor: { kind: 'system' as const, id: 'seed' } };
-  const adminUserId = `${tenant.id}-admin`;
-  await claimUsername(context.db, tenant.adminUsername, adminUserId);
-  await handleCommand(
-    context.store,
-    tenantDecider,
-    tenantStream(tenant.id),
+  const seed: CommandContext = { tenantId: tenant.id, actor: { kind: 'system', id: 'seed' } };
+  const adminUserId = tenantAdminId(tenant.id);
+  await registerTenant(
+    context,
     {
-      type: 'RegisterTenant',
       tenantId: tenant.id,
-      name: tenant.name,
+      name: tenant.adminUsername,
       contactName: tenant.adminUsername,
       company: tenant.name,
       method: 'email',
       phone: null,
       email: null,
+      password: tenant.adminPassword,
     },
-    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-tenant' },
+    { ...seed, idempotencyKey: 'seed-tenant' },
   );
   await handleCommand(
     context.store,
     tenantDecider,
     tenantStream(tenant.id),
     { type: 'ApproveTenant', tenantId: tenant.id, adminUserId },
-    {
-      ...seedContext,
-      tenantId: tenant.id,
-      idempotencyKey: 'seed-approve',
-    },
+    { ...seed, idempotencyKey: 'seed-approve' },
   );
-  const created = await handleCommand(
-    context.store,
-    userDecider,
-    userStream(tenant.id, adminUserId),
-    {
-      type: 'CreateUser',
-      userId: adminUserId,
-      username: tenant.adminUsername,
-      email: null,
-      phone: null,
-      sex: 'unknown',
-      position: null,
-      groupId: null,
-      roleIds: [],
-      description: 'Tenant administrator',
-      homePage: null,
-      isSystemAdmin: false,
-      isTenantAdmin: true,
-    },
-    { ...seedContext, tenantId: tenant.id, idempotencyKey: 'seed-admin' },
-  );
-  if (created.applied) await setPassword(context.db, adminUserId, tenant.id, tenant.adminPassword);
-  await provisionTenant(context.store, tenant.id, adminUserId, seedContext);
+  // Once for the workflow to run, once more for the read models to take in what it appended.
+  await context.awaitProjections?.();
   await context.awaitProjections?.();
   return { tenantId: tenant.id, adminUserId };
 }

@@ -1,3 +1,4 @@
+import { tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { perm } from '@iot/contracts';
 import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
@@ -132,7 +133,7 @@ beforeAll(async () => {
   secrets.push(tokenA, tokenB, tokenLimited, appToken.token);
 
   const roles = ok(await sut.call('GET', '/api/auth/role', { token: tokenA, query: { pageSize: '100' } }));
-  markers.push('alpha-admin', ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));
+  markers.push(tenantAdminId('alpha'), ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));
   markers.push(
     'alphaTenantQ',
     'alphaAdminQ',

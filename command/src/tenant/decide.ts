@@ -16,7 +16,8 @@ export type TenantCommand =
   | { type: 'ApproveTenant'; tenantId: string; adminUserId: string }
   | { type: 'RejectTenant'; tenantId: string; reason: string | null }
   | { type: 'StopTenant'; tenantId: string }
-  | { type: 'StartTenant'; tenantId: string };
+  | { type: 'StartTenant'; tenantId: string }
+  | { type: 'MarkTenantOnboarded'; tenantId: string; adminUserId: string };
 
 function register(command: Extract<TenantCommand, { type: 'RegisterTenant' }>, state: TenantState): TenantEvent[] {
   if (state.status !== 'none') throw new DomainError('TENANT_NAME_TAKEN');
@@ -62,6 +63,9 @@ export function decide(command: TenantCommand, state: TenantState): TenantEvent[
       return stop(command, state);
     case 'StartTenant':
       return start(command, state);
+    case 'MarkTenantOnboarded':
+      if (state.status === 'none') throw new DomainError('NOT_FOUND');
+      return state.onboarded ? [] : [{ type: 'TenantOnboarded', data: { tenantId: command.tenantId, adminUserId: command.adminUserId } }];
     default:
       return unreachable(command);
   }

@@ -1,25 +1,6 @@
-import type { RegisterMethod, TenantStatus } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { RegisterMethod, TenantEvent, TenantStatus } from '@iot/contracts';
 
-export type TenantEvent =
-  | DomainEvent<
-      'TenantRegistered',
-      {
-        tenantId: string;
-        name: string;
-        contactName: string;
-        company: string;
-        method: RegisterMethod;
-        phone: string | null;
-        email: string | null;
-      }
-    >
-  | DomainEvent<'TenantApproved', { tenantId: string; adminUserId: string }>
-  | DomainEvent<'TenantRejected', { tenantId: string; reason: string | null }>
-  | DomainEvent<'TenantStopped', { tenantId: string }>
-  | DomainEvent<'TenantStarted', { tenantId: string }>;
-
-export type TenantEventType = TenantEvent['type'];
+export type { TenantEvent };
 
 export interface TenantState {
   status: TenantStatus | 'none';
@@ -27,14 +8,23 @@ export interface TenantState {
   method: RegisterMethod | null;
   phone: string | null;
   email: string | null;
+  /** The onboarding workflow finished: administrator, roles and menus exist. */
+  onboarded: boolean;
 }
 
-export const initialState: TenantState = { status: 'none', name: null, method: null, phone: null, email: null };
+export const initialState: TenantState = { status: 'none', name: null, method: null, phone: null, email: null, onboarded: false };
 
 export function evolve(state: TenantState, event: TenantEvent): TenantState {
   switch (event.type) {
     case 'TenantRegistered':
-      return { status: 'underReview', name: event.data.name, method: event.data.method, phone: event.data.phone, email: event.data.email };
+      return {
+        status: 'underReview',
+        name: event.data.name,
+        method: event.data.method,
+        phone: event.data.phone,
+        email: event.data.email,
+        onboarded: false,
+      };
     case 'TenantApproved':
       return { ...state, status: 'approved' };
     case 'TenantRejected':
@@ -43,6 +33,8 @@ export function evolve(state: TenantState, event: TenantEvent): TenantState {
       return { ...state, status: 'stopped' };
     case 'TenantStarted':
       return { ...state, status: 'approved' };
+    case 'TenantOnboarded':
+      return { ...state, onboarded: true };
     default:
       return state;
   }

@@ -1,0 +1,226 @@
+import { DomainError, SYSTEM_TENANT, type TenantRoutes } from '@iot/contracts';
+import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
+import type { DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
+import { anonymousCommandContextOf, runCommand } from '../request.ts';
+import { moveCredential, setPassword } from '../auth/credentials.ts';
+import { provisionTenant } from '../role/builtin.ts';
+import { userDecider, userStream } from '../user/decide.ts';
+import { claimUsername, releaseUsernames, transferUsernames } from '../user/usernames.ts';
+import { consumeCode, issueCode } from './codes.ts';
+import { tenantDecider, tenantStream } from './decide.ts';
+import type { TenantState } from './tenant.ts';
+
+/** Until approval, the registration's password and name belong to the registration itself. */
+export const pendingCredential = (tenantId: string) => `registration:${tenantId}`;
+/** The administrator of a tenant: derived, so that approving twice names the same user. */
+export const tenantAdminId = (tenantId: string) => newAggregateId({ tenantId, idempotencyKey: 'tenant-admin' });
+
+/** A tenant's name is its administrator's username: free when nobody claims it and no tenant has it. */
+async function nameIsFree(db: Sql, name: string): Promise<boolean> {
+  const taken = await db.query(
+    `select 1 from rm_tenants where lower(name) = lower($1) and status <> 'rejected'
+     union all select 1 from username_claims where username = lower($1) limit 1`,
+    [name],
+  );
+  return taken.rowCount === 0;
+}
+
+export interface Registration {
+  tenantId: string;
+  name: string;
+  contactName: string;
+  company: string;
+  method: 'phone' | 'email';
+  phone: string | null;
+  email: string | null;
+  password: string;
+}
+
+/** Registers a tenant under review: its name claimed, its password kept for its future administrator. Used by the route and the seed. */
+export async function registerTenant(ports: Pick<Ports, 'store' | 'db'>, registration: Registration, context: CommandContext) {
+  const { password, ...tenant } = registration;
+  await claimUsername(ports.db, tenant.name, pendingCredential(tenant.tenantId), 'TENANT_NAME_TAKEN');
+  const result = await handleCommand(
+    ports.store,
+    tenantDecider,
+    tenantStream(tenant.tenantId),
+    { type: 'RegisterTenant', ...tenant },
+    context,
+  );
+  if (result.applied) await setPassword(ports.db, pendingCredential(tenant.tenantId), tenant.tenantId, password);
+  return result;
+}
+
+/** The audit result goes back the way the visitor registered: SMS for phone, email for email. */
+async function notifyAudit(ports: Pick<Ports, 'notifier'>, tenant: TenantState, approved: boolean, reason: string | null) {
+  const to = tenant.method === 'phone' ? tenant.phone : tenant.email;
+  if (!to) return;
+  await ports.notifier.send({
+    tenantId: SYSTEM_TENANT,
+    channel: tenant.method === 'phone' ? 'sms' : 'email',
+    to,
+    subject: approved ? 'Registration approved / 注册审核通过' : 'Registration rejected / 注册审核未通过',
+    body: approved
+      ? `Tenant ${tenant.name} is approved: log in as ${tenant.name} with your password. 租户 ${tenant.name} 已审核通过。`
+      : `Tenant ${tenant.name} was not approved${reason ? `: ${reason}` : ''}. 租户 ${tenant.name} 审核未通过${reason ? `：${reason}` : ''}。`,
+  });
+}
+
+/** Tenant registration and audit routes; approval only records the decision, the onboarding workflow does the rest. */
+export const tenantHandlers: Handlers<TenantRoutes> = {
+  async 'tenant.sendCode'({ body }, ctx) {
+    const { code, resendAfter } = await issueCode(ctx.ports.db, body.target);
+    await ctx.ports.notifier.send({
+      tenantId: SYSTEM_TENANT,
+      channel: body.method === 'phone' ? 'sms' : 'email',
+      to: body.target,
+      subject: 'Verification code / 验证码',
+      body: `Your verification code is ${code}. 您的验证码是 ${code}。`,
+    });
+    return { resendAfter };
+  },
+
+  async 'tenant.register'({ body }, ctx) {
+    if (!(await nameIsFree(ctx.ports.db, body.tenantName))) throw new DomainError('TENANT_NAME_TAKEN');
+    await consumeCode(ctx.ports.db, body.method === 'phone' ? body.phone! : body.email!, body.code);
+    const tenantId = newAggregateId({ tenantId: SYSTEM_TENANT, idempotencyKey: ctx.idempotencyKey });
+    await registerTenant(
+      ctx.ports,
+      {
+        tenantId,
+        name: body.tenantName,
+        contactName: body.contactName,
+        company: body.company,
+        method: body.method,
+        phone: body.phone ?? null,
+        email: body.email ?? null,
+        password: body.password,
+      },
+      anonymousCommandContextOf(ctx, tenantId),
+    );
+    return { id: tenantId, status: 'underReview' as const };
+  },
+
+  async 'tenant.list'({ query: q }, ctx) {
+    const sortable = { applyTime: 'apply_time', auditTime: 'audit_time', name: 'name', status: 'status' } as const;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.status) where.push(`status = $${params.push(q.status)}`);
+    if (q.name) where.push(`(name ilike $${params.push(`%${q.name}%`)} or contact_name ilike $${params.length})`);
+    const clause = where.length ? `where ${where.join(' and ')}` : '';
+    const order = `${sortable[q.sort ?? 'applyTime']} ${q.order}`;
+    const { db } = ctx.ports;
+    const total = (await db.query<{ n: number }>(`select count(*)::int as n from rm_tenants ${clause}`, params)).rows[0]!.n;
+    const rows = await db.query(
+      `select * from rm_tenants ${clause} order by ${order}, id limit $${params.length + 1} offset $${params.length + 2}`,
+      [...params, q.pageSize, (q.page - 1) * q.pageSize],
+    );
+    return {
+      rows: rows.rows.map((r) => ({
+        id: r.id as string,
+        name: r.name as string,
+        contactName: r.contact_name as string,
+        company: r.company as string,
+        phone: (r.phone as string | null) ?? null,
+        email: (r.email as string | null) ?? null,
+        status: r.status as 'underReview',
+        registerMethod: r.register_method as 'phone',
+        applyTime: (r.apply_time as Date).toISOString(),
+        auditTime: r.audit_time ? (r.audit_time as Date).toISOString() : null,
+        rejectReason: (r.reject_reason as string | null) ?? null,
+      })),
+      total,
+      page: q.page,
+      pageSize: q.pageSize,
+    };
+  },
+
+  async 'tenant.approve'({ body }, ctx) {
+    const adminUserId = tenantAdminId(body.id);
+    await runCommand(ctx, tenantDecider, tenantStream(body.id), { type: 'ApproveTenant', tenantId: body.id, adminUserId });
+    return { id: body.id, adminUserId };
+  },
+
+  async 'tenant.reject'({ body }, ctx) {
+    const { id, reason } = body;
+    const result = await runCommand(ctx, tenantDecider, tenantStream(id), { type: 'RejectTenant', tenantId: id, reason: reason ?? null });
+    await ctx.ports.db.query('delete from auth_credentials where subject_id = $1', [pendingCredential(id)]);
+    await releaseUsernames(ctx.ports.db, pendingCredential(id));
+    await notifyAudit(ctx.ports, result.state, false, reason ?? null);
+    return { id };
+  },
+
+  async 'tenant.stop'({ body }, ctx) {
+    await runCommand(ctx, tenantDecider, tenantStream(body.id), { type: 'StopTenant', tenantId: body.id });
+    return { id: body.id };
+  },
+
+  async 'tenant.start'({ body }, ctx) {
+    await runCommand(ctx, tenantDecider, tenantStream(body.id), { type: 'StartTenant', tenantId: body.id });
+    return { id: body.id };
+  },
+};
+
+const contextOf = (metadata: DispatchMetadata): CommandContext => ({ ...metadata });
+const positionOf = (result: { events: { position: string }[] }): DispatchResult => ({ position: result.events.at(-1)?.position ?? null });
+
+/** The onboarding workflow's steps as commands (contracts/src/ports/dispatch.ts), each idempotent. */
+export function tenantDispatchers(ports: Omit<Ports, 'dispatch'>) {
+  const tenantOf = async (tenantId: string) => (await loadState(ports.store, tenantDecider, tenantStream(tenantId))).state;
+  return {
+    async CreateTenantAdmin(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+      const { tenantId, adminUserId } = command;
+      const tenant = await tenantOf(tenantId);
+      // The registration's claim on the name becomes the administrator's.
+      await transferUsernames(ports.db, pendingCredential(tenantId), adminUserId);
+      const result = await handleCommand(
+        ports.store,
+        userDecider,
+        userStream(tenantId, adminUserId),
+        {
+          type: 'CreateUser',
+          userId: adminUserId,
+          username: tenant.name!,
+          email: tenant.email,
+          phone: tenant.phone,
+          sex: 'unknown',
+          position: null,
+          groupId: null,
+          roleIds: [],
+          description: null,
+          homePage: null,
+          isSystemAdmin: false,
+          isTenantAdmin: true,
+        },
+        contextOf(metadata),
+      );
+      return positionOf(result);
+    },
+    async ActivateTenantAdminCredential(command: { tenantId: string; adminUserId: string }) {
+      await moveCredential(ports.db, pendingCredential(command.tenantId), command.adminUserId, command.tenantId);
+      return { position: null };
+    },
+    async ProvisionTenant(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+      const { idempotencyKey: _key, tenantId: _tenant, ...context } = metadata;
+      await provisionTenant(ports.store, command.tenantId, command.adminUserId, context);
+      return { position: null };
+    },
+    async NotifyTenantAudit(command: { tenantId: string; approved: boolean; reason: string | null }) {
+      const tenant = await tenantOf(command.tenantId);
+      if (!tenant.onboarded) await notifyAudit(ports, tenant, command.approved, command.reason);
+      return { position: null };
+    },
+    async MarkTenantOnboarded(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+      const result = await handleCommand(
+        ports.store,
+        tenantDecider,
+        tenantStream(command.tenantId),
+        { type: 'MarkTenantOnboarded', tenantId: command.tenantId, adminUserId: command.adminUserId },
+        contextOf(metadata),
+      );
+      return positionOf(result);
+    },
+  };
+}
