@@ -8,3 +8,5 @@ export * from './identity/index.ts';
 export * from './user/routes.ts';
 export * from './routes.ts';
 export * from './user/events.ts';
+export * from './tenant/events.ts';
+export * from './tenant/routes.ts';

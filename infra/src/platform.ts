@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { credentialsSchema } from '@iot/command/auth/credentials.ts';
+import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { authRoutes } from '@iot/command/auth/routes.ts';
-import { tenantRoutes } from '@iot/command/tenant/routes.ts';
 import { groupRoutes } from '@iot/command/group/routes.ts';
 import { roleRoutes } from '@iot/command/role/routes.ts';
 import { menuRoutes } from '@iot/command/menu/routes.ts';
@@ -42,7 +42,8 @@ import type { MqttPort } from './mqtt/port.ts';
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
 import { routes } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
-import { commandDispatchers, commandHandlers } from '@iot/command';
+import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
+import { workflowProjection } from './workflows.ts';
 import { queryHandlers } from '@iot/query';
 import { createLookups } from '@iot/query/shared/lookups.ts';
 import { createDispatch } from './dispatch.ts';
@@ -56,7 +57,6 @@ export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './s
 /** Every module's HTTP routes, in registration order. */
 export const routeModules: RoutesPlugin[] = [
   authRoutes,
-  tenantRoutes,
   groupRoutes,
   groupQueryRoutes,
   roleRoutes,
@@ -173,18 +173,29 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       engines.push({ name: config.MQTT_URL ? 'mqtt:external' : 'mqtt:aedes', check: () => m.health() });
     }
 
-    const runner = createProjectionRunner(store, projectionDb, projections, {
-      onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
-      onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
-    });
+    const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
+    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db) }));
+    const crashAfter = config.FAULT_CRASH_AFTER_STEP;
+    const afterStep = (workflow: string, step: string) => {
+      logger.debug({ workflow, step }, 'workflow step done');
+      // Fault injection for the crash tests: die like a killed process between two steps.
+      if (crashAfter === `${workflow}:${step}`) process.kill(process.pid, 'SIGKILL');
+    };
+    const runner = createProjectionRunner(
+      store,
+      projectionDb,
+      [...projections, ...workflows.map((w) => workflowProjection(w, dispatch, afterStep))],
+      {
+        onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
+        onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
+      },
+    );
     await runner.setup();
     if (role === 'all' || role === 'projections') {
       await runner.startAll();
       stops.push(() => runner.stopAll());
     }
 
-    const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
-    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db) }));
     const context: AppContext = {
       config,
       store,
@@ -197,6 +208,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     };
 
     await db.query(credentialsSchema);
+    await db.query(codesSchema);
     await db.query(usernameClaimsSchema);
     // Names of users created before claims existed are claimed by their users.
     await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
