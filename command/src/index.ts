@@ -2,6 +2,13 @@ import type { Ports } from '@iot/contracts/http/handler.ts';
 import { tenantDispatchers, tenantHandlers } from './tenant/handlers.ts';
 import { tenantOnboarding } from './tenant/onboarding.ts';
 import { userHandlers } from './user/handlers.ts';
+import { authHandlers } from './auth/handlers.ts';
+import { appHandlers } from './app/handlers.ts';
+import { settingsHandlers } from './settings/handlers.ts';
+import { groupHandlers } from './group/handlers.ts';
+import { roleHandlers } from './role/handlers.ts';
+import { menuHandlers } from './menu/handlers.ts';
+import { dictHandlers } from './dict/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -9,6 +16,13 @@ export type { Workflow } from './tenant/onboarding.ts';
 export const commandHandlers = {
   ...tenantHandlers,
   ...userHandlers,
+  ...authHandlers,
+  ...appHandlers,
+  ...settingsHandlers,
+  ...groupHandlers,
+  ...roleHandlers,
+  ...menuHandlers,
+  ...dictHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

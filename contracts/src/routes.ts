@@ -1,3 +1,11 @@
+import { appRoutes } from './app/routes.ts';
+import { authRoutes } from './auth/routes.ts';
+import { oplogRoutes } from './oplog/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { dictRoutes } from './dict/routes.ts';
+import { groupRoutes } from './group/routes.ts';
+import { menuRoutes } from './menu/routes.ts';
+import { roleRoutes } from './role/routes.ts';
 import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 
@@ -8,6 +16,14 @@ import { userRoutes } from './user/routes.ts';
 export const routes = {
   ...tenantRoutes,
   ...userRoutes,
+  ...groupRoutes,
+  ...roleRoutes,
+  ...menuRoutes,
+  ...dictRoutes,
+  ...authRoutes,
+  ...appRoutes,
+  ...settingsRoutes,
+  ...oplogRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

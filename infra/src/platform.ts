@@ -2,24 +2,16 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { credentialsSchema } from '@iot/command/auth/credentials.ts';
+import { sessionsSchema } from '@iot/command/auth/sessions.ts';
+import { throttleSchema } from '@iot/command/auth/throttle.ts';
+import { logoSchema } from '@iot/command/settings/logos.ts';
 import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
-import { authRoutes } from '@iot/command/auth/routes.ts';
-import { groupRoutes } from '@iot/command/group/routes.ts';
-import { roleRoutes } from '@iot/command/role/routes.ts';
-import { menuRoutes } from '@iot/command/menu/routes.ts';
-import { appRoutes } from '@iot/command/app/routes.ts';
-import { dictRoutes } from '@iot/command/dict/routes.ts';
-import { settingsRoutes } from '@iot/command/settings/routes.ts';
+import { claimsSchema } from '@iot/command/shared/claims.ts';
+import { claimExistingRoleNames } from '@iot/command/role/names.ts';
+import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
-import { groupQueryRoutes } from '@iot/query/identity/groups.ts';
-import { roleQueryRoutes } from '@iot/query/identity/roles.ts';
-import { menuQueryRoutes } from '@iot/query/identity/menus.ts';
-import { appQueryRoutes } from '@iot/query/identity/apps.ts';
-import { dictQueryRoutes } from '@iot/query/identity/dicts.ts';
-import { settingsQueryRoutes } from '@iot/query/identity/settings.ts';
-import { oplogRoutes } from '@iot/query/oplog/routes.ts';
 import { createProjectionRunner, projections, type ProjectionRunner } from '@iot/projections/index.ts';
 import { createApp, type App, type RoutesPlugin } from '@iot/infra/http/app.ts';
 import type { AppContext, EngineHealth } from '@iot/infra/http/context.ts';
@@ -40,7 +32,7 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
-import { routes } from '@iot/contracts';
+import { channels, routes } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
 import { workflowProjection } from './workflows.ts';
@@ -48,6 +40,7 @@ import { queryHandlers } from '@iot/query';
 import { createLookups } from '@iot/query/shared/lookups.ts';
 import { createDispatch } from './dispatch.ts';
 import { createReadModelWatch } from './http/watch.ts';
+import { createPrincipalCache } from './http/principals.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -55,22 +48,7 @@ export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryH
 export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './seed.ts';
 
 /** Every module's HTTP routes, in registration order. */
-export const routeModules: RoutesPlugin[] = [
-  authRoutes,
-  groupRoutes,
-  groupQueryRoutes,
-  roleRoutes,
-  roleQueryRoutes,
-  menuRoutes,
-  menuQueryRoutes,
-  appRoutes,
-  appQueryRoutes,
-  dictRoutes,
-  dictQueryRoutes,
-  settingsRoutes,
-  settingsQueryRoutes,
-  oplogRoutes,
-];
+export const routeModules: RoutesPlugin[] = [];
 
 export interface Platform {
   url: string | null;
@@ -208,8 +186,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     };
 
     await db.query(credentialsSchema);
+    await db.query(sessionsSchema);
+    await db.query(throttleSchema);
+    await db.query(logoSchema);
     await db.query(codesSchema);
     await db.query(usernameClaimsSchema);
+    await db.query(claimsSchema);
     // Names of users created before claims existed are claimed by their users.
     await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
@@ -222,6 +204,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       await runner.catchUp(30_000).catch((error: Error) => logger.warn({ err: error }, 'projections still catching up'));
       await provisionAllTenants(store, db);
       if (demo) await seedDemoData(context);
+      // Names and codes of rows made before claims existed are claimed by their rows.
+      await claimExistingRoleNames(db);
+      await claimExistingDictCodes(db);
     }
 
     let app: App | null = null;
@@ -236,8 +221,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           : (options.staticDir ?? undefined);
       const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db) };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
+      const principals = createPrincipalCache(db, store, watch);
+      await principals.start();
+      stops.push(() => principals.stop());
       app = await createApp(context, routeModules, {
         staticDir,
+        resolvePrincipal: (token) => principals.resolve(token),
+        channels: { specs: channels, lookups: ports.lookups },
         table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },
       });
       const listening = app;

@@ -120,20 +120,22 @@ export async function seedDemoData(context: AppContext): Promise<void> {
 export async function seedDemoTenant(context: AppContext, tenant: SeedTenant): Promise<{ tenantId: string; adminUserId: string }> {
   const seed: CommandContext = { tenantId: tenant.id, actor: { kind: 'system', id: 'seed' } };
   const adminUserId = tenantAdminId(tenant.id);
-  await registerTenant(
-    context,
-    {
-      tenantId: tenant.id,
-      name: tenant.adminUsername,
-      contactName: tenant.adminUsername,
-      company: tenant.name,
-      method: 'email',
-      phone: null,
-      email: null,
-      password: tenant.adminPassword,
-    },
-    { ...seed, idempotencyKey: 'seed-tenant' },
-  );
+  const registered = (await context.store.readStream(tenantStream(tenant.id), { limit: 1 })).length > 0;
+  if (!registered)
+    await registerTenant(
+      context,
+      {
+        tenantId: tenant.id,
+        name: tenant.adminUsername,
+        contactName: tenant.adminUsername,
+        company: tenant.name,
+        method: 'email',
+        phone: null,
+        email: null,
+        password: tenant.adminPassword,
+      },
+      { ...seed, idempotencyKey: 'seed-tenant' },
+    );
   await handleCommand(
     context.store,
     tenantDecider,

@@ -1,6 +1,22 @@
 import { userQueryHandlers } from './user/handlers.ts';
+import { authQueryHandlers } from './auth/handlers.ts';
+import { appQueryHandlers } from './app/handlers.ts';
+import { settingsQueryHandlers } from './settings/handlers.ts';
+import { oplogQueryHandlers } from './oplog/handlers.ts';
+import { groupQueryHandlers } from './group/handlers.ts';
+import { roleQueryHandlers } from './role/handlers.ts';
+import { menuQueryHandlers } from './menu/handlers.ts';
+import { dictQueryHandlers } from './dict/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
   ...userQueryHandlers,
+  ...authQueryHandlers,
+  ...appQueryHandlers,
+  ...settingsQueryHandlers,
+  ...oplogQueryHandlers,
+  ...groupQueryHandlers,
+  ...roleQueryHandlers,
+  ...menuQueryHandlers,
+  ...dictQueryHandlers,
 };

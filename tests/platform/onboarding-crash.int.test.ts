@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,59 +6,7 @@ import { builtinRoles } from '@iot/contracts';
 import { onboardingSteps, tenantOnboarding } from '@iot/command/tenant/onboarding.ts';
 import { tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-import { freePort } from '../harness/free-port.ts';
-
-const ADMIN_PASSWORD = 'Crash#adm1';
-
-/** The platform as its own process (`npm start`'s entrypoint) on the test's database. */
-async function startProcess(db: TestDatabase, dataDir: string, env: Record<string, string> = {}) {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/src/main.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MQTT_PORT: String(await freePort()),
-      ADMIN_PASSWORD,
-      DEMO_DATA: 'false',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('is running')) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    void exited.then((code) => reject(new Error(`platform exited (${code}) before it ran:\n${out}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const call = async (method: string, route: string, body?: unknown, token?: string) => {
-    const response = await fetch(url + route, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authentication: token } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json().catch(() => null)) as { data: any } | null };
-  };
-  return { child, exited, call };
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { PROCESS_ADMIN_PASSWORD as ADMIN_PASSWORD, startProcess, waitFor } from '../harness/process.ts';
 
 describe('tenant onboarding survives a crash between any two steps', () => {
   let db: TestDatabase;

@@ -1,22 +1,6 @@
-import type { AppSharing, AppType, EnabledStatus } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { AppEvent, AppFields, EnabledStatus } from '@iot/contracts';
 
-export interface AppFields {
-  type: AppType;
-  name: string;
-  scope: string[];
-  sharing: AppSharing;
-  remark: string | null;
-}
-
-/** The key is a public identifier; the secret never enters an event (its hash is in the credential store). */
-export type AppEvent =
-  | DomainEvent<'AppCreated', AppFields & { appId: string; appKey: string; ownerId: string }>
-  | DomainEvent<'AppUpdated', AppFields & { appId: string; status: EnabledStatus }>
-  | DomainEvent<'AppSecretRotated', { appId: string }>
-  | DomainEvent<'AppDeleted', { appId: string }>;
-
-export type AppEventType = AppEvent['type'];
+export type { AppEvent, AppFields };
 
 export interface AppState {
   exists: boolean;

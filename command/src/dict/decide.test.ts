@@ -28,6 +28,34 @@ describe('dict decider', () => {
       'DICT_VALUE_TAKEN',
     );
   });
+  it('decides nothing for an edit of a type or an item with the same values, whatever the order of their keys', () => {
+    expect(
+      given([created]).when({
+        remark: null,
+        status: 'enabled',
+        name: 'Sex',
+        code: 'sex',
+        typeId: 't1',
+        type: 'UpdateDictType',
+        codeTaken: false,
+      }),
+    ).toEqual([]);
+    expect(
+      given([created, added]).when({
+        remark: null,
+        status: 'enabled',
+        sort: 0,
+        value: 'm',
+        label: 'Male',
+        itemId: 'i1',
+        typeId: 't1',
+        type: 'UpdateDictItem',
+      }),
+    ).toEqual([]);
+    expect(given([created, added]).when({ type: 'UpdateDictItem', typeId: 't1', itemId: 'i1', ...item, label: 'Man' })).toEqual([
+      { type: 'DictItemUpdated', data: { typeId: 't1', itemId: 'i1', ...item, label: 'Man' } },
+    ]);
+  });
   it('removes an item it holds, not one it does not', () => {
     expect(given([created, added]).when({ type: 'RemoveDictItem', typeId: 't1', itemId: 'i1' })).toEqual([
       { type: 'DictItemRemoved', data: { typeId: 't1', itemId: 'i1' } },

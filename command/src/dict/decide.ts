@@ -1,8 +1,8 @@
 import { DomainError } from '@iot/contracts';
-import { unreachable, type Decider } from '../decider.ts';
+import { sameValue, unreachable, type Decider } from '../decider.ts';
 import { evolve, initialState, type DictEvent, type DictItemFields, type DictState, type DictTypeFields } from './dict.ts';
 
-/** `codeTaken` comes from the read model (codes are unique within a tenant). */
+/** `codeTaken` comes from the read model (codes are unique within a tenant); concurrent requests are kept apart by a claim. */
 export type DictCommand =
   | ({ type: 'CreateDictType'; typeId: string; codeTaken: boolean } & DictTypeFields)
   | ({ type: 'UpdateDictType'; typeId: string; codeTaken: boolean } & DictTypeFields)
@@ -30,7 +30,7 @@ export function decide(command: DictCommand, state: DictState): DictEvent[] {
       const current = live(state);
       if (command.codeTaken) throw new DomainError('DICT_CODE_TAKEN');
       const { type: _type, codeTaken: _c, typeId, ...fields } = command;
-      if (JSON.stringify(fields) === JSON.stringify(current)) return [];
+      if (sameValue(fields, current)) return [];
       return [{ type: 'DictTypeUpdated', data: { typeId, ...fields } }];
     }
     case 'DeleteDictType':
@@ -45,9 +45,12 @@ export function decide(command: DictCommand, state: DictState): DictEvent[] {
     }
     case 'UpdateDictItem': {
       live(state);
-      if (!state.items[command.itemId]) throw new DomainError('NOT_FOUND');
+      const current = state.items[command.itemId];
+      if (!current) throw new DomainError('NOT_FOUND');
       if (valueTaken(state, command.value, command.itemId)) throw new DomainError('DICT_VALUE_TAKEN');
       const { type: _type, ...data } = command;
+      const { typeId: _typeId, itemId: _itemId, ...item } = data;
+      if (sameValue(item, current)) return [];
       return [{ type: 'DictItemUpdated', data }];
     }
     case 'RemoveDictItem':

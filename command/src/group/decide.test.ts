@@ -44,4 +44,16 @@ describe('group decider', () => {
       given([childCreated]).when({ type: 'DeleteGroup', groupId: 'g1', byTenantAdmin: false, hasChildren: false, hasUsers: false }),
     ).toEqual([{ type: 'GroupDeleted', data: { groupId: 'g1' } }]);
   });
+  it('decides nothing for an edit with the same values, whatever the order of their keys', () => {
+    // A stored payload comes back with its keys in another order than the request's.
+    const stored: GroupEvent = {
+      type: 'GroupCreated',
+      data: { sort: 0, parentId: 'g0', groupId: 'g1', type: 'site', name: 'Site', location: null },
+    };
+    const edit: GroupFields = { location: null, parentId: 'g0', name: 'Site', sort: 0, type: 'site' };
+    expect(given([stored]).when({ type: 'UpdateGroup', groupId: 'g1', byTenantAdmin: false, group: edit })).toEqual([]);
+    expect(given([stored]).when({ type: 'UpdateGroup', groupId: 'g1', byTenantAdmin: false, group: { ...edit, sort: 1 } })).toEqual([
+      { type: 'GroupUpdated', data: { groupId: 'g1', ...edit, sort: 1 } },
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { DomainError } from '@iot/contracts';
-import { unreachable, type Decider } from '../decider.ts';
+import { sameValue, unreachable, type Decider } from '../decider.ts';
 import { evolve, initialState, type GroupEvent, type GroupFields, type GroupState } from './group.ts';
 
 /**
@@ -30,7 +30,7 @@ export function decide(command: GroupCommand, state: GroupState): GroupEvent[] {
       if ((next.parentId === null) !== (current.parentId === null) && !command.byTenantAdmin) throw new DomainError('ROOT_GROUP_FORBIDDEN');
       if (next.parentId === command.groupId)
         throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot be its own parent' }] });
-      if (JSON.stringify(next) === JSON.stringify(current)) return [];
+      if (sameValue(next, current)) return [];
       return [{ type: 'GroupUpdated', data: { groupId: command.groupId, ...next } }];
     }
     case 'DeleteGroup': {

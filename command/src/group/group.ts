@@ -1,20 +1,6 @@
-import type { GroupType } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { GroupEvent, GroupFields } from '@iot/contracts';
 
-export interface GroupFields {
-  name: string;
-  type: GroupType;
-  location: string | null;
-  sort: number;
-  parentId: string | null;
-}
-
-export type GroupEvent =
-  | DomainEvent<'GroupCreated', GroupFields & { groupId: string }>
-  | DomainEvent<'GroupUpdated', GroupFields & { groupId: string }>
-  | DomainEvent<'GroupDeleted', { groupId: string }>;
-
-export type GroupEventType = GroupEvent['type'];
+export type { GroupEvent, GroupFields };
 
 export interface GroupState {
   exists: boolean;

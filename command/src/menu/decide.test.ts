@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { codeOf, scenario } from '../decider-testing.ts';
 import { menuDecider } from './decide.ts';
 import type { MenuEvent, MenuFields } from './menu.ts';
-import { builtinMenus } from './builtin.ts';
+import { builtinMenus } from '@iot/contracts';
 
 const menu: MenuFields = {
   type: 'menu',
@@ -27,6 +27,13 @@ describe('menu decider', () => {
     ]);
     expect(codeOf(() => given([created]).when({ type: 'DeleteMenu', menuId: 'm1', hasChildren: true }))).toBe('MENU_HAS_CHILDREN');
     expect(codeOf(() => given([created]).when({ type: 'UpdateMenu', menuId: 'm1', menu: { ...menu, parentId: 'm1' } }))).toBe('VALIDATION');
+  });
+  it('decides nothing for an edit with the same values, whatever the order of their keys', () => {
+    const reordered = Object.fromEntries(Object.entries(menu).reverse()) as unknown as MenuFields;
+    expect(given([created]).when({ type: 'UpdateMenu', menuId: 'm1', menu: reordered })).toEqual([]);
+    expect(given([created]).when({ type: 'UpdateMenu', menuId: 'm1', menu: { ...reordered, name: '用户们' } })).toEqual([
+      { type: 'MenuUpdated', data: { menuId: 'm1', ...menu, name: '用户们' } },
+    ]);
   });
   it('built-in entries cover every area of spec §2, with names of at most 10 characters and unique ids', () => {
     expect(new Set(builtinMenus.map((m) => m.id)).size).toBe(builtinMenus.length);

@@ -1,5 +1,5 @@
 import { DomainError } from '@iot/contracts';
-import { unreachable, type Decider } from '../decider.ts';
+import { sameValue, unreachable, type Decider } from '../decider.ts';
 import { evolve, initialState, type MenuEvent, type MenuFields, type MenuState } from './menu.ts';
 
 export type MenuCommand =
@@ -25,7 +25,7 @@ export function decide(command: MenuCommand, state: MenuState): MenuEvent[] {
     case 'UpdateMenu': {
       const current = live(state);
       if (command.menu.parentId === command.menuId) throw selfParent();
-      if (JSON.stringify(command.menu) === JSON.stringify(current)) return [];
+      if (sameValue(command.menu, current)) return [];
       return [{ type: 'MenuUpdated', data: { menuId: command.menuId, ...command.menu } }];
     }
     case 'ReorderMenu': {

@@ -1,25 +1,6 @@
-import type { MenuType } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { MenuEvent, MenuFields } from '@iot/contracts';
 
-export interface MenuFields {
-  type: MenuType;
-  name: string;
-  routerName: string | null;
-  icon: string | null;
-  permission: string | null;
-  path: string;
-  component: string | null;
-  sort: number;
-  parentId: string | null;
-}
-
-export type MenuEvent =
-  | DomainEvent<'MenuCreated', MenuFields & { menuId: string; builtin: boolean }>
-  | DomainEvent<'MenuUpdated', MenuFields & { menuId: string }>
-  | DomainEvent<'MenuReordered', { menuId: string; sort: number; parentId: string | null }>
-  | DomainEvent<'MenuDeleted', { menuId: string }>;
-
-export type MenuEventType = MenuEvent['type'];
+export type { MenuEvent, MenuFields };
 
 export interface MenuState {
   exists: boolean;

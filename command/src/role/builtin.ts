@@ -1,8 +1,7 @@
-import { builtinRoles, type BuiltinRole } from '@iot/contracts';
+import { builtinMenus, builtinRoles, type BuiltinRole } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
-import { builtinMenus } from '../menu/builtin.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { roleDecider, roleStream } from './decide.ts';
 

@@ -26,6 +26,9 @@ describe('role decider', () => {
       { type: 'RoleMenusGranted', data: { roleId: 'r1', menuIds: ['b', 'a'] } },
     ]);
   });
+  it('decides nothing for an edit with the same name and remark', () => {
+    expect(given([created]).when({ type: 'UpdateRole', roleId: 'r1', name: 'Ops', remark: null, nameTaken: false })).toEqual([]);
+  });
   it('deletes a role nobody holds; never the built-in tenant-admin role', () => {
     expect(codeOf(() => given([created]).when({ type: 'DeleteRole', roleId: 'r1', inUse: true }))).toBe('ROLE_IN_USE');
     expect(given([created]).when({ type: 'DeleteRole', roleId: 'r1', inUse: false })).toEqual([

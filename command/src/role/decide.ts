@@ -2,7 +2,10 @@ import { DomainError, type BuiltinRole } from '@iot/contracts';
 import { unreachable, type Decider } from '../decider.ts';
 import { evolve, initialState, type RoleEvent, type RoleState } from './role.ts';
 
-/** `nameTaken` and `inUse` come from the read model, checked by the route before the command. */
+/**
+ * `nameTaken` and `inUse` come from the read model, checked by the handler before the command; concurrent
+ * requests for one name are kept apart by the claim the handler takes (command/src/shared/claims.ts).
+ */
 export type RoleCommand =
   | {
       type: 'CreateRole';

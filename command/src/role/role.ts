@@ -1,13 +1,6 @@
-import type { BuiltinRole } from '@iot/contracts';
-import type { DomainEvent } from '../decider.ts';
+import type { BuiltinRole, RoleEvent } from '@iot/contracts';
 
-export type RoleEvent =
-  | DomainEvent<'RoleCreated', { roleId: string; name: string; remark: string | null; menuIds: string[]; builtin: BuiltinRole | null }>
-  | DomainEvent<'RoleUpdated', { roleId: string; name: string; remark: string | null }>
-  | DomainEvent<'RoleMenusGranted', { roleId: string; menuIds: string[] }>
-  | DomainEvent<'RoleDeleted', { roleId: string }>;
-
-export type RoleEventType = RoleEvent['type'];
+export type { RoleEvent };
 
 export interface RoleState {
   exists: boolean;

@@ -1,10 +1,6 @@
-import type { DomainEvent } from '../decider.ts';
+import type { SettingsEvent } from '@iot/contracts';
 
-/** A tenant's system settings (spec §2: system name and logo). The logo's bytes live in a blob table, keyed by their SHA-256. */
-export type SettingsEvent =
-  DomainEvent<'SystemNameChanged', { systemName: string }> | DomainEvent<'SystemLogoChanged', { sha256: string; bytes: number }>;
-
-export type SettingsEventType = SettingsEvent['type'];
+export type { SettingsEvent };
 
 export interface SettingsState {
   systemName: string | null;

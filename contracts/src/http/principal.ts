@@ -21,3 +21,31 @@ export function hasPermission(principal: Principal, permission: string): boolean
   if (permission.startsWith('platform:') && !principal.isSystemAdmin) return false;
   return principal.permissions.has('*') || principal.permissions.has(permission);
 }
+
+/** What a principal's permissions follow from, as its user or app row shows it. */
+export interface PrincipalGrants {
+  kind: 'user' | 'app';
+  isSystemAdmin: boolean;
+  isTenantAdmin: boolean;
+  /** An app's OAuth scope. */
+  scope?: readonly string[] | null;
+}
+
+/** Whether a principal's permissions are the ones its roles grant: only then does the caller need to look them up. */
+export const grantedByRoles = (grants: PrincipalGrants): boolean =>
+  grants.kind === 'user' && !grants.isSystemAdmin && !grants.isTenantAdmin;
+
+/**
+ * Permissions of a principal: the system administrator holds everything ('*' with `platform:`), a tenant's
+ * administrator everything but `platform:` (hasPermission keeps those for the system administrator), an app
+ * exactly its scope, anyone else `rolePermissions`, the permissions of the menus their roles grant.
+ */
+export function principalPermissions(grants: PrincipalGrants, rolePermissions: Iterable<string>): Set<string> {
+  if (grants.kind === 'app') return new Set((grants.scope ?? []).filter((p) => !p.startsWith('platform:')));
+  if (grants.isSystemAdmin || grants.isTenantAdmin) return new Set(['*']);
+  return new Set(rolePermissions);
+}
+
+/** The tenant's root user: its administrator (or the system administrator), who holds every permission of the tenant. */
+export const isRootUser = (principal: Pick<Principal, 'kind' | 'permissions'>): boolean =>
+  principal.kind === 'user' && principal.permissions.has('*');

@@ -52,12 +52,20 @@ export interface RawAnswer {
   body: string | Uint8Array;
   /** Offered as a download under this name. */
   filename?: string;
+  /** Further response headers (caching of the logo, ...). */
+  headers?: Readonly<Record<string, string>>;
 }
-export const rawAnswer = (contentType: string, body: string | Uint8Array, filename?: string): RawAnswer => ({
+export const rawAnswer = (
+  contentType: string,
+  body: string | Uint8Array,
+  filename?: string,
+  headers?: Readonly<Record<string, string>>,
+): RawAnswer => ({
   raw: true,
   contentType,
   body,
   ...(filename ? { filename } : {}),
+  ...(headers ? { headers } : {}),
 });
 export const isRawAnswer = (value: unknown): value is RawAnswer =>
   typeof value === 'object' && value !== null && (value as { raw?: unknown }).raw === true && 'contentType' in value;

@@ -16,12 +16,18 @@ export const oplogRow = z.object({
   correlationId: z.string(),
 });
 export type OplogRow = z.infer<typeof oplogRow>;
+
+/** PostgreSQL takes offsets up to ±15:59 and no year 0: beyond them a time is the caller's mistake (400), not the server's. */
+const logTime = z.iso
+  .datetime({ offset: true })
+  .refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'time zone offset beyond ±15:59')
+  .refine((v) => !v.startsWith('0000'), 'year 0');
 export const oplogQuery = z
   .object({
     actor: z.string().trim().max(64).optional(),
     eventType: z.string().trim().max(64).optional(),
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    from: logTime.optional(),
+    to: logTime.optional(),
     format: z.enum(['json', 'csv']).default('json'),
   })
   .strict();

@@ -10,10 +10,14 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
+import { limits, PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
-import { registerAccessControl } from './auth.ts';
+import { registerAccessControl, resolvePrincipal } from './auth.ts';
+import { feedActivity, registerChannels } from './channels.ts';
+import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
+import type { Principal } from './principal.ts';
 import type { AppContext } from './context.ts';
 import { errorHandler, replyError } from './envelope.ts';
 import { registerRouteTable, type ReadModelWatch } from './route-table.ts';
@@ -41,7 +45,12 @@ export interface RouteTableBinding {
 export async function createApp(
   context: AppContext,
   modules: RoutesPlugin[],
-  options: { staticDir?: string; table?: RouteTableBinding } = {},
+  options: {
+    staticDir?: string;
+    table?: RouteTableBinding;
+    resolvePrincipal?: (token: string) => Promise<Principal | null>;
+    channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups };
+  } = {},
 ): Promise<App> {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -69,6 +78,10 @@ export async function createApp(
   });
 
   await app.register(cookie);
+  // Routes that declare `consumes` (the logo) take the raw file as a browser's fetch(file) posts it: its bytes reach
+  // the handler, which judges them; room above the 2 MB limit so a slightly larger file gets LOGO_TOO_LARGE.
+  for (const type of [/^image\/.*/, 'application/octet-stream'])
+    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: limits.logo.maxBytes * 4 }, (_request, body, done) => done(null, body));
   await app.register(swagger, {
     openapi: {
       info: { title: 'Device cloud API', version: PRODUCT_VERSION },
@@ -83,7 +96,7 @@ export async function createApp(
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  registerAccessControl(app as unknown as FastifyInstance, context.db);
+  registerAccessControl(app as unknown as FastifyInstance, options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)));
 
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(
@@ -101,6 +114,11 @@ export async function createApp(
     return reply.header('content-type', context.metrics.contentType).send(await context.metrics.metrics());
   });
 
+  if (options.channels) {
+    const hub = await registerChannels(app as unknown as FastifyInstance, options.channels.specs, options.channels.lookups);
+    const feed = await feedActivity(context.store, hub);
+    app.addHook('onClose', () => feed.stop());
+  }
   for (const module of modules) await module(app, context);
   if (options.table) {
     const { routes, handlers, ports, watch } = options.table;

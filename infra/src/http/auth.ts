@@ -5,6 +5,7 @@ import { hashToken } from '@iot/command/auth/sessions.ts';
 import { rolePermissions } from '@iot/query/shared/lookups.ts';
 import { replyError } from './envelope.ts';
 import { hasPermission, type Principal } from './principal.ts';
+import { grantedByRoles, principalPermissions } from '@iot/contracts/http/principal.ts';
 
 /** The login token: the `token` cookie, the spec's `Authentication` header, or a Bearer Authorization. */
 export function tokenOf(request: FastifyRequest): string | null {
@@ -34,9 +35,13 @@ interface SessionRow extends Record<string, unknown> {
  * administrator), an app exactly its scope, anyone else the permissions of the menus their roles grant.
  */
 export async function permissionsOf(db: Sql, row: SessionRow): Promise<Set<string>> {
-  if (row.subject_kind === 'app') return new Set((row.scope ?? []).filter((p) => !p.startsWith('platform:')));
-  if (row.is_system_admin || row.is_tenant_admin) return new Set(['*']);
-  return rolePermissions(db, row.subject_id);
+  const grants = {
+    kind: row.subject_kind,
+    isSystemAdmin: row.is_system_admin === true,
+    isTenantAdmin: row.is_tenant_admin === true,
+    scope: row.scope ?? null,
+  };
+  return principalPermissions(grants, grantedByRoles(grants) ? await rolePermissions(db, row.subject_id) : []);
 }
 
 export async function resolvePrincipal(db: Sql, token: string): Promise<Principal | null> {
@@ -68,7 +73,7 @@ export async function resolvePrincipal(db: Sql, token: string): Promise<Principa
 }
 
 /** Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident. */
-export function registerAccessControl(app: FastifyInstance, db: Sql): void {
+export function registerAccessControl(app: FastifyInstance, resolve: (token: string) => Promise<Principal | null>): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('stationId', null);
   // Spec §7: every GET carries a cache-busting `timestamp`, and the current group travels as `stationId`.
@@ -92,7 +97,7 @@ export function registerAccessControl(app: FastifyInstance, db: Sql): void {
     const permission = request.routeOptions.config.permission;
     if (!permission || permission === 'public') return;
     const token = tokenOf(request);
-    request.principal = token ? await resolvePrincipal(db, token) : null;
+    request.principal = token ? await resolve(token) : null;
     if (!request.principal) return replyError(reply, request, 'UNAUTHENTICATED');
     if (request.stationId) request.principal.stationId = request.stationId;
     if (permission !== 'authenticated' && !hasPermission(request.principal, permission)) return replyError(reply, request, 'FORBIDDEN');

@@ -106,6 +106,7 @@ export function registerRouteTable<T extends RouteTable>(
         if (isRawAnswer(data)) {
           reply.header('content-type', data.contentType);
           if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);
+          if (data.headers) reply.headers(data.headers);
           return reply.send(data.body);
         }
         if (position) {

@@ -1,0 +1,64 @@
+import { DomainError, type AuthRoutes } from '@iot/contracts';
+import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
+import { grantedByRoles, principalPermissions, type PrincipalGrants } from '@iot/contracts/http/principal.ts';
+import { verifyPassword } from './credentials.ts';
+import { createSession, revokeSession } from './sessions.ts';
+import { assertNotThrottled, clearLoginFailures, recordLoginFailure } from './throttle.ts';
+
+interface LoginRow extends Record<string, unknown> {
+  id: string;
+  tenant_id: string;
+  username: string;
+  email: string | null;
+  status: string;
+  is_system_admin: boolean;
+  is_tenant_admin: boolean;
+  home_page: string | null;
+}
+
+/** Login and logout (spec §7): a session token in the `token` cookie and in the answer, for the `Authentication` header. */
+export const authHandlers: Pick<Handlers<AuthRoutes>, 'auth.login' | 'auth.logout'> = {
+  async 'auth.login'({ body }, ctx) {
+    const { db, lookups } = ctx.ports;
+    const { account, password, agreement } = body;
+    if (!agreement) throw new DomainError('AGREEMENT_REQUIRED');
+    await assertNotThrottled(db, account, ctx.ip);
+    const found = await db.query<LoginRow>(
+      `select id, tenant_id, username, email, status, is_system_admin, is_tenant_admin, home_page
+       from rm_users where lower(username) = lower($1) or lower(email) = lower($1)
+       order by (lower(username) = lower($1)) desc limit 1`,
+      [account],
+    );
+    const user = found.rows[0] ?? null;
+    // Same answer, same work, whether the account or the password is wrong.
+    if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) {
+      await recordLoginFailure(db, account, ctx.ip);
+      throw new DomainError('LOGIN_FAILED');
+    }
+    await clearLoginFailures(db, account);
+    if (user.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
+    if (!(await lookups.isTenantActive(user.tenant_id))) throw new DomainError('TENANT_STOPPED');
+    const grants: PrincipalGrants = { kind: 'user', isSystemAdmin: user.is_system_admin, isTenantAdmin: user.is_tenant_admin };
+    const permissions = principalPermissions(grants, grantedByRoles(grants) ? await lookups.rolePermissions(user.id) : []);
+    const token = await createSession(db, { kind: 'user', id: user.id, tenantId: user.tenant_id }, ctx.ip);
+    ctx.cookie.set(token);
+    return {
+      token,
+      user: {
+        id: user.id,
+        tenantId: user.tenant_id,
+        username: user.username,
+        email: user.email,
+        isSystemAdmin: user.is_system_admin,
+        permissions: [...permissions],
+        homePage: user.home_page,
+      },
+    };
+  },
+
+  async 'auth.logout'(_input, ctx) {
+    await revokeSession(ctx.ports.db, callerOf(ctx).tokenHash);
+    ctx.cookie.clear();
+    return null;
+  },
+};

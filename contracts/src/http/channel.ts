@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { perm } from '../identity/permissions.ts';
+import type { RoutePermission } from './principal.ts';
+
+/**
+ * A websocket feed, declared like a route: who may listen (permission), whose messages reach them (scope:
+ * the caller's tenant, or the tenant narrowed to the caller's current group subtree) and what a message is.
+ */
+export interface ChannelSpec {
+  path: string;
+  permission: RoutePermission;
+  scope: 'tenant' | 'group';
+  summary: string;
+  message: z.ZodType;
+}
+export const channel = <const C extends ChannelSpec>(spec: C): C => spec;
+
+/** A change as the live operation log shows it: what happened, to which stream, by whom, when. */
+export const activityMessage = z.object({
+  eventId: z.string(),
+  eventType: z.string(),
+  stream: z.string(),
+  actorKind: z.string(),
+  actorId: z.string(),
+  occurredAt: z.string(),
+  position: z.string(),
+});
+export type ActivityMessage = z.infer<typeof activityMessage>;
+
+/** Every websocket feed of the platform (device import progress, live telemetry and alarms join with their issues). */
+export const channels = {
+  'activity.live': channel({
+    path: '/api/ws/activity',
+    permission: perm.logList,
+    scope: 'tenant',
+    summary: "The tenant's changes as they are recorded (the operation log, live)",
+    message: activityMessage,
+  }),
+};
+export type Channels = typeof channels;

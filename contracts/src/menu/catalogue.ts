@@ -1,0 +1,339 @@
+import { perm } from '../identity/permissions.ts';
+import type { MenuType } from '../identity/menu.ts';
+import type { MenuFields } from './events.ts';
+
+/** A built-in menu entry; its id is its key, stable across starts so that seeding is idempotent. */
+export interface BuiltinMenu extends MenuFields {
+  id: string;
+}
+
+type Entry = [suffix: string, name: string, type?: MenuType];
+interface Screen {
+  key: string;
+  name: string;
+  router: string;
+  /** Buttons and interfaces under the screen: their permission is `<permissionPrefix>:<suffix>` unless it holds a colon. */
+  entries?: Entry[];
+  permissionPrefix?: string;
+}
+interface Area {
+  key: string;
+  name: string;
+  icon: string;
+  screens: Screen[];
+}
+
+const crud: Entry[] = [
+  ['list', '查询', 'interface'],
+  ['add', '新增', 'button'],
+  ['edit', '修改', 'button'],
+  ['delete', '删除', 'button'],
+];
+
+/** Spec §2: every top-level area and its screens; system management with a button or interface for each of its routes. */
+const areas: Area[] = [
+  { key: 'home', name: '首页', icon: 'home', screens: [{ key: 'index', name: '首页', router: 'Index' }] },
+  {
+    key: 'operation',
+    name: '运营中心',
+    icon: 'operation',
+    screens: [
+      { key: 'dataMap', name: '数据地图', router: 'DataMap' },
+      { key: 'scene', name: '场景', router: 'OperationScene' },
+      { key: 'fieldConfig', name: '现场配置', router: 'FieldConfig' },
+      { key: 'dataMarket', name: '数据市场', router: 'DataMarket' },
+      { key: 'video', name: '视频监控', router: 'VideoSurveillance' },
+      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen' },
+    ],
+  },
+  {
+    key: 'device',
+    name: '设备管理',
+    icon: 'device',
+    screens: [
+      { key: 'device', name: '设备', router: 'Device' },
+      { key: 'gateway', name: '网关', router: 'Gateway' },
+      { key: 'product', name: '产品', router: 'Product' },
+      { key: 'grouping', name: '分组', router: 'Grouping' },
+    ],
+  },
+  {
+    key: 'scene',
+    name: '场景配置',
+    icon: 'scene',
+    screens: [
+      { key: 'design', name: '场景设计', router: 'SceneDesign' },
+      { key: 'linkage', name: '场景联动', router: 'SceneLinkage' },
+      { key: 'linkageLog', name: '联动日志', router: 'LinkageLog' },
+    ],
+  },
+  {
+    key: 'analysis',
+    name: '数据分析',
+    icon: 'analysis',
+    screens: [
+      { key: 'report', name: '报表定制', router: 'ReportCustom' },
+      { key: 'history', name: '历史数据', router: 'HistoryData' },
+      { key: 'business', name: '业务统计', router: 'BusinessStatistics' },
+      { key: 'task', name: '统计任务', router: 'StatTask' },
+      { key: 'project', name: '项目管理', router: 'ProjectManagement' },
+      { key: 'garage', name: '车库管理', router: 'GarageManagement' },
+      { key: 'regionFault', name: '区域故障统计', router: 'RegionalFault' },
+      { key: 'garageFault', name: '车库故障统计', router: 'GarageFault' },
+      { key: 'projectFault', name: '项目故障统计', router: 'ProjectFault' },
+      { key: 'nationalFault', name: '全国故障统计', router: 'NationalFault' },
+    ],
+  },
+  {
+    key: 'rule',
+    name: '规则引擎',
+    icon: 'rule',
+    screens: [
+      { key: 'chainLibrary', name: '规则链库', router: 'RuleChainLibrary' },
+      { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
+      { key: 'list', name: '规则列表', router: 'RuleList' },
+    ],
+  },
+  {
+    key: 'alarm',
+    name: '故障告警',
+    icon: 'alarm',
+    screens: [
+      { key: 'monitor', name: '告警监控', router: 'AlarmMonitor' },
+      { key: 'settings', name: '告警设置', router: 'AlarmSettings' },
+      { key: 'notifySettings', name: '通知设置', router: 'NotifySettings' },
+      { key: 'contacts', name: '告警联系人', router: 'AlertContacts' },
+      { key: 'notifyTemplates', name: '通知模板', router: 'NotifyTemplates' },
+      { key: 'notifyConfigs', name: '通知配置', router: 'NotifyConfigs' },
+      { key: 'notifyRecords', name: '通知记录', router: 'NotifyRecords' },
+    ],
+  },
+  {
+    key: 'system',
+    name: '系统管理',
+    icon: 'system',
+    screens: [
+      { key: 'user', name: '用户管理', router: 'User', entries: [...crud, ['resetPwd', '重置密码', 'button']] },
+      { key: 'role', name: '角色管理', router: 'Role', entries: [...crud, ['grant', '分配菜单', 'button']] },
+      { key: 'dept', name: '分组管理', router: 'Dept', entries: crud },
+      {
+        key: 'menu',
+        name: '菜单管理',
+        router: 'Menu',
+        entries: [
+          ['list', '查询', 'interface'],
+          [perm.menuAdd, '新增', 'button'],
+          [perm.menuEdit, '修改', 'button'],
+          [perm.menuDelete, '删除', 'button'],
+        ],
+      },
+      { key: 'app', name: '应用与密钥', router: 'App', entries: [...crud, ['secret', '重置密钥', 'button']] },
+      { key: 'dict', name: '字典管理', router: 'Dict', entries: crud },
+      {
+        key: 'settings',
+        name: '系统设置',
+        router: 'SystemSettings',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['edit', '修改', 'button'],
+        ],
+      },
+      {
+        key: 'log',
+        name: '操作日志',
+        router: 'OperationLog',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['export', '导出', 'button'],
+        ],
+      },
+      {
+        key: 'tenant',
+        name: '租户审核',
+        router: 'TenantAudit',
+        entries: [
+          [perm.tenantList, '查询', 'interface'],
+          [perm.tenantAudit, '审核', 'button'],
+        ],
+      },
+      { key: 'task', name: '任务管理', router: 'Task' },
+      { key: 'resource', name: '资源管理', router: 'Resource' },
+      { key: 'mqtt', name: 'MQTT管理', router: 'Mqtt' },
+      { key: 'file', name: '文件管理', router: 'FileManagement' },
+    ],
+  },
+  {
+    key: 'producttest',
+    name: '产品测试',
+    icon: 'test',
+    screens: [
+      { key: 'config', name: '测试配置', router: 'PtConfig' },
+      { key: 'production', name: '生产测试', router: 'ProductionTest' },
+      { key: 'ptReport', name: '测试报告', router: 'PtReport' },
+      { key: 'quality', name: '质量测试', router: 'QualityTest' },
+      { key: 'qcReport', name: '质检报告', router: 'QcReport' },
+      { key: 'batch', name: '批次管理', router: 'Batch' },
+      { key: 'iccid', name: 'ICCID', router: 'Iccid' },
+      { key: 'binding', name: '用户绑定', router: 'UserBinding' },
+    ],
+  },
+  {
+    key: 'forward',
+    name: '转发服务',
+    icon: 'forward',
+    screens: [
+      { key: 'mqttServer', name: 'MQTT服务', router: 'MqttServer' },
+      { key: 'httpServer', name: 'HTTP服务', router: 'HttpServer' },
+      { key: 'rules', name: '转发规则', router: 'ForwardRules' },
+      { key: 'mqttUser', name: 'MQTT用户', router: 'MqttAuthUser' },
+      { key: 'mqttTopic', name: 'MQTT主题', router: 'MqttAuthTopic' },
+    ],
+  },
+];
+
+function build(): BuiltinMenu[] {
+  const menus: BuiltinMenu[] = [];
+  const add = (m: BuiltinMenu) => menus.push(m);
+  areas.forEach((area, a) => {
+    add({
+      id: area.key,
+      type: 'menu',
+      name: area.name,
+      routerName: null,
+      icon: area.icon,
+      permission: null,
+      path: `/${area.key}`,
+      component: 'Layout',
+      sort: a,
+      parentId: null,
+    });
+    area.screens.forEach((screen, s) => {
+      const id = `${area.key}.${screen.key}`;
+      const path = `/${area.key}/${screen.key}`;
+      add({
+        id,
+        type: 'menu',
+        name: screen.name,
+        routerName: screen.router,
+        icon: null,
+        permission: `${area.key}:${screen.key}:view`,
+        path,
+        component: `${area.key}/${screen.key}/index`,
+        sort: s,
+        parentId: area.key,
+      });
+      (screen.entries ?? []).forEach(([suffix, name, type = 'button'], e) => {
+        const permission = suffix.includes(':') ? suffix : `${area.key}:${screen.key}:${suffix}`;
+        add({
+          id: `${id}.${permission.split(':').at(-1)}`,
+          type,
+          name,
+          routerName: null,
+          icon: null,
+          permission,
+          path: `${path}#${permission}`,
+          component: null,
+          sort: e,
+          parentId: id,
+        });
+      });
+    });
+  });
+  return menus;
+}
+
+export const builtinMenus: readonly BuiltinMenu[] = build();
+
+/** English titles of the built-in entries, by id: areas and screens, then buttons and interfaces by their last part. */
+const englishAreasAndScreens: Record<string, string> = {
+  home: 'Home',
+  'home.index': 'Home',
+  operation: 'Operation center',
+  'operation.dataMap': 'Data map',
+  'operation.scene': 'Scene',
+  'operation.fieldConfig': 'Field configuration',
+  'operation.dataMarket': 'Data market',
+  'operation.video': 'Video surveillance',
+  'operation.bigScreen': 'Data big screen',
+  device: 'Device management',
+  'device.device': 'Devices',
+  'device.gateway': 'Gateways',
+  'device.product': 'Products',
+  'device.grouping': 'Grouping',
+  scene: 'Scene configuration',
+  'scene.design': 'Scene design',
+  'scene.linkage': 'Scene linkage',
+  'scene.linkageLog': 'Linkage log',
+  analysis: 'Data analysis',
+  'analysis.report': 'Report customization',
+  'analysis.history': 'Historical data',
+  'analysis.business': 'Business statistics',
+  'analysis.task': 'Statistic tasks',
+  'analysis.project': 'Project management',
+  'analysis.garage': 'Garage management',
+  'analysis.regionFault': 'Regional fault statistics',
+  'analysis.garageFault': 'Garage fault statistics',
+  'analysis.projectFault': 'Project fault statistics',
+  'analysis.nationalFault': 'National fault statistics',
+  rule: 'Rule engine',
+  'rule.chainLibrary': 'Rule chain library',
+  'rule.chainEditor': 'Rule chain editor',
+  'rule.list': 'Rule list',
+  alarm: 'Fault alarm',
+  'alarm.monitor': 'Alarm monitoring',
+  'alarm.settings': 'Alarm settings',
+  'alarm.notifySettings': 'Notification settings',
+  'alarm.contacts': 'Alert contacts',
+  'alarm.notifyTemplates': 'Notification templates',
+  'alarm.notifyConfigs': 'Notification configurations',
+  'alarm.notifyRecords': 'Notification records',
+  system: 'System management',
+  'system.user': 'Users',
+  'system.role': 'Roles',
+  'system.dept': 'Groups',
+  'system.menu': 'Menus',
+  'system.app': 'Apps and keys',
+  'system.dict': 'Dictionaries',
+  'system.settings': 'System settings',
+  'system.log': 'Operation log',
+  'system.tenant': 'Tenant audit',
+  'system.task': 'Tasks',
+  'system.resource': 'Resources',
+  'system.mqtt': 'MQTT',
+  'system.file': 'File management',
+  producttest: 'Product test',
+  'producttest.config': 'Test configuration',
+  'producttest.production': 'Production test',
+  'producttest.ptReport': 'Test reports',
+  'producttest.quality': 'Quality test',
+  'producttest.qcReport': 'Quality reports',
+  'producttest.batch': 'Batches',
+  'producttest.iccid': 'ICCID',
+  'producttest.binding': 'User binding',
+  forward: 'Forwarding',
+  'forward.mqttServer': 'MQTT services',
+  'forward.httpServer': 'HTTP services',
+  'forward.rules': 'Forwarding rules',
+  'forward.mqttUser': 'MQTT users',
+  'forward.mqttTopic': 'MQTT topics',
+};
+const englishEntries: Record<string, string> = {
+  list: 'Query',
+  add: 'Add',
+  edit: 'Edit',
+  delete: 'Delete',
+  resetPwd: 'Reset password',
+  grant: 'Grant menus',
+  secret: 'Reset secret',
+  export: 'Export',
+  audit: 'Audit',
+};
+
+/** A built-in entry's English title, or undefined for entries an administrator added. */
+export function englishTitleOf(menu: { id: string; type: string }): string | undefined {
+  if (menu.type === 'button' || menu.type === 'interface') return englishEntries[menu.id.split('.').at(-1) ?? ''];
+  return englishAreasAndScreens[menu.id];
+}
+
+/** The built-in Chinese names by id, to tell an entry an administrator renamed from an untouched one. */
+export const builtinNames: ReadonlyMap<string, string> = new Map(builtinMenus.map((m) => [m.id, m.name]));

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import type { WebSocket } from 'ws';
+import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
+import type { Principal } from '@iot/contracts/http/principal.ts';
+import type { EventStore, StoredEvent, Subscription } from '@iot/contracts/ports/event-store.ts';
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
+
+interface Listener {
+  socket: WebSocket;
+  tenantId: string;
+  /** For group-scoped channels: the groups of the caller's current station subtree. */
+  groups: Set<string> | null;
+}
+
+/** Where a message goes: its tenant, and for group-scoped channels the group it concerns. */
+export interface Delivery {
+  tenantId: string;
+  groupId?: string | null;
+}
+
+/**
+ * The websocket feeds of the route table's `channels`: each is a GET route upgraded to a websocket after
+ * the same access control as any route (session cookie or Authentication header, the channel's
+ * permission); a message reaches only listeners of its own tenant (and group subtree, when scoped so).
+ */
+export async function registerChannels(app: FastifyInstance, channels: Record<string, ChannelSpec>, lookups: Lookups) {
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  const listeners = new Map<string, Set<Listener>>();
+  for (const [name, spec] of Object.entries(channels)) {
+    const set = new Set<Listener>();
+    listeners.set(name, set);
+    app.get(spec.path, { websocket: true, config: { permission: spec.permission }, schema: { hide: true } }, async (socket, request) => {
+      const principal = request.principal as Principal;
+      const groups =
+        spec.scope === 'group' && principal.stationId ? new Set(await lookups.groupSubtree(principal.tenantId, principal.stationId)) : null;
+      const listener: Listener = { socket, tenantId: principal.tenantId, groups };
+      set.add(listener);
+      socket.on('close', () => set.delete(listener));
+      // Listeners only listen: anything they send is ignored.
+      socket.on('message', () => {});
+    });
+  }
+  return {
+    publish(name: string, delivery: Delivery, message: unknown) {
+      const spec = channels[name];
+      if (!spec) throw new Error(`no channel ${name}`);
+      const text = JSON.stringify(spec.message.parse(message));
+      for (const l of listeners.get(name) ?? []) {
+        if (l.tenantId !== delivery.tenantId) continue;
+        if (l.groups && (!delivery.groupId || !l.groups.has(delivery.groupId))) continue;
+        if (l.socket.readyState === l.socket.OPEN) l.socket.send(text);
+      }
+    },
+    listeners: (name: string) => listeners.get(name)?.size ?? 0,
+  };
+}
+export type ChannelHub = Awaited<ReturnType<typeof registerChannels>>;
+
+/** Feeds `activity.live` from the event log, from the moment the process starts. */
+export async function feedActivity(store: EventStore, hub: ChannelHub): Promise<Subscription> {
+  const toMessage = (e: StoredEvent) => ({
+    eventId: e.id,
+    eventType: e.type,
+    stream: e.streamName,
+    actorKind: e.metadata.actor.kind,
+    actorId: e.metadata.actor.id,
+    occurredAt: e.metadata.occurredAt,
+    position: e.position,
+  });
+  return store.subscribe({
+    after: await store.headPosition(),
+    onEvents: async (events) => {
+      for (const e of events)
+        if (hub.listeners('activity.live') > 0) hub.publish('activity.live', { tenantId: e.metadata.tenantId }, toMessage(e));
+    },
+  });
+}

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { handleCommand, newAggregateId } from '@iot/command/handler.ts';
+import { userDecider, userStream } from '@iot/command/user/decide.ts';
+import { loadConfig } from '@iot/infra/config.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import type { Figure } from './figure.ts';
+
+const CONNECTIONS = 64;
+const USERS = 1000;
+const run = promisify(execFile);
+
+/** Drives `url` from the load generator in its own process. */
+async function load(url: string, token: string, seconds: number) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'tests/bench/load.ts', url, token, String(CONNECTIONS), String(seconds)]);
+  const result = JSON.parse(stdout) as { requests: number; errors: number; seconds: number; p99Ms: number };
+  if (result.errors > 0) throw new Error(`${result.errors} of ${result.requests} requests to ${url} failed`);
+  return { rate: result.requests / result.seconds, p99Ms: result.p99Ms };
+}
+
+/**
+ * `api-read`: a paged user list (20 rows of a tenant of 1,000 users) from 64 connections, against a
+ * Fastify hello-world route served by the same process and driven by the same generator (the limit).
+ */
+export async function benchApiRead(seconds: number): Promise<Figure[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-api-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const platform = await startPlatform(
+    loadConfig({ DATABASE_URL: pg.url, DATA_DIR: dir, ADMIN_PASSWORD: 'Bench#adm1', LOG_LEVEL: 'silent', MQTT_PORT: String(await freePort()) }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
+  );
+  const hello = Fastify();
+  hello.get('/hello', async () => ({ hello: 'world' }));
+  try {
+    const { tenantId } = await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
+    for (let i = 0; i < USERS; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, USERS - i) }, (_, k) => {
+          const userId = newAggregateId({ tenantId, idempotencyKey: `bench-user-${i + k}` });
+          return handleCommand(
+            platform.context.store,
+            userDecider,
+            userStream(tenantId, userId),
+            {
+              type: 'CreateUser',
+              userId,
+              username: `bench_user_${i + k}`,
+              email: null,
+              phone: null,
+              sex: 'unknown',
+              position: 'operator',
+              groupId: null,
+              roleIds: [],
+              description: null,
+              homePage: null,
+              isSystemAdmin: false,
+              isTenantAdmin: false,
+            },
+            { tenantId, actor: { kind: 'system', id: 'bench' } },
+          );
+        }),
+      );
+    await platform.context.awaitProjections?.();
+    const login = await fetch(`${platform.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const helloUrl = await hello.listen({ port: 0, host: '127.0.0.1' });
+    const listUrl = `${platform.url!.replace('localhost', '127.0.0.1')}/api/auth/user?page=1&pageSize=20`;
+    await load(listUrl, token, 1); // warm-up
+    const list = await load(listUrl, token, seconds);
+    const limit = await load(`${helloUrl}/hello`, '', seconds);
+    return [
+      {
+        bench: 'api-read',
+        value: Math.round(list.rate),
+        unit: 'requests/s',
+        limit: Math.round(limit.rate),
+        limit_of: 'fastify hello-world, same process and generator',
+        ratio: Number((list.rate / limit.rate).toFixed(3)),
+        p99_ms: Math.round(list.p99Ms * 10) / 10,
+      },
+    ];
+  } finally {
+    await hello.close();
+    await platform.stop();
+    await pg.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

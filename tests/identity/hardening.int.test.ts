@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvCell } from '@iot/query/oplog/handlers.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/** Issue 9 inside auth, apps, settings and the operation log: what an attacker sends is refused as the caller's mistake. */
+let sut: TestPlatform;
+let admin: string;
+const data = (r: { status: number; body: string }) => {
+  expect(r.status, r.body).toBe(200);
+  return JSON.parse(r.body).data;
+};
+
+/** A real 1x1 RGBA PNG. */
+const onePixelPng = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  await sut.seedTenant({ id: 'hard', name: 'hardCo', adminUsername: 'hardAdmin', adminPassword: 'Hard#pw1' });
+  admin = await sut.login('hardAdmin', 'Hard#pw1');
+});
+afterAll(async () => sut?.stop());
+
+describe('login and logout', () => {
+  it('sets the token cookie on login and clears it on logout', async () => {
+    const login = await sut.call('POST', '/api/auth/login', { body: { account: 'hardAdmin', password: 'Hard#pw1', agreement: true } });
+    const token = data(login).token as string;
+    expect(String(login.headers['set-cookie'])).toMatch(new RegExp(`^token=${token};.*HttpOnly`, 'i'));
+    expect(data(await sut.call('GET', '/api/auth/user/currentUser', { token })).permissions).toEqual(['*']);
+    const logout = await sut.call('POST', '/api/auth/logout', { token });
+    expect(logout.status).toBe(200);
+    expect(String(logout.headers['set-cookie'])).toMatch(/^token=;/);
+    expect((await sut.call('GET', '/api/auth/user/currentUser', { token })).status).toBe(401);
+  });
+});
+
+describe('the logo', () => {
+  const upload = (body: Buffer, contentType = 'image/png') =>
+    sut.call('POST', '/api/auth/settings/logo', { token: admin, headers: { 'content-type': contentType }, body });
+
+  it('refuses an HTML file sent as image/png, and a file with the PNG signature but no IHDR chunk', async () => {
+    const html = await upload(Buffer.from('<!DOCTYPE html><html><script>alert(document.cookie)</script></html>'));
+    expect(html.status).toBe(400);
+    expect(html.json!.data.error).toBe('LOGO_NOT_PNG');
+    const fake = await upload(Buffer.concat([onePixelPng.subarray(0, 8), Buffer.from('<html><script>alert(1)</script></html>')]));
+    expect(fake.json!.data.error).toBe('LOGO_NOT_PNG');
+    // Nothing of either was stored.
+    expect((await sut.platform.context.db.query('select 1 from settings_logos')).rowCount).toBe(0);
+  });
+
+  it('takes a PNG, records its dimensions from IHDR, and serves it as image/png that the browser may not sniff', async () => {
+    const { logo } = data(await upload(onePixelPng));
+    const events = await sut.platform.context.store.readStream('settings-hard.hard');
+    expect(events.at(-1)).toMatchObject({ type: 'SystemLogoChanged', data: { sha256: logo, width: 1, height: 1 } });
+    const served = await sut.app.inject({ method: 'GET', url: '/api/auth/userLogo', headers: { authentication: admin } });
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('image/png');
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
+    expect(served.headers['etag']).toBe(`"${logo}"`);
+    expect(served.headers['cache-control']).toBe('private, max-age=300');
+    expect(served.rawPayload.equals(onePixelPng)).toBe(true);
+  });
+});
+
+describe('lists', () => {
+  it('sort only by the names a list allows: sort=__proto__ answers 400', async () => {
+    for (const url of ['/api/auth/app', '/api/auth/log', '/api/auth/log/export']) {
+      const r = await sut.call('GET', url, { token: admin, query: { sort: '__proto__' } });
+      expect(r.status, url).toBe(400);
+      expect(r.json!.data.error).toBe('VALIDATION');
+    }
+    expect((await sut.call('GET', '/api/auth/app', { token: admin, query: { sort: 'name', order: 'asc' } })).status).toBe(200);
+  });
+});
+
+describe('the operation log', () => {
+  it('refuses a time-zone offset beyond ±15:59 with 400, takes one within', async () => {
+    for (const from of ['2024-01-01T00:00:00+16:00', '2024-01-01T00:00:00-23:59', '0000-01-01T00:00:00Z']) {
+      const r = await sut.call('GET', '/api/auth/log', { token: admin, query: { from } });
+      expect(r.status, from).toBe(400);
+      expect(r.json!.data.error).toBe('VALIDATION');
+    }
+    expect((await sut.call('GET', '/api/auth/log', { token: admin, query: { to: '2024-01-01T00:00:00+16:30' } })).status).toBe(400);
+    for (const from of ['2024-01-01T00:00:00+15:59', '2024-01-01T00:00:00-15:59', '2024-01-01T00:00:00Z'])
+      expect((await sut.call('GET', '/api/auth/log', { token: admin, query: { from } })).status, from).toBe(200);
+  });
+
+  it('exports cells that a spreadsheet would run as formulas as text, with a leading quote', async () => {
+    const names = ['=HYPERLINK("http://evil.example","x")', '+1+2', '-3+4', '@SUM(1)'];
+    for (const systemName of names) data(await sut.call('PUT', '/api/auth/settings', { token: admin, body: { systemName } }));
+    await sut.platform.runner.catchUp();
+    const csv = await sut.call('GET', '/api/auth/log/export', { token: admin, query: { eventType: 'SystemNameChanged' } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="operation-log-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const cells = csv.body.split(/\r?\n/).flatMap((line) => line.split(','));
+    expect(cells).toEqual(expect.arrayContaining([`"'=HYPERLINK(""http://evil.example""`, `'+1+2`, `'-3+4`, `'@SUM(1)`]));
+    expect(cells.filter((cell) => /^"?[=+\-@]/.test(cell))).toEqual([]);
+    // The list format of the same route answers the same rows as JSON, unescaped.
+    const rows = data(await sut.call('GET', '/api/auth/log', { token: admin, query: { eventType: 'SystemNameChanged' } })).rows;
+    expect(rows.map((r: { targetName: string }) => r.targetName)).toEqual(expect.arrayContaining(names));
+    // Tabs and carriage returns that some spreadsheets skip before a formula are quoted too.
+    expect([csvCell('\t=1'), csvCell('\r=1'), csvCell('plain'), csvCell(42)]).toEqual(["'\t=1", "'\r=1", 'plain', 42]);
+  });
+});
