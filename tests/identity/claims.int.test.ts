@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * Uniqueness that spans streams is a claim taken before the append (ARCHITECTURE.md "Event store"):
+ * of many concurrent requests for one role name or dictionary code, exactly one wins.
+ */
+let sut: TestPlatform;
+let admin: string;
+
+const data = (r: { status: number; body: string }) => {
+  expect(r.status, r.body).toBe(200);
+  return JSON.parse(r.body).data;
+};
+/** The outcome of each answer: 200, or the error code of a refusal. */
+const outcomes = (answers: Array<{ status: number; json: { data: any } | null }>) =>
+  answers.map((r) => (r.status === 200 ? 200 : String(r.json?.data?.error))).sort((a, b) => String(a).localeCompare(String(b)));
+const times = <T>(n: number, value: T): T[] => Array.from({ length: n }, () => value);
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  await sut.seedTenant({ id: 'kappa', name: 'kappaCo', adminUsername: 'kappaAdmin', adminPassword: 'Kappa#pw1' });
+  admin = await sut.login('kappaAdmin', 'Kappa#pw1');
+});
+afterAll(async () => sut?.stop());
+
+describe('claims', () => {
+  it('lets one of 50 concurrent creates of a role name win; the others are told "Role already exists"', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        sut.call('POST', '/api/auth/role', { token: admin, body: { name: i % 2 ? 'Racers' : 'RACERS', menuIds: [] } }),
+      ),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(49, 'ROLE_EXISTS')]);
+    await sut.platform.runner.catchUp();
+    const rows = await sut.db.pool.query(`select id from rm_roles where tenant_id = 'kappa' and lower(name) = 'racers'`);
+    expect(rows.rowCount).toBe(1);
+  });
+
+  it('lets one of 50 concurrent creates of a dictionary code win', async () => {
+    const answers = await Promise.all(
+      times(50, 0).map(() => sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'raceCode', name: 'Race' } })),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(49, 'DICT_CODE_TAKEN')]);
+    await sut.platform.runner.catchUp();
+    const rows = await sut.db.pool.query(`select id from rm_dict_types where tenant_id = 'kappa' and code = 'raceCode'`);
+    expect(rows.rowCount).toBe(1);
+  });
+
+  it('lets one of 10 roles renamed at once to one name have it; the others keep their names', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++)
+      ids.push(data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: `renamer${i}` } })).id);
+    const answers = await Promise.all(ids.map((id) => sut.call('PUT', '/api/auth/role', { token: admin, body: { id, name: 'Champion' } })));
+    expect(outcomes(answers)).toEqual([200, ...times(9, 'ROLE_EXISTS')]);
+    const winner = ids[answers.findIndex((r) => r.status === 200)]!;
+    const available = async (name: string) =>
+      data(await sut.call('GET', '/api/auth/role/check', { token: admin, query: { name } })).available as boolean;
+    // The winner's old name is free again; every loser still holds its own.
+    for (const [i, id] of ids.entries()) expect(await available(`renamer${i}`)).toBe(id === winner);
+    expect(await available('champion')).toBe(false);
+    const names = await sut.db.pool.query<{ name: string }>(`select name from rm_roles where id = any($1) order by name`, [ids]);
+    expect(names.rows.filter((r) => r.name === 'Champion')).toHaveLength(1);
+  });
+
+  it('frees a deleted role name and dictionary code for the next one', async () => {
+    const roleId = data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: 'shortLived' } })).id;
+    data(await sut.call('DELETE', '/api/auth/role', { token: admin, query: { id: roleId } }));
+    data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: 'shortLived' } }));
+    const typeId = data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'gone', name: 'Gone' } })).id;
+    data(await sut.call('PUT', '/api/auth/dict', { token: admin, body: { id: typeId, code: 'moved', name: 'Gone' } }));
+    data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'gone', name: 'Back' } }));
+    data(await sut.call('DELETE', '/api/auth/dict', { token: admin, query: { id: typeId } }));
+    data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'moved', name: 'Again' } }));
+  });
+
+  it('keeps the name of a built-in role, which the onboarding workflow made without a claim', async () => {
+    const builtin = (
+      await sut.db.pool.query<{ name: string }>(`select name from rm_roles where tenant_id = 'kappa' and builtin = 'operator'`)
+    ).rows[0]!.name;
+    const again = await sut.call('POST', '/api/auth/role', { token: admin, body: { name: builtin } });
+    expect(again.json!.data.error).toBe('ROLE_EXISTS');
+  });
+});
+
+describe('edits that change nothing', () => {
+  it('append no event, though the stored payload keys come back in another order', async () => {
+    const body = { name: 'Plant', type: 'office', location: 'Suzhou', sort: 3 };
+    const id = data(await sut.call('POST', '/api/auth/dept', { token: admin, body })).id;
+    data(await sut.call('PUT', '/api/auth/dept', { token: admin, body: { id, ...body, parentId: null } }));
+    const events = await sut.platform.context.store.readStream(`group-kappa.${id}`);
+    expect(events.map((e) => e.type)).toEqual(['GroupCreated']);
+  });
+});
+
+describe('sorting', () => {
+  it.each(['/api/auth/role', '/api/auth/dict', '/api/auth/dict/item', '/api/auth/dept/list'])(
+    '%s sorts only by the names it allows',
+    async (url) => {
+      const refused = await sut.call('GET', url, { token: admin, query: { sort: '__proto__' } });
+      expect(refused.status).toBe(400);
+      expect(refused.json!.data.error).toBe('VALIDATION');
+      data(await sut.call('GET', url, { token: admin, query: { sort: url.endsWith('item') ? 'label' : 'name', order: 'asc' } }));
+    },
+  );
+});
