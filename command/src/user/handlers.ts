@@ -7,6 +7,7 @@ import { revokeSubjectSessions } from '../auth/sessions.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
 import { claimUsername, releaseUsernames } from './usernames.ts';
+import { assertMayActOn, assertMayGrantRoles } from './privilege.ts';
 
 /** The group and roles a user points to must be the caller's tenant's own. */
 async function assertReferences(ctx: RequestContext, tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
@@ -40,6 +41,7 @@ export const userHandlers: Pick<
     const { password, status, ...profile } = body;
     const tenantId = callerOf(ctx).tenantId;
     await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
+    await assertMayGrantRoles(ctx, profile.roleIds);
     const userId = newAggregateId(commandContextOf(ctx));
     await claimUsername(db, profile.username, userId);
     try {
@@ -64,6 +66,8 @@ export const userHandlers: Pick<
     const { id, status, ...profile } = body;
     const tenantId = callerOf(ctx).tenantId;
     await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
+    await assertMayActOn(ctx, id);
+    await assertMayGrantRoles(ctx, profile.roleIds);
     await claimUsername(db, profile.username, id);
     try {
       await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
@@ -84,6 +88,7 @@ export const userHandlers: Pick<
 
   async 'user.status'({ body }, ctx) {
     const { id, status } = body;
+    await assertMayActOn(ctx, id);
     await runCommand(ctx, userDecider, userStream(callerOf(ctx).tenantId, id), { type: 'SetUserStatus', userId: id, status });
     // A stopped user is logged out everywhere at once.
     if (status === 'stopped') await revokeSubjectSessions(ctx.ports.db, id);
@@ -93,6 +98,7 @@ export const userHandlers: Pick<
   async 'user.delete'({ query }, ctx) {
     const { db } = ctx.ports;
     const { id } = query;
+    await assertMayActOn(ctx, id);
     await runCommand(ctx, userDecider, userStream(callerOf(ctx).tenantId, id), { type: 'DeleteUser', userId: id });
     await revokeSubjectSessions(db, id);
     await db.query('delete from auth_credentials where subject_id = $1', [id]);
@@ -104,6 +110,7 @@ export const userHandlers: Pick<
     const { db } = ctx.ports;
     const { id, password } = body;
     const tenantId = callerOf(ctx).tenantId;
+    await assertMayActOn(ctx, id);
     // The event first: it fails with NOT_FOUND for a user of another tenant before any secret is touched.
     await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'RecordPasswordChange', userId: id, byAdministrator: true });
     await setPassword(db, id, tenantId, password);
