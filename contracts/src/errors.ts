@@ -6,6 +6,7 @@ export const errorCatalogue = {
   OK: { status: 200, zh: '操作成功', en: 'Operation succeeded' },
   VALIDATION: { status: 400, zh: '请完善必填项', en: 'Please complete the required fields' },
   BAD_JSON: { status: 400, zh: '请求体不是合法的 JSON', en: 'The request body is not valid JSON' },
+  HEADERS_TOO_LARGE: { status: 431, zh: '请求头过大', en: 'The request headers are too large' },
   BODY_TOO_LARGE: { status: 400, zh: '请求体过大（最大 1MB）', en: 'The request body is too large (at most 1 MB)' },
   UNAUTHENTICATED: { status: 401, zh: '请先登录', en: 'Please log in' },
   FORBIDDEN: { status: 403, zh: '没有权限', en: 'Permission denied' },

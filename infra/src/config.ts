@@ -34,6 +34,13 @@ export const configSchema = z.object({
   /** Seed the demo tenant and its data on start (default: on with the embedded engines, off with DATABASE_URL). */
   DEMO_DATA: z.enum(['true', 'false']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Domain of the `token` cookie (spec §9 scopes it to the parent domain, e.g. `.example.com`); unset: the host. */
+  COOKIE_DOMAIN: z
+    .string()
+    .regex(/^\.?[a-z0-9.-]+$/i)
+    .optional(),
+  /** Proxies whose X-Forwarded-For/-Proto are believed (comma-separated addresses or CIDRs); unset: none. */
+  TRUSTED_PROXIES: z.string().optional(),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });

@@ -228,6 +228,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         staticDir,
         resolvePrincipal: (token) => principals.resolve(token),
         channels: { specs: channels, lookups: ports.lookups },
+        trustedProxies: config.TRUSTED_PROXIES?.split(',').map((p) => p.trim()).filter(Boolean),
+        cookieDomain: config.COOKIE_DOMAIN,
         table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },
       });
       const listening = app;

@@ -15,6 +15,7 @@ import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
 import { feedActivity, registerChannels } from './channels.ts';
+import { clientErrorHandler, registerHardening } from './hardening.ts';
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Principal } from './principal.ts';
@@ -50,6 +51,8 @@ export async function createApp(
     table?: RouteTableBinding;
     resolvePrincipal?: (token: string) => Promise<Principal | null>;
     channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups };
+    trustedProxies?: string[];
+    cookieDomain?: string;
   } = {},
 ): Promise<App> {
   const app = Fastify({
@@ -57,6 +60,9 @@ export async function createApp(
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => (typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : randomUUID()),
     requestIdHeader: 'x-request-id',
+    // X-Forwarded-* (and so HTTPS, for the cookie's Secure flag) only from the proxies the operator names.
+    trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -97,6 +103,8 @@ export async function createApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerAccessControl(app as unknown as FastifyInstance, options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)));
+  // After access control: a caller without the permission gets 403 whatever the body.
+  registerHardening(app as unknown as FastifyInstance);
 
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(
@@ -127,8 +135,14 @@ export async function createApp(
       watch,
       cookie: (request, reply) => ({
         set: (token) =>
-          reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' }),
-        clear: () => reply.clearCookie(TOKEN_COOKIE, { path: '/' }),
+          reply.setCookie(TOKEN_COOKIE, token, {
+            path: '/',
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: request.protocol === 'https',
+            ...(options.cookieDomain ? { domain: options.cookieDomain } : {}),
+          }),
+        clear: () => reply.clearCookie(TOKEN_COOKIE, { path: '/', ...(options.cookieDomain ? { domain: options.cookieDomain } : {}) }),
       }),
     });
   }

@@ -18,6 +18,9 @@ export interface ReadModelWatch {
   waitFor(models: readonly ReadModel[], position: string, timeoutMs: number): Promise<boolean>;
 }
 
+/** What a route that declares no query or body accepts. */
+const nothing = z.object({}).strict();
+
 /** Every route documents the errors any route may answer, beside its own. */
 const commonErrors: ErrorCode[] = ['VALIDATION', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL'];
 
@@ -80,8 +83,13 @@ export function registerRouteTable<T extends RouteTable>(
         operationId: name,
         tags: [spec.tag],
         summary: spec.summary,
-        ...(spec.body ? { body: spec.body } : {}),
-        ...(spec.query ? { querystring: spec.query } : {}),
+        // A route that declares no query or body takes none: an unknown field is refused, not ignored.
+        querystring: spec.query ?? nothing,
+        ...(spec.body
+          ? { body: spec.body }
+          : !spec.consumes && (spec.method === 'POST' || spec.method === 'PUT')
+            ? { body: nothing.nullish() }
+            : {}),
         response: responseSchemas(spec),
       },
       handler: async (request, reply) => {
