@@ -7,6 +7,7 @@ import { groupQueryHandlers } from './group/handlers.ts';
 import { roleQueryHandlers } from './role/handlers.ts';
 import { menuQueryHandlers } from './menu/handlers.ts';
 import { dictQueryHandlers } from './dict/handlers.ts';
+import { tenantQueryHandlers } from './tenant/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -19,4 +20,5 @@ export const queryHandlers = {
   ...roleQueryHandlers,
   ...menuQueryHandlers,
   ...dictQueryHandlers,
+  ...tenantQueryHandlers,
 };

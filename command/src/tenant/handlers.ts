@@ -69,7 +69,7 @@ async function notifyAudit(ports: Pick<Ports, 'notifier'>, tenant: TenantState, 
 }
 
 /** Tenant registration and audit routes; approval only records the decision, the onboarding workflow does the rest. */
-export const tenantHandlers: Handlers<TenantRoutes> = {
+export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
   async 'tenant.sendCode'({ body }, ctx) {
     const { code, resendAfter } = await issueCode(ctx.ports.db, body.target);
     await ctx.ports.notifier.send({
@@ -101,40 +101,6 @@ export const tenantHandlers: Handlers<TenantRoutes> = {
       anonymousCommandContextOf(ctx, tenantId),
     );
     return { id: tenantId, status: 'underReview' as const };
-  },
-
-  async 'tenant.list'({ query: q }, ctx) {
-    const sortable = { applyTime: 'apply_time', auditTime: 'audit_time', name: 'name', status: 'status' } as const;
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.status) where.push(`status = $${params.push(q.status)}`);
-    if (q.name) where.push(`(name ilike $${params.push(`%${q.name}%`)} or contact_name ilike $${params.length})`);
-    const clause = where.length ? `where ${where.join(' and ')}` : '';
-    const order = `${sortable[q.sort ?? 'applyTime']} ${q.order}`;
-    const { db } = ctx.ports;
-    const total = (await db.query<{ n: number }>(`select count(*)::int as n from rm_tenants ${clause}`, params)).rows[0]!.n;
-    const rows = await db.query(
-      `select * from rm_tenants ${clause} order by ${order}, id limit $${params.length + 1} offset $${params.length + 2}`,
-      [...params, q.pageSize, (q.page - 1) * q.pageSize],
-    );
-    return {
-      rows: rows.rows.map((r) => ({
-        id: r.id as string,
-        name: r.name as string,
-        contactName: r.contact_name as string,
-        company: r.company as string,
-        phone: (r.phone as string | null) ?? null,
-        email: (r.email as string | null) ?? null,
-        status: r.status as 'underReview',
-        registerMethod: r.register_method as 'phone',
-        applyTime: (r.apply_time as Date).toISOString(),
-        auditTime: r.audit_time ? (r.audit_time as Date).toISOString() : null,
-        rejectReason: (r.reject_reason as string | null) ?? null,
-      })),
-      total,
-      page: q.page,
-      pageSize: q.pageSize,
-    };
   },
 
   async 'tenant.approve'({ body }, ctx) {

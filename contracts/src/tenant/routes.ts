@@ -49,7 +49,7 @@ export const tenantRoutes = {
     summary: 'Approve a registration: the onboarding workflow creates its administrator, roles and menus',
     body: auditBody,
     response: z.object({ id: z.string(), adminUserId: z.string() }),
-    reads: ['tenants'],
+    reads: ['workflow-tenant-onboarding', 'tenants', 'users', 'roles'],
     errors: ['REGISTRATION_NOT_PENDING', 'NOT_FOUND'],
   }),
   'tenant.reject': route({

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
 import type { Handler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
-import type { ReadModel } from '@iot/contracts/http/read-models.ts';
+import { isWorkflow, type ReadModel } from '@iot/contracts/http/read-models.ts';
 import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
 import type { App } from './app.ts';
 import { ok } from './envelope.ts';
@@ -72,6 +72,17 @@ export function registerRouteTable<T extends RouteTable>(
   options: RouteTableOptions,
 ): void {
   const timeoutMs = options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS;
+  /** Workflows first (their steps append more), then the read models at the head they left. */
+  const waitForReads = async (reads: readonly ReadModel[], position: string): Promise<boolean> => {
+    const deadline = Date.now() + timeoutMs;
+    const workflows = reads.filter(isWorkflow);
+    const models = reads.filter((r) => !isWorkflow(r));
+    if (workflows.length > 0) {
+      if (!(await options.watch.waitFor(workflows, position, timeoutMs))) return false;
+      position = laterPosition(position, (await options.ports.store.headPosition()) ?? position);
+    }
+    return models.length === 0 || options.watch.waitFor(models, position, Math.max(0, deadline - Date.now()));
+  };
   for (const [name, spec] of Object.entries(routes) as [string, RouteSpec][]) {
     const handler = handlers[name] as Handler<RouteSpec> | undefined;
     if (!handler) throw new Error(`route ${name} (${spec.method} ${spec.path}) has no handler`);
@@ -120,7 +131,7 @@ export function registerRouteTable<T extends RouteTable>(
         if (position) {
           reply.header(READ_POSITION_HEADER, position);
           // The events are committed: past the timeout the write still succeeds, telling where its reads will be.
-          const caughtUp = spec.reads.length === 0 || (await options.watch.waitFor(spec.reads, position, timeoutMs));
+          const caughtUp = await waitForReads(spec.reads, position);
           if (!caughtUp) {
             const late =
               data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...(data as object), position } : { position };
