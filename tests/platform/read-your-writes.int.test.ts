@@ -54,4 +54,18 @@ describe('read your writes, per route', () => {
       await sut.db.pool.query('drop trigger if exists rm_dict_types_broken on rm_dict_types');
     }
   });
+
+  it("serves a cached list only while its read models stand still: a write, anyone's, shows at once", async () => {
+    const list = async () =>
+      (await sut.api('GET', '/api/auth/role?page=1&pageSize=100', { token })).body.data.rows.map((r: { name: string }) => r.name);
+    const before = await list();
+    expect(await list()).toEqual(before);
+    const created = await sut.api('POST', '/api/auth/role', { token, body: { name: 'after the cache', remark: null, menuIds: [] } });
+    expect(created.status).toBe(200);
+    expect(await list()).toContain('after the cache');
+    // A change that did not come through this route (another process, a workflow) moves the read model too.
+    await sut.api('PUT', '/api/auth/role', { token, body: { id: created.body.data.id, name: 'renamed elsewhere', remark: null } });
+    expect(await list()).toContain('renamed elsewhere');
+    expect(await list()).not.toContain('after the cache');
+  });
 });

@@ -24,6 +24,12 @@ export interface RouteSpec {
   reads: readonly ReadModel[];
   /** Error codes the route may answer beyond the ones every route may (validation, 401, 403, 500): documented in OpenAPI. */
   errors?: readonly ErrorCode[];
+  /**
+   * A read whose answer depends only on its query, the caller's tenant and station (`tenant`), or also on
+   * the caller (`caller`): kept in memory until one of its read models moves, so that a screen many
+   * operators poll costs one query.
+   */
+  cache?: 'tenant' | 'caller';
   /** A body that is not JSON: its bytes arrive as a Uint8Array (the logo). */
   consumes?: 'image/png';
   /** An answer that is not the JSON envelope (a CSV export, an image). */

@@ -64,6 +64,7 @@ export const roleRoutes = {
     query: listQuery(roleSortable, roleListQuery.shape),
     response: page(roleRow),
     reads: ['roles'],
+    cache: 'tenant',
   }),
   'role.menus': route({
     method: 'GET',

@@ -123,6 +123,7 @@ export const userRoutes = {
     query: listQuery(userSortable, userListQuery.shape),
     response: page(userRow),
     reads: ['users', 'groups', 'roles'],
+    cache: 'tenant',
   }),
   'user.detail': route({
     method: 'GET',
@@ -154,6 +155,7 @@ export const userRoutes = {
     query: byGroupQuery,
     response: page(userRow),
     reads: ['users', 'groups', 'roles'],
+    cache: 'tenant',
   }),
   'user.byGroupRole': route({
     method: 'GET',
@@ -164,6 +166,7 @@ export const userRoutes = {
     query: byGroupQuery,
     response: page(userRow),
     reads: ['users', 'groups', 'roles'],
+    cache: 'tenant',
   }),
   'user.positions': route({
     method: 'GET',

@@ -14,12 +14,18 @@ export const READ_POSITION_HEADER = 'x-read-position';
 
 /** Where each read model stands: the projections' checkpoints, as the API process sees them. */
 export interface ReadModelWatch {
+  /** Where `models` stand now, as one string: equal strings, equal read models. */
+  positions(models: readonly ReadModel[]): Promise<string>;
   /** Resolves true once every one of `models` has applied the log up to `position`, false after `timeoutMs`. */
   waitFor(models: readonly ReadModel[], position: string, timeoutMs: number): Promise<boolean>;
 }
 
 /** What a route that declares no query or body accepts. */
 const nothing = z.object({}).strict();
+
+const MAX_CACHED_ANSWERS = 2_000;
+/** The answer's `data` as the response schema outputs it (what the serializer would send). */
+const envelopeData = (spec: RouteSpec, data: unknown) => spec.response.parse(data);
 
 /** Every route documents the errors any route may answer, beside its own. */
 const commonErrors: ErrorCode[] = ['VALIDATION', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL'];
@@ -72,6 +78,8 @@ export function registerRouteTable<T extends RouteTable>(
   options: RouteTableOptions,
 ): void {
   const timeoutMs = options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS;
+  /** Answers of `cache` routes by route, caller scope, query and read-model positions (oldest dropped first). */
+  const answers = new Map<string, string>();
   /** Workflows first (their steps append more), then the read models at the head they left. */
   const waitForReads = async (reads: readonly ReadModel[], position: string): Promise<boolean> => {
     const deadline = Date.now() + timeoutMs;
@@ -108,6 +116,14 @@ export function registerRouteTable<T extends RouteTable>(
         const readAt = request.headers[READ_POSITION_HEADER];
         if (typeof readAt === 'string' && /^\d+:\d+$/.test(readAt) && spec.reads.length > 0)
           await options.watch.waitFor(spec.reads, readAt, timeoutMs);
+        let cacheKey: string | null = null;
+        if (spec.cache && spec.method === 'GET' && request.principal) {
+          const p = request.principal;
+          const who = spec.cache === 'caller' ? `${p.kind}:${p.id}` : p.tenantId;
+          cacheKey = `${name}\0${who}\0${request.stationId ?? ''}\0${request.lang}\0${JSON.stringify(request.query)}\0${await options.watch.positions(spec.reads)}`;
+          const hit = answers.get(cacheKey);
+          if (hit) return reply.type('application/json').send(hit);
+        }
         const ctx: RequestContext = {
           caller: request.principal,
           lang: request.lang,
@@ -138,6 +154,13 @@ export function registerRouteTable<T extends RouteTable>(
             // A string skips the response schema, which would strip the position.
             return reply.type('application/json').send(JSON.stringify(ok(late)));
           }
+        }
+        if (cacheKey) {
+          // Serialised once through the route's schema, then kept as text.
+          const text = JSON.stringify(ok(envelopeData(spec, data)));
+          if (answers.size >= MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+          answers.set(cacheKey, text);
+          return reply.type('application/json').send(text);
         }
         return reply.send(ok(data));
       },

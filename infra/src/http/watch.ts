@@ -25,6 +25,10 @@ export function createReadModelWatch(
       return p != null && comparePositions(p, position) >= 0;
     });
   return {
+    async positions(models) {
+      const at = await positions();
+      return models.map((m) => at.get(m) ?? '-').join(',');
+    },
     async waitFor(models, position, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -14,15 +14,18 @@ export interface ListSpec {
 
 export async function pageOf<R>(db: Sql, q: PageQuery, spec: ListSpec, toRow: (r: Record<string, unknown>) => R): Promise<Page<R>> {
   const clause = spec.where.length ? `where ${spec.where.join(' and ')}` : '';
-  const order = `${spec.sortable[q.sort ?? ''] ?? spec.defaultSort} ${q.order === 'asc' ? 'asc' : 'desc'}`;
-  const total = (await db.query<{ n: number }>(`select count(*)::int as n from ${spec.from} ${clause}`, spec.params)).rows[0]!.n;
+  const sortBy = q.sort && Object.hasOwn(spec.sortable, q.sort) ? spec.sortable[q.sort] : spec.defaultSort;
+  const order = `${sortBy} ${q.order === 'asc' ? 'asc' : 'desc'}`;
+  const count = `select count(*)::int from ${spec.from} ${clause}`;
   const n = spec.params.length;
-  const rows = await db.query(`select ${spec.select} from ${spec.from} ${clause} order by ${order} limit $${n + 1} offset $${n + 2}`, [
-    ...spec.params,
-    q.pageSize,
-    (q.page - 1) * q.pageSize,
-  ]);
-  return { rows: rows.rows.map(toRow), total, page: q.page, pageSize: q.pageSize };
+  // One round trip: the total rides along as an uncorrelated subquery, computed once.
+  const result = await db.query(
+    `select ${spec.select}, (${count}) as page_total__ from ${spec.from} ${clause} order by ${order} limit $${n + 1} offset $${n + 2}`,
+    [...spec.params, q.pageSize, (q.page - 1) * q.pageSize],
+  );
+  const total =
+    (result.rows[0]?.page_total__ as number | undefined) ?? (await db.query<{ count: number }>(count, spec.params)).rows[0]!.count;
+  return { rows: result.rows.map(toRow), total, page: q.page, pageSize: q.pageSize };
 }
 
 /** Adds a parameter and returns its placeholder. */
