@@ -17,6 +17,8 @@ import { createApp, type App, type RoutesPlugin } from '@iot/infra/http/app.ts';
 import type { AppContext, EngineHealth } from '@iot/infra/http/context.ts';
 import { ConfigError, type Config, type Role } from './config.ts';
 import { createPostgresEventStore } from './event-store/postgres.ts';
+import { withUpcasting } from './event-store/upcasting.ts';
+import { upcasters } from '@iot/contracts/upcasters.ts';
 import type { EventStore } from './event-store/port.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
@@ -104,9 +106,11 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     // requests cannot queue them out.
     const projectionDb = createSqlPool(databaseUrl, PROJECTION_POOL_SIZE);
     stops.push(() => projectionDb.end());
-    const store: EventStore = config.EVENTSTORE_URL
+    const engineStore: EventStore = config.EVENTSTORE_URL
       ? await (await import('./event-store/kurrentdb.ts')).createKurrentEventStore({ url: config.EVENTSTORE_URL })
       : await createPostgresEventStore(db, { subscriptionPool: projectionDb });
+    // Every read hands out events at their newest schema version.
+    const store = withUpcasting(engineStore, upcasters);
     stops.push(() => store.close());
 
     const metrics = createMetrics();
@@ -228,7 +232,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         staticDir,
         resolvePrincipal: (token) => principals.resolve(token),
         channels: { specs: channels, lookups: ports.lookups },
-        trustedProxies: config.TRUSTED_PROXIES?.split(',').map((p) => p.trim()).filter(Boolean),
+        trustedProxies: config.TRUSTED_PROXIES?.split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
         cookieDomain: config.COOKIE_DOMAIN,
         table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },
       });

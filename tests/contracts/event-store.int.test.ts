@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
-import { VersionConflictError, type EventStore, type StoredEvent } from '@iot/infra/event-store/port.ts';
+import { categoryOf, VersionConflictError, type EventStore, type StoredEvent } from '@iot/infra/event-store/port.ts';
+import type { Sql, SqlPool } from '@iot/infra/postgres/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-import { event } from '../fixtures/events.ts';
+import { event, metadata } from '../fixtures/events.ts';
 
 interface Adapter {
   name: string;
@@ -102,48 +103,52 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     expect(afterFirst.map((e) => e.streamName)).toEqual([device]);
   });
 
-  it('delivers every event exactly once and each stream in order to a subscriber under 16 concurrent writers', async () => {
+  it('delivers every event exactly once, in log order and each stream in order, to a subscriber', async () => {
     const head = await sut.headPosition();
-    const writers = 16;
-    const perWriter = 40;
     const streams = Array.from({ length: 8 }, () => uniqueStream('load'));
     const seen: StoredEvent[] = [];
-    const subscription = sut.subscribe({
-      after: head,
-      categories: ['load'],
-      onEvents: async (events) => {
-        seen.push(...events);
-      },
-    });
-    const writer = async (w: number) => {
-      for (let i = 0; i < perWriter; i++) {
-        const stream = streams[(w + i) % streams.length]!;
-        await sleep(Math.random() * 4);
-        // Writers race on shared streams: retry on conflict as a command handler would.
-        for (;;) {
-          const current = (await sut.readStream(stream, { direction: 'backwards', limit: 1 }))[0]?.version ?? 0;
-          try {
-            await sut.append(stream, [event('Tick', { w, i })], current);
-            break;
-          } catch (error) {
-            if (!(error instanceof VersionConflictError)) throw error;
-          }
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
-    const expected = writers * perWriter;
-    for (let waited = 0; seen.length < expected && waited < 20_000; waited += 50) await sleep(50);
+    const subscription = sut.subscribe({ after: head, categories: ['load'], onEvents: async (events) => void seen.push(...events) });
+    // Eight writers at once, each appending five events to its own stream one after the other.
+    await Promise.all(
+      streams.map(async (stream) => {
+        for (let version = 0; version < 5; version++) await sut.append(stream, [event('Tick', { version })], version);
+      }),
+    );
+    for (let waited = 0; seen.length < 40 && waited < 10_000; waited += 20) await sleep(20);
     await subscription.stop();
 
-    expect(seen).toHaveLength(expected);
-    expect(new Set(seen.map((e) => e.id)).size).toBe(expected);
-    for (const stream of streams) {
-      const versions = seen.filter((e) => e.streamName === stream).map((e) => e.version);
-      expect(versions).toEqual(versions.map((_, i) => i + 1));
-    }
-    const ticks = new Set(seen.map((e) => `${e.data.w}:${e.data.i}`));
-    expect(ticks.size).toBe(expected);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(40);
+    expect(seen).toEqual(await sut.readAll({ after: head, categories: ['load'] }));
+    for (const stream of streams) expect(seen.filter((e) => e.streamName === stream).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('fails only the stale append among appends made at the same moment', async () => {
+    const stale = uniqueStream();
+    await sut.append(stale, [event('Registered')], 0);
+    const fresh = Array.from({ length: 4 }, () => uniqueStream());
+    const anyStream = uniqueStream();
+    await sut.append(anyStream, [event('Registered')], 0);
+
+    const results = await Promise.allSettled([
+      sut.append(fresh[0]!, [event('Registered')], 0),
+      sut.append(fresh[1]!, [event('Registered'), event('Renamed')], 0),
+      sut.append(stale, [event('Lost')], 0),
+      sut.append(fresh[2]!, [event('Registered')], 0),
+      sut.append(anyStream, [event('Renamed')], 'any'),
+      sut.append(fresh[3]!, [event('Registered')], 0),
+    ]);
+
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const conflict = (results[2] as PromiseRejectedResult).reason as VersionConflictError;
+    expect(conflict).toBeInstanceOf(VersionConflictError);
+    expect([conflict.streamName, conflict.expected, conflict.actual]).toEqual([stale, 0, 1]);
+    expect((await sut.readStream(stale)).map((e) => e.type)).toEqual(['Registered']);
+    expect((await sut.readStream(fresh[1]!)).map((e) => [e.version, e.type])).toEqual([
+      [1, 'Registered'],
+      [2, 'Renamed'],
+    ]);
+    for (const stream of [fresh[0]!, fresh[2]!, fresh[3]!]) expect(await sut.readStream(stream)).toHaveLength(1);
+    expect((await sut.readStream(anyStream)).map((e) => e.version)).toEqual([1, 2]);
   });
 
   it('resumes a subscription from a checkpoint without repeating or skipping', async () => {
@@ -161,5 +166,193 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     for (let waited = 0; seen.length < 2 && waited < 5_000; waited += 20) await sleep(20);
     await subscription.stop();
     expect(seen).toEqual(['C', 'D']);
+  });
+});
+
+/** A transaction held open on a connection of its own until `commit`, to force an interleaving. */
+async function openTransaction(pool: SqlPool): Promise<Sql & { commit(): Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let committed!: Promise<void>;
+  const tx = await new Promise<Sql>((resolve, reject) => {
+    committed = pool.transaction(async (open) => {
+      resolve(open);
+      await released;
+    });
+    committed.catch(reject);
+  });
+  return {
+    query: (text, params) => tx.query(text, params),
+    async commit() {
+      release();
+      await committed;
+    },
+  };
+}
+
+/** Inserts version 1 of a stream as another writer (another process) would, inside `tx`. */
+async function insertEvent(tx: Sql, stream: string, type: string): Promise<{ xid: bigint; position: number }> {
+  const { rows } = await tx.query<{ xid: string; position: number }>(
+    `insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
+     values ($1, $2, $3, 1, $4, '{}', $5) returning transaction_id::text as xid, global_position as position`,
+    [randomUUID(), stream, categoryOf(stream), type, JSON.stringify(metadata())],
+  );
+  return { xid: BigInt(rows[0]!.xid), position: rows[0]!.position };
+}
+
+const xidOf = (e: StoredEvent) => e.position.split(':')[0];
+
+describe('postgres event store: commit order and group commit', () => {
+  let db: TestDatabase;
+  let sut: EventStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await createPostgresEventStore(db.pool, { pollMs: 10, maxBatchesInFlight: 1 });
+  });
+  afterAll(async () => {
+    await sut?.close();
+    await db?.drop();
+  });
+
+  /** Resolves once `count` statements of this database wait for another transaction's row lock. */
+  async function waitersOnRowLocks(count: number): Promise<void> {
+    for (let waited = 0; waited < 10_000; waited += 10) {
+      const { rows } = await db.pool.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'transactionid'`,
+      );
+      if (rows[0]!.n >= count) return;
+      await sleep(10);
+    }
+    throw new Error(`no statement came to wait for a row lock`);
+  }
+
+  it.each([
+    { older: 'inserts first, so its event has the lower position' },
+    { older: 'takes its xid first but inserts last, so its event has the higher position' },
+  ])(
+    'a global reader waits for the older transaction that commits last and reads both in xid order; it $older',
+    async ({ older: when }) => {
+      const category = `order${randomUUID().slice(0, 8)}`;
+      const head = await sut.headPosition();
+      const seen: StoredEvent[] = [];
+      const subscription = sut.subscribe({ after: head, categories: [category], onEvents: async (events) => void seen.push(...events) });
+      const older = await openTransaction(db.pool);
+      const newer = await openTransaction(db.pool);
+
+      // Given two open transactions, the older (lower xid) one committing last:
+      const insertsFirst = when.startsWith('inserts first');
+      const olderFirst = insertsFirst ? await insertEvent(older, `${category}-t1.a`, 'Older') : null;
+      if (!insertsFirst) await older.query('select pg_current_xact_id()');
+      const newerEvent = await insertEvent(newer, `${category}-t1.b`, 'Newer');
+      const olderEvent = olderFirst ?? (await insertEvent(older, `${category}-t1.a`, 'Older'));
+      expect(olderEvent.xid).toBeLessThan(newerEvent.xid);
+      expect(olderEvent.position < newerEvent.position).toBe(insertsFirst);
+
+      // When the newer one commits, no global reader sees its event yet, so none can move past the older one:
+      await newer.commit();
+      expect(await sut.readAll({ after: head, categories: [category] })).toEqual([]);
+      await sleep(150); // the subscriber looks every 10 ms
+      expect(seen).toEqual([]);
+
+      // Then, once the older one commits, both are read, the older first, whatever their positions:
+      await older.commit();
+      const all = await sut.readAll({ after: head, categories: [category] });
+      expect(all.map((e) => e.type)).toEqual(['Older', 'Newer']);
+      for (let waited = 0; seen.length < 2 && waited < 5_000; waited += 10) await sleep(10);
+      await subscription.stop();
+      expect(seen).toEqual(all);
+    },
+  );
+
+  it('gives a head that includes an append committed while an older transaction was open, once that one ends', async () => {
+    const older = await openTransaction(db.pool);
+    await older.query('select pg_current_xact_id()');
+    const { events } = await sut.append(uniqueStream(), [event('Registered')], 0);
+
+    let head: string | null | undefined;
+    const asked = sut.headPosition().then((position) => (head = position));
+    await sleep(50);
+    expect(head).toBeUndefined();
+    await older.commit();
+    await asked;
+    expect(head).toBe(events[0]!.position);
+  });
+
+  it('commits the appends that queued during a commit in one transaction, and a stale one fails alone', async () => {
+    const stale = uniqueStream();
+    await sut.append(stale, [event('Registered')], 0);
+    const streams = Array.from({ length: 3 }, () => uniqueStream());
+
+    // The first append goes at once, alone; the four made while it commits wait and go together.
+    const first = sut.append(uniqueStream(), [event('Registered')], 0);
+    const results = await Promise.allSettled([
+      sut.append(streams[0]!, [event('Registered')], 0),
+      sut.append(stale, [event('Lost')], 0),
+      sut.append(streams[1]!, [event('Registered'), event('Renamed')], 0),
+      sut.append(streams[2]!, [event('Registered')], 'any'),
+    ]);
+
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'VersionConflictError', expected: 0, actual: 1 });
+    const batch = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
+    expect(batch).toHaveLength(4);
+    expect(new Set(batch.map(xidOf))).toEqual(new Set([xidOf(batch[0]!)]));
+    expect(xidOf((await first).events[0]!)).not.toBe(xidOf(batch[0]!));
+    expect((await sut.readStream(stale)).map((e) => e.type)).toEqual(['Registered']);
+    for (const stored of batch) expect((await sut.readStream(stored.streamName)).map((e) => e.id)).toContain(stored.id);
+  });
+
+  it('answers two appends to one stream made at the same moment in order: the first wins, the second conflicts', async () => {
+    const stream = uniqueStream();
+    const [first, second] = await Promise.allSettled([sut.append(stream, [event('First')], 0), sut.append(stream, [event('Second')], 0)]);
+    expect(first.status).toBe('fulfilled');
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ name: 'VersionConflictError', expected: 0, actual: 1 });
+    expect((await sut.readStream(stream)).map((e) => e.type)).toEqual(['First']);
+  });
+
+  it('fails only its own append when the database refuses one in a batch (a duplicate event id)', async () => {
+    const taken = (await sut.append(uniqueStream(), [event('Registered')], 0)).events[0]!.id;
+    const bystander = uniqueStream();
+
+    void sut.append(uniqueStream(), [event('Registered')], 0);
+    const [duplicate, other] = await Promise.allSettled([
+      sut.append(uniqueStream(), [{ ...event('Registered'), id: taken }], 0),
+      sut.append(bystander, [event('Registered')], 0),
+    ]);
+
+    expect(duplicate.status).toBe('rejected');
+    expect((duplicate as PromiseRejectedResult).reason).not.toBeInstanceOf(VersionConflictError);
+    expect(other.status).toBe('fulfilled');
+    expect(await sut.readStream(bystander)).toHaveLength(1);
+  });
+
+  it('sorts out a batch that meets a version another process took between its check and its insert', async () => {
+    const expected0 = uniqueStream();
+    const anyVersion = uniqueStream();
+    const bystander = uniqueStream();
+    // Given another process's open transaction that wrote version 1 of two streams,
+    const other = await openTransaction(db.pool);
+    await insertEvent(other, expected0, 'OtherProcess');
+    await insertEvent(other, anyVersion, 'OtherProcess');
+
+    // when a batch appends to both (and to a third stream) and waits on that transaction's rows,
+    void sut.append(uniqueStream(), [event('Registered')], 0);
+    const settled = Promise.allSettled([
+      sut.append(expected0, [event('Mine')], 0),
+      sut.append(anyVersion, [event('Mine')], 'any'),
+      sut.append(bystander, [event('Mine')], 0),
+    ]);
+    await waitersOnRowLocks(1);
+    await other.commit();
+    const [atZero, atAny, third] = await settled;
+
+    // then the append that expected an empty stream conflicts, 'any' goes after the other's event, the third commits.
+    expect((atZero as PromiseRejectedResult).reason).toMatchObject({ name: 'VersionConflictError', expected: 0, actual: 1 });
+    expect(atAny.status === 'fulfilled' && atAny.value.version).toBe(2);
+    expect(third.status).toBe('fulfilled');
+    expect((await sut.readStream(expected0)).map((e) => e.type)).toEqual(['OtherProcess']);
+    expect((await sut.readStream(anyVersion)).map((e) => e.type)).toEqual(['OtherProcess', 'Mine']);
   });
 });

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import type { EventMetadata } from '@iot/contracts';
+import type { Sql } from '../postgres/sql.ts';
+import { categoryOf, VersionConflictError, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent } from './port.ts';
+
+/**
+ * Every append of a batch in one statement, so one transaction and one WAL flush. $1 is
+ * [{s: stream, c: category, x: expected version or null for 'any', e: [{i: id, t: type, d: data, m: metadata}]}],
+ * at most one append per stream. An append whose next version is taken, or whose stream has not reached
+ * the version it expects, inserts nothing and so returns no row: it alone fails, and no subtransaction is
+ * spent on the others. Rows go in in stream order, so that two processes' batches never wait on each other
+ * in a cycle. A writer in another process that takes a version between the check and the insert fails the
+ * whole statement: then the appends go again one by one.
+ */
+export const appendBatchSql = `
+with input as (
+  select a.value->>'s' as stream, a.value->>'c' as category, (a.value->>'x')::int as expected, a.value->'e' as events
+  from jsonb_array_elements($1::jsonb) as a
+), based as (
+  select i.stream, i.category, i.events,
+    coalesce(i.expected, (select max(e.stream_version) from es_events e where e.stream_name = i.stream), 0) as base
+  from input i
+  where coalesce(i.expected, 0) = 0
+     or exists (select 1 from es_events e where e.stream_name = i.stream and e.stream_version = i.expected)
+)
+insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
+select (e.value->>'i')::uuid, b.stream, b.category, b.base + e.ordinality::int, e.value->>'t', e.value->'d', e.value->'m'
+from based b
+cross join lateral jsonb_array_elements(b.events) with ordinality as e
+where not exists (select 1 from es_events x where x.stream_name = b.stream and x.stream_version = b.base + 1)
+order by b.stream, e.ordinality
+returning stream_name, stream_version, global_position, recorded_at, transaction_id::text as xid`;
+
+interface AppendedRow extends Record<string, unknown> {
+  stream_name: string;
+  stream_version: number;
+  global_position: number;
+  recorded_at: Date;
+  xid: string;
+}
+
+const isVersionTaken = (error: unknown): boolean => {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return code === '23505' && constraint === 'es_events_stream_name_stream_version_key';
+};
+
+/** An append waiting for its batch; `json` is its element of the batch statement's input. */
+interface QueuedAppend {
+  stream: string;
+  expected: ExpectedVersion;
+  events: NewEvent[];
+  ids: string[];
+  data: string[];
+  metadata: string[];
+  json: string;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitOptions {
+  /** Batches on their way at once. */
+  maxBatchesInFlight: number;
+  /** Appends in one batch. */
+  maxBatchSize: number;
+  /** Called after a batch committed at least one append. */
+  onCommitted(): void;
+}
+
+export interface GroupCommit {
+  append(stream: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  /** Resolves once every append made so far has been answered. */
+  drain(): Promise<void>;
+}
+
+/**
+ * Group commit (ARCHITECTURE.md "Event store"): appends queue in memory; while fewer than
+ * `maxBatchesInFlight` batches are on their way, everything queued goes in one statement. A lone append
+ * goes at once, never after a timer; under load the queue fills while a batch commits, and the next batch
+ * takes it all. Each append's promise settles when its batch has committed.
+ */
+export function createGroupCommit(pool: Sql, options: GroupCommitOptions): GroupCommit {
+  let queue: QueuedAppend[] = [];
+  /** Streams with an append on its way: the next append to one waits for it, so a batch never races itself. */
+  const streamsInFlight = new Set<string>();
+  let batchesInFlight = 0;
+  /** Batches committed whose appends are still being answered (a conflict reads the stream's version). */
+  let settling = 0;
+  let drained: Array<() => void> = [];
+
+  function append(stream: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    if (expected !== 'any' && !(Number.isInteger(expected) && expected >= 0))
+      return Promise.reject(new TypeError(`expected version must be 'any' or an integer >= 0, got ${String(expected)}`));
+    return new Promise((resolve, reject) => {
+      const ids = events.map((e) => e.id ?? randomUUID());
+      const data = events.map((e) => JSON.stringify(e.data));
+      const metadata = events.map((e) => JSON.stringify(e.metadata));
+      const elements = events.map(
+        (e, i) => `{"i":${JSON.stringify(ids[i])},"t":${JSON.stringify(e.type)},"d":${data[i]!},"m":${metadata[i]!}}`,
+      );
+      const head = `"s":${JSON.stringify(stream)},"c":${JSON.stringify(categoryOf(stream))},"x":${expected === 'any' ? 'null' : expected}`;
+      queue.push({ stream, expected, events, ids, data, metadata, json: `{${head},"e":[${elements.join(',')}]}`, resolve, reject });
+      commitQueued();
+    });
+  }
+
+  /** The queued appends the next batch can take: the oldest of each stream that has none on its way. */
+  function takeBatch(): QueuedAppend[] {
+    const batch: QueuedAppend[] = [];
+    const waiting: QueuedAppend[] = [];
+    const seen = new Set<string>();
+    for (const queued of queue) {
+      if (batch.length < options.maxBatchSize && !streamsInFlight.has(queued.stream) && !seen.has(queued.stream)) batch.push(queued);
+      else waiting.push(queued);
+      seen.add(queued.stream);
+    }
+    queue = waiting;
+    return batch;
+  }
+
+  function commitQueued(): void {
+    while (batchesInFlight < options.maxBatchesInFlight && queue.length > 0) {
+      const batch = takeBatch();
+      if (batch.length === 0) break;
+      batchesInFlight += 1;
+      for (const queued of batch) streamsInFlight.add(queued.stream);
+      void commitBatch(batch).then((settle) => {
+        // The slot is free before the callers hear back, so that an append they make next goes at once.
+        batchesInFlight -= 1;
+        for (const queued of batch) streamsInFlight.delete(queued.stream);
+        settling += 1;
+        void settle().finally(() => {
+          settling -= 1;
+          commitQueued();
+        });
+        commitQueued();
+      });
+    }
+    if (batchesInFlight === 0 && settling === 0 && queue.length === 0) {
+      for (const resolve of drained) resolve();
+      drained = [];
+    }
+  }
+
+  /** Commits a batch; the returned function answers its appends (it never throws). */
+  async function commitBatch(batch: QueuedAppend[]): Promise<() => Promise<void>> {
+    let rows: AppendedRow[];
+    try {
+      const input = `[${batch.map((queued) => queued.json).join(',')}]`;
+      rows = (await pool.query<AppendedRow>(appendBatchSql, [input], { prepare: 'es_append_batch' })).rows;
+    } catch (error) {
+      if (batch.length > 1) {
+        // A version taken by another process, a duplicate event id, a value the database refuses: one by one,
+        // each append meets its own fate.
+        const settles: Array<() => Promise<void>> = [];
+        for (const queued of batch) settles.push(await commitBatch([queued]));
+        return async () => void (await Promise.all(settles.map((settle) => settle())));
+      }
+      const [queued] = batch as [QueuedAppend];
+      if (!isVersionTaken(error)) return async () => queued.reject(error);
+      if (queued.expected === 'any') return async () => void queue.unshift(queued);
+      return () => rejectConflicts(batch);
+    }
+    if (rows.length > 0) options.onCommitted();
+    const byStream = new Map<string, AppendedRow[]>();
+    for (const row of rows) {
+      const stream = byStream.get(row.stream_name);
+      if (stream) stream.push(row);
+      else byStream.set(row.stream_name, [row]);
+    }
+    return async () => {
+      const conflicts: QueuedAppend[] = [];
+      for (const queued of batch) {
+        const stored = byStream.get(queued.stream)?.sort((a, b) => a.stream_version - b.stream_version);
+        if (stored) queued.resolve(appended(queued, stored));
+        // 'any' found its version taken by a writer in another process: it goes again with the next batch.
+        else if (queued.expected === 'any') queue.unshift(queued);
+        else conflicts.push(queued);
+      }
+      if (conflicts.length > 0) await rejectConflicts(conflicts);
+    };
+  }
+
+  /** A conflict reports the stream's version, read after the batch committed. */
+  async function rejectConflicts(conflicts: QueuedAppend[]): Promise<void> {
+    try {
+      const result = await pool.query<{ stream_name: string; version: number }>(
+        'select stream_name, max(stream_version) as version from es_events where stream_name = any($1::text[]) group by stream_name',
+        [conflicts.map((queued) => queued.stream)],
+      );
+      const actual = new Map(result.rows.map((row) => [row.stream_name, row.version]));
+      for (const queued of conflicts)
+        queued.reject(new VersionConflictError(queued.stream, queued.expected, actual.get(queued.stream) ?? 0));
+    } catch (error) {
+      for (const queued of conflicts) queued.reject(error);
+    }
+  }
+
+  return {
+    append,
+    drain: () =>
+      batchesInFlight === 0 && settling === 0 && queue.length === 0 ? Promise.resolve() : new Promise((resolve) => drained.push(resolve)),
+  };
+}
+
+/** The stored events of an append, from what it sent and what the insert returned. */
+function appended(queued: QueuedAppend, rows: AppendedRow[]): AppendResult {
+  const events = rows.map((row, n): StoredEvent => ({
+    id: queued.ids[n]!,
+    streamName: queued.stream,
+    version: row.stream_version,
+    type: queued.events[n]!.type,
+    // Copies, as a read would hand out: the caller's objects stay its own.
+    data: JSON.parse(queued.data[n]!) as Record<string, unknown>,
+    metadata: JSON.parse(queued.metadata[n]!) as EventMetadata,
+    position: `${row.xid}:${row.global_position}`,
+    recordedAt: row.recorded_at,
+  }));
+  return { version: events[events.length - 1]!.version, events };
+}
