@@ -4,11 +4,13 @@
  * Benchmarks stop by themselves and touch only loopback addresses.
  */
 import { benchTelemetryInsert } from '@iot/infra/timeseries/bench.ts';
+import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import type { Figure } from './figure.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
+  'api-read': () => benchApiRead(Number(process.env.BENCH_SECONDS ?? 10)),
   telemetry: async () => {
     const result = await benchTelemetryInsert({ rows: 200_000, batchSize: 10_000 });
     return [
