@@ -3,7 +3,7 @@ import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { grantedByRoles, principalPermissions, type PrincipalGrants } from '@iot/contracts/http/principal.ts';
 import { verifyPassword } from './credentials.ts';
 import { createSession, revokeSession } from './sessions.ts';
-import { assertNotThrottled, clearLoginFailures, recordLoginFailure } from './throttle.ts';
+import { clearLoginFailures, reserveLoginAttempt } from './throttle.ts';
 
 interface LoginRow extends Record<string, unknown> {
   id: string;
@@ -22,7 +22,7 @@ export const authHandlers: Pick<Handlers<AuthRoutes>, 'auth.login' | 'auth.logou
     const { db, lookups } = ctx.ports;
     const { account, password, agreement } = body;
     if (!agreement) throw new DomainError('AGREEMENT_REQUIRED');
-    await assertNotThrottled(db, account, ctx.ip);
+    await reserveLoginAttempt(db, account, ctx.ip);
     const found = await db.query<LoginRow>(
       `select id, tenant_id, username, email, status, is_system_admin, is_tenant_admin, home_page
        from rm_users where lower(username) = lower($1) or lower(email) = lower($1)
@@ -31,11 +31,8 @@ export const authHandlers: Pick<Handlers<AuthRoutes>, 'auth.login' | 'auth.logou
     );
     const user = found.rows[0] ?? null;
     // Same answer, same work, whether the account or the password is wrong.
-    if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) {
-      await recordLoginFailure(db, account, ctx.ip);
-      throw new DomainError('LOGIN_FAILED');
-    }
-    await clearLoginFailures(db, account);
+    if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) throw new DomainError('LOGIN_FAILED');
+    await clearLoginFailures(db, account, ctx.ip);
     if (user.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
     if (!(await lookups.isTenantActive(user.tenant_id))) throw new DomainError('TENANT_STOPPED');
     const grants: PrincipalGrants = { kind: 'user', isSystemAdmin: user.is_system_admin, isTenantAdmin: user.is_tenant_admin };

@@ -1,5 +1,5 @@
 import { DomainError } from '@iot/contracts';
-import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { Sql, SqlPool } from '@iot/contracts/ports/sql.ts';
 
 /** Failed logins, per account and per address, kept outside the event log (they are not domain facts). */
 export const throttleSchema = `
@@ -22,26 +22,35 @@ const keys = (account: string, ip: string | undefined) => ({
   address: `ip:${ip ?? 'unknown'}`,
 });
 
-/** Refuses with RATE_LIMITED when the account or the address failed too often within the window. */
-export async function assertNotThrottled(db: Sql, account: string, ip: string | undefined): Promise<void> {
+/**
+ * Counts an attempt before its password is checked, atomically: under a lock per account and per address,
+ * it is refused (RATE_LIMITED) when either failed too often within the window, else recorded as a failure
+ * that a success clears. So 50 concurrent guesses get the limit's worth of checks, not 50.
+ */
+export async function reserveLoginAttempt(db: SqlPool, account: string, ip: string | undefined): Promise<void> {
   const k = keys(account, ip);
-  const counts = await db.query<{ key: string; n: number }>(
-    `select key, count(*)::int as n from auth_login_failures where key = any($1) and at > now() - make_interval(mins => $2) group by key`,
-    [[k.account, k.address], THROTTLE.windowMinutes],
-  );
-  for (const row of counts.rows) {
-    const limit = row.key === k.account ? THROTTLE.perAccount : THROTTLE.perAddress;
-    if (row.n >= limit) throw new DomainError('RATE_LIMITED', { retryAfterMinutes: THROTTLE.windowMinutes });
-  }
-}
-
-export async function recordLoginFailure(db: Sql, account: string, ip: string | undefined): Promise<void> {
-  const k = keys(account, ip);
-  await db.query(`insert into auth_login_failures (key) values ($1), ($2)`, [k.account, k.address]);
+  await db.transaction(async (tx) => {
+    for (const key of [k.account, k.address].sort()) await tx.query('select pg_advisory_xact_lock(hashtext($1))', [key]);
+    const counts = await tx.query<{ key: string; n: number }>(
+      `select key, count(*)::int as n from auth_login_failures where key = any($1) and at > now() - make_interval(mins => $2) group by key`,
+      [[k.account, k.address], THROTTLE.windowMinutes],
+    );
+    for (const row of counts.rows) {
+      const limit = row.key === k.account ? THROTTLE.perAccount : THROTTLE.perAddress;
+      if (row.n >= limit) throw new DomainError('RATE_LIMITED', { retryAfterMinutes: THROTTLE.windowMinutes });
+    }
+    await tx.query(`insert into auth_login_failures (key) values ($1), ($2)`, [k.account, k.address]);
+  });
   await db.query(`delete from auth_login_failures where at < now() - make_interval(mins => $1)`, [THROTTLE.windowMinutes * 2]);
 }
 
-/** A successful login clears its account's failures (not the address's). */
-export async function clearLoginFailures(db: Sql, account: string): Promise<void> {
-  await db.query('delete from auth_login_failures where key = $1', [keys(account, undefined).account]);
+/** A successful login takes back its attempt from the address and clears its account's failures. */
+export async function clearLoginFailures(db: Sql, account: string, ip?: string): Promise<void> {
+  const k = keys(account, ip);
+  await db.query('delete from auth_login_failures where key = $1', [k.account]);
+  if (ip)
+    await db.query(
+      'delete from auth_login_failures where ctid in (select ctid from auth_login_failures where key = $1 order by at desc limit 1)',
+      [k.address],
+    );
 }

@@ -34,16 +34,14 @@ export async function issueCode(db: Sql, rawTarget: string): Promise<{ code: str
   return { code, resendAfter: RESEND_SECONDS };
 }
 
-/** Checks and consumes a code: right once, within its time, with a few tries. */
+/** Checks and consumes a code: right once (two requests with it cannot both win), within its time, with a few tries. */
 export async function consumeCode(db: Sql, rawTarget: string, code: string): Promise<void> {
   const target = normalise(rawTarget);
-  const row = (
-    await db.query<{ code_hash: string; live: boolean; attempts: number }>(
-      `update auth_verification_codes set attempts = attempts + 1 where target = $1
-       returning code_hash, expires_at > now() as live, attempts`,
-      [target],
-    )
-  ).rows[0];
-  if (!row || !row.live || row.attempts > MAX_ATTEMPTS || row.code_hash !== hashCode(target, code)) throw new DomainError('CODE_INVALID');
-  await db.query('delete from auth_verification_codes where target = $1', [target]);
+  const consumed = await db.query(
+    `delete from auth_verification_codes where target = $1 and code_hash = $2 and expires_at > now() and attempts < $3 returning 1`,
+    [target, hashCode(target, code), MAX_ATTEMPTS],
+  );
+  if (consumed.rowCount === 1) return;
+  await db.query('update auth_verification_codes set attempts = attempts + 1 where target = $1', [target]);
+  throw new DomainError('CODE_INVALID');
 }

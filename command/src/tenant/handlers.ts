@@ -83,8 +83,9 @@ export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
   },
 
   async 'tenant.register'({ body }, ctx) {
-    if (!(await nameIsFree(ctx.ports.db, body.tenantName))) throw new DomainError('TENANT_NAME_TAKEN');
+    // The code first: whether a name is taken is told only to someone who holds a real phone or mailbox.
     await consumeCode(ctx.ports.db, body.method === 'phone' ? body.phone! : body.email!, body.code);
+    if (!(await nameIsFree(ctx.ports.db, body.tenantName))) throw new DomainError('TENANT_NAME_TAKEN');
     const tenantId = newAggregateId({ tenantId: SYSTEM_TENANT, idempotencyKey: ctx.idempotencyKey });
     await registerTenant(
       ctx.ports,

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/** Issue 9 (medium): one-time codes and login attempts are counted atomically, whatever the interleaving. */
+describe('races on one-time codes and login throttling', () => {
+  let sut: TestPlatform;
+  beforeAll(async () => {
+    sut = await startTestPlatform();
+    await sut.seedTenant({ id: 'race', name: 'raceCo', adminUsername: 'raceCo', adminPassword: 'Race#pw123' });
+  });
+  afterAll(async () => sut?.stop());
+
+  it('lets one verification code register one tenant when submitted 10 times at once', async () => {
+    const email = 'race@acme.test';
+    expect((await sut.api('POST', '/api/auth/register/code', { body: { method: 'email', target: email } })).status).toBe(200);
+    const row = await sut.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
+      email,
+    ]);
+    const code = /(\d{6})/.exec(row.rows[0]!.body)![1]!;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        sut.call('POST', '/api/auth/register', {
+          body: {
+            tenantName: `raceTenant${i}`,
+            contactName: 'Race',
+            company: 'Acme',
+            method: 'email',
+            email,
+            code,
+            password: 'Race#pw123',
+          },
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.json?.data?.error === 'CODE_INVALID')).toHaveLength(9);
+    const tenants = await sut.db.pool.query(`select 1 from es_events where type = 'TenantRegistered' and data->>'email' = $1`, [email]);
+    expect(tenants.rowCount).toBe(1);
+  });
+
+  it('checks at most the allowed number of 50 concurrent wrong passwords for one account', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        sut.call('POST', '/api/auth/login', {
+          body: { account: 'raceCo', password: `wrong${i}`, agreement: true },
+          remoteAddress: `10.9.0.${i + 1}`,
+        }),
+      ),
+    );
+    const errors = answers.map((a) => a.json?.data?.error);
+    expect(errors.filter((e) => e === 'LOGIN_FAILED')).toHaveLength(5);
+    expect(errors.filter((e) => e === 'RATE_LIMITED')).toHaveLength(45);
+  });
+});
