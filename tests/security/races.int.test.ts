@@ -51,4 +51,20 @@ describe('races on one-time codes and login throttling', () => {
     expect(errors.filter((e) => e === 'LOGIN_FAILED')).toHaveLength(5);
     expect(errors.filter((e) => e === 'RATE_LIMITED')).toHaveLength(45);
   });
+
+  it('throttles guessing an app secret and checking a password', async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        sut.call('POST', '/api/auth/app/token', { body: { appKey: 'akguessed', appSecret: `s${i}` }, remoteAddress: `10.8.0.${i + 1}` }),
+      ),
+    );
+    expect(guesses.filter((g) => g.json?.data?.error === 'RATE_LIMITED').length).toBe(7);
+    await sut.seedTenant({ id: 'race2', name: 'raceTwo', adminUsername: 'raceTwo', adminPassword: 'Race#pw123' });
+    const token = await sut.login('raceTwo', 'Race#pw123', '10.7.0.1');
+    const checks = [];
+    for (let i = 0; i < 7; i++)
+      checks.push((await sut.call('POST', '/api/auth/user/password/check', { token, body: { password: `no${i}` } })).status);
+    expect(checks.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(checks.slice(5)).toEqual([429, 429]);
+  });
 });

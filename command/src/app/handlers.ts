@@ -5,6 +5,7 @@ import { isRootUser, principalPermissions, type Principal } from '@iot/contracts
 import { newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { setPassword, verifyPassword } from '../auth/credentials.ts';
+import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { createSession, revokeSubjectSessions, SESSION_HOURS } from '../auth/sessions.ts';
 import { appDecider, appStream } from './decide.ts';
 
@@ -96,6 +97,8 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
   async 'app.token'({ body }, ctx) {
     const { db, lookups } = ctx.ports;
     const { appKey, appSecret } = body;
+    // Guessing secrets is throttled like guessing passwords: per key and per address.
+    await reserveLoginAttempt(db, `app:${appKey}`, ctx.ip);
     const row = (
       await db.query<{ id: string; tenant_id: string; status: string; scope: string[] }>(
         'select id, tenant_id, status, scope from rm_apps where app_key = $1',
@@ -104,6 +107,7 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
     ).rows[0];
     // Same answer, same work, whether the key or the secret is wrong.
     if (!(await verifyPassword(db, row ? appCredentialSubject(row.id) : null, appSecret)) || !row) throw new DomainError('APP_AUTH_FAILED');
+    await clearLoginFailures(db, `app:${appKey}`, ctx.ip);
     if (row.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
     if (!(await lookups.isTenantActive(row.tenant_id))) throw new DomainError('TENANT_STOPPED');
     const token = await createSession(db, { kind: 'app', id: row.id, tenantId: row.tenant_id }, ctx.ip);

@@ -3,6 +3,7 @@ import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/htt
 import { newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { setPassword, verifyPassword } from '../auth/credentials.ts';
+import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { revokeSubjectSessions } from '../auth/sessions.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
@@ -134,7 +135,12 @@ export const userHandlers: Pick<
   },
 
   async 'user.checkPassword'({ body }, ctx) {
-    return { valid: await verifyPassword(ctx.ports.db, selfOf(ctx).id, body.password) };
+    const self = selfOf(ctx);
+    // A stolen session must not become a password oracle: checks are throttled like logins.
+    await reserveLoginAttempt(ctx.ports.db, `check:${self.id}`, ctx.ip);
+    const valid = await verifyPassword(ctx.ports.db, self.id, body.password);
+    if (valid) await clearLoginFailures(ctx.ports.db, `check:${self.id}`, ctx.ip);
+    return { valid };
   },
 
   async 'user.updateProfile'({ body }, ctx) {
