@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '@iot/contracts';
+import type { RouteSpec } from '@iot/contracts/http/route.ts';
 import { registerAccessControl } from '@iot/infra/http/auth.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 
@@ -32,6 +34,17 @@ describe('API skeleton', () => {
     expect(docs.body.openapi).toMatch(/^3\./);
     const login = docs.body.paths['/api/auth/login'].post;
     expect(login.requestBody.content['application/json'].schema.properties).toHaveProperty('account');
+  });
+
+  it('documents every route of the table with its errors, and every $ref it makes resolves', async () => {
+    const docs = (await t.api('GET', '/docs/json')).body;
+    for (const spec of Object.values(routes as Record<string, RouteSpec>)) {
+      const operation = docs.paths[spec.path.replace(/:(\w+)/g, '{$1}')]?.[spec.method.toLowerCase()];
+      expect(operation, `${spec.method} ${spec.path}`).toBeDefined();
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '500']));
+    }
+    const refs = [...JSON.stringify(docs).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of new Set(refs)) expect(docs.components?.schemas?.[ref], ref).toBeDefined();
   });
 
   it('answers unknown API paths with 404 in the envelope, in the caller’s language', async () => {

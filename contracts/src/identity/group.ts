@@ -28,7 +28,8 @@ export const groupRow = z.object({
 });
 export type GroupRow = z.infer<typeof groupRow>;
 export type GroupNode = GroupRow & { children: GroupNode[] };
-export const groupNode: z.ZodType<GroupNode> = groupRow.extend({ children: z.lazy(() => z.array(groupNode)) });
+// Named, so that OpenAPI describes the tree as a component its children refer to.
+export const groupNode: z.ZodType<GroupNode> = groupRow.extend({ children: z.lazy(() => z.array(groupNode)) }).meta({ id: 'GroupNode' });
 
 export const groupListQuery = z
   .object({ name: z.string().trim().max(64).optional(), type: z.enum(groupTypes).optional(), parentId: id.optional() })

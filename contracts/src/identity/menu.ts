@@ -57,5 +57,6 @@ export const menuRow = z.object({
 });
 export type MenuRow = z.infer<typeof menuRow>;
 export type MenuNode = MenuRow & { children: MenuNode[] };
-export const menuNode: z.ZodType<MenuNode> = menuRow.extend({ children: z.lazy(() => z.array(menuNode)) });
+// Named, so that OpenAPI describes the tree as a component its children refer to.
+export const menuNode: z.ZodType<MenuNode> = menuRow.extend({ children: z.lazy(() => z.array(menuNode)) }).meta({ id: 'MenuNode' });
 export const menuTreeQuery = z.object({ parentId: id.optional(), type: z.enum(menuTypes).optional() }).strict();

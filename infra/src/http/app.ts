@@ -9,7 +9,13 @@ import Fastify, {
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { limits, PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
@@ -100,6 +106,8 @@ export async function createApp(
       security: [{ token: [] }, { cookie: [] }],
     },
     transform: jsonSchemaTransform,
+    // Recursive schemas (the group and menu trees) become components that their $refs point to.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerAccessControl(app as unknown as FastifyInstance, options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)));
