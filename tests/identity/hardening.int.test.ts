@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvCell } from '@iot/query/oplog/handlers.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 
 /** Issue 9 inside auth, apps, settings and the operation log: what an attacker sends is refused as the caller's mistake. */
 let sut: TestPlatform;
@@ -103,5 +103,18 @@ describe('the operation log', () => {
     expect(rows.map((r: { targetName: string }) => r.targetName)).toEqual(expect.arrayContaining(names));
     // Tabs and carriage returns that some spreadsheets skip before a formula are quoted too.
     expect([csvCell('\t=1'), csvCell('\r=1'), csvCell('plain'), csvCell(42)]).toEqual(["'\t=1", "'\r=1", 'plain', 42]);
+  });
+});
+
+describe('menus come only from permissions held', () => {
+  const ids = (nodes: Array<{ id: string; children?: unknown[] }>): string[] =>
+    nodes.flatMap((n) => [n.id, ...ids((n.children ?? []) as Array<{ id: string; children?: unknown[] }>)]);
+
+  it("shows the tenant audit to the system administrator and never in a tenant's menu", async () => {
+    const tenantMenus = ids(data(await sut.call('GET', '/api/auth/menu', { token: admin })));
+    expect(tenantMenus).toContain('system.user');
+    expect(tenantMenus.filter((id) => id.startsWith('system.tenant'))).toEqual([]);
+    const system = await sut.login('admin', TEST_ADMIN_PASSWORD);
+    expect(ids(data(await sut.call('GET', '/api/auth/menu', { token: system })))).toContain('system.tenant');
   });
 });

@@ -15,6 +15,8 @@ interface Screen {
   /** Buttons and interfaces under the screen: their permission is `<permissionPrefix>:<suffix>` unless it holds a colon. */
   entries?: Entry[];
   permissionPrefix?: string;
+  /** A screen of the system administrator alone (the tenant audit): tenants never see its entry. */
+  platformOnly?: boolean;
 }
 interface Area {
   key: string;
@@ -151,6 +153,7 @@ const areas: Area[] = [
         key: 'tenant',
         name: '租户审核',
         router: 'TenantAudit',
+        platformOnly: true,
         entries: [
           [perm.tenantList, '查询', 'interface'],
           [perm.tenantAudit, '审核', 'button'],
@@ -216,7 +219,7 @@ function build(): BuiltinMenu[] {
         name: screen.name,
         routerName: screen.router,
         icon: null,
-        permission: `${area.key}:${screen.key}:view`,
+        permission: screen.platformOnly ? `platform:${screen.key}:view` : `${area.key}:${screen.key}:view`,
         path,
         component: `${area.key}/${screen.key}/index`,
         sort: s,
