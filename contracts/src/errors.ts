@@ -21,6 +21,12 @@ export const errorCatalogue = {
   TENANT_NAME_TAKEN: { status: 400, zh: '租户名称已存在', en: 'Tenant name already exists' },
   CODE_INVALID: { status: 400, zh: '验证码错误或已过期', en: 'The verification code is wrong or expired' },
   CODE_TOO_SOON: { status: 429, zh: '验证码发送过于频繁，请稍后再试', en: 'A code was sent recently, wait before asking again' },
+  REGISTRATION_UNDER_REVIEW: {
+    status: 403,
+    zh: '租户注册正在审核中，请等待审核结果',
+    en: 'Your registration is under review: you can log in once it is approved',
+  },
+  REGISTRATION_REJECTED: { status: 403, zh: '租户注册未通过审核', en: 'Your registration was not approved' },
   REGISTRATION_NOT_PENDING: { status: 400, zh: '该申请已审核', en: 'This registration has already been audited' },
   ROLE_EXISTS: { status: 400, zh: '角色已存在', en: 'Role already exists' },
   USERNAME_TAKEN: { status: 400, zh: '用户名已存在', en: 'Username already exists' },

@@ -39,10 +39,10 @@ describe('tenant registration and audit through HTTP', () => {
     const pending = await t.api('GET', '/api/auth/register?status=underReview', { token: adminToken });
     expect(pending.body.data.rows.map((r: { id: string }) => r.id)).toContain(id);
 
-    // Before approval the registration password opens nothing.
-    expect(
-      (await t.api('POST', '/api/auth/login', { body: { account: 'Acme Water', password: 'secret12', agreement: true } })).status,
-    ).toBe(400);
+    // Before approval the registration password opens nothing: the applicant is told the registration is under review.
+    const early = await t.api('POST', '/api/auth/login', { body: { account: 'Acme Water', password: 'secret12', agreement: true } });
+    expect(early.status).toBe(403);
+    expect(early.body.data).toEqual({ error: 'REGISTRATION_UNDER_REVIEW' });
 
     const approved = await t.api('POST', '/api/auth/register/createUserByRegist', { token: adminToken, body: { id } });
     expect(approved.status).toBe(200);
@@ -72,6 +72,12 @@ describe('tenant registration and audit through HTTP', () => {
     });
     expect(registered.status).toBe(200);
     const id = registered.body.data.id as string;
+    // The applicant hears "under review", not "wrong password"; a wrong password still hears nothing more.
+    const loginAt = async (password: string) =>
+      (await t.api('POST', '/api/auth/login', { body: { account: 'Beta Power', password, agreement: true }, headers: { lang: 'en' } }))
+        .body;
+    expect(await loginAt('secret12')).toMatchObject({ code: 403, data: { error: 'REGISTRATION_UNDER_REVIEW' } });
+    expect((await loginAt('secret13')).data.error).toBe('LOGIN_FAILED');
 
     const rejected = await t.api('POST', '/api/auth/register/rejectRegist', {
       token: adminToken,
@@ -81,6 +87,12 @@ describe('tenant registration and audit through HTTP', () => {
     const again = await t.api('POST', '/api/auth/register/createUserByRegist', { token: adminToken, body: { id } });
     expect(again.status).toBe(400);
     expect(again.body.data.error).toBe('REGISTRATION_NOT_PENDING');
+    await t.platform.runner.catchUp();
+    expect(await loginAt('secret12')).toMatchObject({
+      code: 403,
+      msg: 'Your registration was not approved',
+      data: { error: 'REGISTRATION_REJECTED' },
+    });
 
     await t.platform.runner.catchUp();
     const list = await t.api('GET', '/api/auth/register?status=rejected', { token: adminToken });

@@ -1,6 +1,8 @@
 import { DomainError, type AuthRoutes } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { grantedByRoles, principalPermissions, type PrincipalGrants } from '@iot/contracts/http/principal.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { pendingCredential } from '../tenant/handlers.ts';
 import { verifyPassword } from './credentials.ts';
 import { createSession, revokeSession } from './sessions.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './throttle.ts';
@@ -14,6 +16,21 @@ interface LoginRow extends Record<string, unknown> {
   is_system_admin: boolean;
   is_tenant_admin: boolean;
   home_page: string | null;
+}
+
+/**
+ * An applicant whose registration is not approved yet (or was refused) logs in with its name and password
+ * and is told so, instead of "wrong password"; anyone without that password learns nothing.
+ */
+async function assertNoRegistration(db: Sql, account: string, password: string): Promise<void> {
+  const registration = (
+    await db.query<{ id: string; status: string }>(
+      `select id, status from rm_tenants where lower(name) = lower($1) and status in ('underReview', 'rejected') order by apply_time desc limit 1`,
+      [account],
+    )
+  ).rows[0];
+  if (!registration || !(await verifyPassword(db, pendingCredential(registration.id), password))) return;
+  throw new DomainError(registration.status === 'rejected' ? 'REGISTRATION_REJECTED' : 'REGISTRATION_UNDER_REVIEW');
 }
 
 /** Login and logout (spec §7): a session token in the `token` cookie and in the answer, for the `Authentication` header. */
@@ -31,6 +48,7 @@ export const authHandlers: Pick<Handlers<AuthRoutes>, 'auth.login' | 'auth.logou
     );
     const user = found.rows[0] ?? null;
     // Same answer, same work, whether the account or the password is wrong.
+    if (!user) await assertNoRegistration(db, account, password);
     if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) throw new DomainError('LOGIN_FAILED');
     await clearLoginFailures(db, account, ctx.ip);
     if (user.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');

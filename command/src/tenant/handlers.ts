@@ -113,7 +113,7 @@ export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
   async 'tenant.reject'({ body }, ctx) {
     const { id, reason } = body;
     const result = await runCommand(ctx, tenantDecider, tenantStream(id), { type: 'RejectTenant', tenantId: id, reason: reason ?? null });
-    await ctx.ports.db.query('delete from auth_credentials where subject_id = $1', [pendingCredential(id)]);
+    // The registration's password stays (as a hash), so that its applicant is told at login why they cannot enter.
     await releaseUsernames(ctx.ports.db, pendingCredential(id));
     await notifyAudit(ctx.ports, result.state, false, reason ?? null);
     return { id };

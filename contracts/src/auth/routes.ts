@@ -15,7 +15,14 @@ export const authRoutes = {
     body: loginBody,
     response: loginResult,
     reads: ['users', 'tenants', 'roles', 'menus'],
-    errors: ['AGREEMENT_REQUIRED', 'LOGIN_FAILED', 'ACCOUNT_STOPPED', 'TENANT_STOPPED'],
+    errors: [
+      'AGREEMENT_REQUIRED',
+      'LOGIN_FAILED',
+      'ACCOUNT_STOPPED',
+      'TENANT_STOPPED',
+      'REGISTRATION_UNDER_REVIEW',
+      'REGISTRATION_REJECTED',
+    ],
   }),
   'auth.logout': route({
     method: 'POST',
