@@ -67,4 +67,20 @@ describe('races on one-time codes and login throttling', () => {
     expect(checks.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(checks.slice(5)).toEqual([429, 429]);
   });
+
+  it('sends at most 10 codes a day to one address, whatever the clients', async () => {
+    const target = 'codes@acme.test';
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      // Past the 60 s countdown each time, from a new client each time.
+      await sut.db.pool.query(`update auth_verification_codes set sent_at = now() - interval '2 minutes' where target = $1`, [target]);
+      statuses.push(
+        (await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target }, remoteAddress: `10.6.0.${i + 1}` })).status,
+      );
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const sent = await sut.db.pool.query('select 1 from notify_outbox where recipient = $1', [target]);
+    expect(sent.rowCount).toBe(10);
+  });
 });

@@ -41,7 +41,8 @@ export async function reserveLoginAttempt(db: SqlPool, account: string, ip: stri
     }
     await tx.query(`insert into auth_login_failures (key) values ($1), ($2)`, [k.account, k.address]);
   });
-  await db.query(`delete from auth_login_failures where at < now() - make_interval(mins => $1)`, [THROTTLE.windowMinutes * 2]);
+  // Kept a day: the longest window that reads them (verification codes per address).
+  await db.query(`delete from auth_login_failures where at < now() - interval '1 day 1 hour'`);
 }
 
 /** A successful login takes back its attempt from the address and clears its account's failures. */
@@ -53,4 +54,29 @@ export async function clearLoginFailures(db: Sql, account: string, ip?: string):
       'delete from auth_login_failures where ctid in (select ctid from auth_login_failures where key = $1 order by at desc limit 1)',
       [k.address],
     );
+}
+
+/** Verification codes per address to send to and per client (spec §5 countdown aside): each costs an SMS or a mail. */
+export const CODE_LIMITS = { perTargetPerDay: 10, perClientPerHour: 20 } as const;
+
+/**
+ * Counts a request for a verification code, atomically like a login attempt (the same table of attempts):
+ * refused with RATE_LIMITED beyond 10 a day to one phone or mailbox or 20 an hour from one client.
+ */
+export async function reserveCodeRequest(db: SqlPool, target: string, ip: string | undefined): Promise<void> {
+  const toTarget = `code-to:${target.trim().toLowerCase()}`;
+  const fromClient = `code-from:${ip ?? 'unknown'}`;
+  await db.transaction(async (tx) => {
+    for (const key of [toTarget, fromClient].sort()) await tx.query('select pg_advisory_xact_lock(hashtext($1))', [key]);
+    const counts = (
+      await tx.query<{ day: number; hour: number }>(
+        `select count(*) filter (where key = $1 and at > now() - interval '1 day')::int as day,
+                count(*) filter (where key = $2 and at > now() - interval '1 hour')::int as hour
+         from auth_login_failures where key in ($1, $2)`,
+        [toTarget, fromClient],
+      )
+    ).rows[0]!;
+    if (counts.day >= CODE_LIMITS.perTargetPerDay || counts.hour >= CODE_LIMITS.perClientPerHour) throw new DomainError('RATE_LIMITED');
+    await tx.query('insert into auth_login_failures (key) values ($1), ($2)', [toTarget, fromClient]);
+  });
 }

@@ -9,6 +9,7 @@ import { provisionTenant } from '../role/builtin.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { claimUsername, releaseUsernames, transferUsernames } from '../user/usernames.ts';
 import { consumeCode, issueCode } from './codes.ts';
+import { reserveCodeRequest } from '../auth/throttle.ts';
 import { tenantDecider, tenantStream } from './decide.ts';
 import type { TenantState } from './tenant.ts';
 
@@ -71,6 +72,7 @@ async function notifyAudit(ports: Pick<Ports, 'notifier'>, tenant: TenantState, 
 /** Tenant registration and audit routes; approval only records the decision, the onboarding workflow does the rest. */
 export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
   async 'tenant.sendCode'({ body }, ctx) {
+    await reserveCodeRequest(ctx.ports.db, body.target, ctx.ip);
     const { code, resendAfter } = await issueCode(ctx.ports.db, body.target);
     await ctx.ports.notifier.send({
       tenantId: SYSTEM_TENANT,
