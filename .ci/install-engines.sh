@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the real engines the test suites start (ARCHITECTURE.md "Tests and CI"): Mosquitto and
-# Chromium from Debian, Java and Maven if absent, and Apache Kafka's jars from Maven Central into
-# tests/.engines/kafka/ (the cache tests/harness/kafka.ts reads). Idempotent; prints nothing on success.
+# Installs the real engines the test suites start (ARCHITECTURE.md "Tests and CI"): Mosquitto,
+# Chromium and CJK fonts (so that screenshots render Chinese) from Debian, Java and Maven if absent,
+# and Apache Kafka's jars from Maven Central into tests/.engines/kafka/ (the cache
+# tests/harness/kafka.ts reads). `npm test` runs it first. Idempotent, and quick when everything is
+# there (no network then); prints nothing on success.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,6 +20,7 @@ installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok
 packages=()
 installed mosquitto || packages+=(mosquitto)
 installed chromium || packages+=(chromium)
+installed fonts-noto-cjk || packages+=(fonts-noto-cjk)
 command -v java >/dev/null 2>&1 || packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || packages+=(maven)
 if [ "${#packages[@]}" -gt 0 ]; then
