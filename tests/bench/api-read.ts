@@ -19,7 +19,15 @@ const run = promisify(execFile);
 
 /** Drives `url` from the load generator in its own process. */
 async function load(url: string, token: string, seconds: number) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'tests/bench/load.ts', url, token, String(CONNECTIONS), String(seconds)]);
+  const { stdout } = await run(process.execPath, [
+    '--import',
+    'tsx',
+    'tests/bench/load.ts',
+    url,
+    token,
+    String(CONNECTIONS),
+    String(seconds),
+  ]);
   const result = JSON.parse(stdout) as { requests: number; errors: number; seconds: number; p99Ms: number };
   if (result.errors > 0) throw new Error(`${result.errors} of ${result.requests} requests to ${url} failed`);
   return { rate: result.requests / result.seconds, p99Ms: result.p99Ms };
@@ -33,13 +41,24 @@ export async function benchApiRead(seconds: number): Promise<Figure[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-api-'));
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
   const platform = await startPlatform(
-    loadConfig({ DATABASE_URL: pg.url, DATA_DIR: dir, ADMIN_PASSWORD: 'Bench#adm1', LOG_LEVEL: 'silent', MQTT_PORT: String(await freePort()) }),
+    loadConfig({
+      DATABASE_URL: pg.url,
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench#adm1',
+      LOG_LEVEL: 'silent',
+      MQTT_PORT: String(await freePort()),
+    }),
     { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
   );
   const hello = Fastify();
   hello.get('/hello', async () => ({ hello: 'world' }));
   try {
-    const { tenantId } = await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
+    const { tenantId } = await seedDemoTenant(platform.context, {
+      id: 'bench',
+      name: 'benchco',
+      adminUsername: 'benchco',
+      adminPassword: 'Bench#pw1',
+    });
     for (let i = 0; i < USERS; i += 50)
       await Promise.all(
         Array.from({ length: Math.min(50, USERS - i) }, (_, k) => {

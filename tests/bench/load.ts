@@ -36,6 +36,7 @@ await Promise.all(
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, errors, seconds: elapsed, p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0 }) + '\n',
+  JSON.stringify({ requests: latencies.length, errors, seconds: elapsed, p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0 }) +
+    '\n',
 );
 agent.destroy();

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorCatalogue, messageOf, type ErrorCode } from '@iot/contracts';
 
 /** A NUL, or half of a UTF-16 surrogate pair: no text anyone typed, and PostgreSQL refuses both. */
+// eslint-disable-next-line no-control-regex -- the NUL is what it looks for
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The path of the first string in `value` that cannot be stored, or null. */
