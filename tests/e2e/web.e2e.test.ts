@@ -484,4 +484,36 @@ describe('admin web app in a real browser', () => {
     await operator.context().close();
     await page.context().close();
   });
+
+  it('users: edit and save changes the row; delete removes it (both failed before)', async () => {
+    const role = await asAdmin<{ id: string }>('POST', '/api/auth/role', { name: 'Edit probe', remark: null, menuIds: [] });
+    for (const username of ['editme', 'deleteme'])
+      await asAdmin('POST', '/api/auth/user', {
+        username,
+        password: 'probe123',
+        sex: 'male',
+        email: `${username}@example.com`,
+        phone: '13600000001',
+        roleIds: [role.id],
+        status: 'enabled',
+        position: null,
+        groupId: null,
+        description: null,
+        homePage: null,
+      });
+    const page = await adminPage();
+    await page.goto(`${base}/system/user`);
+    const editRow = page.getByRole('row').filter({ hasText: 'editme' });
+    await editRow.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[name=position]').fill('Shift lead');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => editRow.getByText('Shift lead').count()).toBe(1);
+
+    const deleteRow = page.getByRole('row').filter({ hasText: 'deleteme' });
+    await deleteRow.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'deleteme' }).count()).toBe(0);
+    await page.context().close();
+  });
 });

@@ -3,6 +3,8 @@ import { route } from '../http/route.ts';
 import { perm } from '../identity/permissions.ts';
 import { settingsBody, systemSettings } from '../identity/settings.ts';
 
+/** `v`: the logo's version, so that a new logo is a new URL for the browser's cache. */
+const logoQuery = z.object({ v: z.string().max(128).optional() }).strict();
 const tag = 'settings';
 /** The logo's bytes: the answer is the PNG itself, not the envelope. */
 const png = z.unknown().describe('The PNG file');
@@ -57,6 +59,7 @@ export const settingsRoutes = {
     tag,
     summary: "The platform's logo PNG, for the login page",
     produces: 'image/png',
+    query: logoQuery,
     response: png,
     reads: ['settings'],
     errors: ['NOT_FOUND'],
@@ -68,6 +71,7 @@ export const settingsRoutes = {
     tag,
     summary: "The logo PNG of the caller's tenant (or the platform's)",
     produces: 'image/png',
+    query: logoQuery,
     response: png,
     reads: ['settings'],
     errors: ['NOT_FOUND'],

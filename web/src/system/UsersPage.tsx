@@ -80,8 +80,14 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
     valuesOf: (e) =>
       e && e !== 'new'
         ? {
+            // Only the form's own fields: a row's read-only ones (group name, created at, ...) would make the
+            // strict update schema refuse the body, and the save do nothing.
             ...empty,
-            ...e,
+            id: e.id,
+            username: e.username,
+            sex: e.sex,
+            roleIds: e.roleIds,
+            status: e.status,
             email: e.email ?? '',
             phone: e.phone ?? '',
             position: e.position ?? '',
@@ -223,7 +229,8 @@ export function UsersPage() {
   const [resetting, setResetting] = useState<UserRow | null>(null);
   const remove = (rows: UserRow[]) =>
     deleteRows(t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }), () =>
-      api.delete(endpoints.user, { ids: rows.map((r) => r.id).join(',') }),
+      // The route deletes one user (`id`): a selection is deleted one by one.
+      rows.reduce<Promise<unknown>>((previous, row) => previous.then(() => api.delete(endpoints.user, { id: row.id })), Promise.resolve()),
     );
   const setStatus = (row: UserRow, status: 'enabled' | 'stopped') => {
     const stopping = status === 'stopped';
