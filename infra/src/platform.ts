@@ -1,13 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { credentialsSchema } from '@iot/command/auth/credentials.ts';
-import { sessionsSchema } from '@iot/command/auth/sessions.ts';
-import { throttleSchema } from '@iot/command/auth/throttle.ts';
-import { logoSchema } from '@iot/command/settings/logos.ts';
-import { codesSchema } from '@iot/command/tenant/codes.ts';
-import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
-import { claimsSchema } from '@iot/command/shared/claims.ts';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
@@ -41,6 +34,8 @@ import { workflowProjection } from './workflows.ts';
 import { queryHandlers } from '@iot/query';
 import { createLookups } from '@iot/query/shared/lookups.ts';
 import { createDispatch } from './dispatch.ts';
+import { migrate, migrator } from './migrate/migrate.ts';
+import { commandOwners } from './migrate/owners.ts';
 import { createReadModelWatch } from './http/watch.ts';
 import { createPrincipalCache } from './http/principals.ts';
 
@@ -101,6 +96,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       databaseUrl = pg.url;
     }
     const db: SqlPool = createSqlPool(databaseUrl, config.PG_POOL_SIZE);
+    await migrate(db, commandOwners);
     stops.push(() => db.end());
     // Projections read the log and write read models on connections of their own, so that a burst of API
     // requests cannot queue them out.
@@ -170,6 +166,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       {
         onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
         onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
+        migrate: migrator(db),
       },
     );
     await runner.setup();
@@ -189,13 +186,6 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       awaitProjections: () => runner.catchUp(),
     };
 
-    await db.query(credentialsSchema);
-    await db.query(sessionsSchema);
-    await db.query(throttleSchema);
-    await db.query(logoSchema);
-    await db.query(codesSchema);
-    await db.query(usernameClaimsSchema);
-    await db.query(claimsSchema);
     // Names of users created before claims existed are claimed by their users.
     await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);

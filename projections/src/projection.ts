@@ -1,5 +1,6 @@
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import type { MigrationOwner } from '@iot/contracts/ports/migrations.ts';
 
 /**
  * A read model in PostgreSQL built from the event log. It is disposable: `rebuild` drops its tables,
@@ -9,7 +10,7 @@ export interface Projection<E extends { type: string; data: object } = { type: s
   name: string;
   /** The event types it handles ('all' for every event, e.g. the operation log); others only move its checkpoint. */
   handles: readonly E['type'][] | 'all';
-  /** Idempotent DDL that creates its tables. */
+  /** DDL that creates its tables: version 1 of its migrations, and what a rebuild creates anew. */
   schema: string;
   /** The tables it owns, dropped on rebuild. */
   tables: readonly string[];
@@ -29,3 +30,10 @@ export type AnyProjection = Projection<any>;
 
 /** Declares a projection typed by the event union it reads (from contracts/). */
 export const projection = <E extends { type: string; data: object }>(p: Projection<E>): AnyProjection => p as AnyProjection;
+
+/** A projection's tables as numbered migrations (version 1 is its `schema`), owned by `projection:<name>`. */
+export const migrationOwnerOf = (p: AnyProjection): MigrationOwner => ({
+  owner: `projection:${p.name}`,
+  tables: p.tables,
+  migrations: [{ version: 1, name: 'create', sql: p.schema }],
+});

@@ -1,9 +1,10 @@
 import type { EventStore, StoredEvent, Subscription } from '@iot/contracts/ports/event-store.ts';
 import type { Sql, SqlPool } from '@iot/contracts/ports/sql.ts';
-import { handlesEvent, type AnyProjection } from './projection.ts';
+import type { Migrate } from '@iot/contracts/ports/migrations.ts';
+import { handlesEvent, migrationOwnerOf, type AnyProjection } from './projection.ts';
 
 const checkpointSchema = `
-create table if not exists projection_checkpoints (
+create table projection_checkpoints (
   name text primary key,
   position text,
   updated_at timestamptz not null default now()
@@ -24,6 +25,8 @@ export interface RunnerOptions {
   onLag?(projection: string, lagMs: number): void;
   onError?(projection: string, error: unknown): void;
   batchSize?: number;
+  /** Applies schema migrations (infra/src/migrate): `setup` needs it. */
+  migrate?: Migrate;
   /** How long a failed projection waits before it is tried again. */
   retryMs?: number;
 }
@@ -67,9 +70,17 @@ export function createProjectionRunner(
   let running = false;
   let retryTimer: NodeJS.Timeout | null = null;
 
+  /** Applies the checkpoints' and every projection's pending migrations (through infra's migration runner). */
   async function setup(): Promise<void> {
-    await pool.query(checkpointSchema);
-    for (const projection of projections) await pool.query(projection.schema);
+    if (!options.migrate) throw new Error('the projection runner needs a migrate function (infra/src/migrate) to set its tables up');
+    await options.migrate([
+      {
+        owner: 'projection_checkpoints',
+        tables: ['projection_checkpoints'],
+        migrations: [{ version: 1, name: 'create', sql: checkpointSchema }],
+      },
+      ...projections.filter((p) => p.tables.length > 0).map(migrationOwnerOf),
+    ]);
   }
 
   async function storedCheckpoints(): Promise<Map<string, string | null>> {
@@ -189,36 +200,52 @@ export function createProjectionRunner(
     return restarting;
   }
 
-  /** Drops the read model, replays the whole log into it and commits, all in one transaction. */
+  /**
+   * Rebuilds a read model online: its tables are created anew in a schema of their own and the log is
+   * replayed into them in batches (each its own short transaction) while the live tables keep serving;
+   * then, in one short transaction that locks the live tables, the last events are applied, the rebuilt
+   * tables take the live ones' place and the checkpoint moves. The live run notices the moved checkpoint
+   * and goes on from it.
+   */
   async function rebuild(name: string): Promise<{ events: number }> {
     const projection = byName.get(name);
     if (!projection) throw new Error(`unknown projection ${name}; known: ${[...byName.keys()].join(', ')}`);
-    const wasRunning = running;
-    running = false;
-    await stopLoop();
+    const shadow = `rebuild_${name.replace(/[^a-z0-9_]/gi, '_')}`;
+    // Unqualified names resolve to the shadow schema first: the projection's own SQL writes its rebuilt tables.
+    const inShadow = async <T>(fn: (tx: Sql) => Promise<T>) =>
+      pool.transaction(async (tx) => {
+        await tx.query(`set local search_path = ${shadow}, public`);
+        return fn(tx);
+      });
+    let position: string | null = null;
+    let total = 0;
+    const replay = async (tx: Sql, limit: number) => {
+      const batch = await store.readAll({ after: position, limit });
+      const handled = batch.filter((e) => handlesEvent(projection, e.type));
+      if (handled.length > 0) await applyEvents(tx, projection, handled);
+      total += handled.length;
+      if (batch.length > 0) position = batch[batch.length - 1]!.position;
+      return batch.length;
+    };
+    await pool.query(`drop schema if exists ${shadow} cascade; create schema ${shadow}`);
     try {
-      return await pool.transaction(async (tx) => {
+      await inShadow((tx) => tx.query(projection.schema));
+      while ((await inShadow((tx) => replay(tx, 1000))) > 0);
+      await inShadow(async (tx) => {
         await tx.query(`insert into projection_checkpoints (name) values ($1) on conflict do nothing`, [name]);
         await tx.query('select position from projection_checkpoints where name = $1 for update', [name]);
-        for (const table of projection.tables) await tx.query(`drop table if exists ${table} cascade`);
-        await tx.query(projection.schema);
-        let position: string | null = null;
-        let total = 0;
-        for (;;) {
-          const batch = await store.readAll({ after: position, limit: 1000 });
-          if (batch.length === 0) break;
-          const handled = batch.filter((e) => handlesEvent(projection, e.type));
-          if (handled.length > 0) await applyEvents(tx, projection, handled);
-          total += handled.length;
-          position = batch[batch.length - 1]!.position;
+        for (const table of projection.tables) await tx.query(`lock table public.${table} in access exclusive mode`);
+        while ((await replay(tx, 1000)) > 0);
+        for (const table of projection.tables) {
+          await tx.query(`drop table public.${table} cascade`);
+          await tx.query(`alter table ${shadow}.${table} set schema public`);
         }
         await tx.query(`update projection_checkpoints set position = $2, updated_at = now() where name = $1`, [name, position]);
-        Object.assign(status.get(name)!, { position, eventsApplied: total, error: null });
-        return { events: total };
       });
+      Object.assign(status.get(name)!, { position, eventsApplied: total, error: null });
+      return { events: total };
     } finally {
-      running = wasRunning;
-      if (wasRunning) await startLoop();
+      await pool.query(`drop schema if exists ${shadow} cascade`);
     }
   }
 

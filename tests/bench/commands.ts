@@ -7,6 +7,7 @@ import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/te
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { API_POOL_SIZE, createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from '@iot/infra/postgres/sql.ts';
+import { migrator } from '@iot/infra/migrate/migrate.ts';
 import { createProjectionRunner } from '@iot/projections/runner.ts';
 import { projections } from '@iot/projections/index.ts';
 import { freePort } from '../harness/free-port.ts';
@@ -84,7 +85,10 @@ export async function benchCommands(seconds = 10): Promise<Figure[]> {
     };
     const store = await createPostgresEventStore(countingPool, { subscriptionPool: projectionPool });
     const lags: number[] = [];
-    const runner = createProjectionRunner(store, projectionPool, projections, { onLag: (_name, ms) => lags.push(ms) });
+    const runner = createProjectionRunner(store, projectionPool, projections, {
+      migrate: migrator(projectionPool),
+      onLag: (_name, ms) => lags.push(ms),
+    });
     await runner.setup();
     await runner.startAll();
 

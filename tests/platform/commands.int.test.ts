@@ -6,6 +6,7 @@ import { tenantDecider, tenantStream, type TenantCommand } from '@iot/command/te
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { VersionConflictError, type EventStore } from '@iot/infra/event-store/port.ts';
 import { withUpcasting } from '@iot/infra/event-store/upcasting.ts';
+import { migrator } from '@iot/infra/migrate/migrate.ts';
 import { createProjectionRunner, projections, type Projection } from '@iot/projections/index.ts';
 import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
@@ -172,7 +173,7 @@ describe('projection runner', () => {
   });
 
   it('rebuilds a read model from zero into the same rows as the live run', async () => {
-    const runner = createProjectionRunner(store, db.pool, projections);
+    const runner = createProjectionRunner(store, db.pool, projections, { migrate: migrator(db.pool) });
     await runner.setup();
     await runner.startAll();
     const ids = Array.from({ length: 60 }, () => randomUUID());
@@ -226,6 +227,7 @@ describe('projection runner', () => {
     };
     const errors: string[] = [];
     const runner = createProjectionRunner(store, db.pool, [flaky, tenantsProjection], {
+      migrate: migrator(db.pool),
       retryMs: 100,
       onError: (name) => errors.push(name),
     });
@@ -260,7 +262,7 @@ describe('projection runner', () => {
       },
     };
     const errors: unknown[] = [];
-    const runner = createProjectionRunner(store, db.pool, [failing], { onError: (_n, e) => errors.push(e) });
+    const runner = createProjectionRunner(store, db.pool, [failing], { migrate: migrator(db.pool), onError: (_n, e) => errors.push(e) });
     await runner.setup();
     await runner.startAll();
     await runner.catchUp();

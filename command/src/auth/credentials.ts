@@ -6,7 +6,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
  * rebuilding read models never touches them.
  */
 export const credentialsSchema = `
-create table if not exists auth_credentials (
+create table auth_credentials (
   subject_id text primary key,
   tenant_id text not null,
   password_hash text not null,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 export const sessionsSchema = `
-create table if not exists auth_sessions (
+create table auth_sessions (
   token_hash text primary key,
   subject_kind text not null,
   subject_id text not null,
@@ -12,7 +12,7 @@ create table if not exists auth_sessions (
   expires_at timestamptz not null,
   revoked_at timestamptz
 );
-create index if not exists auth_sessions_subject on auth_sessions (subject_id);`;
+create index auth_sessions_subject on auth_sessions (subject_id);`;
 
 export const SESSION_HOURS = 12;
 

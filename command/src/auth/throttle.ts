@@ -3,11 +3,11 @@ import type { Sql, SqlPool } from '@iot/contracts/ports/sql.ts';
 
 /** Failed logins, per account and per address, kept outside the event log (they are not domain facts). */
 export const throttleSchema = `
-create table if not exists auth_login_failures (
+create table auth_login_failures (
   key text not null,
   at timestamptz not null default now()
 );
-create index if not exists auth_login_failures_key on auth_login_failures (key, at);`;
+create index auth_login_failures_key on auth_login_failures (key, at);`;
 
 export const THROTTLE = {
   windowMinutes: 15,

@@ -2,7 +2,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** Logo bytes, content-addressed: an event names the logo by its SHA-256, the bytes stay out of the log. */
 export const logoSchema = `
-create table if not exists settings_logos (
+create table settings_logos (
   sha256 text primary key,
   png bytea not null,
   created_at timestamptz not null default now()

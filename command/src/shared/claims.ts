@@ -8,14 +8,14 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
  * projection that refused an event would stop.
  */
 export const claimsSchema = `
-create table if not exists claims (
+create table claims (
   scope text not null,
   key text not null,
   owner text not null,
   claimed_at timestamptz not null default now(),
   primary key (scope, key)
 );
-create index if not exists claims_owner on claims (scope, owner);`;
+create index claims_owner on claims (scope, owner);`;
 
 export interface Claim {
   scope: string;

@@ -4,7 +4,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /** Verification codes are short-lived secrets, not domain facts: they live in a table, never in events. */
 export const codesSchema = `
-create table if not exists auth_verification_codes (
+create table auth_verification_codes (
   target text primary key,
   code_hash text not null,
   sent_at timestamptz not null,

@@ -7,7 +7,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
  * appended. A registration claims its tenant name (the future admin's username) and hands it over on approval.
  */
 export const usernameClaimsSchema = `
-create table if not exists username_claims (
+create table username_claims (
   username text primary key,
   owner text not null,
   claimed_at timestamptz not null default now()

@@ -3,6 +3,7 @@
  * `npm run projections -- status` prints each projection's checkpoint. Runs beside a live platform:
  * the live runner notices the moved checkpoint and resumes from it.
  */
+import { migrator } from '../migrate/migrate.ts';
 import path from 'node:path';
 import { createProjectionRunner, projections } from '@iot/projections/index.ts';
 import { loadConfig } from '../config.ts';
@@ -44,7 +45,7 @@ const pool = createSqlPool(url, 4);
 const store = config.EVENTSTORE_URL
   ? await (await import('../event-store/kurrentdb.ts')).createKurrentEventStore({ url: config.EVENTSTORE_URL })
   : await createPostgresEventStore(pool);
-const runner = createProjectionRunner(store, pool, projections);
+const runner = createProjectionRunner(store, pool, projections, { migrate: migrator(pool) });
 await runner.setup();
 try {
   if (command === 'rebuild') {

@@ -1,5 +1,6 @@
 import type { EventMetadata } from '@iot/contracts';
 import type { Sql, SqlPool } from '../postgres/sql.ts';
+import { migrate } from '../migrate/migrate.ts';
 import { createGroupCommit } from './postgres-group-commit.ts';
 import type { EventStore, ReadAllOptions, ReadStreamOptions, StoredEvent, SubscribeOptions, Subscription } from './port.ts';
 
@@ -8,7 +9,7 @@ const NOTIFY_INTERVAL_MS = 20;
 const HEAD_WAIT_MS = 2_000;
 
 export const eventStoreSchema = `
-create table if not exists es_events (
+create table es_events (
   global_position bigint generated always as identity primary key,
   transaction_id xid8 not null default pg_current_xact_id(),
   event_id uuid not null unique,
@@ -21,8 +22,8 @@ create table if not exists es_events (
   recorded_at timestamptz not null default clock_timestamp(),
   unique (stream_name, stream_version)
 );
-create index if not exists es_events_log on es_events (transaction_id, global_position);
-create index if not exists es_events_category on es_events (category, transaction_id, global_position);
+create index es_events_log on es_events (transaction_id, global_position);
+create index es_events_category on es_events (category, transaction_id, global_position);
 create or replace function es_events_append_only() returns trigger language plpgsql as $$
 begin
   raise exception 'es_events is append-only: % is not allowed', tg_op;
@@ -97,7 +98,9 @@ export interface PostgresEventStoreOptions {
  * group-committed: one statement, one transaction and one WAL flush for every append queued meanwhile.
  */
 export async function createPostgresEventStore(pool: SqlPool, storeOptions: PostgresEventStoreOptions = {}): Promise<EventStore> {
-  await pool.query(eventStoreSchema);
+  await migrate(pool, [
+    { owner: 'event-store', tables: ['es_events'], migrations: [{ version: 1, name: 'create', sql: eventStoreSchema }] },
+  ]);
   const pollMs = storeOptions.pollMs ?? 200;
   const followerPool = storeOptions.subscriptionPool ?? pool;
   const maxBatchesInFlight = storeOptions.maxBatchesInFlight ?? 1;

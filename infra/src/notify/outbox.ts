@@ -3,8 +3,10 @@ import type { Logger } from 'pino';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Notification, Notifier } from './port.ts';
 
+import { migrate } from '../migrate/migrate.ts';
+
 export const outboxSchema = `
-create table if not exists notify_outbox (
+create table notify_outbox (
   id bigint generated always as identity primary key,
   tenant_id text not null,
   channel text not null,
@@ -15,14 +17,14 @@ create table if not exists notify_outbox (
   error text,
   created_at timestamptz not null default now()
 );
-create index if not exists notify_outbox_recipient on notify_outbox (recipient, created_at desc);`;
+create index notify_outbox_recipient on notify_outbox (recipient, created_at desc);`;
 
 /**
  * Every message is written to the outbox table. Email goes out over SMTP when SMTP_URL is set; without it
  * (and for SMS, which has no gateway yet) the message stays in the outbox and the log, marked 'logged'.
  */
 export async function createNotifier(db: SqlPool, logger: Logger, options: { smtpUrl?: string; from: string }): Promise<Notifier> {
-  await db.query(outboxSchema);
+  await migrate(db, [{ owner: 'notify', tables: ['notify_outbox'], migrations: [{ version: 1, name: 'create', sql: outboxSchema }] }]);
   const mail = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
   return {
     async send(n: Notification) {

@@ -7,7 +7,7 @@ export const appsProjection = projection<AppEvent>({
   handles: ['AppCreated', 'AppUpdated', 'AppSecretRotated', 'AppDeleted'],
   tables: ['rm_apps'],
   schema: `
-    create table if not exists rm_apps (
+    create table rm_apps (
       id text primary key,
       tenant_id text not null,
       owner_id text not null,
@@ -22,8 +22,8 @@ export const appsProjection = projection<AppEvent>({
       secret_rotated_at timestamptz,
       updated_at timestamptz not null
     );
-    create unique index if not exists rm_apps_key on rm_apps (app_key);
-    create index if not exists rm_apps_tenant on rm_apps (tenant_id, created_at desc);`,
+    create unique index rm_apps_key on rm_apps (app_key);
+    create index rm_apps_tenant on rm_apps (tenant_id, created_at desc);`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {

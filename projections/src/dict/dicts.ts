@@ -7,7 +7,7 @@ export const dictsProjection = projection<DictEvent>({
   handles: ['DictTypeCreated', 'DictTypeUpdated', 'DictTypeDeleted', 'DictItemAdded', 'DictItemUpdated', 'DictItemRemoved'],
   tables: ['rm_dict_types', 'rm_dict_items'],
   schema: `
-    create table if not exists rm_dict_types (
+    create table rm_dict_types (
       id text primary key,
       tenant_id text not null,
       code text not null,
@@ -17,8 +17,8 @@ export const dictsProjection = projection<DictEvent>({
       created_at timestamptz not null,
       updated_at timestamptz not null
     );
-    create index if not exists rm_dict_types_tenant on rm_dict_types (tenant_id, code);
-    create table if not exists rm_dict_items (
+    create index rm_dict_types_tenant on rm_dict_types (tenant_id, code);
+    create table rm_dict_items (
       id text primary key,
       type_id text not null,
       tenant_id text not null,
@@ -28,7 +28,7 @@ export const dictsProjection = projection<DictEvent>({
       status text not null,
       remark text
     );
-    create index if not exists rm_dict_items_type on rm_dict_items (type_id, sort);`,
+    create index rm_dict_items_type on rm_dict_items (type_id, sort);`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     const tenantId = event.metadata.tenantId;

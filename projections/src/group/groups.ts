@@ -7,7 +7,7 @@ export const groupsProjection = projection<GroupEvent>({
   handles: ['GroupCreated', 'GroupUpdated', 'GroupDeleted'],
   tables: ['rm_groups'],
   schema: `
-    create table if not exists rm_groups (
+    create table rm_groups (
       id text primary key,
       tenant_id text not null,
       parent_id text,
@@ -19,7 +19,7 @@ export const groupsProjection = projection<GroupEvent>({
       created_by text not null,
       updated_at timestamptz not null
     );
-    create index if not exists rm_groups_tenant on rm_groups (tenant_id, parent_id, sort);`,
+    create index rm_groups_tenant on rm_groups (tenant_id, parent_id, sort);`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {

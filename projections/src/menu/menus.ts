@@ -7,7 +7,7 @@ export const menusProjection = projection<MenuEvent>({
   handles: ['MenuCreated', 'MenuUpdated', 'MenuReordered', 'MenuDeleted'],
   tables: ['rm_menus'],
   schema: `
-    create table if not exists rm_menus (
+    create table rm_menus (
       id text primary key,
       parent_id text,
       type text not null,
@@ -21,8 +21,8 @@ export const menusProjection = projection<MenuEvent>({
       builtin boolean not null,
       updated_at timestamptz not null
     );
-    create index if not exists rm_menus_parent on rm_menus (parent_id, sort);
-    create index if not exists rm_menus_permission on rm_menus (permission);`,
+    create index rm_menus_parent on rm_menus (parent_id, sort);
+    create index rm_menus_permission on rm_menus (permission);`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {

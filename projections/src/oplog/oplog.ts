@@ -20,7 +20,7 @@ export const oplogProjection: Projection = {
   handles: 'all',
   tables: ['rm_oplog'],
   schema: `
-    create table if not exists rm_oplog (
+    create table rm_oplog (
       event_id text primary key,
       position text not null,
       tenant_id text not null,
@@ -33,9 +33,9 @@ export const oplogProjection: Projection = {
       correlation_id text not null,
       occurred_at timestamptz not null
     );
-    create index if not exists rm_oplog_tenant on rm_oplog (tenant_id, occurred_at desc);
-    create index if not exists rm_oplog_actor on rm_oplog (tenant_id, actor_id, occurred_at desc);
-    create index if not exists rm_oplog_stream on rm_oplog (stream, occurred_at desc);`,
+    create index rm_oplog_tenant on rm_oplog (tenant_id, occurred_at desc);
+    create index rm_oplog_actor on rm_oplog (tenant_id, actor_id, occurred_at desc);
+    create index rm_oplog_stream on rm_oplog (stream, occurred_at desc);`,
   // Every event of the platform passes here: a batch goes in as one insert.
   async applyBatch(tx, events) {
     // An event without a name (UserStopped, ...) takes its stream's last one: earlier in this batch, else stored.

@@ -7,7 +7,7 @@ export const rolesProjection = projection<RoleEvent>({
   handles: ['RoleCreated', 'RoleUpdated', 'RoleMenusGranted', 'RoleDeleted'],
   tables: ['rm_roles'],
   schema: `
-    create table if not exists rm_roles (
+    create table rm_roles (
       id text primary key,
       tenant_id text not null,
       name text not null,
@@ -18,7 +18,7 @@ export const rolesProjection = projection<RoleEvent>({
       created_by text not null,
       updated_at timestamptz not null
     );
-    create index if not exists rm_roles_tenant on rm_roles (tenant_id, lower(name));`,
+    create index rm_roles_tenant on rm_roles (tenant_id, lower(name));`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {

@@ -7,7 +7,7 @@ export const settingsProjection = projection<SettingsEvent>({
   handles: ['SystemNameChanged', 'SystemLogoChanged'],
   tables: ['rm_settings'],
   schema: `
-    create table if not exists rm_settings (
+    create table rm_settings (
       tenant_id text primary key,
       system_name text,
       logo_sha256 text,

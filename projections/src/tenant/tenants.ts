@@ -7,7 +7,7 @@ export const tenantsProjection: Projection = {
   handles: ['TenantRegistered', 'TenantApproved', 'TenantRejected', 'TenantStopped', 'TenantStarted'],
   tables: ['rm_tenants'],
   schema: `
-    create table if not exists rm_tenants (
+    create table rm_tenants (
       id text primary key,
       name text not null,
       contact_name text not null,
@@ -23,8 +23,8 @@ export const tenantsProjection: Projection = {
       admin_user_id text,
       updated_at timestamptz not null
     );
-    create index if not exists rm_tenants_name on rm_tenants (lower(name));
-    create index if not exists rm_tenants_status on rm_tenants (status, apply_time desc);`,
+    create index rm_tenants_name on rm_tenants (lower(name));
+    create index rm_tenants_status on rm_tenants (status, apply_time desc);`,
   /** Registrations arrive in bursts: consecutive ones go in as one insert; the rest one by one, in order. */
   async applyBatch(tx, events) {
     let registrations: StoredEvent[] = [];

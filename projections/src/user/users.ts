@@ -7,7 +7,7 @@ export const usersProjection = projection<UserEvent>({
   handles: ['UserCreated', 'UserUpdated', 'UserStopped', 'UserEnabled', 'UserDeleted', 'UserPasswordChanged'],
   tables: ['rm_users'],
   schema: `
-    create table if not exists rm_users (
+    create table rm_users (
       id text primary key,
       tenant_id text not null,
       username text not null,
@@ -27,13 +27,12 @@ export const usersProjection = projection<UserEvent>({
       updated_at timestamptz not null,
       password_changed_at timestamptz
     );
-    alter table rm_users add column if not exists password_changed_at timestamptz;
     -- Not unique: uniqueness is claimed before the event is appended (command/src/user/usernames.ts); a read
     -- model that refused an event would stop projecting.
-    create index if not exists rm_users_username on rm_users (lower(username));
-    create index if not exists rm_users_email on rm_users (lower(email));
-    create index if not exists rm_users_tenant on rm_users (tenant_id, created_at desc);
-    create index if not exists rm_users_roles on rm_users using gin (role_ids);`,
+    create index rm_users_username on rm_users (lower(username));
+    create index rm_users_email on rm_users (lower(email));
+    create index rm_users_tenant on rm_users (tenant_id, created_at desc);
+    create index rm_users_roles on rm_users using gin (role_ids);`,
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {

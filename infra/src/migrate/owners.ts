@@ -1,0 +1,25 @@
+import type { MigrationOwner } from '@iot/contracts/ports/migrations.ts';
+import { credentialsSchema } from '@iot/command/auth/credentials.ts';
+import { sessionsSchema } from '@iot/command/auth/sessions.ts';
+import { throttleSchema } from '@iot/command/auth/throttle.ts';
+import { logoSchema } from '@iot/command/settings/logos.ts';
+import { claimsSchema } from '@iot/command/shared/claims.ts';
+import { codesSchema } from '@iot/command/tenant/codes.ts';
+import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
+
+const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
+  owner,
+  tables,
+  migrations: [{ version: 1, name: 'create', sql }],
+});
+
+/** The command side's own tables (secrets, claims, throttles: not domain facts, never in the event log). */
+export const commandOwners: MigrationOwner[] = [
+  v1('auth.credentials', ['auth_credentials'], credentialsSchema),
+  v1('auth.sessions', ['auth_sessions'], sessionsSchema),
+  v1('auth.throttle', ['auth_login_failures'], throttleSchema),
+  v1('tenant.codes', ['auth_verification_codes'], codesSchema),
+  v1('user.usernames', ['username_claims'], usernameClaimsSchema),
+  v1('claims', ['claims'], claimsSchema),
+  v1('settings.logos', ['settings_logos'], logoSchema),
+];
