@@ -1,4 +1,5 @@
-import { REQUEST_TIMEOUT_MS, type Envelope } from '@iot/contracts';
+import { REQUEST_TIMEOUT_MS, routes, type Envelope, type Routes } from '@iot/contracts';
+import type { BodyIn, QueryIn, ResultOf, RouteSpec } from '@iot/contracts/http/route.ts';
 import i18n from '../i18n/index.ts';
 import { session } from './session.ts';
 
@@ -100,4 +101,29 @@ export const api = {
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   return i18n.t('error.unknown');
+}
+
+/** What a route takes: its body and query as its schemas accept them, nothing it does not declare. */
+export type CallArgs<R extends RouteSpec> = (R['body'] extends object ? { body: BodyIn<R> } : { body?: never }) &
+  (R['query'] extends object ? { query?: QueryIn<R> } : { query?: never });
+
+/**
+ * Calls a route of the table by name (STYLE.md "One contract, two ends"): method and path come from the
+ * table, the arguments and the answer are typed by its schemas, so the browser cannot call a path that
+ * does not exist nor send a field the server refuses.
+ */
+export function callRoute<N extends keyof Routes>(
+  name: N,
+  args: CallArgs<Routes[N]>,
+  options: CallOptions = {},
+): Promise<ResultOf<Routes[N]>> {
+  const spec: RouteSpec = routes[name];
+  const { body, query } = args as { body?: unknown; query?: Query };
+  return call<ResultOf<Routes[N]>>(
+    spec.method,
+    spec.path,
+    spec.method === 'GET' || spec.method === 'DELETE' ? undefined : (body ?? {}),
+    query,
+    options,
+  );
 }

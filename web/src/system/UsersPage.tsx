@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
-import { limits } from '@iot/contracts';
+import { limits, type UserCreateBody, type UserUpdateBody } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
-import { api, ApiError, messageOf } from '../api/client.ts';
+import { api, ApiError, callRoute, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
@@ -13,7 +13,6 @@ import {
   crudActions,
   labelled,
   PermittedRowButton,
-  saveRecord,
   useBusy,
   useListChange,
   useListDelete,
@@ -103,7 +102,8 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(
       async () => {
-        await saveRecord(endpoints.user, creating, checked.data);
+        if (creating) await callRoute('user.create', { body: checked.data as UserCreateBody });
+        else await callRoute('user.update', { body: checked.data as UserUpdateBody });
         await done(t(creating ? 'common.created' : 'common.saved'));
       },
       (error) => {
@@ -201,7 +201,7 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
         const checked = validate(passwordResetBody, { id: user?.id, password }, t, userRules(t));
         if (!checked.ok) return setError(checked.errors.password);
         await run(async () => {
-          await api.post(endpoints.passwordReset, checked.data);
+          await callRoute('user.resetPassword', { body: checked.data as { id: string; password: string } });
           notice.success(t('user.passwordReset'));
           setPassword('');
           onClose();
@@ -230,11 +230,14 @@ export function UsersPage() {
   const remove = (rows: UserRow[]) =>
     deleteRows(t('user.deleteConfirm', { names: rows.map((r) => r.username).join(', ') }), () =>
       // The route deletes one user (`id`): a selection is deleted one by one.
-      rows.reduce<Promise<unknown>>((previous, row) => previous.then(() => api.delete(endpoints.user, { id: row.id })), Promise.resolve()),
+      rows.reduce<Promise<unknown>>(
+        (previous, row) => previous.then(() => callRoute('user.delete', { query: { id: row.id } })),
+        Promise.resolve(),
+      ),
     );
   const setStatus = (row: UserRow, status: 'enabled' | 'stopped') => {
     const stopping = status === 'stopped';
-    return change(() => api.put(endpoints.userStatus, { id: row.id, status }), t(stopping ? 'user.stopped' : 'user.started'), {
+    return change(() => callRoute('user.status', { body: { id: row.id, status } }), t(stopping ? 'user.stopped' : 'user.started'), {
       message: t(stopping ? 'user.stopConfirm' : 'user.startConfirm', { name: row.username }),
       danger: stopping,
       confirmLabel: t(stopping ? 'user.stop' : 'user.start'),

@@ -1,0 +1,43 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { callRoute } from './client.ts';
+
+/** The browser's own fetch, replaced: what the typed client sends is what is checked here. */
+function recordFetch() {
+  const sent: Array<{ url: string; method: string; body: unknown }> = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      sent.push({ url, method: String(init.method), body: init.body ? JSON.parse(String(init.body)) : undefined });
+      return new Response(JSON.stringify({ code: 200, msg: 'ok', data: { id: 'u1' } }), { status: 200 });
+    }),
+  );
+  return sent;
+}
+
+describe('the client typed by the route table', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('deletes a user with the `id` the route reads, not the `ids` the old screen sent', async () => {
+    const sent = recordFetch();
+    expect(await callRoute('user.delete', { query: { id: 'u1' } })).toEqual({ id: 'u1' });
+    expect(sent[0]!.method).toBe('DELETE');
+    expect(sent[0]!.url).toMatch(/^\/api\/auth\/user\?id=u1&timestamp=\d+$/);
+  });
+
+  it('does not compile a field or a route the table does not declare (the web build runs tsc)', () => {
+    const neverCalled = () => [
+      // @ts-expect-error `ids` is no field of user.delete's query
+      callRoute('user.delete', { query: { ids: 'u1' } }),
+      // @ts-expect-error no such route
+      callRoute('user.remove', {}),
+    ];
+    expect(typeof neverCalled).toBe('function');
+  });
+
+  it("takes method and path from the table and sends the body as the route's schema has it", async () => {
+    const sent = recordFetch();
+    await callRoute('user.status', { body: { id: 'u1', status: 'stopped' } });
+    expect(sent[0]).toEqual({ url: '/api/auth/user/status', method: 'PUT', body: { id: 'u1', status: 'stopped' } });
+  });
+});
