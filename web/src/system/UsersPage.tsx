@@ -4,7 +4,7 @@ import { Checkbox, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
 import { limits, type UserCreateBody, type UserUpdateBody } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
-import { api, ApiError, callRoute, messageOf } from '../api/client.ts';
+import { ApiError, callRoute, messageOf } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
