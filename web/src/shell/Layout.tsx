@@ -13,7 +13,7 @@ import {
   LockClosedIcon,
   PersonIcon,
 } from '@radix-ui/react-icons';
-import { api } from '../api/client.ts';
+import { callRoute } from '../api/client.ts';
 import { sessionStore, useSession } from '../auth/useSession.ts';
 import { ChangePasswordDialog } from '../auth/ChangePasswordDialog.tsx';
 import { confirm } from '../ui/feedback.tsx';
@@ -228,7 +228,7 @@ export function Layout() {
   };
   const logout = async () => {
     if (!(await confirm({ message: t('auth.logoutConfirm') }))) return;
-    await api.post('/api/auth/logout', {}, { noRedirect: true }).catch(() => undefined);
+    await callRoute('auth.logout', {}, { noRedirect: true }).catch(() => undefined);
     sessionStore.clear();
     tagStore.reset();
     queryClient.clear();

@@ -5,7 +5,7 @@ import { CopyIcon, ExclamationTriangleIcon } from '@radix-ui/react-icons';
 import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api, messageOf } from '../api/client.ts';
+import { api, messageOf, callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
@@ -154,14 +154,14 @@ export function AppsPage() {
     deleteRows(
       t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
       async () => {
-        for (const row of rows) await api.delete(endpoints.app, { id: row.id });
+        for (const row of rows) await callRoute('app.delete', { query: { id: row.id } });
       },
       t('app.deleted'),
     );
   const newSecret = async (row: AppRow) => {
     if (!(await confirm({ message: t('app.newSecretConfirm', { name: row.name }), danger: true }))) return;
     try {
-      setCredentials(await api.post<Credentials>(endpoints.appSecret, { id: row.id }));
+      setCredentials(await callRoute('app.rotateSecret', { body: { id: row.id } }));
     } catch (error) {
       notice.error(messageOf(error));
     }

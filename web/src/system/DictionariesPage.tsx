@@ -7,7 +7,7 @@ import { dictItemCreateBody, dictItemUpdateBody, dictTypeCreateBody, dictTypeUpd
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import type { z } from 'zod';
 import type { dictItemRow, dictTypeRow } from '@iot/contracts/identity/dict.ts';
-import { api } from '../api/client.ts';
+import { callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import {
   createdAtColumn,
@@ -129,7 +129,7 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
   if (!type) return null;
   const remove = (row: ItemRow) =>
     deleteRows(t('dict.deleteItemConfirm', { name: row.label }), () =>
-      api.delete(endpoints.dictItems, { typeId: type.id, itemId: row.id }),
+      callRoute('dict.removeItem', { query: { typeId: type.id, itemId: row.id } }),
     );
   const columns: ListColumn<ItemRow>[] = [
     { id: 'label', header: t('dict.label'), value: (r) => r.label, sortable: true, width: 160 },
@@ -179,7 +179,7 @@ export function DictionariesPage() {
   const [items, setItems] = useState<TypeRow | null>(null);
   const remove = (rows: TypeRow[]) =>
     deleteRows(t('dict.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
-      for (const row of rows) await api.delete(endpoints.dict, { id: row.id });
+      for (const row of rows) await callRoute('dict.delete', { query: { id: row.id } });
     });
   const columns: ListColumn<TypeRow>[] = [
     { id: 'code', header: t('dict.code'), value: (r) => r.code, sortable: true, width: 180 },

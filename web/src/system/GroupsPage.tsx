@@ -4,7 +4,7 @@ import { TextField } from '@radix-ui/themes';
 import { groupTypes } from '@iot/contracts';
 import { groupCreateBody, groupUpdateBody, type GroupNode } from '@iot/contracts/identity/group.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api } from '../api/client.ts';
+import { callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
@@ -93,7 +93,7 @@ export function GroupsPage() {
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
   const remove = (row: GroupNode) =>
-    deleteRows(t('group.deleteConfirm', { name: row.name }), () => api.delete(endpoints.group, { id: row.id }));
+    deleteRows(t('group.deleteConfirm', { name: row.name }), () => callRoute('group.delete', { query: { id: row.id } }));
   const columns: ListColumn<GroupNode>[] = [
     { id: 'name', header: t('group.name'), value: (r) => r.name, width: 260 },
     { id: 'type', header: t('group.type'), value: (r) => t(`groupType.${r.type}`), width: 120 },

@@ -4,7 +4,7 @@ import { TextField } from '@radix-ui/themes';
 import { limits } from '@iot/contracts';
 import { menuCreateBody, menuTypes, menuUpdateBody, type MenuNode } from '@iot/contracts/identity/menu.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api } from '../api/client.ts';
+import { callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { useEntryTitle } from '../shell/Layout.tsx';
 import { crudActions, labelled, PermittedRowButton, saveRecord, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
@@ -166,10 +166,10 @@ export function MenusPage() {
   const move = async (row: MenuNode, direction: -1 | 1) => {
     const items = reorder(siblingsOf(tree.data ?? [], row) ?? [], row.id, direction);
     if (!items) return;
-    await change(() => api.put(endpoints.menuOrder, { items }), t('common.success'));
+    await change(() => callRoute('menu.reorder', { body: { items } }), t('common.success'));
   };
   const remove = (row: MenuNode) =>
-    deleteRows(t('menu.fields.deleteConfirm', { name: title(row) }), () => api.delete(endpoints.menu, { id: row.id }));
+    deleteRows(t('menu.fields.deleteConfirm', { name: title(row) }), () => callRoute('menu.delete', { query: { id: row.id } }));
   const columns: ListColumn<MenuNode>[] = [
     { id: 'title', header: t('menu.fields.name'), value: (r) => title(r), width: 220 },
     { id: 'type', header: t('menu.fields.type'), value: (r) => t(`menuType.${r.type}`), width: 90 },

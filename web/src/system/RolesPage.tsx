@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Text, TextArea, TextField } from '@radix-ui/themes';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
-import { api, ApiError, messageOf } from '../api/client.ts';
+import { api, ApiError, messageOf, callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
@@ -57,7 +57,7 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
         if (creating) await api.post(endpoints.role, checked.data);
         else {
           if (!grantOnly) await api.put(endpoints.role, checked.data);
-          await api.put(endpoints.roleMenu, { id: form.values.id, menuIds });
+          await callRoute('role.grant', { body: { id: form.values.id, menuIds } });
         }
         await done(t(creating ? 'common.created' : 'common.saved'));
       },
@@ -100,7 +100,7 @@ export function RolesPage() {
   const [editing, setEditing] = useState<Editing>(null);
   const remove = (rows: RoleRow[]) =>
     deleteRows(t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
-      for (const row of rows) await api.delete(endpoints.role, { id: row.id });
+      for (const row of rows) await callRoute('role.delete', { query: { id: row.id } });
     });
   const columns: ListColumn<RoleRow>[] = [
     { id: 'name', header: t('role.name'), value: (r) => roleName(t, r), sortable: true, width: 180 },
