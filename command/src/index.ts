@@ -9,6 +9,10 @@ import { groupHandlers } from './group/handlers.ts';
 import { roleHandlers } from './role/handlers.ts';
 import { menuHandlers } from './menu/handlers.ts';
 import { dictHandlers } from './dict/handlers.ts';
+import { productHandlers } from './product/handlers.ts';
+import { deviceHandlers, importHandlers } from './device/handlers.ts';
+import { historyHandlers } from './device/history.ts';
+import { templateHandlers } from './template/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -23,6 +27,11 @@ export const commandHandlers = {
   ...roleHandlers,
   ...menuHandlers,
   ...dictHandlers,
+  ...productHandlers,
+  ...deviceHandlers,
+  ...importHandlers,
+  ...historyHandlers,
+  ...templateHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

@@ -49,6 +49,30 @@ export const errorCatalogue = {
   DICT_CODE_TAKEN: { status: 400, zh: '字典编码已存在', en: 'Dictionary code already exists' },
   DICT_VALUE_TAKEN: { status: 400, zh: '字典值已存在', en: 'Dictionary value already exists' },
   SCOPE_EXCEEDED: { status: 403, zh: '不能授予自己没有的权限', en: 'You cannot grant permissions you do not hold' },
+  SN_TAKEN: { status: 400, zh: '设备序列号已存在', en: 'Serial number already exists' },
+  PRODUCT_CODE_TAKEN: { status: 400, zh: '产品编码已存在', en: 'Product code already exists' },
+  PRODUCT_PUBLISHED: {
+    status: 400,
+    zh: '产品已发布，物模型只能通过发布新版本修改',
+    en: 'The product is published: its thing model changes only by publishing a new version',
+  },
+  PRODUCT_NOT_PUBLISHED: { status: 400, zh: '产品尚未发布', en: 'The product is not published' },
+  PRODUCT_IN_USE: { status: 400, zh: '该产品下还有设备', en: 'The product still has devices' },
+  IDENTIFIER_TAKEN: { status: 400, zh: '标识符已存在', en: 'Identifier already exists' },
+  MODEL_INVALID: { status: 400, zh: '物模型文件有误', en: 'The thing-model file has faults' },
+  NOT_A_PROPERTY: {
+    status: 400,
+    zh: '变量标识符必须是产品物模型中的属性',
+    en: "A variable's identifier must name a property of the product's thing model",
+  },
+  NOT_A_GATEWAY: { status: 400, zh: '所选设备不是网关', en: 'The chosen device is not a gateway' },
+  GATEWAY_HAS_DEVICES: { status: 400, zh: '网关下还有子设备', en: 'The gateway still has sub-devices' },
+  TEMPLATE_PRODUCT_MISMATCH: { status: 400, zh: '模板不属于该设备的产品', en: "The template is not for the device's product" },
+  FILE_TYPE: { status: 400, zh: '只能上传 CSV 或 XLSX 文件', en: 'Only CSV or XLSX files can be uploaded' },
+  FILE_EMPTY: { status: 400, zh: '文件为空', en: 'The file is empty' },
+  FILE_TOO_LARGE: { status: 413, zh: '文件不能超过 50MB', en: 'The file cannot exceed 50 MB' },
+  FILE_COLUMNS: { status: 400, zh: '文件缺少必填列', en: 'The file lacks required columns' },
+  JOB_RUNNING: { status: 409, zh: '该导入任务已在进行', en: 'This import is already running' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -28,3 +28,8 @@ export * from './dict/events.ts';
 export * from './dict/routes.ts';
 export * from './menu/catalogue.ts';
 export * from './http/channel.ts';
+export * from './device/thing-model.ts';
+export * from './device/model.ts';
+export * from './device/events.ts';
+export * from './device/permissions.ts';
+export * from './device/routes.ts';

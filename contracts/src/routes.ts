@@ -2,6 +2,7 @@ import { appRoutes } from './app/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { oplogRoutes } from './oplog/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { deviceRoutes } from './device/routes.ts';
 import { dictRoutes } from './dict/routes.ts';
 import { groupRoutes } from './group/routes.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -24,6 +25,7 @@ export const routes = {
   ...appRoutes,
   ...settingsRoutes,
   ...oplogRoutes,
+  ...deviceRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

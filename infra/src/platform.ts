@@ -36,6 +36,7 @@ import { createLookups } from '@iot/query/shared/lookups.ts';
 import { createDispatch } from './dispatch.ts';
 import { migrate, migrator } from './migrate/migrate.ts';
 import { commandOwners } from './migrate/owners.ts';
+import { createLiveRelay } from './http/live.ts';
 import { createReadModelWatch } from './http/watch.ts';
 import { createPrincipalCache } from './http/principals.ts';
 
@@ -152,7 +153,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
 
     const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
-    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db) }));
+    const live = createLiveRelay();
+    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db), live }));
     const crashAfter = config.FAULT_CRASH_AFTER_STEP;
     const afterStep = (workflow: string, step: string) => {
       logger.debug({ workflow, step }, 'workflow step done');
@@ -213,7 +215,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             ? defaultStatic
             : undefined
           : (options.staticDir ?? undefined);
-      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db) };
+      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db), live };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       const principals = createPrincipalCache(db, store, watch);
       await principals.start();
@@ -221,7 +223,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       app = await createApp(context, routeModules, {
         staticDir,
         resolvePrincipal: (token) => principals.resolve(token),
-        channels: { specs: channels, lookups: ports.lookups },
+        channels: { specs: channels, lookups: ports.lookups, onHub: (hub) => live.attach(hub) },
         trustedProxies: config.TRUSTED_PROXIES?.split(',')
           .map((p) => p.trim())
           .filter(Boolean),

@@ -8,6 +8,9 @@ import { appsProjection } from './app/apps.ts';
 import { dictsProjection } from './dict/dicts.ts';
 import { settingsProjection } from './settings/settings.ts';
 import { oplogProjection } from './oplog/oplog.ts';
+import { productsProjection } from './device/products.ts';
+import { devicesProjection } from './device/devices.ts';
+import { mqttConfigsProjection, templatesProjection } from './device/templates.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -23,4 +26,8 @@ export const projections: AnyProjection[] = [
   dictsProjection,
   settingsProjection,
   oplogProjection,
+  productsProjection,
+  devicesProjection,
+  templatesProjection,
+  mqttConfigsProjection,
 ];

@@ -8,6 +8,7 @@ import { roleQueryHandlers } from './role/handlers.ts';
 import { menuQueryHandlers } from './menu/handlers.ts';
 import { dictQueryHandlers } from './dict/handlers.ts';
 import { tenantQueryHandlers } from './tenant/handlers.ts';
+import { deviceQueryHandlers } from './device/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -21,4 +22,5 @@ export const queryHandlers = {
   ...menuQueryHandlers,
   ...dictQueryHandlers,
   ...tenantQueryHandlers,
+  ...deviceQueryHandlers,
 };

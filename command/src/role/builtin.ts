@@ -24,8 +24,9 @@ const grants: Record<BuiltinRole, (menu: (typeof builtinMenus)[number]) => boole
   operator: (m) =>
     inArea('home', 'operation', 'device', 'scene', 'rule', 'alarm', 'forward', 'system.user', 'system.dept')(m.id) &&
     (!m.id.startsWith('system.') || m.type === 'menu' || m.permission?.endsWith(':list') === true),
-  auditor: (m) => !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export)$/.test(m.permission ?? '')),
-  analyst: (m) => inArea('home', 'analysis')(m.id) || (inArea('device')(m.id) && m.type === 'menu'),
+  auditor: (m) => !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export|history)$/.test(m.permission ?? '')),
+  // A screen shown is a screen whose reads are allowed: spec §8 sends any 403 to login.
+  analyst: (m) => inArea('home', 'analysis')(m.id) || (inArea('device')(m.id) && (m.type === 'menu' || m.permission?.endsWith(':list') === true)),
   tester: (m) => inArea('home', 'producttest')(m.id),
 };
 

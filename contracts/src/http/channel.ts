@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { perm } from '../identity/permissions.ts';
+import { importProgress } from '../device/model.ts';
+import { devicePerm } from '../device/permissions.ts';
 import type { RoutePermission } from './principal.ts';
 
 /**
@@ -35,6 +37,13 @@ export const channels = {
     scope: 'tenant',
     summary: "The tenant's changes as they are recorded (the operation log, live)",
     message: activityMessage,
+  }),
+  'device.import': channel({
+    path: '/api/ws/device/import',
+    permission: devicePerm.deviceImport,
+    scope: 'tenant',
+    summary: 'Progress of device imports: rows read, created, refused, bytes',
+    message: importProgress,
   }),
 };
 export type Channels = typeof channels;

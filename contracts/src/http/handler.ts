@@ -3,6 +3,7 @@ import type { Notifier } from '../ports/notifier.ts';
 import type { SqlPool } from '../ports/sql.ts';
 import type { Dispatch } from '../ports/dispatch.ts';
 import type { Lookups } from '../ports/lookups.ts';
+import type { LiveFeed } from '../ports/live.ts';
 import type { Principal } from './principal.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
 
@@ -14,6 +15,8 @@ export interface Ports {
   notifier: Notifier;
   dispatch: Dispatch;
   lookups: Lookups;
+  /** The websocket channels: progress of long work, live data. */
+  live: LiveFeed;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

@@ -12,6 +12,10 @@ export const readModels = [
   'dicts',
   'settings',
   'oplog',
+  'products',
+  'devices',
+  'templates',
+  'mqttConfigs',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -30,10 +30,13 @@ export interface RouteSpec {
    * operators poll costs one query.
    */
   cache?: 'tenant' | 'caller';
-  /** A body that is not JSON: its bytes arrive as a Uint8Array (the logo). */
-  consumes?: 'image/png';
-  /** An answer that is not the JSON envelope (a CSV export, an image). */
-  produces?: 'text/csv' | 'image/png';
+  /**
+   * A body that is not JSON: its bytes arrive as a Uint8Array (the logo, `image/png`), or as a stream never
+   * held whole in memory (`file`: an import of any size up to its handler's limit), see `FileUpload`.
+   */
+  consumes?: 'image/png' | 'file';
+  /** An answer that is not the JSON envelope (a CSV export, an image, a JSON file to download). */
+  produces?: 'text/csv' | 'image/png' | 'application/json';
 }
 
 /** Declares a route, keeping its literal types for the handler and the client. */
@@ -41,7 +44,19 @@ export const route = <const R extends RouteSpec>(spec: R): R => spec;
 
 export type RouteTable = Record<string, RouteSpec>;
 
-export type BodyOf<R extends RouteSpec> = R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
+/** A streamed upload: its bytes as they arrive, with what the request said of them. */
+export interface FileUpload {
+  stream: AsyncIterable<Uint8Array>;
+  contentType: string;
+  /** The Content-Length, when the client sent one. */
+  length: number | null;
+}
+
+export type BodyOf<R extends RouteSpec> = R['consumes'] extends 'file'
+  ? FileUpload
+  : R['body'] extends z.ZodType
+    ? z.output<R['body']>
+    : undefined;
 export type QueryOf<R extends RouteSpec> = R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
 /** What the handler returns as `data`. */
 export type DataOf<R extends RouteSpec> = z.input<R['response']>;

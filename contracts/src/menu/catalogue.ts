@@ -53,10 +53,31 @@ const areas: Area[] = [
     name: '设备管理',
     icon: 'device',
     screens: [
-      { key: 'device', name: '设备', router: 'Device' },
-      { key: 'gateway', name: '网关', router: 'Gateway' },
-      { key: 'product', name: '产品', router: 'Product' },
+      {
+        key: 'device',
+        name: '设备',
+        router: 'Device',
+        entries: [
+          ...crud,
+          ['secret', '重置密钥', 'button'],
+          ['import', '导入', 'button'],
+          ['export', '导出', 'button'],
+          ['history', '变更历史', 'interface'],
+        ],
+      },
+      {
+        key: 'gateway',
+        name: '网关',
+        router: 'Gateway',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['edit', '修改', 'button'],
+        ],
+      },
+      { key: 'product', name: '产品', router: 'Product', entries: [...crud, ['publish', '发布', 'button']] },
       { key: 'grouping', name: '分组', router: 'Grouping' },
+      { key: 'template', name: '模板', router: 'Template', entries: [...crud, ['apply', '应用', 'button']] },
+      { key: 'mqttConfig', name: 'MQTT配置', router: 'MqttConfig', entries: crud },
     ],
   },
   {
@@ -144,6 +165,15 @@ const areas: Area[] = [
         key: 'log',
         name: '操作日志',
         router: 'OperationLog',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['export', '导出', 'button'],
+        ],
+      },
+      {
+        key: 'audit',
+        name: '审计追踪',
+        router: 'AuditTrail',
         entries: [
           ['list', '查询', 'interface'],
           ['export', '导出', 'button'],
@@ -263,6 +293,8 @@ const englishAreasAndScreens: Record<string, string> = {
   'device.gateway': 'Gateways',
   'device.product': 'Products',
   'device.grouping': 'Grouping',
+  'device.template': 'Templates',
+  'device.mqttConfig': 'MQTT configs',
   scene: 'Scene configuration',
   'scene.design': 'Scene design',
   'scene.linkage': 'Scene linkage',
@@ -299,6 +331,7 @@ const englishAreasAndScreens: Record<string, string> = {
   'system.dict': 'Dictionaries',
   'system.settings': 'System settings',
   'system.log': 'Operation log',
+  'system.audit': 'Audit trail',
   'system.tenant': 'Tenant audit',
   'system.task': 'Tasks',
   'system.resource': 'Resources',
@@ -330,6 +363,10 @@ const englishEntries: Record<string, string> = {
   secret: 'Reset secret',
   export: 'Export',
   audit: 'Audit',
+  import: 'Import',
+  history: 'Change history',
+  publish: 'Publish',
+  apply: 'Apply',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

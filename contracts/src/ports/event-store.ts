@@ -51,6 +51,14 @@ export interface ReadAllOptions {
   categories?: string[];
 }
 
+export interface ReadTenantOptions {
+  /** Only events recorded at or before this time: the tenant "as of" an instant. */
+  toTime?: Date;
+  /** Read events after this position (a page's last one); omit to read from the start. */
+  after?: string | null;
+  limit?: number;
+}
+
 export interface Subscription {
   stop(): Promise<void>;
 }
@@ -79,6 +87,8 @@ export interface EventStore {
   readStream(streamName: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /** The global log in commit order: a reader never skips an event committed later at a lower position. */
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** One tenant's events in log order (every aggregate of it), up to an instant: what an auditor replays. */
+  readTenant(tenantId: string, options?: ReadTenantOptions): Promise<StoredEvent[]>;
   /** Delivers every event after the checkpoint exactly once and in order, then follows new ones. */
   subscribe(options: SubscribeOptions): Subscription;
   /** The position of the newest event visible to readAll, or null when the log is empty. */

@@ -1,5 +1,5 @@
 /** Read models whose rows belong to one tenant. */
-export type TenantTable = 'rm_users' | 'rm_roles' | 'rm_groups';
+export type TenantTable = 'rm_users' | 'rm_roles' | 'rm_groups' | 'rm_devices' | 'rm_products' | 'rm_templates';
 
 /**
  * Questions the write side asks of the read models, with one home each (query/src/shared/lookups.ts),

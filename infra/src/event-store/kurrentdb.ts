@@ -31,6 +31,7 @@ import {
   type ExpectedVersion,
   type NewEvent,
   type ReadAllOptions,
+  type ReadTenantOptions,
   type ReadStreamOptions,
   type StoredEvent,
   type SubscribeOptions,
@@ -244,6 +245,24 @@ export function createKurrentEventStore({ url }: KurrentEventStoreOptions): Even
     return out;
   }
 
+  /** One tenant's events: `$all` read page by page, kept when the metadata names the tenant (stream names hold it too). */
+  async function readTenant(tenantId: string, options: ReadTenantOptions = {}): Promise<StoredEvent[]> {
+    const limit = options.limit ?? DEFAULT_READ_LIMIT;
+    const out: StoredEvent[] = [];
+    let after = options.after ?? null;
+    for (;;) {
+      const page = await readAll({ after, limit: 1000 });
+      for (const event of page) {
+        if (event.metadata.tenantId !== tenantId) continue;
+        if (options.toTime && event.recordedAt > options.toTime) continue;
+        out.push(event);
+        if (out.length >= limit) return out;
+      }
+      if (page.length < 1000) return out;
+      after = page.at(-1)!.position;
+    }
+  }
+
   async function headPosition(): Promise<string | null> {
     const read = client.readAll({ fromPosition: END, direction: BACKWARDS, filter: allFilter(), maxCount: 1 });
     for await (const resolved of read) {
@@ -360,6 +379,7 @@ export function createKurrentEventStore({ url }: KurrentEventStoreOptions): Even
     append,
     readStream,
     readAll,
+    readTenant,
     subscribe,
     headPosition,
     async health() {

@@ -2,7 +2,7 @@ import type { EventMetadata } from '@iot/contracts';
 import type { Sql, SqlPool } from '../postgres/sql.ts';
 import { migrate } from '../migrate/migrate.ts';
 import { createGroupCommit } from './postgres-group-commit.ts';
-import type { EventStore, ReadAllOptions, ReadStreamOptions, StoredEvent, SubscribeOptions, Subscription } from './port.ts';
+import type { EventStore, ReadAllOptions, ReadStreamOptions, ReadTenantOptions, StoredEvent, SubscribeOptions, Subscription } from './port.ts';
 
 const CHANNEL = 'es_events';
 const NOTIFY_INTERVAL_MS = 20;
@@ -99,7 +99,19 @@ export interface PostgresEventStoreOptions {
  */
 export async function createPostgresEventStore(pool: SqlPool, storeOptions: PostgresEventStoreOptions = {}): Promise<EventStore> {
   await migrate(pool, [
-    { owner: 'event-store', tables: ['es_events'], migrations: [{ version: 1, name: 'create', sql: eventStoreSchema }] },
+    {
+      owner: 'event-store',
+      tables: ['es_events'],
+      migrations: [
+        { version: 1, name: 'create', sql: eventStoreSchema },
+        // An auditor replays one tenant: its events in log order without reading the others'.
+        {
+          version: 2,
+          name: 'tenant index',
+          sql: `create index if not exists es_events_tenant on es_events ((metadata->>'tenantId'), transaction_id, global_position)`,
+        },
+      ],
+    },
   ]);
   const pollMs = storeOptions.pollMs ?? 200;
   const followerPool = storeOptions.subscriptionPool ?? pool;
@@ -220,6 +232,20 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     return result.rows.map(toStored);
   }
 
+  async function readTenant(tenantId: string, options: ReadTenantOptions = {}): Promise<StoredEvent[]> {
+    const [xid, pos] = parsePosition(options.after);
+    const result = await pool.query<EventRow>(
+      `select ${columns} from es_events
+       where metadata->>'tenantId' = $1 and (transaction_id, global_position) > ($2::text::xid8, $3::bigint)
+         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         and ($5::timestamptz is null or recorded_at <= $5)
+       order by transaction_id, global_position
+       limit $4`,
+      [tenantId, xid, pos, options.limit ?? 1000, options.toTime ?? null],
+    );
+    return result.rows.map(toStored);
+  }
+
   function subscribe(options: SubscribeOptions): Subscription {
     let stopped = false;
     let checkpoint = options.after ?? null;
@@ -306,6 +332,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     append: groupCommit.append,
     readStream,
     readAll,
+    readTenant,
     subscribe,
     headPosition,
     async health() {

@@ -50,6 +50,7 @@ export function withUpcasting(store: EventStore, registry: UpcasterRegistry): Ev
     close: () => store.close(),
     readStream: async (stream, options) => all(await store.readStream(stream, options)),
     readAll: async (options) => all(await store.readAll(options)),
+    readTenant: async (tenantId, options) => all(await store.readTenant(tenantId, options)),
     subscribe: (options) => store.subscribe({ ...options, onEvents: (events) => options.onEvents(all(events)) }),
   };
 }

@@ -20,7 +20,7 @@ import { limits, PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
-import { feedActivity, registerChannels } from './channels.ts';
+import { feedActivity, registerChannels, type ChannelHub } from './channels.ts';
 import { clientErrorHandler, registerHardening } from './hardening.ts';
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
@@ -41,6 +41,9 @@ export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<voi
 
 const BODY_LIMIT = 1024 * 1024;
 
+/** Spreadsheet uploads (CSV, XLSX) a streamed route reads as it arrives. */
+const FILE_TYPES = ['text/csv', 'application/csv', 'application/vnd.ms-excel', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'];
+
 /** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
 export interface RouteTableBinding {
   routes: RouteTable;
@@ -56,7 +59,7 @@ export async function createApp(
     staticDir?: string;
     table?: RouteTableBinding;
     resolvePrincipal?: (token: string) => Promise<Principal | null>;
-    channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups };
+    channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups; onHub?: (hub: ChannelHub) => void };
     trustedProxies?: string[];
     cookieDomain?: string;
   } = {},
@@ -92,6 +95,8 @@ export async function createApp(
   await app.register(cookie);
   // Routes that declare `consumes` (the logo) take the raw file as a browser's fetch(file) posts it: its bytes reach
   // the handler, which judges them; room above the 2 MB limit so a slightly larger file gets LOGO_TOO_LARGE.
+  // Routes that declare `consumes: 'file'` (a device import) take the request stream itself, never held whole in memory.
+  for (const type of FILE_TYPES) app.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
   for (const type of [/^image\/.*/, 'application/octet-stream'])
     app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: limits.logo.maxBytes * 4 }, (_request, body, done) => done(null, body));
   await app.register(swagger, {
@@ -132,6 +137,7 @@ export async function createApp(
 
   if (options.channels) {
     const hub = await registerChannels(app as unknown as FastifyInstance, options.channels.specs, options.channels.lookups);
+    options.channels.onHub?.(hub);
     const feed = await feedActivity(context.store, hub);
     app.addHook('onClose', () => feed.stop());
   }

@@ -137,7 +137,15 @@ export function registerRouteTable<T extends RouteTable>(
             position = laterPosition(position, p);
           },
         };
-        const data = await handler({ body: request.body as never, query: request.query as never }, ctx);
+        const body =
+          spec.consumes === 'file'
+            ? {
+                stream: request.body as AsyncIterable<Uint8Array>,
+                contentType: request.headers['content-type'] ?? '',
+                length: request.headers['content-length'] ? Number(request.headers['content-length']) : null,
+              }
+            : request.body;
+        const data = await handler({ body: body as never, query: request.query as never }, ctx);
         if (isRawAnswer(data)) {
           reply.header('content-type', data.contentType);
           if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);

@@ -6,6 +6,7 @@ import { logoSchema } from '@iot/command/settings/logos.ts';
 import { claimsSchema } from '@iot/command/shared/claims.ts';
 import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
+import { importSchema } from '@iot/command/device/import.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -22,4 +23,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('user.usernames', ['username_claims'], usernameClaimsSchema),
   v1('claims', ['claims'], claimsSchema),
   v1('settings.logos', ['settings_logos'], logoSchema),
+  v1('device.import', ['device_import_jobs', 'device_import_faults'], importSchema),
 ];

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { csvCell } from '../shared/csv.ts';
 import { DomainError, perm, type OplogRoutes, type OplogRow, type oplogSortable } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { hasPermission } from '@iot/contracts/http/principal.ts';
@@ -54,11 +55,7 @@ function specOf(tenantId: string, q: LogQuery): ListSpec {
   return spec;
 }
 
-/**
- * A cell a spreadsheet would run as a formula (it begins with = + - @, or a tab or carriage return that
- * some spreadsheets skip) gets a leading single quote, so that it reads as text (CWE-1236).
- */
-export const csvCell = (value: unknown): unknown => (typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+export { csvCell };
 
 async function exportCsv(ctx: RequestContext, q: LogQuery) {
   const result = await pageOf(

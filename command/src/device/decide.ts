@@ -1,0 +1,98 @@
+import { DomainError, type DeviceLocation, type NodeType } from '@iot/contracts';
+import { sameValue, unreachable, type Decider } from '../decider.ts';
+import { evolve, initialState, type DeviceEvent, type DeviceState } from './device.ts';
+
+/**
+ * A device (a gateway is a device whose product is a gateway). SN uniqueness is a claim the handler takes
+ * before the append; whether a group, gateway or product exists is checked by the handler on the read side.
+ */
+export type DeviceCommand =
+  | {
+      type: 'CreateDevice';
+      deviceId: string;
+      sn: string;
+      name: string;
+      productId: string;
+      modelVersion: number;
+      nodeType: NodeType;
+      groupId: string | null;
+      gatewayId: string | null;
+      location: DeviceLocation;
+      version: string | null;
+      tags: string[];
+      remark: string | null;
+      secretHash: string;
+    }
+  | {
+      type: 'UpdateDevice';
+      deviceId: string;
+      name: string;
+      location: DeviceLocation;
+      version: string | null;
+      tags: string[];
+      remark: string | null;
+    }
+  | { type: 'MoveDevice'; deviceId: string; groupId: string | null }
+  | { type: 'BindGateway'; deviceId: string; gatewayId: string | null }
+  | { type: 'RotateSecret'; deviceId: string; secretHash: string }
+  | { type: 'EnableDevice'; deviceId: string }
+  | { type: 'DisableDevice'; deviceId: string }
+  | { type: 'ApplyTemplate'; deviceId: string; templateId: string | null; templateProductId: string | null }
+  | { type: 'UpgradeModel'; deviceId: string; modelVersion: number }
+  | { type: 'DeleteDevice'; deviceId: string; hasSubDevices: boolean };
+
+const live = (state: DeviceState) => {
+  if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
+};
+
+export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[] {
+  const { deviceId } = command;
+  switch (command.type) {
+    case 'CreateDevice': {
+      if (state.exists) return [];
+      const { type: _t, ...data } = command;
+      if (data.gatewayId === deviceId) throw new DomainError('NOT_A_GATEWAY');
+      return [{ type: 'DeviceCreated', data: { ...data, tags: [...new Set(data.tags)] } }];
+    }
+    case 'UpdateDevice': {
+      live(state);
+      const { type: _t, ...data } = command;
+      const next = { ...data, tags: [...new Set(data.tags)] };
+      const current = { deviceId, name: state.name, location: state.location, version: state.version, tags: state.tags, remark: state.remark };
+      return sameValue(next, current) ? [] : [{ type: 'DeviceUpdated', data: next }];
+    }
+    case 'MoveDevice':
+      live(state);
+      return state.groupId === command.groupId ? [] : [{ type: 'DeviceMoved', data: { deviceId, groupId: command.groupId } }];
+    case 'BindGateway':
+      live(state);
+      if (command.gatewayId === deviceId || (command.gatewayId && state.nodeType === 'gateway')) throw new DomainError('NOT_A_GATEWAY');
+      return state.gatewayId === command.gatewayId ? [] : [{ type: 'DeviceGatewayBound', data: { deviceId, gatewayId: command.gatewayId } }];
+    case 'RotateSecret':
+      live(state);
+      return [{ type: 'DeviceSecretRotated', data: { deviceId, secretHash: command.secretHash } }];
+    case 'EnableDevice':
+      live(state);
+      return state.enabled ? [] : [{ type: 'DeviceEnabled', data: { deviceId } }];
+    case 'DisableDevice':
+      live(state);
+      return state.enabled ? [{ type: 'DeviceDisabled', data: { deviceId } }] : [];
+    case 'ApplyTemplate':
+      live(state);
+      if (command.templateId && command.templateProductId !== state.productId) throw new DomainError('TEMPLATE_PRODUCT_MISMATCH');
+      return state.templateId === command.templateId ? [] : [{ type: 'DeviceTemplateApplied', data: { deviceId, templateId: command.templateId } }];
+    case 'UpgradeModel':
+      live(state);
+      if (command.modelVersion < 1) throw new DomainError('PRODUCT_NOT_PUBLISHED');
+      return state.modelVersion === command.modelVersion ? [] : [{ type: 'DeviceModelUpgraded', data: { deviceId, modelVersion: command.modelVersion } }];
+    case 'DeleteDevice':
+      live(state);
+      if (command.hasSubDevices) throw new DomainError('GATEWAY_HAS_DEVICES');
+      return [{ type: 'DeviceDeleted', data: { deviceId, sn: state.sn! } }];
+    default:
+      return unreachable(command);
+  }
+}
+
+export const deviceDecider: Decider<DeviceCommand, DeviceEvent, DeviceState> = { initialState, evolve, decide };
+export const deviceStream = (tenantId: string, deviceId: string) => `device-${tenantId}.${deviceId}`;

@@ -1,0 +1,79 @@
+import type { DeviceEvent, DeviceLocation, NodeType } from '@iot/contracts';
+
+export type { DeviceEvent };
+
+/** A device as its stream tells it: what an as-of read rebuilds, and what commands decide on. */
+export interface DeviceState {
+  exists: boolean;
+  deleted: boolean;
+  sn: string | null;
+  name: string | null;
+  productId: string | null;
+  modelVersion: number;
+  nodeType: NodeType | null;
+  groupId: string | null;
+  gatewayId: string | null;
+  location: DeviceLocation;
+  version: string | null;
+  tags: string[];
+  remark: string | null;
+  enabled: boolean;
+  templateId: string | null;
+  secretHash: string | null;
+}
+
+export const initialState: DeviceState = {
+  exists: false,
+  deleted: false,
+  sn: null,
+  name: null,
+  productId: null,
+  modelVersion: 0,
+  nodeType: null,
+  groupId: null,
+  gatewayId: null,
+  location: { lng: null, lat: null, address: null },
+  version: null,
+  tags: [],
+  remark: null,
+  enabled: true,
+  templateId: null,
+  secretHash: null,
+};
+
+export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
+  switch (event.type) {
+    case 'DeviceCreated': {
+      const { deviceId: _id, ...d } = event.data;
+      return { ...initialState, ...d, exists: true };
+    }
+    case 'DeviceUpdated': {
+      const { deviceId: _id, ...d } = event.data;
+      return { ...state, ...d };
+    }
+    case 'DeviceMoved':
+      return { ...state, groupId: event.data.groupId };
+    case 'DeviceGatewayBound':
+      return { ...state, gatewayId: event.data.gatewayId };
+    case 'DeviceSecretRotated':
+      return { ...state, secretHash: event.data.secretHash };
+    case 'DeviceEnabled':
+      return { ...state, enabled: true };
+    case 'DeviceDisabled':
+      return { ...state, enabled: false };
+    case 'DeviceTemplateApplied':
+      return { ...state, templateId: event.data.templateId };
+    case 'DeviceModelUpgraded':
+      return { ...state, modelVersion: event.data.modelVersion };
+    case 'DeviceDeleted':
+      return { ...state, deleted: true };
+    default:
+      return state;
+  }
+}
+
+/** What an auditor sees of a device: everything but its secret's hash. */
+export function visibleFields(state: DeviceState): Record<string, unknown> {
+  const { exists: _e, deleted, secretHash, ...fields } = state;
+  return { ...fields, deleted, secretRotated: secretHash !== null };
+}

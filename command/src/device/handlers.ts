@@ -1,0 +1,179 @@
+import { DomainError, deviceSnScope, errorCatalogue, type DeviceRoutes, type ErrorCode } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { loadState, newAggregateId } from '../handler.ts';
+import { commandContextOf, runCommand } from '../request.ts';
+import { releaseClaim, withClaim } from '../shared/claims.ts';
+import { productOf } from '../product/handlers.ts';
+import { latestVersion } from '../product/product.ts';
+import { templateDecider, templateStream } from '../template/decide.ts';
+import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
+import { importDevices } from './import.ts';
+import { newDeviceSecret } from './secrets.ts';
+
+/** Refuses a gateway id that is not a gateway of the caller's tenant. */
+export async function assertGateway(ctx: RequestContext, gatewayId: string): Promise<void> {
+  const row = await ctx.ports.db.query<{ node_type: string }>('select node_type from rm_devices where id = $1 and tenant_id = $2', [
+    gatewayId,
+    callerOf(ctx).tenantId,
+  ]);
+  if (row.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'gatewayId' });
+  if (row.rows[0]!.node_type !== 'gateway') throw new DomainError('NOT_A_GATEWAY');
+}
+
+const command = (ctx: RequestContext, deviceId: string, cmd: DeviceCommand) =>
+  runCommand(ctx, deviceDecider, deviceStream(callerOf(ctx).tenantId, deviceId), cmd);
+
+/** One result per device of a bulk action: a refusal of one never stops the others. */
+export async function perDevice(ids: string[], act: (id: string) => Promise<unknown>, lang: 'zh' | 'en') {
+  const results = [];
+  for (const id of [...new Set(ids)]) {
+    try {
+      await act(id);
+      results.push({ id, ok: true, code: null, msg: null });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      results.push({ id, ok: false, code: error.code, msg: errorCatalogue[error.code as ErrorCode][lang] });
+    }
+  }
+  const ok = results.filter((r) => r.ok).length;
+  return { ok, failed: results.length - ok, results };
+}
+
+async function deleteDevice(ctx: RequestContext, id: string) {
+  const { tenantId } = callerOf(ctx);
+  const subs = await ctx.ports.db.query('select 1 from rm_devices where tenant_id = $1 and gateway_id = $2 limit 1', [tenantId, id]);
+  const result = await command(ctx, id, { type: 'DeleteDevice', deviceId: id, hasSubDevices: subs.rowCount > 0 });
+  if (result.state.sn) await releaseClaim(ctx.ports.db, deviceSnScope, result.state.sn, id);
+}
+
+async function applyTemplate(ctx: RequestContext, deviceId: string, templateId: string) {
+  const { state } = await loadState(ctx.ports.store, templateDecider, templateStream(callerOf(ctx).tenantId, templateId));
+  if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND', { field: 'templateId' });
+  await command(ctx, deviceId, { type: 'ApplyTemplate', deviceId, templateId, templateProductId: state.fields!.productId });
+}
+
+type DeviceWrites =
+  | 'device.create'
+  | 'device.update'
+  | 'device.delete'
+  | 'device.rotateSecret'
+  | 'device.enable'
+  | 'device.disable'
+  | 'device.move'
+  | 'device.upgradeModel'
+  | 'device.bulk'
+  | 'gateway.bind'
+  | 'template.apply';
+
+/** Devices and gateways (issue 10 "Devices", "Gateways"; spec §3 Device, Gateway). */
+export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
+  async 'device.create'({ body }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const product = await productOf(ctx, body.productId);
+    if (body.groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', body.groupId, tenantId, 'groupId');
+    if (body.gatewayId) await assertGateway(ctx, body.gatewayId);
+    const deviceId = newAggregateId(commandContextOf(ctx));
+    const { secret, hash } = newDeviceSecret();
+    await withClaim(ctx.ports.db, { scope: deviceSnScope, key: body.sn, owner: deviceId }, 'SN_TAKEN', () =>
+      command(ctx, deviceId, {
+        type: 'CreateDevice',
+        deviceId,
+        sn: body.sn,
+        name: body.name,
+        productId: body.productId,
+        modelVersion: latestVersion(product),
+        nodeType: product.fields!.type,
+        groupId: body.groupId,
+        gatewayId: body.gatewayId ?? null,
+        location: body.location,
+        version: body.version,
+        tags: body.tags,
+        remark: body.remark,
+        secretHash: hash,
+      }),
+    );
+    return { id: deviceId, sn: body.sn, secret };
+  },
+
+  async 'device.update'({ body }, ctx) {
+    const { id, groupId, ...fields } = body;
+    if (groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', groupId, callerOf(ctx).tenantId, 'groupId');
+    await command(ctx, id, { type: 'UpdateDevice', deviceId: id, ...fields });
+    await command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId });
+    return { id };
+  },
+
+  async 'device.delete'({ query }, ctx) {
+    await deleteDevice(ctx, query.id);
+    return { id: query.id };
+  },
+
+  async 'device.rotateSecret'({ body }, ctx) {
+    const { secret, hash } = newDeviceSecret();
+    const result = await command(ctx, body.id, { type: 'RotateSecret', deviceId: body.id, secretHash: hash });
+    return { id: body.id, sn: result.state.sn!, secret };
+  },
+
+  async 'device.enable'({ body }, ctx) {
+    await command(ctx, body.id, { type: 'EnableDevice', deviceId: body.id });
+    return { id: body.id };
+  },
+
+  async 'device.disable'({ body }, ctx) {
+    await command(ctx, body.id, { type: 'DisableDevice', deviceId: body.id });
+    return { id: body.id };
+  },
+
+  async 'device.move'({ body }, ctx) {
+    if (body.groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', body.groupId, callerOf(ctx).tenantId, 'groupId');
+    await command(ctx, body.id, { type: 'MoveDevice', deviceId: body.id, groupId: body.groupId });
+    return { id: body.id };
+  },
+
+  async 'device.upgradeModel'({ body }, ctx) {
+    const { state } = await loadState(ctx.ports.store, deviceDecider, deviceStream(callerOf(ctx).tenantId, body.id));
+    if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
+    const product = await productOf(ctx, state.productId!);
+    const modelVersion = latestVersion(product);
+    await command(ctx, body.id, { type: 'UpgradeModel', deviceId: body.id, modelVersion });
+    return { id: body.id, modelVersion };
+  },
+
+  async 'device.bulk'({ body }, ctx) {
+    const { action, ids, groupId, templateId } = body;
+    if (groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', groupId, callerOf(ctx).tenantId, 'groupId');
+    const act = {
+      delete: (id: string) => deleteDevice(ctx, id),
+      moveGroup: (id: string) => command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId: groupId ?? null }),
+      enable: (id: string) => command(ctx, id, { type: 'EnableDevice', deviceId: id }),
+      disable: (id: string) => command(ctx, id, { type: 'DisableDevice', deviceId: id }),
+      applyTemplate: (id: string) => applyTemplate(ctx, id, templateId!),
+    }[action];
+    return perDevice(ids, act, ctx.lang);
+  },
+
+  async 'gateway.bind'({ body }, ctx) {
+    if (body.gatewayId) await assertGateway(ctx, body.gatewayId);
+    return perDevice(body.deviceIds, (id) => command(ctx, id, { type: 'BindGateway', deviceId: id, gatewayId: body.gatewayId }), ctx.lang);
+  },
+
+  async 'template.apply'({ body }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const { state } = await loadState(ctx.ports.store, templateDecider, templateStream(tenantId, body.id));
+    if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
+    const ids =
+      body.deviceIds ??
+      (
+        await ctx.ports.db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and product_id = $2 order by id limit 1000', [
+          tenantId,
+          state.fields!.productId,
+        ])
+      ).rows.map((r) => r.id);
+    return perDevice(ids, (id) => applyTemplate(ctx, id, body.id), ctx.lang);
+  },
+};
+
+/** The bulk import route: the file streams through `importDevices`. */
+export const importHandlers: Pick<Handlers<DeviceRoutes>, 'device.import'> = {
+  'device.import': ({ body, query }, ctx) => importDevices(ctx, body, query),
+};

@@ -1,0 +1,407 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import ExcelJS from 'exceljs';
+import {
+  deviceCreateBody,
+  deviceSnScope,
+  DomainError,
+  IMPORT_MAX_BYTES,
+  importColumns,
+  importRequiredColumns,
+  type DeviceEvent,
+  type EventMetadata,
+  type ImportFault,
+  type ImportProgress,
+  type NodeType,
+} from '@iot/contracts';
+import { callerOf, type RequestContext } from '@iot/contracts/http/handler.ts';
+import type { FileUpload } from '@iot/contracts/http/route.ts';
+import { deviceStream } from './decide.ts';
+import { newDeviceSecret } from './secrets.ts';
+
+/** Tables of the import jobs and their refused rows: operational state of the write side, not domain facts. */
+export const importSchema = `
+create table device_import_jobs (
+  job_id text primary key,
+  tenant_id text not null,
+  filename text not null,
+  status text not null,
+  total int not null default 0,
+  created int not null default 0,
+  unchanged int not null default 0,
+  failed int not null default 0,
+  started_at timestamptz not null default now(),
+  finished_at timestamptz
+);
+create table device_import_faults (
+  job_id text not null,
+  row int not null,
+  sn text,
+  field text not null,
+  reason text not null
+);
+create index device_import_faults_job on device_import_faults (job_id, row);`;
+
+/** Header names a file may use for each column: the template's own, and the Chinese ones operators type. */
+const headerAliases: Record<string, (typeof importColumns)[number]> = {
+  序列号: 'sn',
+  设备序列号: 'sn',
+  名称: 'name',
+  设备名称: 'name',
+  产品: 'product',
+  产品编码: 'product',
+  分组: 'group',
+  网关: 'gateway',
+  网关序列号: 'gateway',
+  经度: 'lng',
+  纬度: 'lat',
+  地址: 'address',
+  版本: 'version',
+  标签: 'tags',
+  备注: 'remark',
+};
+const normalizeHeader = (h: unknown) => {
+  const text = String(h ?? '').trim();
+  return headerAliases[text] ?? (importColumns as readonly string[]).find((c) => c.toLowerCase() === text.toLowerCase()) ?? text;
+};
+
+const BATCH = 1000;
+const XLSX_TYPES = ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/octet-stream', 'application/zip'];
+const CSV_TYPES = ['text/csv', 'text/plain', 'application/vnd.ms-excel', 'application/csv', 'application/octet-stream'];
+
+type Row = Record<string, string>;
+interface Numbered {
+  row: number;
+  values: Row;
+}
+
+/** The bytes of the upload, counted: past 50 MB the import stops with FILE_TOO_LARGE. */
+async function* counted(upload: FileUpload, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  for await (const chunk of upload.stream) {
+    bytes += chunk.byteLength;
+    if (bytes > IMPORT_MAX_BYTES) throw new DomainError('FILE_TOO_LARGE');
+    onBytes(bytes);
+    yield chunk;
+  }
+}
+
+async function* csvRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
+  const parser = Readable.from(source).pipe(
+    parse({ bom: true, columns: (header: string[]) => header.map(normalizeHeader), skip_empty_lines: true, trim: true, relax_column_count: true }),
+  );
+  for await (const record of parser) yield record as Row;
+}
+
+async function* xlsxRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(source), {
+    sharedStrings: 'cache',
+    worksheets: 'emit',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    entries: 'ignore',
+  });
+  let header: string[] | null = null;
+  for await (const sheet of reader) {
+    for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+      const values = (row.values as unknown[]).slice(1).map((v) => cellText(v));
+      if (!header) {
+        header = values.map(normalizeHeader);
+        continue;
+      }
+      if (values.every((v) => v === '')) continue;
+      yield Object.fromEntries(header.map((h, i) => [h, values[i] ?? '']));
+    }
+    break; // the first sheet only
+  }
+  if (!header) return;
+}
+const cellText = (v: unknown): string => {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') {
+    const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
+    if (o.richText) return o.richText.map((r) => r.text).join('').trim();
+    return String(o.text ?? o.result ?? '').trim();
+  }
+  return String(v).trim();
+};
+
+/** The first row's columns, then the data rows numbered as a spreadsheet shows them (the header is row 1). */
+async function* numbered(rows: AsyncIterable<Row>, onHeader: (columns: string[]) => void): AsyncGenerator<Numbered> {
+  let n = 1;
+  for await (const values of rows) {
+    if (n === 1) onHeader(Object.keys(values));
+    n += 1;
+    yield { row: n, values };
+  }
+}
+
+interface ProductRef {
+  id: string;
+  type: NodeType;
+  modelVersion: number;
+}
+
+/** What the rows name by text (product code, group name, gateway SN), resolved within the caller's tenant. */
+async function lookupsOf(ctx: RequestContext) {
+  const { tenantId } = callerOf(ctx);
+  const products = await ctx.ports.db.query<{ id: string; code: string; name: string; type: NodeType; model_version: number }>(
+    'select id, code, name, type, model_version from rm_products where tenant_id = $1',
+    [tenantId],
+  );
+  const productBy = new Map<string, ProductRef>();
+  for (const p of products.rows) {
+    const ref = { id: p.id, type: p.type, modelVersion: p.model_version };
+    productBy.set(p.name.toLowerCase(), ref);
+    productBy.set(p.code.toLowerCase(), ref);
+  }
+  const groups = await ctx.ports.db.query<{ id: string; name: string }>('select id, name from rm_groups where tenant_id = $1', [tenantId]);
+  const groupBy = new Map<string, string>();
+  for (const g of groups.rows) {
+    groupBy.set(g.name.toLowerCase(), g.id);
+    groupBy.set(g.id, g.id);
+  }
+  return { productBy, groupBy };
+}
+
+const number = (text: string | undefined) => (text === undefined || text === '' ? null : Number(text));
+const optional = (text: string | undefined) => (text === undefined || text === '' ? null : text);
+
+export interface ImportOutcome {
+  jobId: string;
+  total: number;
+  created: number;
+  unchanged: number;
+  failed: number;
+}
+
+/**
+ * Imports devices from a CSV or XLSX file as it streams in (issue 10 "Bulk import"): rows are validated and
+ * appended a thousand at a time, each a `DeviceCreated` of its own stream; SN is the key (a claim), so a
+ * row whose SN this tenant already has is left unchanged and a re-run creates nothing twice. A refused row
+ * is reported (row, field, reason) and never half-imported.
+ */
+export async function importDevices(ctx: RequestContext, upload: FileUpload, query: { jobId: string; filename: string }): Promise<ImportOutcome> {
+  const caller = callerOf(ctx);
+  const { tenantId } = caller;
+  const { jobId, filename } = query;
+  const extension = filename.toLowerCase().split('.').at(-1);
+  const type = upload.contentType.split(';')[0]!.trim().toLowerCase();
+  const kind = extension === 'csv' && CSV_TYPES.includes(type) ? 'csv' : extension === 'xlsx' && XLSX_TYPES.includes(type) ? 'xlsx' : null;
+  if (!kind) throw new DomainError('FILE_TYPE');
+  if (upload.length !== null && upload.length > IMPORT_MAX_BYTES) throw new DomainError('FILE_TOO_LARGE');
+  if (upload.length === 0) throw new DomainError('FILE_EMPTY');
+
+  const started = await ctx.ports.db.query(
+    `insert into device_import_jobs (job_id, tenant_id, filename, status) values ($1, $2, $3, 'running') on conflict (job_id) do nothing`,
+    [jobId, tenantId, filename],
+  );
+  if (started.rowCount === 0) throw new DomainError('JOB_RUNNING');
+
+  const progress: ImportProgress = { jobId, rows: 0, created: 0, failed: 0, bytes: 0, totalBytes: upload.length, done: false };
+  const publish = () => ctx.ports.live.publish('device.import', { tenantId }, progress);
+  let unchanged = 0;
+  const lookups = await lookupsOf(ctx);
+  const seen = new Map<string, number>();
+  /** Gateways by SN: the tenant's, and those this file creates (a sub-device row may follow its gateway's). */
+  const gateways = new Map<string, { id: string; isGateway: boolean }>();
+  const metadata: EventMetadata = {
+    tenantId,
+    actor: { kind: caller.kind, id: caller.id },
+    correlationId: jobId,
+    causationId: null,
+    occurredAt: new Date().toISOString(),
+    schemaVersion: 1,
+    ip: ctx.ip,
+  };
+
+  const faults: ImportFault[] = [];
+  const flushFaults = async () => {
+    if (faults.length === 0) return;
+    await ctx.ports.db.query(
+      `insert into device_import_faults (job_id, row, sn, field, reason)
+       select $1, r.row, r.sn, r.field, r.reason from jsonb_to_recordset($2::jsonb) as r(row int, sn text, field text, reason text)`,
+      [jobId, JSON.stringify(faults)],
+    );
+    faults.length = 0;
+  };
+
+  async function importBatch(batch: Numbered[]) {
+    const gatewaySns = [...new Set(batch.map((b) => b.values.gateway).filter((g): g is string => !!g && !gateways.has(g)))];
+    if (gatewaySns.length > 0) {
+      const found = await ctx.ports.db.query<{ id: string; sn: string; node_type: string }>(
+        'select id, sn, node_type from rm_devices where tenant_id = $1 and sn = any($2)',
+        [tenantId, gatewaySns],
+      );
+      for (const g of found.rows) gateways.set(g.sn, { id: g.id, isGateway: g.node_type === 'gateway' });
+    }
+    const valid: { row: number; id: string; event: DeviceEvent }[] = [];
+    for (const { row, values } of batch) {
+      const sn = values.sn ?? '';
+      const fault = (field: string, reason: string) => {
+        faults.push({ row, sn: sn || null, field, reason });
+        progress.failed += 1;
+      };
+      const product = lookups.productBy.get((values.product ?? '').toLowerCase());
+      if (!product) {
+        fault('product', values.product ? `no product with the code or name ${values.product}` : 'required');
+        continue;
+      }
+      const groupId = values.group ? lookups.groupBy.get(values.group.toLowerCase()) : null;
+      if (values.group && !groupId) {
+        fault('group', `no group named ${values.group}`);
+        continue;
+      }
+      const gateway = values.gateway ? gateways.get(values.gateway) : null;
+      if (values.gateway && !gateway?.isGateway) {
+        fault('gateway', gateway ? `${values.gateway} is not a gateway` : `no gateway with the SN ${values.gateway}`);
+        continue;
+      }
+      const parsed = deviceCreateBody.safeParse({
+        sn,
+        name: values.name ?? '',
+        productId: product.id,
+        groupId: groupId ?? null,
+        gatewayId: gateway?.id ?? null,
+        location: { lng: number(values.lng), lat: number(values.lat), address: optional(values.address) },
+        version: optional(values.version),
+        tags: values.tags ? values.tags.split(/[;|]/).map((t) => t.trim()).filter(Boolean) : [],
+        remark: optional(values.remark),
+      });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        fault(issue.path.filter((p) => p !== 'location').join('.') || 'row', issue.message);
+        continue;
+      }
+      const earlier = seen.get(parsed.data.sn);
+      if (earlier !== undefined) {
+        fault('sn', `repeats row ${earlier}`);
+        continue;
+      }
+      seen.set(parsed.data.sn, row);
+      const d = parsed.data;
+      const id = randomUUID();
+      valid.push({
+        row,
+        id,
+        event: {
+          type: 'DeviceCreated',
+          data: {
+            deviceId: id,
+            sn: d.sn,
+            name: d.name,
+            productId: d.productId,
+            modelVersion: product.modelVersion,
+            nodeType: product.type,
+            groupId: d.groupId,
+            gatewayId: d.gatewayId ?? null,
+            location: d.location,
+            version: d.version,
+            tags: [...new Set(d.tags)],
+            remark: d.remark,
+            secretHash: newDeviceSecret().hash,
+          },
+        },
+      });
+    }
+    if (valid.length === 0) return;
+
+    // Claim every SN of the batch at once; a key already held is this tenant's device (unchanged) or another's (refused).
+    const claimed = await ctx.ports.db.query<{ key: string }>(
+      `insert into claims (scope, key, owner) select $1, * from unnest($2::text[], $3::text[]) on conflict (scope, key) do nothing returning key`,
+      [deviceSnScope, valid.map((v) => (v.event.data as { sn: string }).sn), valid.map((v) => v.id)],
+    );
+    const ours = new Set(claimed.rows.map((r) => r.key));
+    const held = valid.filter((v) => !ours.has((v.event.data as { sn: string }).sn));
+    if (held.length > 0) {
+      const holders = await ctx.ports.db.query<{ key: string; owner: string; mine: boolean }>(
+        `select c.key, c.owner, exists (select 1 from rm_devices d where d.id = c.owner and d.tenant_id = $3) as mine
+         from claims c where c.scope = $1 and c.key = any($2)`,
+        [deviceSnScope, held.map((v) => (v.event.data as { sn: string }).sn), tenantId],
+      );
+      for (const v of held) {
+        const sn = (v.event.data as { sn: string }).sn;
+        const holder = holders.rows.find((h) => h.key === sn);
+        // A device of ours the read model has not shown yet still has its stream.
+        const mine =
+          holder && (holder.mine || (await ctx.ports.store.readStream(deviceStream(tenantId, holder.owner), { limit: 1 })).length > 0);
+        if (mine) unchanged += 1;
+        else {
+          faults.push({ row: v.row, sn, field: 'sn', reason: 'SN_TAKEN' });
+          progress.failed += 1;
+        }
+      }
+    }
+    const fresh = valid.filter((v) => ours.has((v.event.data as { sn: string }).sn));
+    const results = await Promise.allSettled(
+      fresh.map((v) =>
+        ctx.ports.store.append(deviceStream(tenantId, v.id), [{ type: v.event.type, data: v.event.data as never, metadata }], 0),
+      ),
+    );
+    const lost: string[] = [];
+    results.forEach((r, i) => {
+      const v = fresh[i]!;
+      const data = v.event.data as { sn: string; nodeType: NodeType };
+      if (r.status === 'fulfilled') {
+        progress.created += 1;
+        if (data.nodeType === 'gateway') gateways.set(data.sn, { id: v.id, isGateway: true });
+        ctx.wrote(r.value.events.at(-1)!.position);
+      } else {
+        lost.push(data.sn);
+        faults.push({ row: v.row, sn: data.sn, field: 'sn', reason: String((r.reason as Error)?.message ?? r.reason).slice(0, 200) });
+        progress.failed += 1;
+      }
+    });
+    if (lost.length > 0)
+      await ctx.ports.db.query('delete from claims where scope = $1 and key = any($2) and owner = any($3)', [
+        deviceSnScope,
+        lost,
+        fresh.map((v) => v.id),
+      ]);
+  }
+
+  try {
+    const source = counted(upload, (bytes) => {
+      progress.bytes = bytes;
+    });
+    let columns: string[] | null = null;
+    const rows = numbered(kind === 'csv' ? csvRows(source) : xlsxRows(source), (c) => {
+      columns = c;
+    });
+    let batch: Numbered[] = [];
+    for await (const item of rows) {
+      if (columns) {
+        const missing = importRequiredColumns.filter((c) => !columns!.includes(c));
+        if (missing.length > 0) throw new DomainError('FILE_COLUMNS', { missing });
+        columns = null;
+      }
+      batch.push(item);
+      progress.rows += 1;
+      if (batch.length >= BATCH) {
+        await importBatch(batch);
+        await flushFaults();
+        publish();
+        batch = [];
+      }
+    }
+    if (progress.rows === 0) throw new DomainError('FILE_EMPTY');
+    await importBatch(batch);
+    await flushFaults();
+    progress.done = true;
+    publish();
+    await ctx.ports.db.query(
+      `update device_import_jobs set status = 'done', total = $2, created = $3, unchanged = $4, failed = $5, finished_at = now() where job_id = $1`,
+      [jobId, progress.rows, progress.created, unchanged, progress.failed],
+    );
+    return { jobId, total: progress.rows, created: progress.created, unchanged, failed: progress.failed };
+  } catch (error) {
+    await ctx.ports.db.query(`update device_import_jobs set status = 'failed', finished_at = now() where job_id = $1`, [jobId]);
+    // A file that is not what its name says (a PNG named .csv, a broken XLSX) is the caller's mistake.
+    if (error instanceof DomainError) throw error;
+    const code = (error as { code?: unknown }).code;
+    if ((typeof code === 'string' && code.startsWith('CSV_')) || (kind === 'xlsx' && progress.created === 0))
+      throw new DomainError('FILE_TYPE', { reason: String((error as Error).message).slice(0, 200) });
+    throw error;
+  }
+}

@@ -1,0 +1,10 @@
+/** Where a live message goes: its tenant, and for group-scoped channels the group it concerns. */
+export interface LiveDelivery {
+  tenantId: string;
+  groupId?: string | null;
+}
+
+/** Pushes a message to the listeners of a websocket channel of the route table (import progress, live data). */
+export interface LiveFeed {
+  publish(channel: string, delivery: LiveDelivery, message: unknown): void;
+}

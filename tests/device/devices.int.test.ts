@@ -1,0 +1,299 @@
+import { createHash } from 'node:crypto';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * Device management against the real platform (issue 10): products with versioned thing models, devices
+ * with platform-wide SNs and secrets shown once, groups, gateways, templates, import, timeline and as-of.
+ */
+let sut: TestPlatform;
+let admin: string;
+let other: string;
+
+const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
+  expect(r.status, r.body).toBe(200);
+  return r.json!.data;
+};
+const code = (r: { json: { data: any } | null }) => r.json?.data?.error;
+
+const temperature = {
+  type: 'property',
+  name: '温度',
+  identifier: 'temperature',
+  dataType: { type: 'float', min: -40, max: 125, unit: '°C' },
+  access: 'r',
+};
+
+async function product(token: string, codeName: string, type = 'direct') {
+  const { id } = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: `P ${codeName}`, code: codeName, type } }));
+  ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: temperature } }));
+  return id as string;
+}
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  await sut.seedTenant({ id: 'lima', name: 'limaCo', adminUsername: 'limaAdmin', adminPassword: 'Lima#pw1' });
+  await sut.seedTenant({ id: 'mike', name: 'mikeCo', adminUsername: 'mikeAdmin', adminPassword: 'Mike#pw1' });
+  admin = await sut.login('limaAdmin', 'Lima#pw1');
+  other = await sut.login('mikeAdmin', 'Mike#pw1');
+}, 120_000);
+afterAll(async () => sut?.stop());
+
+describe('products and thing models', () => {
+  it('publishes the draft as numbered versions; a published version never changes; devices keep their version', async () => {
+    const id = await product(admin, 'TH-01');
+    const published = ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } }));
+    expect(published.version).toBe(1);
+    const { secret, id: deviceId } = ok(
+      await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'TH01-0001', name: 'sensor 1', productId: id } }),
+    );
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The draft changes; version 1 stays as it was, and the device still reports against it.
+    ok(
+      await sut.call('PUT', '/api/iot/product/function', {
+        token: admin,
+        body: { productId: id, function: { ...temperature, identifier: 'humidity', name: '湿度', dataType: { type: 'int', min: 0, max: 100 } } },
+      }),
+    );
+    expect(ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } })).version).toBe(2);
+    // Publishing an unchanged draft mints no version.
+    expect(ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } })).version).toBe(2);
+    const detail = ok(await sut.call('GET', '/api/iot/device/detail', { token: admin, query: { id: deviceId } }));
+    expect(detail.modelVersion).toBe(1);
+    expect(detail.functions.map((f: { identifier: string }) => f.identifier)).toEqual(['temperature']);
+    const p = ok(await sut.call('GET', '/api/iot/product/detail', { token: admin, query: { id } }));
+    expect(p.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(p.draftChanged).toBe(false);
+  });
+
+  it('refuses a repeated identifier and an invalid thing-model file with the row and field of each fault', async () => {
+    const id = await product(admin, 'TH-02');
+    const again = await sut.call('PUT', '/api/iot/product/function', { token: admin, body: { productId: id, function: temperature } });
+    expect(code(again)).toBe('IDENTIFIER_TAKEN');
+    const bad = await sut.call('POST', '/api/iot/product/model/import', {
+      token: admin,
+      body: {
+        productId: id,
+        model: {
+          functions: [
+            temperature,
+            { ...temperature, identifier: '9bad' },
+            { type: 'property', name: 'x', identifier: 'x', dataType: { type: 'enum' } },
+            { ...temperature },
+          ],
+        },
+      },
+    });
+    expect(code(bad)).toBe('MODEL_INVALID');
+    const faults = bad.json!.data.details.faults as { row: number; field: string }[];
+    expect(faults).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ row: 2, field: 'identifier' }),
+        expect.objectContaining({ row: 3, field: 'dataType.enumValues' }),
+        expect.objectContaining({ row: 4, field: 'identifier' }),
+      ]),
+    );
+    const exported = await sut.call('GET', '/api/iot/product/model/export', { token: admin, query: { id } });
+    expect(exported.headers['content-type']).toContain('application/json');
+    const model = JSON.parse(exported.body);
+    expect(ok(await sut.call('POST', '/api/iot/product/model/import', { token: admin, body: { productId: id, model } })).functions).toBe(1);
+  });
+});
+
+describe('devices', () => {
+  it('lets one of 30 concurrent registrations of an SN win, platform-wide, and stores only the secret hash', async () => {
+    const mine = await product(admin, 'SN-RACE');
+    const theirs = await product(other, 'SN-RACE');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        sut.call('POST', '/api/iot/device', {
+          token: i % 2 ? admin : other,
+          body: { sn: 'RACE-0001', name: `racer ${i}`, productId: i % 2 ? mine : theirs },
+        }),
+      ),
+    );
+    const winners = answers.filter((a) => a.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(answers.filter((a) => code(a) === 'SN_TAKEN')).toHaveLength(29);
+    const { secret, id } = winners[0]!.json!.data;
+    const stored = await sut.db.pool.query(`select data from es_events where stream_name like $1`, [`device-%.${id}`]);
+    const event = JSON.stringify(stored.rows[0].data);
+    expect(event).not.toContain(secret);
+    expect(event).toContain(createHash('sha256').update(secret).digest('hex'));
+  });
+
+  it("narrows the list to the group subtree (stationId) and never shows another tenant's devices", async () => {
+    const pid = await product(admin, 'GRP');
+    const group = async (name: string, parentId?: string) =>
+      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } })).id as string;
+    const east = await group('East');
+    const eastSite = await group('East site', east);
+    const west = await group('West');
+    for (const [sn, groupId] of [
+      ['G-1', east],
+      ['G-2', eastSite],
+      ['G-3', west],
+    ] as const)
+      ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
+    await sut.platform.runner.catchUp();
+    const list = async (token: string, query: Record<string, string>) =>
+      ok(await sut.call('GET', '/api/iot/device', { token, query: { pageSize: '100', sort: 'name', order: 'asc', ...query } })).rows.map(
+        (r: { sn: string }) => r.sn,
+      );
+    expect(await list(admin, { stationId: east, name: 'G-' })).toEqual(['G-1', 'G-2']);
+    expect(await list(admin, { groupId: west })).toEqual(['G-3']);
+    expect(await list(other, { name: 'G-' })).toEqual([]);
+    const count = ok(await sut.call('GET', '/api/iot/device/count', { token: admin, query: { stationId: eastSite } }));
+    expect(count.total).toBe(1);
+    // Another tenant cannot touch them, nor put its devices in our groups.
+    const theirs = await product(other, 'GRP');
+    expect(code(await sut.call('POST', '/api/iot/device', { token: other, body: { sn: 'G-X', name: 'x', productId: theirs, groupId: east } }))).toBe(
+      'NOT_FOUND',
+    );
+    const anyOfOurs = (await sut.db.pool.query(`select id from rm_devices where sn = 'G-1'`)).rows[0].id;
+    expect(code(await sut.call('DELETE', '/api/iot/device', { token: other, query: { id: anyOfOurs } }))).toBe('NOT_FOUND');
+  });
+
+  it('puts devices behind a gateway, refuses a non-gateway, and keeps a gateway with sub-devices from deletion', async () => {
+    const gwProduct = await product(admin, 'GW', 'gateway');
+    const subProduct = await product(admin, 'SUB', 'subDevice');
+    const gw = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'GW-1', name: 'gateway', productId: gwProduct } })).id;
+    const subs = [];
+    for (const sn of ['SUB-1', 'SUB-2'])
+      subs.push(ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: subProduct } })).id);
+    await sut.platform.runner.catchUp();
+    const bound = ok(await sut.call('PUT', '/api/iot/gateway/sub', { token: admin, body: { gatewayId: gw, deviceIds: subs } }));
+    expect(bound.ok).toBe(2);
+    expect(code(await sut.call('PUT', '/api/iot/gateway/sub', { token: admin, body: { gatewayId: subs[0], deviceIds: [subs[1]] } }))).toBe(
+      'NOT_A_GATEWAY',
+    );
+    await sut.platform.runner.catchUp();
+    expect(code(await sut.call('DELETE', '/api/iot/device', { token: admin, query: { id: gw } }))).toBe('GATEWAY_HAS_DEVICES');
+    const gateways = ok(await sut.call('GET', '/api/iot/gateway', { token: admin, query: { sn: 'GW-1' } }));
+    expect(gateways.rows[0].subDeviceCount).toBe(2);
+  });
+
+  it('keeps template variables to property identifiers of the thing model', async () => {
+    const pid = await product(admin, 'TPL');
+    const tpl = ok(
+      await sut.call('POST', '/api/iot/template', {
+        token: admin,
+        body: { name: 'Modbus 1', productId: pid, protocol: 'modbus-rtu', acquisitionPeriod: 10, retentionDays: 90 },
+      }),
+    ).id;
+    const variable = {
+      templateId: tpl,
+      name: '温度',
+      attribute: 'CLIENT',
+      identifier: 'temperature',
+      modbus: { slaveAddress: 1, functionCode: 3, registerAddress: 100, dataFormat: 'float32', byteOrder: 'CDAB', scale: 0.1 },
+    };
+    ok(await sut.call('PUT', '/api/iot/template/variable', { token: admin, body: variable }));
+    expect(code(await sut.call('PUT', '/api/iot/template/variable', { token: admin, body: { ...variable, identifier: 'pressure' } }))).toBe(
+      'NOT_A_PROPERTY',
+    );
+    const bad = await sut.call('PUT', '/api/iot/template/variable', {
+      token: admin,
+      body: { ...variable, modbus: undefined, plc: { area: 'DB', offset: 4 } },
+    });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('history for auditors', () => {
+  it('shows who changed what with before and after, and rebuilds the device as it was at an instant', async () => {
+    const pid = await product(admin, 'HIST');
+    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'HIST-1', name: 'before', productId: pid } })).id;
+    await new Promise((r) => setTimeout(r, 20));
+    const between = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, name: 'after', tags: ['x'] } }));
+    ok(await sut.call('POST', '/api/iot/device/disable', { token: admin, body: { id } }));
+    const timeline = ok(await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } }));
+    expect(timeline.map((e: { eventType: string }) => e.eventType)).toEqual(['DeviceDisabled', 'DeviceUpdated', 'DeviceCreated']);
+    expect(timeline[1].actorName).toBe('limaAdmin');
+    expect(timeline[1].changes).toEqual(
+      expect.arrayContaining([
+        { field: 'name', before: 'before', after: 'after' },
+        { field: 'tags', before: [], after: ['x'] },
+      ]),
+    );
+    const then = ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: between } }));
+    expect(then.device.name).toBe('before');
+    expect(then.device.enabled).toBe(true);
+    expect(then.product.functions.map((f: { identifier: string }) => f.identifier)).toEqual(['temperature']);
+    const now = ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: new Date().toISOString() } }));
+    expect(now.device).toMatchObject({ name: 'after', enabled: false });
+    const tenantThen = ok(await sut.call('GET', '/api/auth/audit/asOf', { token: admin, query: { at: between } }));
+    const tenantNow = ok(await sut.call('GET', '/api/auth/audit/asOf', { token: admin, query: { at: new Date().toISOString() } }));
+    // The device existed then and exists now; it was enabled then and is disabled now.
+    expect(tenantNow.devices).toBe(tenantThen.devices);
+    expect(tenantNow.enabledDevices).toBe(tenantThen.enabledDevices - 1);
+    expect(tenantThen.products).toBe(tenantNow.products);
+    expect(tenantThen.users).toBeGreaterThanOrEqual(1);
+  });
+});
+
+const csv = (lines: string[]) => Buffer.from(`\uFEFF${lines.join('\n')}\n`);
+async function upload(file: Buffer, filename: string, type: string, jobId = `job${Math.random().toString(36).slice(2, 12)}`) {
+  return sut.call('POST', '/api/iot/device/import', { token: admin, query: { jobId, filename }, body: file, headers: { 'content-type': type } });
+}
+
+describe('bulk import', () => {
+  it('imports good rows, reports bad ones by row and field, and a re-run creates nothing twice', async () => {
+    await product(admin, 'IMP');
+    ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Import site', type: 'office', parentId: null } }));
+    await sut.platform.runner.catchUp();
+    const file = csv([
+      'sn,name,product,group,lng,lat,tags',
+      'IMP-1,one,IMP,Import site,121.47,31.23,a;b',
+      'IMP-2,two,IMP,,,,',
+      'IMP-3,three,NOPE,,,,',
+      'IMP-1,dup,IMP,,,,',
+      'IMP-4,four,IMP,,200,31,',
+      'bad sn,five,IMP,,,,',
+    ]);
+    const first = ok(await upload(file, 'devices.csv', 'text/csv'));
+    expect(first).toMatchObject({ total: 6, created: 2, unchanged: 0, failed: 4 });
+    const report = await sut.call('GET', '/api/iot/device/import/report', { token: admin, query: { jobId: first.jobId } });
+    const lines = report.body.replace(/^\uFEFF/, '').trim().split('\n');
+    expect(lines[0]).toBe('row,sn,field,reason');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual(['4,IMP-3,product', '5,IMP-1,sn', '6,IMP-4,lng', '7,bad sn,sn']);
+    const again = ok(await upload(file, 'devices.csv', 'text/csv'));
+    expect(again).toMatchObject({ total: 6, created: 0, unchanged: 2, failed: 4 });
+    await sut.platform.runner.catchUp();
+    const rows = await sut.db.pool.query(`select sn, tags, lng from rm_devices where sn like 'IMP-%' order by sn`);
+    expect(rows.rows).toEqual([
+      { sn: 'IMP-1', tags: ['a', 'b'], lng: 121.47 },
+      { sn: 'IMP-2', tags: [], lng: null },
+    ]);
+  });
+
+  it('reads XLSX with Chinese headers', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('设备');
+    sheet.addRow(['序列号', '名称', '产品']);
+    sheet.addRow(['XLS-1', '一号', 'IMP']);
+    sheet.addRow(['XLS-2', '二号', 'IMP']);
+    const file = Buffer.from(await book.xlsx.writeBuffer());
+    const done = ok(await upload(file, 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'));
+    expect(done).toMatchObject({ total: 2, created: 2, failed: 0 });
+  });
+
+  it('refuses a wrong type, an empty file, missing columns and a file over 50 MB, and imports nothing from them', async () => {
+    expect(code(await upload(Buffer.from('\x89PNG....'), 'devices.png', 'text/csv'))).toBe('FILE_TYPE');
+    expect(code(await upload(Buffer.from('sn,name,product\n'), 'devices.csv', 'text/csv'))).toBe('FILE_EMPTY');
+    expect(code(await upload(Buffer.from(''), 'devices.csv', 'text/csv'))).toBe('FILE_EMPTY');
+    expect(code(await upload(csv(['sn,name', 'X-1,x']), 'devices.csv', 'text/csv'))).toBe('FILE_COLUMNS');
+    expect(code(await upload(Buffer.from('not a zip at all'), 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'))).toBe(
+      'FILE_TYPE',
+    );
+    const huge = Buffer.alloc(50 * 1024 * 1024 + 1, 'a');
+    const tooBig = await upload(huge, 'devices.csv', 'text/csv');
+    expect(tooBig.status).toBe(413);
+    expect(code(tooBig)).toBe('FILE_TOO_LARGE');
+    await sut.platform.runner.catchUp();
+    expect((await sut.db.pool.query(`select 1 from rm_devices where sn = 'X-1'`)).rowCount).toBe(0);
+  });
+});
