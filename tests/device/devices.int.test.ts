@@ -53,7 +53,10 @@ describe('products and thing models', () => {
     ok(
       await sut.call('PUT', '/api/iot/product/function', {
         token: admin,
-        body: { productId: id, function: { ...temperature, identifier: 'humidity', name: '湿度', dataType: { type: 'int', min: 0, max: 100 } } },
+        body: {
+          productId: id,
+          function: { ...temperature, identifier: 'humidity', name: '湿度', dataType: { type: 'int', min: 0, max: 100 } },
+        },
       }),
     );
     expect(ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } })).version).toBe(2);
@@ -117,8 +120,8 @@ describe('devices', () => {
     expect(winners).toHaveLength(1);
     expect(answers.filter((a) => code(a) === 'SN_TAKEN')).toHaveLength(29);
     const { secret, id } = winners[0]!.json!.data;
-    const stored = await sut.db.pool.query(`select data from es_events where stream_name like $1`, [`device-%.${id}`]);
-    const event = JSON.stringify(stored.rows[0].data);
+    const stored = await sut.db.pool.query<{ data: unknown }>(`select data from es_events where stream_name like $1`, [`device-%.${id}`]);
+    const event = JSON.stringify(stored.rows[0]!.data);
     expect(event).not.toContain(secret);
     expect(event).toContain(createHash('sha256').update(secret).digest('hex'));
   });
@@ -126,7 +129,8 @@ describe('devices', () => {
   it("narrows the list to the group subtree (stationId) and never shows another tenant's devices", async () => {
     const pid = await product(admin, 'GRP');
     const group = async (name: string, parentId?: string) =>
-      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } })).id as string;
+      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } }))
+        .id as string;
     const east = await group('East');
     const eastSite = await group('East site', east);
     const west = await group('West');
@@ -148,17 +152,19 @@ describe('devices', () => {
     expect(count.total).toBe(1);
     // Another tenant cannot touch them, nor put its devices in our groups.
     const theirs = await product(other, 'GRP');
-    expect(code(await sut.call('POST', '/api/iot/device', { token: other, body: { sn: 'G-X', name: 'x', productId: theirs, groupId: east } }))).toBe(
-      'NOT_FOUND',
-    );
-    const anyOfOurs = (await sut.db.pool.query(`select id from rm_devices where sn = 'G-1'`)).rows[0].id;
+    expect(
+      code(await sut.call('POST', '/api/iot/device', { token: other, body: { sn: 'G-X', name: 'x', productId: theirs, groupId: east } })),
+    ).toBe('NOT_FOUND');
+    const anyOfOurs = (await sut.db.pool.query<{ id: string }>(`select id from rm_devices where sn = 'G-1'`)).rows[0]!.id;
     expect(code(await sut.call('DELETE', '/api/iot/device', { token: other, query: { id: anyOfOurs } }))).toBe('NOT_FOUND');
   });
 
   it('puts devices behind a gateway, refuses a non-gateway, and keeps a gateway with sub-devices from deletion', async () => {
     const gwProduct = await product(admin, 'GW', 'gateway');
     const subProduct = await product(admin, 'SUB', 'subDevice');
-    const gw = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'GW-1', name: 'gateway', productId: gwProduct } })).id;
+    const gw = ok(
+      await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'GW-1', name: 'gateway', productId: gwProduct } }),
+    ).id;
     const subs = [];
     for (const sn of ['SUB-1', 'SUB-2'])
       subs.push(ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: subProduct } })).id);
@@ -237,7 +243,12 @@ describe('history for auditors', () => {
 
 const csv = (lines: string[]) => Buffer.from(`\uFEFF${lines.join('\n')}\n`);
 async function upload(file: Buffer, filename: string, type: string, jobId = `job${Math.random().toString(36).slice(2, 12)}`) {
-  return sut.call('POST', '/api/iot/device/import', { token: admin, query: { jobId, filename }, body: file, headers: { 'content-type': type } });
+  return sut.call('POST', '/api/iot/device/import', {
+    token: admin,
+    query: { jobId, filename },
+    body: file,
+    headers: { 'content-type': type },
+  });
 }
 
 describe('bulk import', () => {
@@ -257,9 +268,17 @@ describe('bulk import', () => {
     const first = ok(await upload(file, 'devices.csv', 'text/csv'));
     expect(first).toMatchObject({ total: 6, created: 2, unchanged: 0, failed: 4 });
     const report = await sut.call('GET', '/api/iot/device/import/report', { token: admin, query: { jobId: first.jobId } });
-    const lines = report.body.replace(/^\uFEFF/, '').trim().split('\n');
+    const lines = report.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
     expect(lines[0]).toBe('row,sn,field,reason');
-    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual(['4,IMP-3,product', '5,IMP-1,sn', '6,IMP-4,lng', '7,bad sn,sn']);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([
+      '4,IMP-3,product',
+      '5,IMP-1,sn',
+      '6,IMP-4,lng',
+      '7,bad sn,sn',
+    ]);
     const again = ok(await upload(file, 'devices.csv', 'text/csv'));
     expect(again).toMatchObject({ total: 6, created: 0, unchanged: 2, failed: 4 });
     await sut.platform.runner.catchUp();
@@ -286,9 +305,11 @@ describe('bulk import', () => {
     expect(code(await upload(Buffer.from('sn,name,product\n'), 'devices.csv', 'text/csv'))).toBe('FILE_EMPTY');
     expect(code(await upload(Buffer.from(''), 'devices.csv', 'text/csv'))).toBe('FILE_EMPTY');
     expect(code(await upload(csv(['sn,name', 'X-1,x']), 'devices.csv', 'text/csv'))).toBe('FILE_COLUMNS');
-    expect(code(await upload(Buffer.from('not a zip at all'), 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'))).toBe(
-      'FILE_TYPE',
-    );
+    expect(
+      code(
+        await upload(Buffer.from('not a zip at all'), 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
+      ),
+    ).toBe('FILE_TYPE');
     const huge = Buffer.alloc(50 * 1024 * 1024 + 1, 'a');
     const tooBig = await upload(huge, 'devices.csv', 'text/csv');
     expect(tooBig.status).toBe(413);

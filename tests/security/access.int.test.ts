@@ -37,6 +37,10 @@ const pickA: IdPicker = (field, url) => {
     menu: undefined,
     tenant: 'alpha',
     register: 'alpha',
+    product: ids.product,
+    device: ids.device,
+    gateway: ids.gateway,
+    template: ids.template,
   };
   switch (field) {
     case 'id':
@@ -54,6 +58,17 @@ const pickA: IdPicker = (field, url) => {
       return ids.dictItem;
     case 'appKey':
       return ids.appKey;
+    case 'productId':
+      return ids.product;
+    case 'deviceId':
+    case 'deviceIds':
+      return ids.device;
+    case 'gatewayId':
+      return ids.gateway;
+    case 'templateId':
+      return ids.template;
+    case 'jobId':
+      return ids.job;
     case 'account':
     case 'username':
       return 'alphaUserQ';
@@ -131,6 +146,68 @@ beforeAll(async () => {
   const appToken = ok(await sut.call('POST', '/api/auth/app/token', { body: { appKey: app.appKey, appSecret: app.appSecret } }));
   tokenLimited = await sut.login('alphaLimitedQ', A.limitedPassword);
   secrets.push(tokenA, tokenB, tokenLimited, appToken.token);
+
+  // Device management: a product, a gateway and a device behind it, a template, an MQTT config, an import.
+  ids.product = ok(
+    await sut.call('POST', '/api/iot/product', { token: tokenA, body: { name: 'alphaProductQ', code: 'alphaCodeQ', type: 'gateway' } }),
+  ).id;
+  ok(
+    await sut.call('PUT', '/api/iot/product/function', {
+      token: tokenA,
+      body: {
+        productId: ids.product,
+        function: { type: 'property', name: 'alphaPropQ', identifier: 'alphaPropQ', dataType: { type: 'int' } },
+      },
+    }),
+  );
+  const gateway = ok(
+    await sut.call('POST', '/api/iot/device', {
+      token: tokenA,
+      body: { sn: 'alphaGatewaySnQ', name: 'alphaGatewayQ', productId: ids.product },
+    }),
+  );
+  ids.gateway = gateway.id;
+  secrets.unshift(gateway.secret);
+  ids.device = ok(
+    await sut.call('POST', '/api/iot/device', {
+      token: tokenA,
+      body: { sn: 'alphaSnQ', name: 'alphaDeviceQ', productId: ids.product, groupId: ids.group, gatewayId: ids.gateway },
+    }),
+  ).id;
+  ids.template = ok(
+    await sut.call('POST', '/api/iot/template', {
+      token: tokenA,
+      body: { name: 'alphaTemplateQ', productId: ids.product, protocol: 'modbus-tcp', acquisitionPeriod: 5 },
+    }),
+  ).id;
+  ids.mqttConfig = ok(
+    await sut.call('POST', '/api/iot/device/mqttConfig', {
+      token: tokenA,
+      body: {
+        gatewayId: ids.gateway,
+        name: 'alphaMqttQ',
+        serviceName: 'alphaServiceQ',
+        ip: '10.0.0.1',
+        port: 1883,
+        clientId: 'alphaClientQ',
+        password: 'alphaMqttPw#1',
+        uplinkTopic: 'up/alpha',
+        downlinkTopic: 'down/alpha',
+      },
+    }),
+  ).id;
+  secrets.unshift('alphaMqttPw#1');
+  ids.job = 'alphaJobQ0001';
+  ok(
+    await sut.call('POST', '/api/iot/device/import', {
+      token: tokenA,
+      query: { jobId: ids.job, filename: 'a.csv' },
+      body: Buffer.from('sn,name,product\nalphaImportSnQ,alphaImportQ,alphaCodeQ\n'),
+      headers: { 'content-type': 'text/csv' },
+    }),
+  );
+  markers.push('alphaProductQ', 'alphaCodeQ', 'alphaPropQ', 'alphaGatewaySnQ', 'alphaGatewayQ', 'alphaSnQ', 'alphaDeviceQ');
+  markers.push('alphaTemplateQ', 'alphaMqttQ', 'alphaServiceQ', 'alphaClientQ', 'alphaImportSnQ', 'alphaImportQ');
 
   const roles = ok(await sut.call('GET', '/api/auth/role', { token: tokenA, query: { pageSize: '100' } }));
   markers.push(tenantAdminId('alpha'), ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));

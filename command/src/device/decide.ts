@@ -58,7 +58,14 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
       live(state);
       const { type: _t, ...data } = command;
       const next = { ...data, tags: [...new Set(data.tags)] };
-      const current = { deviceId, name: state.name, location: state.location, version: state.version, tags: state.tags, remark: state.remark };
+      const current = {
+        deviceId,
+        name: state.name,
+        location: state.location,
+        version: state.version,
+        tags: state.tags,
+        remark: state.remark,
+      };
       return sameValue(next, current) ? [] : [{ type: 'DeviceUpdated', data: next }];
     }
     case 'MoveDevice':
@@ -67,7 +74,9 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
     case 'BindGateway':
       live(state);
       if (command.gatewayId === deviceId || (command.gatewayId && state.nodeType === 'gateway')) throw new DomainError('NOT_A_GATEWAY');
-      return state.gatewayId === command.gatewayId ? [] : [{ type: 'DeviceGatewayBound', data: { deviceId, gatewayId: command.gatewayId } }];
+      return state.gatewayId === command.gatewayId
+        ? []
+        : [{ type: 'DeviceGatewayBound', data: { deviceId, gatewayId: command.gatewayId } }];
     case 'RotateSecret':
       live(state);
       return [{ type: 'DeviceSecretRotated', data: { deviceId, secretHash: command.secretHash } }];
@@ -80,11 +89,15 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
     case 'ApplyTemplate':
       live(state);
       if (command.templateId && command.templateProductId !== state.productId) throw new DomainError('TEMPLATE_PRODUCT_MISMATCH');
-      return state.templateId === command.templateId ? [] : [{ type: 'DeviceTemplateApplied', data: { deviceId, templateId: command.templateId } }];
+      return state.templateId === command.templateId
+        ? []
+        : [{ type: 'DeviceTemplateApplied', data: { deviceId, templateId: command.templateId } }];
     case 'UpgradeModel':
       live(state);
       if (command.modelVersion < 1) throw new DomainError('PRODUCT_NOT_PUBLISHED');
-      return state.modelVersion === command.modelVersion ? [] : [{ type: 'DeviceModelUpgraded', data: { deviceId, modelVersion: command.modelVersion } }];
+      return state.modelVersion === command.modelVersion
+        ? []
+        : [{ type: 'DeviceModelUpgraded', data: { deviceId, modelVersion: command.modelVersion } }];
     case 'DeleteDevice':
       live(state);
       if (command.hasSubDevices) throw new DomainError('GATEWAY_HAS_DEVICES');

@@ -164,10 +164,10 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
     const ids =
       body.deviceIds ??
       (
-        await ctx.ports.db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and product_id = $2 order by id limit 1000', [
-          tenantId,
-          state.fields!.productId,
-        ])
+        await ctx.ports.db.query<{ id: string }>(
+          'select id from rm_devices where tenant_id = $1 and product_id = $2 order by id limit 1000',
+          [tenantId, state.fields!.productId],
+        )
       ).rows.map((r) => r.id);
     return perDevice(ids, (id) => applyTemplate(ctx, id, body.id), ctx.lang);
   },

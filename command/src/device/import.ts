@@ -89,7 +89,13 @@ async function* counted(upload: FileUpload, onBytes: (n: number) => void): Async
 
 async function* csvRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
   const parser = Readable.from(source).pipe(
-    parse({ bom: true, columns: (header: string[]) => header.map(normalizeHeader), skip_empty_lines: true, trim: true, relax_column_count: true }),
+    parse({
+      bom: true,
+      columns: (header: string[]) => header.map(normalizeHeader),
+      skip_empty_lines: true,
+      trim: true,
+      relax_column_count: true,
+    }),
   );
   for await (const record of parser) yield record as Row;
 }
@@ -121,7 +127,11 @@ const cellText = (v: unknown): string => {
   if (v === null || v === undefined) return '';
   if (typeof v === 'object') {
     const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
-    if (o.richText) return o.richText.map((r) => r.text).join('').trim();
+    if (o.richText)
+      return o.richText
+        .map((r) => r.text)
+        .join('')
+        .trim();
     return String(o.text ?? o.result ?? '').trim();
   }
   return String(v).trim();
@@ -182,7 +192,11 @@ export interface ImportOutcome {
  * row whose SN this tenant already has is left unchanged and a re-run creates nothing twice. A refused row
  * is reported (row, field, reason) and never half-imported.
  */
-export async function importDevices(ctx: RequestContext, upload: FileUpload, query: { jobId: string; filename: string }): Promise<ImportOutcome> {
+export async function importDevices(
+  ctx: RequestContext,
+  upload: FileUpload,
+  query: { jobId: string; filename: string },
+): Promise<ImportOutcome> {
   const caller = callerOf(ctx);
   const { tenantId } = caller;
   const { jobId, filename } = query;
@@ -266,7 +280,12 @@ export async function importDevices(ctx: RequestContext, upload: FileUpload, que
         gatewayId: gateway?.id ?? null,
         location: { lng: number(values.lng), lat: number(values.lat), address: optional(values.address) },
         version: optional(values.version),
-        tags: values.tags ? values.tags.split(/[;|]/).map((t) => t.trim()).filter(Boolean) : [],
+        tags: values.tags
+          ? values.tags
+              .split(/[;|]/)
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : [],
         remark: optional(values.remark),
       });
       if (!parsed.success) {

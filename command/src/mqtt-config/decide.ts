@@ -6,20 +6,21 @@ export interface MqttConfigState {
   exists: boolean;
   deleted: boolean;
   fields: MqttConfigFields | null;
+  hasPassword: boolean;
 }
 export type MqttConfigCommand =
-  | { type: 'CreateMqttConfig'; configId: string; fields: MqttConfigFields }
-  | { type: 'UpdateMqttConfig'; configId: string; fields: MqttConfigFields }
+  | { type: 'CreateMqttConfig'; configId: string; fields: MqttConfigFields; passwordGiven: boolean }
+  | { type: 'UpdateMqttConfig'; configId: string; fields: MqttConfigFields; passwordGiven: boolean }
   | { type: 'DeleteMqttConfig'; configId: string };
 
-export const initialState: MqttConfigState = { exists: false, deleted: false, fields: null };
+export const initialState: MqttConfigState = { exists: false, deleted: false, fields: null, hasPassword: false };
 
 export function evolve(state: MqttConfigState, event: MqttConfigEvent): MqttConfigState {
   switch (event.type) {
     case 'MqttConfigCreated':
-      return { exists: true, deleted: false, fields: event.data.fields };
+      return { exists: true, deleted: false, fields: event.data.fields, hasPassword: event.data.hasPassword };
     case 'MqttConfigUpdated':
-      return { ...state, fields: event.data.fields };
+      return { ...state, fields: event.data.fields, hasPassword: event.data.hasPassword };
     case 'MqttConfigDeleted':
       return { ...state, deleted: true };
     default:
@@ -34,12 +35,21 @@ export function decide(command: MqttConfigCommand, state: MqttConfigState): Mqtt
   };
   switch (command.type) {
     case 'CreateMqttConfig':
-      return state.exists ? [] : [{ type: 'MqttConfigCreated', data: { configId, fields: command.fields } }];
+      return state.exists
+        ? []
+        : [
+            {
+              type: 'MqttConfigCreated',
+              data: { configId, fields: { ...command.fields, password: null }, hasPassword: command.passwordGiven },
+            },
+          ];
     case 'UpdateMqttConfig': {
       live();
-      // An edit that leaves the password empty keeps the one set before.
-      const fields = { ...command.fields, password: command.fields.password ?? state.fields!.password };
-      return sameValue(fields, state.fields) ? [] : [{ type: 'MqttConfigUpdated', data: { configId, fields } }];
+      // An edit that leaves the password empty keeps the one set before; a new one is stored beside the log, not in it.
+      const fields = { ...command.fields, password: null };
+      const hasPassword = state.hasPassword || command.passwordGiven;
+      if (sameValue(fields, state.fields) && hasPassword === state.hasPassword && !command.passwordGiven) return [];
+      return [{ type: 'MqttConfigUpdated', data: { configId, fields, hasPassword } }];
     }
     case 'DeleteMqttConfig':
       live();

@@ -14,7 +14,15 @@ export interface ProductState {
   versions: ThingFunction[][];
 }
 
-export const initialState: ProductState = { exists: false, deleted: false, key: null, fields: null, functions: [], published: false, versions: [] };
+export const initialState: ProductState = {
+  exists: false,
+  deleted: false,
+  key: null,
+  fields: null,
+  functions: [],
+  published: false,
+  versions: [],
+};
 
 export function evolve(state: ProductState, event: ProductEvent): ProductState {
   switch (event.type) {

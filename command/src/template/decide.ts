@@ -29,9 +29,12 @@ export function decide(command: TemplateCommand, state: TemplateState): Template
       return sameValue(command.fields, state.fields) ? [] : [{ type: 'TemplateUpdated', data: { templateId, fields: command.fields } }];
     case 'DefineVariable': {
       live(state);
-      if (!command.properties.includes(command.variable.identifier)) throw new DomainError('NOT_A_PROPERTY', { identifier: command.variable.identifier });
+      if (!command.properties.includes(command.variable.identifier))
+        throw new DomainError('NOT_A_PROPERTY', { identifier: command.variable.identifier });
       const current = state.variables.find((v) => v.identifier === command.variable.identifier);
-      return current && sameValue(current, command.variable) ? [] : [{ type: 'TemplateVariableDefined', data: { templateId, variable: command.variable } }];
+      return current && sameValue(current, command.variable)
+        ? []
+        : [{ type: 'TemplateVariableDefined', data: { templateId, variable: command.variable } }];
     }
     case 'RemoveVariable':
       live(state);

@@ -7,7 +7,10 @@ import type { ThingFunction } from './thing-model.ts';
  * imported file), and publication, which freezes the draft as the next version devices report against.
  */
 export type ProductEvent =
-  | DomainEvent<'ProductCreated', { productId: string; key: string; fields: ProductFields; functions: ThingFunction[]; copiedFrom: string | null }>
+  | DomainEvent<
+      'ProductCreated',
+      { productId: string; key: string; fields: ProductFields; functions: ThingFunction[]; copiedFrom: string | null }
+    >
   | DomainEvent<'ProductUpdated', { productId: string; fields: ProductFields }>
   | DomainEvent<'ProductFunctionDefined', { productId: string; function: ThingFunction }>
   | DomainEvent<'ProductFunctionRemoved', { productId: string; identifier: string }>
@@ -58,10 +61,10 @@ export type TemplateEvent =
   | DomainEvent<'TemplateVariableRemoved', { templateId: string; identifier: string }>
   | DomainEvent<'TemplateDeleted', { templateId: string }>;
 
-/** The MQTT settings a gateway connects upstream with. */
+/** The MQTT settings a gateway connects upstream with; the password is kept out of the log (`fields.password` is always null). */
 export type MqttConfigEvent =
-  | DomainEvent<'MqttConfigCreated', { configId: string; fields: MqttConfigFields }>
-  | DomainEvent<'MqttConfigUpdated', { configId: string; fields: MqttConfigFields }>
+  | DomainEvent<'MqttConfigCreated', { configId: string; fields: MqttConfigFields; hasPassword: boolean }>
+  | DomainEvent<'MqttConfigUpdated', { configId: string; fields: MqttConfigFields; hasPassword: boolean }>
   | DomainEvent<'MqttConfigDeleted', { configId: string }>;
 
 export type DeviceEventType = DeviceEvent['type'];

@@ -17,7 +17,12 @@ export type ProductStatus = (typeof productStatuses)[number];
 export const productFields = z
   .object({
     name,
-    code: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, { message: 'code: letters, digits, _ . -' }),
+    code: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_.-]+$/, { message: 'code: letters, digits, _ . -' }),
     type: z.enum(nodeTypes),
     category: text(64),
     version: text(32),
@@ -199,7 +204,10 @@ export const plcAddress = z
     controlCode: z.enum(controlCodes).default('read'),
   })
   .strict()
-  .refine((p) => (p.area === 'DB') === (p.dbNumber != null), { message: 'a DB area needs its DB number (and only it)', path: ['dbNumber'] });
+  .refine((p) => (p.area === 'DB') === (p.dbNumber != null), {
+    message: 'a DB area needs its DB number (and only it)',
+    path: ['dbNumber'],
+  });
 
 export const variableFields = z
   .object({
@@ -242,8 +250,16 @@ export const templateRow = z.object({
 export const templateSortable = ['createTime', 'name'] as const;
 
 // ---------------------------------------------------------------- MQTT configs of a gateway (spec §3 MQTT config)
-const ipv4 = z.string().trim().regex(/^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/, { message: 'IP must be IPv4 form' });
-const topic = z.string().trim().min(1).max(256).regex(/^[^\0#+]*(#|\+)?[^\0]*$/);
+const ipv4 = z
+  .string()
+  .trim()
+  .regex(/^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/, { message: 'IP must be IPv4 form' });
+const topic = z
+  .string()
+  .trim()
+  .min(1)
+  .max(256)
+  .regex(/^[^\0#+]*(#|\+)?[^\0]*$/);
 export const mqttConfigFields = z
   .object({
     gatewayId: entityId,
@@ -291,7 +307,10 @@ export const importRequiredColumns = ['sn', 'name', 'product'] as const;
 export const importQuery = z
   .object({
     /** Chosen by the client so that it can listen to the job's progress before the upload starts. */
-    jobId: z.string().trim().regex(/^[A-Za-z0-9_-]{8,64}$/),
+    jobId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/),
     filename: z.string().trim().min(1).max(255),
   })
   .strict();

@@ -37,12 +37,16 @@ import { identifier, thingFunction } from './thing-model.ts';
 const idResult = z.object({ id: z.string() });
 const csv = z.string().describe('CSV, UTF-8 with a byte order mark');
 /** An instant in the past, ISO 8601 with its offset (PostgreSQL takes offsets up to ±15:59). */
-const instant = z.iso.datetime({ offset: true }).refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'offset beyond ±15:59');
+const instant = z.iso
+  .datetime({ offset: true })
+  .refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'offset beyond ±15:59');
 
 const productDetail = productRow.extend({
   /** The draft thing model: what the next publication freezes. */
   functions: z.array(z.record(z.string(), z.unknown())),
-  versions: z.array(z.object({ version: z.number().int(), publishedAt: z.string(), publishedBy: z.string(), functionCount: z.number().int() })),
+  versions: z.array(
+    z.object({ version: z.number().int(), publishedAt: z.string(), publishedBy: z.string(), functionCount: z.number().int() }),
+  ),
 });
 const deviceDetail = deviceRow.extend({
   /** The thing model of the version the device reports against. */
@@ -436,7 +440,12 @@ export const deviceRoutes = {
     permission: p.gatewayList,
     tag: 'gateway',
     summary: "Gateways of the caller's group subtree with their sub-device counts",
-    query: listQuery(deviceSortable, { name: deviceListFilters.name, sn: deviceListFilters.sn, status: z.enum(deviceStatuses).optional(), groupId: entityId.optional() }),
+    query: listQuery(deviceSortable, {
+      name: deviceListFilters.name,
+      sn: deviceListFilters.sn,
+      status: z.enum(deviceStatuses).optional(),
+      groupId: entityId.optional(),
+    }),
     response: page(deviceRow),
     reads: ['devices'],
   }),
@@ -523,7 +532,7 @@ export const deviceRoutes = {
     path: '/api/iot/template/apply',
     permission: p.templateApply,
     tag: 'template',
-    summary: "Apply a template to devices of its product (all of them when no ids are given)",
+    summary: 'Apply a template to devices of its product (all of them when no ids are given)',
     body: z.object({ id: entityId, deviceIds: z.array(entityId).max(1000).optional() }).strict(),
     response: bulkResult,
     reads: ['devices', 'templates'],
@@ -581,7 +590,7 @@ export const deviceRoutes = {
     path: '/api/auth/audit/asOf',
     permission: p.auditList,
     tag: 'audit',
-    summary: "The tenant as it was at an instant (users, roles, groups, products, devices), replayed from its events",
+    summary: 'The tenant as it was at an instant (users, roles, groups, products, devices), replayed from its events',
     query: z.object({ at: instant }).strict(),
     response: tenantAsOf,
     reads: [],

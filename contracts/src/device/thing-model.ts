@@ -17,7 +17,9 @@ export const dataTypes = [...scalarTypes, 'struct', 'array'] as const;
 export type DataTypeName = (typeof dataTypes)[number];
 
 const finite = z.number().finite();
-const enumValue = z.object({ value: z.union([z.number().int(), z.string().trim().min(1).max(64)]), label: z.string().trim().min(1).max(64) }).strict();
+const enumValue = z
+  .object({ value: z.union([z.number().int(), z.string().trim().min(1).max(64)]), label: z.string().trim().min(1).max(64) })
+  .strict();
 
 /** Data definition of one scalar value: range and step for numbers, values for enums, length for text. */
 const scalarSpecShape = {
@@ -30,7 +32,10 @@ const scalarSpecShape = {
   maxLength: z.number().int().min(1).max(65535).nullish(),
 };
 
-function checkScalar(spec: { type: string; min?: number | null; max?: number | null; enumValues?: unknown[] | null }, ctx: z.RefinementCtx) {
+function checkScalar(
+  spec: { type: string; min?: number | null; max?: number | null; enumValues?: unknown[] | null },
+  ctx: z.RefinementCtx,
+) {
   if (spec.min != null && spec.max != null && spec.min > spec.max)
     ctx.addIssue({ code: 'custom', path: ['max'], message: 'max must not be below min' });
   if (spec.type === 'enum' && !spec.enumValues?.length)
@@ -58,7 +63,8 @@ export const dataSpec = z
   .superRefine((spec, ctx) => {
     const needsFields = spec.type === 'struct' || (spec.type === 'array' && spec.elementType === 'struct');
     if (needsFields && !spec.fields?.length) ctx.addIssue({ code: 'custom', path: ['fields'], message: 'a struct needs its fields' });
-    if (spec.type === 'array' && !spec.elementType) ctx.addIssue({ code: 'custom', path: ['elementType'], message: 'an array needs its element type' });
+    if (spec.type === 'array' && !spec.elementType)
+      ctx.addIssue({ code: 'custom', path: ['elementType'], message: 'an array needs its element type' });
     if (spec.type !== 'struct' && spec.type !== 'array') checkScalar(spec, ctx);
     const ids = (spec.fields ?? []).map((f) => f.identifier);
     if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', path: ['fields'], message: 'field identifiers must be unique' });
@@ -89,7 +95,9 @@ export const thingFunction = z.discriminatedUnion('type', [
       outputs: z.array(param).max(64).default([]),
     })
     .strict(),
-  z.object({ ...base, type: z.literal('event'), level: z.enum(eventLevels).default('info'), outputs: z.array(param).max(64).default([]) }).strict(),
+  z
+    .object({ ...base, type: z.literal('event'), level: z.enum(eventLevels).default('info'), outputs: z.array(param).max(64).default([]) })
+    .strict(),
 ]);
 export type ThingFunction = z.infer<typeof thingFunction>;
 export type ThingFunctionIn = z.input<typeof thingFunction>;
@@ -102,7 +110,11 @@ export const thingModel = z
     const seen = new Map<string, number>();
     model.functions.forEach((f, i) => {
       if (seen.has(f.identifier))
-        ctx.addIssue({ code: 'custom', path: ['functions', i, 'identifier'], message: `identifier ${f.identifier} repeats row ${seen.get(f.identifier)! + 1}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['functions', i, 'identifier'],
+          message: `identifier ${f.identifier} repeats row ${seen.get(f.identifier)! + 1}`,
+        });
       else seen.set(f.identifier, i);
     });
   });

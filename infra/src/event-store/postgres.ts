@@ -2,7 +2,15 @@ import type { EventMetadata } from '@iot/contracts';
 import type { Sql, SqlPool } from '../postgres/sql.ts';
 import { migrate } from '../migrate/migrate.ts';
 import { createGroupCommit } from './postgres-group-commit.ts';
-import type { EventStore, ReadAllOptions, ReadStreamOptions, ReadTenantOptions, StoredEvent, SubscribeOptions, Subscription } from './port.ts';
+import type {
+  EventStore,
+  ReadAllOptions,
+  ReadStreamOptions,
+  ReadTenantOptions,
+  StoredEvent,
+  SubscribeOptions,
+  Subscription,
+} from './port.ts';
 
 const CHANNEL = 'es_events';
 const NOTIFY_INTERVAL_MS = 20;

@@ -42,7 +42,12 @@ export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<voi
 const BODY_LIMIT = 1024 * 1024;
 
 /** Spreadsheet uploads (CSV, XLSX) a streamed route reads as it arrives. */
-const FILE_TYPES = ['text/csv', 'application/csv', 'application/vnd.ms-excel', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'];
+const FILE_TYPES = [
+  'text/csv',
+  'application/csv',
+  'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+];
 
 /** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
 export interface RouteTableBinding {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
+import { DomainError, envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
 import type { Handler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
 import { isWorkflow, type ReadModel } from '@iot/contracts/http/read-models.ts';
 import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
@@ -137,6 +137,12 @@ export function registerRouteTable<T extends RouteTable>(
             position = laterPosition(position, p);
           },
         };
+        // A streamed route given anything but a spreadsheet's bytes (JSON, a form) is told which files it takes.
+        if (
+          spec.consumes === 'file' &&
+          typeof (request.body as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] !== 'function'
+        )
+          throw new DomainError('FILE_TYPE');
         const body =
           spec.consumes === 'file'
             ? {

@@ -7,6 +7,7 @@ import { claimsSchema } from '@iot/command/shared/claims.ts';
 import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importSchema } from '@iot/command/device/import.ts';
+import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -24,4 +25,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('claims', ['claims'], claimsSchema),
   v1('settings.logos', ['settings_logos'], logoSchema),
   v1('device.import', ['device_import_jobs', 'device_import_faults'], importSchema),
+  v1('device.mqttSecrets', ['mqtt_config_secrets'], mqttSecretsSchema),
 ];

@@ -62,7 +62,7 @@ export const templatesProjection = projection<TemplateEvent>({
   },
 });
 
-/** MQTT configs of gateways; the password stays in the event log and never reaches this table. */
+/** MQTT configs of gateways; whether a password is set, never the password (command/src/template/handlers.ts keeps it). */
 export const mqttConfigsProjection = projection<MqttConfigEvent>({
   name: 'mqttConfigs',
   handles: ['MqttConfigCreated', 'MqttConfigUpdated', 'MqttConfigDeleted'],
@@ -86,12 +86,12 @@ export const mqttConfigsProjection = projection<MqttConfigEvent>({
       await tx.query('delete from rm_mqtt_configs where id = $1', [id]);
       return;
     }
-    const { password, ...fields } = event.data.fields;
+    const { password: _never, ...fields } = event.data.fields;
     await tx.query(
       `insert into rm_mqtt_configs (id, tenant_id, gateway_id, name, fields, has_password, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, $7)
        on conflict (id) do update set gateway_id = $3, name = $4, fields = $5, has_password = $6, updated_at = $7`,
-      [id, event.metadata.tenantId, fields.gatewayId, fields.name, JSON.stringify(fields), !!password, at],
+      [id, event.metadata.tenantId, fields.gatewayId, fields.name, JSON.stringify(fields), event.data.hasPassword, at],
     );
   },
 });

@@ -124,7 +124,22 @@ async function deviceSpec(ctx: RequestContext, q: DeviceFilters, select = device
 }
 
 const EXPORT_LIMIT = 200_000;
-const exportColumns = ['sn', 'name', 'productName', 'groupName', 'gatewayName', 'status', 'enabled', 'lng', 'lat', 'address', 'version', 'tags', 'remark', 'createTime'] as const;
+const exportColumns = [
+  'sn',
+  'name',
+  'productName',
+  'groupName',
+  'gatewayName',
+  'status',
+  'enabled',
+  'lng',
+  'lat',
+  'address',
+  'version',
+  'tags',
+  'remark',
+  'createTime',
+] as const;
 
 type DeviceReads =
   | 'product.list'
@@ -160,8 +175,9 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
 
   async 'product.detail'({ query }, ctx) {
     const { db } = ctx.ports;
-    const row = (await db.query(`select ${productSelect} from rm_products p where p.id = $1 and p.tenant_id = $2`, [query.id, callerOf(ctx).tenantId]))
-      .rows[0];
+    const row = (
+      await db.query(`select ${productSelect} from rm_products p where p.id = $1 and p.tenant_id = $2`, [query.id, callerOf(ctx).tenantId])
+    ).rows[0];
     if (!row) throw new DomainError('NOT_FOUND');
     const versions = await db.query<{ version: number; published_at: Date; published_by: string; n: number }>(
       `select version, published_at, coalesce((select username from rm_users u where u.id = v.published_by), published_by) as published_by,
@@ -171,7 +187,12 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
     return {
       ...toProductRow(row),
       functions: row.functions as Record<string, unknown>[],
-      versions: versions.rows.map((v) => ({ version: v.version, publishedAt: iso(v.published_at), publishedBy: v.published_by, functionCount: v.n })),
+      versions: versions.rows.map((v) => ({
+        version: v.version,
+        publishedAt: iso(v.published_at),
+        publishedBy: v.published_by,
+        functionCount: v.n,
+      })),
     };
   },
 
@@ -186,8 +207,12 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
     if (!product) throw new DomainError('NOT_FOUND');
     let functions = product.functions;
     if (query.version) {
-      const v = (await db.query<{ functions: unknown[] }>('select functions from rm_product_versions where product_id = $1 and version = $2', [query.id, query.version]))
-        .rows[0];
+      const v = (
+        await db.query<{ functions: unknown[] }>('select functions from rm_product_versions where product_id = $1 and version = $2', [
+          query.id,
+          query.version,
+        ])
+      ).rows[0];
       if (!v) throw new DomainError('NOT_FOUND');
       functions = v.functions;
     }
@@ -244,14 +269,31 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
   },
 
   async 'device.importReport'({ query }, ctx) {
-    const job = await ctx.ports.db.query('select 1 from device_import_jobs where job_id = $1 and tenant_id = $2', [query.jobId, callerOf(ctx).tenantId]);
+    const job = await ctx.ports.db.query('select 1 from device_import_jobs where job_id = $1 and tenant_id = $2', [
+      query.jobId,
+      callerOf(ctx).tenantId,
+    ]);
     if (job.rowCount === 0) throw new DomainError('NOT_FOUND');
-    const faults = await ctx.ports.db.query('select row, sn, field, reason from device_import_faults where job_id = $1 order by row', [query.jobId]);
+    const faults = await ctx.ports.db.query('select row, sn, field, reason from device_import_faults where job_id = $1 order by row', [
+      query.jobId,
+    ]);
     return csvAnswer(`import-report-${query.jobId}.csv`, ['row', 'sn', 'field', 'reason'], faults.rows);
   },
 
   async 'device.importTemplate'() {
-    const example = { sn: 'SN0001', name: '1号设备', product: 'PRODUCT-CODE', group: '', gateway: '', lng: '121.47', lat: '31.23', address: '上海市', version: '1.0.0', tags: 'a;b', remark: '' };
+    const example = {
+      sn: 'SN0001',
+      name: '1号设备',
+      product: 'PRODUCT-CODE',
+      group: '',
+      gateway: '',
+      lng: '121.47',
+      lat: '31.23',
+      address: '上海市',
+      version: '1.0.0',
+      tags: 'a;b',
+      remark: '',
+    };
     return csvAnswer('device-import-template.csv', importColumns, [example]);
   },
 
