@@ -88,7 +88,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
       } catch {
         json = null;
       }
-      return { status: response.statusCode, body: response.body, json, headers: response.headers };
+      return { status: response.statusCode, body: response.body, json, headers: response.headers, rawPayload: response.rawPayload };
     },
     async login(account: string, password: string, remoteAddress?: string): Promise<string> {
       const r = await http.call('POST', '/api/auth/login', { body: { account, password, agreement: true }, remoteAddress });

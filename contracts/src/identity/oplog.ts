@@ -26,9 +26,17 @@ export const oplogQuery = z
   .object({
     actor: z.string().trim().max(64).optional(),
     eventType: z.string().trim().max(64).optional(),
+    /** The kind of entity changed: the aggregate of its stream (device, product, template, user, role, group, ...). */
+    entityType: z
+      .string()
+      .trim()
+      .regex(/^[a-z]{1,32}$/)
+      .optional(),
+    /** One entity: its id, or a part of its name. */
+    entity: z.string().trim().max(64).optional(),
     from: logTime.optional(),
     to: logTime.optional(),
-    format: z.enum(['json', 'csv']).default('json'),
+    format: z.enum(['json', 'csv', 'xlsx']).default('json'),
   })
   .strict();
 export const oplogSortable = ['occurredAt', 'eventType', 'actorId'] as const;

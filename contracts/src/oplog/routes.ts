@@ -3,6 +3,7 @@ import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
 import { oplogQuery, oplogRow, oplogSortable } from '../identity/oplog.ts';
 import { perm } from '../identity/permissions.ts';
+import { devicePerm } from '../device/permissions.ts';
 
 const tag = 'log';
 const query = listQuery(oplogSortable, oplogQuery.shape);
@@ -27,7 +28,29 @@ export const oplogRoutes = {
     summary: 'The operation log as CSV',
     query,
     produces: 'text/csv',
-    response: z.string().describe('CSV, UTF-8 with a byte order mark'),
+    response: z.string().describe('CSV, UTF-8 with a byte order mark; XLSX with format=xlsx'),
+    reads: ['oplog', 'users'],
+  }),
+  // The audit trail (issue 10): the same log with entity filters, for auditors who hold the audit screen.
+  'audit.list': route({
+    method: 'GET',
+    path: '/api/auth/audit',
+    permission: devicePerm.auditList,
+    tag: 'audit',
+    summary: "The tenant's audit trail: filter by actor, entity type, entity, action and time",
+    query,
+    response: page(oplogRow),
+    reads: ['oplog', 'users'],
+  }),
+  'audit.export': route({
+    method: 'GET',
+    path: '/api/auth/audit/export',
+    permission: devicePerm.auditExport,
+    tag: 'audit',
+    summary: 'The audit trail as CSV, or XLSX with format=xlsx',
+    query,
+    produces: 'text/csv',
+    response: z.string().describe('CSV, UTF-8 with a byte order mark; XLSX with format=xlsx'),
     reads: ['oplog', 'users'],
   }),
 };
