@@ -42,6 +42,23 @@ describe('starting twice on the same data', () => {
     const groups = await first.app!.inject({ method: 'GET', url: '/api/auth/dept/list', headers: { authentication: token } });
     expect(groups.json().data.total).toBe(5);
     expect((await login(first, 'demo_operator', DEMO_TENANT.adminPassword)).statusCode).toBe(200);
+    // The demo fleet: products with published thing models, 20 devices on a map around Shanghai, gateways with meters.
+    const get = async (url: string) => (await first.app!.inject({ method: 'GET', url, headers: { authentication: token } })).json().data;
+    const devices = await get('/api/iot/device?pageSize=100');
+    expect(devices.total).toBe(20);
+    for (const d of devices.rows) {
+      expect(Math.abs(d.lng - 121.47)).toBeLessThan(0.2);
+      expect(Math.abs(d.lat - 31.23)).toBeLessThan(0.2);
+    }
+    const products = await get('/api/iot/product');
+    expect(products.rows.map((p: { code: string; status: string }) => `${p.code}:${p.status}`).sort()).toEqual([
+      'GW-EDGE:published',
+      'POWER-METER:published',
+      'TH-SENSOR:published',
+    ]);
+    const gateways = await get('/api/iot/gateway');
+    expect(gateways.rows.map((g: { subDeviceCount: number }) => g.subDeviceCount)).toEqual([3, 3]);
+    expect((await get('/api/iot/template')).rows[0].variables).toHaveLength(4);
     const events = (await db.pool.query<{ n: number }>('select count(*)::int as n from es_events')).rows[0]!.n;
     await first.stop();
 

@@ -188,7 +188,7 @@ export const controlCodes = ['read', 'write', 'set', 'reset', 'pulse'] as const;
 export const modbusAddress = z
   .object({
     slaveAddress: z.number().int().min(1).max(247),
-    functionCode: z.union(modbusFunctionCodes.map((c) => z.literal(c)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>]),
+    functionCode: z.literal(modbusFunctionCodes),
     registerAddress: z.number().int().min(0).max(65535),
     dataFormat: z.enum(modbusFormats),
     byteOrder: z.enum(byteOrders).default('ABCD'),
