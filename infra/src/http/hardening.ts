@@ -16,7 +16,8 @@ export function unstorableField(value: unknown, at: string): string | null {
     }
     return null;
   }
-  if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+  // Parsed JSON is plain objects and arrays; a streamed upload (a Node stream) is judged by its own handler.
+  if (value && typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
     for (const [key, item] of Object.entries(value)) {
       const found = unstorableField(key, `${at}.${key}`) ?? unstorableField(item, `${at}.${key}`);
       if (found) return found;

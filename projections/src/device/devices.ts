@@ -134,6 +134,8 @@ export const devicesProjection = projection<DeviceEvent>({
     create index rm_devices_name on rm_devices (tenant_id, lower(name), id);
     create index rm_devices_group on rm_devices (tenant_id, group_id, lower(name));
     create index rm_devices_status on rm_devices (tenant_id, status, lower(name));
+    -- The list's total counts a group subtree with a status: an index-only count, not a scan of the fleet.
+    create index rm_devices_status_group on rm_devices (tenant_id, status, group_id);
     create index rm_devices_product on rm_devices (tenant_id, product_id);
     create index rm_devices_gateway on rm_devices (tenant_id, gateway_id) where gateway_id is not null;
     create index rm_devices_sn on rm_devices (sn);

@@ -1,0 +1,233 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import pino from 'pino';
+import { loadConfig } from '@iot/infra/config.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import type { Figure } from './figure.ts';
+
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
+const SAMPLES = 300;
+
+const p95 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)]!;
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** 9 groups under one root: 3 regions with 2 sites each; devices spread over the sites and regions. */
+async function groups(call: Api) {
+  const make = async (name: string, parentId: string | null) =>
+    (await call('POST', '/api/auth/dept', { name, type: 'office', parentId })).id as string;
+  const root = await make('全国', null);
+  const regions = [];
+  for (const r of ['华东', '华南', '华北']) {
+    const region = await make(r, root);
+    regions.push({ id: region, name: r, sites: [await make(`${r}一站`, region), await make(`${r}二站`, region)] });
+  }
+  return regions;
+}
+
+type Api = (method: string, url: string, body?: unknown) => Promise<any>;
+
+async function api(platform: Platform, account: string, password: string): Promise<Api> {
+  const base = platform.url!.replace('localhost', '127.0.0.1');
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ account, password, agreement: true }),
+  });
+  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  return async (method, url, body) => {
+    const r = await fetch(`${base}${url}`, {
+      method,
+      headers: { authentication: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await r.json()) as { code: number; data: unknown; msg: string };
+    if (json.code !== 200) throw new Error(`${method} ${url}: ${json.msg} ${JSON.stringify(json.data)}`);
+    return json.data;
+  };
+}
+
+/**
+ * `device-import`, `device-list`, `device-as-of` (issue 10), on one embedded PostgreSQL and the platform over
+ * real HTTP: 100,000 devices imported from a CSV file (events appended and the device list's read model
+ * built) against a raw `COPY` of the same rows into one table; then the list of that tenant filtered by group
+ * subtree and status against the same SQL run directly; then the as-of of a device with 1,000 events.
+ */
+export async function benchDevices(): Promise<Figure[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-devices-'));
+  const pgServer = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const platform = await startPlatform(
+    loadConfig({
+      DATABASE_URL: pgServer.url,
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench#adm1',
+      LOG_LEVEL: 'silent',
+      MQTT_PORT: String(await freePort()),
+    }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) },
+  );
+  const raw = new pg.Client({ connectionString: pgServer.url });
+  await raw.connect();
+  const figures: Figure[] = [];
+  try {
+    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
+    const call = await api(platform, 'benchco', 'Bench#pw1');
+    const regions = await groups(call);
+    const product = await call('POST', '/api/iot/product', { name: '基准传感器', code: 'BENCH', type: 'direct' });
+    await call('PUT', '/api/iot/product/function', {
+      productId: product.id,
+      function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } },
+    });
+    await call('POST', '/api/iot/product/publish', { id: product.id });
+    await platform.context.awaitProjections?.();
+
+    // The file: 100,000 rows, groups by name, coordinates and tags, as an operator's export would be.
+    const file = path.join(dir, 'devices.csv');
+    const sites = regions.flatMap((r) => r.sites.map((s, i) => ({ id: s, name: `${r.name}${i === 0 ? '一站' : '二站'}` })));
+    await pipeline(
+      Readable.from(
+        (function* () {
+          yield '\uFEFFsn,name,product,group,lng,lat,address,version,tags\n';
+          for (let i = 0; i < DEVICES; i++) {
+            const site = sites[i % sites.length]!;
+            yield `BENCH-${String(i).padStart(7, '0')},设备 ${i},BENCH,${site.name},${(121 + (i % 1000) / 1000).toFixed(3)},${(31 + (i % 997) / 1000).toFixed(3)},上海市,1.0.${i % 10},a;b\n`;
+          }
+        })(),
+      ),
+      createWriteStream(file),
+    );
+    const bytes = (await stat(file)).size;
+
+    // The limit: the same rows COPYed into one table, no events, no claims, no read model.
+    await raw.query(
+      `create table bench_copy (sn text, name text, product text, grp text, lng float8, lat float8, address text, version text, tags text)`,
+    );
+    const copyStarted = performance.now();
+    await pipeline(
+      createReadStream(file, { start: 3 + 'sn,name,product,group,lng,lat,address,version,tags\n'.length }),
+      raw.query(copyFrom('copy bench_copy from stdin with (format csv)')),
+    );
+    const copySeconds = (performance.now() - copyStarted) / 1000;
+
+    let peakRss = process.memoryUsage().rss;
+    const rssBefore = peakRss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 50);
+    const started = performance.now();
+    const base = platform.url!.replace('localhost', '127.0.0.1');
+    const token = (
+      (await (
+        await fetch(`${base}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
+        })
+      ).json()) as { data: { token: string } }
+    ).data.token;
+    const answer = await fetch(`${base}/api/iot/device/import?jobId=bench-import-1&filename=devices.csv`, {
+      method: 'POST',
+      headers: { authentication: token, 'content-type': 'text/csv', 'content-length': String(bytes) },
+      body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    const result = ((await answer.json()) as { data: { created: number; failed: number } }).data;
+    if (result.created !== DEVICES) throw new Error(`imported ${result.created} of ${DEVICES}: ${JSON.stringify(result)}`);
+    // Done when the device list shows them all.
+    for (;;) {
+      const n = (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n;
+      if (n >= DEVICES) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    figures.push({
+      bench: 'device-import',
+      value: Math.round(DEVICES / seconds),
+      unit: 'devices/s',
+      limit: Math.round(DEVICES / copySeconds),
+      limit_of: 'raw postgres COPY of the same rows into one table',
+      seconds: round(seconds),
+      peak_rss_mb: Math.round(peakRss / 2 ** 20),
+      rss_growth_mb: Math.round((peakRss - rssBefore) / 2 ** 20),
+      file_mb: round(bytes / 2 ** 20, 2),
+    });
+
+    // device-list: a region's subtree, online only, sorted by name, page 20 (30% of the fleet is online).
+    await raw.query(`update rm_devices set status = 'online' where tenant_id = 'bench' and (hashtext(id) % 10) < 3`);
+    // What autovacuum does after a bulk insert (its insert threshold): statistics and the visibility map.
+    await raw.query('vacuum analyze rm_devices');
+    const region = regions[0]!;
+    const listUrl = `/api/iot/device?groupId=${region.id}&status=online&sort=name&order=asc&pageSize=20&page=3`;
+    const timed = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 20; i++) await call('GET', listUrl);
+    const apiTimes = [];
+    for (let i = 0; i < SAMPLES; i++) apiTimes.push(await timed(() => call('GET', listUrl)));
+    const subtree = [region.id, ...region.sites];
+    const sql = `select d.*, (select name from rm_products p where p.id = d.product_id) as product_name,
+        (select name from rm_groups g where g.id = d.group_id) as group_name,
+        (select name from rm_devices w where w.id = d.gateway_id) as gateway_name,
+        (select username from rm_users u where u.id = d.created_by) as created_by_name,
+        (select count(*)::int from rm_devices d where d.tenant_id = $1 and d.group_id = any($2) and d.status = $3) as page_total__
+      from rm_devices d where d.tenant_id = $1 and d.group_id = any($2) and d.status = $3
+      order by lower(d.name) asc limit 20 offset 40`;
+    if (process.env.BENCH_EXPLAIN)
+      process.stderr.write(
+        `${(await raw.query(`explain (analyze, buffers) ${sql}`, ['bench', subtree, 'online'])).rows.map((r) => r['QUERY PLAN']).join('\n')}\n`,
+      );
+    const sqlTimes = [];
+    for (let i = 0; i < SAMPLES; i++) sqlTimes.push(await timed(() => raw.query(sql, ['bench', subtree, 'online'])));
+    figures.push({
+      bench: 'device-list',
+      value: round(p95(apiTimes)),
+      unit: 'ms p95',
+      limit: round(p95(sqlTimes)),
+      limit_of: 'the same SQL run directly',
+      devices: DEVICES,
+      goal_ms: 30,
+    });
+
+    // device-as-of: a device with 1,000 events, rebuilt as it was halfway.
+    const device = await call('POST', '/api/iot/device', { sn: 'BENCH-HISTORY', name: 'history 0', productId: product.id });
+    let halfway = '';
+    for (let i = 1; i < 1000; i++) {
+      await call('PUT', '/api/iot/device', { id: device.id, name: `history ${i}`, tags: [`t${i % 7}`] });
+      if (i === 500) halfway = new Date().toISOString();
+    }
+    const asOfUrl = `/api/iot/device/asOf?id=${device.id}&at=${encodeURIComponent(halfway)}`;
+    const check = await call('GET', asOfUrl);
+    if (check.version < 400 || check.version > 600) throw new Error(`as-of landed at version ${check.version}`);
+    const asOfTimes = [];
+    for (let i = 0; i < SAMPLES / 3; i++) asOfTimes.push(await timed(() => call('GET', asOfUrl)));
+    const stream = `device-bench.${device.id}`;
+    const readTimes = [];
+    for (let i = 0; i < SAMPLES / 3; i++)
+      readTimes.push(await timed(() => platform.context.store.readStream(stream, { toTime: new Date(halfway) })));
+    figures.push({
+      bench: 'device-as-of',
+      value: round(p95(asOfTimes)),
+      unit: 'ms p95',
+      limit: round(p95(readTimes)),
+      limit_of: "reading the device's stream up to the instant, no HTTP and no fold",
+      events: 1000,
+      goal_ms: 50,
+    });
+    return figures;
+  } finally {
+    await raw.end();
+    await platform.stop();
+    await pgServer.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
