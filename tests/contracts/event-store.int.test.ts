@@ -89,6 +89,25 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     expect(result.version).toBe(2);
   });
 
+  it("reads one tenant's events in log order up to an instant, page by page, and none of another tenant's", async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const mine = (aggregate: string) => `${aggregate}-${tenant}.${randomUUID()}`;
+    const [user, device] = [mine('user'), mine('device')];
+    await sut.append(user, [event('UserCreated', {}, { tenantId: tenant })], 0);
+    await sut.append(uniqueStream(), [event('Elsewhere')], 0);
+    await sut.append(device, [event('DeviceCreated', {}, { tenantId: tenant })], 0);
+    await sleep(30);
+    const cut = new Date();
+    await sleep(30);
+    await sut.append(device, [event('DeviceUpdated', {}, { tenantId: tenant })], 1);
+    expect((await sut.readTenant(tenant)).map((e) => e.type)).toEqual(['UserCreated', 'DeviceCreated', 'DeviceUpdated']);
+    expect((await sut.readTenant(tenant, { toTime: cut })).map((e) => e.type)).toEqual(['UserCreated', 'DeviceCreated']);
+    const first = await sut.readTenant(tenant, { limit: 1 });
+    expect(first.map((e) => e.streamName)).toEqual([user]);
+    expect((await sut.readTenant(tenant, { after: first[0]!.position })).map((e) => e.type)).toEqual(['DeviceCreated', 'DeviceUpdated']);
+    expect(await sut.readTenant(`t-${randomUUID().slice(0, 8)}`)).toEqual([]);
+  });
+
   it('reads the global log from a checkpoint, filtered by category', async () => {
     const head = await sut.headPosition();
     const alarm = uniqueStream('alarm');
