@@ -41,7 +41,7 @@ export const errorCatalogue = {
   ALARM_ENTRY_LIMIT: { status: 400, zh: '最多只能新增10条数据', en: 'Only 10 new data can be added at most' },
   SELECT_RECORD: { status: 400, zh: '请选择一条记录', en: 'Please select a record' },
   GROUP_HAS_CHILDREN: { status: 400, zh: '请先删除子分组', en: 'Delete the child groups first' },
-  GROUP_IN_USE: { status: 400, zh: '该分组下还有用户', en: 'The group still has users' },
+  GROUP_IN_USE: { status: 400, zh: '该分组下还有用户或设备', en: 'The group still has users or devices' },
   MENU_HAS_CHILDREN: { status: 400, zh: '请先删除子菜单', en: 'Delete the child menu entries first' },
   ROLE_IN_USE: { status: 400, zh: '该角色已分配给用户', en: 'The role is assigned to users' },
   ADMIN_PROTECTED: { status: 403, zh: '不能停用或删除管理员', en: 'The administrator cannot be stopped or deleted' },

@@ -150,6 +150,8 @@ describe('devices', () => {
     expect(await list(other, { name: 'G-' })).toEqual([]);
     const count = ok(await sut.call('GET', '/api/iot/device/count', { token: admin, query: { stationId: eastSite } }));
     expect(count.total).toBe(1);
+    // A group that still holds devices is in use.
+    expect(code(await sut.call('DELETE', '/api/auth/dept', { token: admin, query: { id: west } }))).toBe('GROUP_IN_USE');
     // Another tenant cannot touch them, nor put its devices in our groups.
     const theirs = await product(other, 'GRP');
     expect(

@@ -48,7 +48,12 @@ export const groupHandlers: Pick<Handlers<GroupRoutes>, 'group.create' | 'group.
     const caller = callerOf(ctx);
     const { id } = query;
     const children = await db.query('select 1 from rm_groups where parent_id = $1 and tenant_id = $2 limit 1', [id, caller.tenantId]);
-    const users = await db.query('select 1 from rm_users where group_id = $1 and tenant_id = $2 limit 1', [id, caller.tenantId]);
+    // A group still holding users or devices is in use: deleting it would leave them in no group they can be found by.
+    const users = await db.query(
+      `select 1 from rm_users where group_id = $1 and tenant_id = $2
+       union all select 1 from rm_devices where group_id = $1 and tenant_id = $2 limit 1`,
+      [id, caller.tenantId],
+    );
     await runCommand(ctx, groupDecider, groupStream(caller.tenantId, id), {
       type: 'DeleteGroup',
       groupId: id,

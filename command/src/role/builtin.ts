@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { builtinMenus, builtinRoles, type BuiltinRole } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
@@ -26,7 +27,8 @@ const grants: Record<BuiltinRole, (menu: (typeof builtinMenus)[number]) => boole
     (!m.id.startsWith('system.') || m.type === 'menu' || m.permission?.endsWith(':list') === true),
   auditor: (m) => !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export|history)$/.test(m.permission ?? '')),
   // A screen shown is a screen whose reads are allowed: spec §8 sends any 403 to login.
-  analyst: (m) => inArea('home', 'analysis')(m.id) || (inArea('device')(m.id) && (m.type === 'menu' || m.permission?.endsWith(':list') === true)),
+  analyst: (m) =>
+    inArea('home', 'analysis')(m.id) || (inArea('device')(m.id) && (m.type === 'menu' || m.permission?.endsWith(':list') === true)),
   tester: (m) => inArea('home', 'producttest')(m.id),
 };
 
@@ -46,7 +48,7 @@ export async function provisionTenant(
   for (const role of builtinRoles) {
     const roleId = builtinRoleId(tenantId, role);
     const menuIds = builtinMenus.filter(grants[role]).map((m) => m.id);
-    await handleCommand(
+    const created = await handleCommand(
       store,
       roleDecider,
       roleStream(tenantId, roleId),
@@ -57,6 +59,28 @@ export async function provisionTenant(
         idempotencyKey: `builtin-role:${role}`,
       },
     );
+    // A release that adds screens (device management) adds them to the built-in roles of tenants approved before
+    // it; an entry once offered (at creation or by an earlier release) and taken away by an administrator stays away.
+    const history = await store.readStream(roleStream(tenantId, roleId));
+    const offered = new Set<string>();
+    for (const e of history) {
+      const key = e.metadata.idempotencyKey ?? '';
+      if (key === `builtin-role:${role}` || key.startsWith(`builtin-role:${role}:grants:`))
+        for (const id of (e.data.menuIds as string[]) ?? []) offered.add(id);
+    }
+    const added = menuIds.filter((id) => !offered.has(id) && !created.state.menuIds.includes(id));
+    if (added.length > 0 && !created.state.deleted)
+      await handleCommand(
+        store,
+        roleDecider,
+        roleStream(tenantId, roleId),
+        { type: 'GrantRoleMenus', roleId, menuIds: [...created.state.menuIds, ...added] },
+        {
+          ...context,
+          tenantId,
+          idempotencyKey: `builtin-role:${role}:grants:${createHash('sha256').update(menuIds.join(',')).digest('hex').slice(0, 16)}`,
+        },
+      );
   }
   if (!adminUserId) return;
   const stream = userStream(tenantId, adminUserId);
