@@ -10,9 +10,10 @@ import { roleHandlers } from './role/handlers.ts';
 import { menuHandlers } from './menu/handlers.ts';
 import { dictHandlers } from './dict/handlers.ts';
 import { productHandlers } from './product/handlers.ts';
-import { deviceHandlers, importHandlers } from './device/handlers.ts';
+import { deviceDispatchers, deviceHandlers, importHandlers } from './device/handlers.ts';
 import { historyHandlers } from './device/history.ts';
 import { templateHandlers } from './template/handlers.ts';
+import { telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -32,12 +33,14 @@ export const commandHandlers = {
   ...importHandlers,
   ...historyHandlers,
   ...templateHandlers,
+  ...telemetryHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
 export function commandDispatchers(ports: Omit<Ports, 'dispatch'>) {
   return {
     ...tenantDispatchers(ports),
+    ...deviceDispatchers(ports),
   };
 }
 

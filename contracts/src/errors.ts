@@ -72,6 +72,8 @@ export const errorCatalogue = {
   FILE_EMPTY: { status: 400, zh: '文件为空', en: 'The file is empty' },
   FILE_TOO_LARGE: { status: 413, zh: '文件不能超过 50MB', en: 'The file cannot exceed 50 MB' },
   FILE_COLUMNS: { status: 400, zh: '文件缺少必填列', en: 'The file lacks required columns' },
+  QUERY_INCOMPLETE: { status: 400, zh: '请完善查询条件', en: 'Please complete the query conditions' },
+  DEVICE_AUTH_FAILED: { status: 401, zh: '设备认证失败', en: 'Device authentication failed' },
   JOB_RUNNING: { status: 409, zh: '该导入任务已在进行', en: 'This import is already running' },
 } as const;
 

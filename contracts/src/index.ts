@@ -33,3 +33,4 @@ export * from './device/model.ts';
 export * from './device/events.ts';
 export * from './device/permissions.ts';
 export * from './device/routes.ts';
+export * from './telemetry/routes.ts';

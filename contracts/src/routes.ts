@@ -3,6 +3,7 @@ import { authRoutes } from './auth/routes.ts';
 import { oplogRoutes } from './oplog/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { deviceRoutes } from './device/routes.ts';
+import { telemetryRoutes } from './telemetry/routes.ts';
 import { dictRoutes } from './dict/routes.ts';
 import { groupRoutes } from './group/routes.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -26,6 +27,7 @@ export const routes = {
   ...settingsRoutes,
   ...oplogRoutes,
   ...deviceRoutes,
+  ...telemetryRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

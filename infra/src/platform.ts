@@ -37,6 +37,8 @@ import { createDispatch } from './dispatch.ts';
 import { migrate, migrator } from './migrate/migrate.ts';
 import { commandOwners } from './migrate/owners.ts';
 import { createLiveRelay } from './http/live.ts';
+import { startIngest, type Ingest } from './ingest.ts';
+import type { DeviceIntakePort } from '@iot/contracts/ports/intake.ts';
 import { createReadModelWatch } from './http/watch.ts';
 import { createPrincipalCache } from './http/principals.ts';
 
@@ -56,6 +58,8 @@ export interface Platform {
   timeseries: TimeSeriesStore | null;
   bus: Bus | null;
   mqtt: MqttPort | null;
+  /** The telemetry intake of an `all` or `ingest` process (sessions, counters, flush for tests). */
+  ingest: Ingest | null;
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
   demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
@@ -130,6 +134,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
 
     let bus: Bus | null = null;
     let mqtt: MqttPort | null = null;
+    let ingest: Ingest | null = null;
     if (role === 'all' || role === 'ingest') {
       const b = config.KAFKA_BROKERS
         ? createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) })
@@ -141,11 +146,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         ? await connectExternalMqtt({ url: config.MQTT_URL })
         : await startEmbeddedMqtt({
             port: options.mqttPort ?? config.MQTT_PORT,
-            // Devices authenticate once device management exists (a later issue); until then none may connect.
-            authenticate: (client) => {
-              logger.warn({ clientId: client.clientId }, 'mqtt connection refused: no device registry yet');
-              return false;
-            },
+            // Devices are let in by the intake, once it is up (below): until then none may connect.
+            authenticate: async (client, password) =>
+              !!(await ingest?.intake.connect(client.clientId, client.connectionId ?? 0, client.username, password?.toString('utf8'))),
+            authorizePublish: (client, topic) => ingest?.intake.mayPublish(client.clientId, topic) ?? false,
+            authorizeSubscribe: (client, filter) => ingest?.intake.maySubscribe(client.clientId, filter) ?? false,
+            onDisconnect: (client) => ingest?.intake.disconnect(client.clientId, client.connectionId ?? 0),
+            onHandlerError: (error, message) => logger.error({ err: error, topic: message.topic }, 'device message failed'),
           });
       mqtt = m;
       stops.push(() => m.close());
@@ -154,7 +161,25 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
 
     const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
     const live = createLiveRelay();
-    const dispatch = createDispatch(commandDispatchers({ store, db, notifier, lookups: createLookups(db), live }));
+    const dispatch = createDispatch(
+      commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null }),
+    );
+    if (mqtt && timeseries) {
+      const started = await startIngest({
+        db,
+        timeseries,
+        dispatch,
+        logger,
+        kafka: config.KAFKA_BROKERS ? bus : null,
+        offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
+      });
+      ingest = started;
+      const registration = await mqtt.onMessage('#', (message) => started.intake.handle(message));
+      stops.push(async () => {
+        await registration.off();
+        await started.stop();
+      });
+    }
     const crashAfter = config.FAULT_CRASH_AFTER_STEP;
     const afterStep = (workflow: string, step: string) => {
       logger.debug({ workflow, step }, 'workflow step done');
@@ -215,7 +240,15 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             ? defaultStatic
             : undefined
           : (options.staticDir ?? undefined);
-      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db), live };
+      const intakePort: DeviceIntakePort | null = ingest
+        ? {
+            report: async ({ sn, secret, token }, body) => {
+              const device = await ingest!.registry.authenticate(token ?? sn, token ? undefined : secret);
+              return device ? ingest!.intake.handleHttp(device, body) : null;
+            },
+          }
+        : null;
+      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db), live, timeseries, intake: intakePort };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       const principals = createPrincipalCache(db, store, watch);
       await principals.start();
@@ -237,7 +270,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
 
-    return { url, app, context, runner, timeseries, bus, mqtt, demo, generatedAdminPassword, stop: stopAll };
+    return { url, app, context, runner, timeseries, bus, mqtt, ingest, demo, generatedAdminPassword, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -9,6 +9,7 @@ import { menuQueryHandlers } from './menu/handlers.ts';
 import { dictQueryHandlers } from './dict/handlers.ts';
 import { tenantQueryHandlers } from './tenant/handlers.ts';
 import { deviceQueryHandlers } from './device/handlers.ts';
+import { telemetryQueryHandlers } from './telemetry/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -23,4 +24,5 @@ export const queryHandlers = {
   ...dictQueryHandlers,
   ...tenantQueryHandlers,
   ...deviceQueryHandlers,
+  ...telemetryQueryHandlers,
 };

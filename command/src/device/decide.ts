@@ -39,7 +39,8 @@ export type DeviceCommand =
   | { type: 'DisableDevice'; deviceId: string }
   | { type: 'ApplyTemplate'; deviceId: string; templateId: string | null; templateProductId: string | null }
   | { type: 'UpgradeModel'; deviceId: string; modelVersion: number }
-  | { type: 'DeleteDevice'; deviceId: string; hasSubDevices: boolean };
+  | { type: 'DeleteDevice'; deviceId: string; hasSubDevices: boolean }
+  | { type: 'SetPresence'; deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' };
 
 const live = (state: DeviceState) => {
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
@@ -102,6 +103,12 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
       live(state);
       if (command.hasSubDevices) throw new DomainError('GATEWAY_HAS_DEVICES');
       return [{ type: 'DeviceDeleted', data: { deviceId, sn: state.sn! } }];
+    case 'SetPresence':
+      // A deleted device's last disconnect is not news; a state it is already in decides nothing.
+      if (!state.exists || state.deleted || state.online === command.online) return [];
+      return command.online
+        ? [{ type: 'DeviceWentOnline', data: { deviceId, at: command.at } }]
+        : [{ type: 'DeviceWentOffline', data: { deviceId, at: command.at, reason: command.reason ?? 'disconnect' } }];
     default:
       return unreachable(command);
   }

@@ -20,6 +20,7 @@ export interface DeviceState {
   enabled: boolean;
   templateId: string | null;
   secretHash: string | null;
+  online: boolean;
 }
 
 export const initialState: DeviceState = {
@@ -39,6 +40,7 @@ export const initialState: DeviceState = {
   enabled: true,
   templateId: null,
   secretHash: null,
+  online: false,
 };
 
 export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
@@ -67,6 +69,10 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
       return { ...state, modelVersion: event.data.modelVersion };
     case 'DeviceDeleted':
       return { ...state, deleted: true };
+    case 'DeviceWentOnline':
+      return { ...state, online: true };
+    case 'DeviceWentOffline':
+      return { ...state, online: false };
     default:
       return state;
   }

@@ -1,6 +1,7 @@
 import { DomainError, deviceSnScope, errorCatalogue, type DeviceRoutes, type ErrorCode } from '@iot/contracts';
-import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { loadState, newAggregateId } from '../handler.ts';
+import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
+import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import { handleCommand, loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { releaseClaim, withClaim } from '../shared/claims.ts';
 import { productOf } from '../product/handlers.ts';
@@ -177,3 +178,22 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
 export const importHandlers: Pick<Handlers<DeviceRoutes>, 'device.import'> = {
   'device.import': ({ body, query }, ctx) => importDevices(ctx, body, query),
 };
+
+/** Presence as the intake reports it (ingest/src/presence.ts), through the dispatch port. */
+export function deviceDispatchers(ports: Omit<Ports, 'dispatch'>) {
+  return {
+    async SetDevicePresence(
+      command: { deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' },
+      metadata: DispatchMetadata,
+    ) {
+      const result = await handleCommand(
+        ports.store,
+        deviceDecider,
+        deviceStream(metadata.tenantId, command.deviceId),
+        { ...command, type: 'SetPresence' },
+        { ...metadata },
+      );
+      return { position: result.events.at(-1)?.position ?? null };
+    },
+  };
+}

@@ -51,7 +51,10 @@ export type DeviceEvent =
   | DomainEvent<'DeviceDisabled', { deviceId: string }>
   | DomainEvent<'DeviceTemplateApplied', { deviceId: string; templateId: string | null }>
   | DomainEvent<'DeviceModelUpgraded', { deviceId: string; modelVersion: number }>
-  | DomainEvent<'DeviceDeleted', { deviceId: string; sn: string }>;
+  | DomainEvent<'DeviceDeleted', { deviceId: string; sn: string }>
+  /** Presence, from the broker's connect and disconnect (debounced) and heartbeat time-outs: `at` is when it happened. */
+  | DomainEvent<'DeviceWentOnline', { deviceId: string; at: string }>
+  | DomainEvent<'DeviceWentOffline', { deviceId: string; at: string; reason: 'disconnect' | 'timeout' }>;
 
 /** A template of acquisition settings and variables for a product's devices. */
 export type TemplateEvent =

@@ -4,6 +4,8 @@ import type { SqlPool } from '../ports/sql.ts';
 import type { Dispatch } from '../ports/dispatch.ts';
 import type { Lookups } from '../ports/lookups.ts';
 import type { LiveFeed } from '../ports/live.ts';
+import type { DeviceIntakePort } from '../ports/intake.ts';
+import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { Principal } from './principal.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
 
@@ -17,6 +19,10 @@ export interface Ports {
   lookups: Lookups;
   /** The websocket channels: progress of long work, live data. */
   live: LiveFeed;
+  /** The time-series store (null in a process without it). */
+  timeseries: TimeSeriesStore | null;
+  /** The telemetry intake (null in a process that does not ingest). */
+  intake: DeviceIntakePort | null;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

@@ -8,6 +8,7 @@ import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
+import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -26,4 +27,6 @@ export const commandOwners: MigrationOwner[] = [
   v1('settings.logos', ['settings_logos'], logoSchema),
   v1('device.import', ['device_import_jobs', 'device_import_faults'], importSchema),
   v1('device.mqttSecrets', ['mqtt_config_secrets'], mqttSecretsSchema),
+  v1('ingest.deadLetters', ['ingest_dead_letters'], deadLettersSchema),
+  v1('ingest.reports', ['device_reports'], reportsSchema),
 ];

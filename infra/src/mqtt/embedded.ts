@@ -13,17 +13,20 @@ import {
 
 /**
  * The embedded MQTT broker: Aedes inside the process, listening on `MQTT_PORT` (default 1883).
- * The platform receives device messages in Aedes' `published` hook, not through a loopback client: it
+ * The platform receives device messages in Aedes' `authorizePublish` hook, not through a loopback client: it
  * sees the device's client id, and the device's publish completes (PUBACK, next packet) only once the
- * platform has handled it, which is the back-pressure from the platform to the devices.
+ * platform has handled it (stored it), which is both the QoS 1 guarantee and the back-pressure from the
+ * platform to the devices. (Aedes writes a QoS 1 PUBACK before its `published` hook runs.)
  */
 export interface EmbeddedMqttOptions extends MqttAuthHooks {
   /** TCP port; default `MQTT_PORT` or 1883; 0 picks a free one (tests). */
   port?: number;
   /** Interface to listen on; default all. */
   host?: string;
-  /** Where a handler's failure goes: the message has been acknowledged to the device all the same. */
+  /** Where a handler's failure goes: the message is not acknowledged, and the device's connection is closed. */
   onHandlerError?: (error: unknown, message: MqttMessage) => void;
+  /** A client's connection ended (network, keepalive, or taken over by a newer one with its client id). */
+  onDisconnect?: (client: MqttClientInfo) => void;
 }
 
 export interface EmbeddedMqtt extends MqttPort {
@@ -41,9 +44,16 @@ const authError = (message: string, returnCode: number): AuthenticateError =>
 
 export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Promise<EmbeddedMqtt> {
   const usernames = new WeakMap<Client, string | undefined>();
+  const connections = new WeakMap<Client, number>();
+  let connectionCount = 0;
+  const connectionOf = (client: Client) => {
+    if (!connections.has(client)) connections.set(client, ++connectionCount);
+    return connections.get(client)!;
+  };
   const info = (client: Client): MqttClientInfo => ({
     clientId: client.id,
     username: usernames.get(client),
+    connectionId: connectionOf(client),
   });
   const onHandlerError = options.onHandlerError ?? ((error, message) => console.error(`mqtt handler failed for ${message.topic}`, error));
 
@@ -53,27 +63,10 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
   }>();
 
   const aedes = await Aedes.createBroker({
-    published(packet, client, done) {
-      // No client: the platform's own downlink or a will; only device messages go to the handlers.
-      if (!client || registrations.size === 0) return done(null);
-      const message: MqttMessage = {
-        topic: packet.topic,
-        payload: encodePayload(packet.payload),
-        qos: packet.qos,
-        retain: packet.retain,
-        clientId: client.id,
-      };
-      const handling: Promise<void>[] = [];
-      for (const { topicFilter, handler } of registrations) {
-        if (!matchesTopicFilter(topicFilter, message.topic)) continue;
-        handling.push(
-          Promise.resolve()
-            .then(() => handler(message))
-            .catch((error: unknown) => onHandlerError(error, message)),
-        );
-      }
-      if (handling.length === 0) return done(null);
-      void Promise.all(handling).then(() => done(null));
+    // Device messages are handled in authorizePublish, not here: Aedes writes a QoS 1 PUBACK before it calls
+    // `published`, and a device must not be told "received" before the platform has stored its message.
+    published(_packet, _client, done) {
+      done(null);
     },
     authenticate(client, username, password, done) {
       usernames.set(client, username ?? undefined);
@@ -89,13 +82,33 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       // client is null only for a will Aedes publishes on its own: the device was authorised when it set it.
       if (!client) return done(null);
       if (packet.topic.startsWith('$SYS/')) return done(new Error('$SYS topics are reserved for the broker'));
-      if (!options.authorizePublish) return done(null);
+      const payload = encodePayload(packet.payload);
       Promise.resolve()
-        .then(() => options.authorizePublish!(info(client), packet.topic, encodePayload(packet.payload)))
-        .then(
-          (ok) => done(ok ? null : new Error(`publish to ${packet.topic} not allowed`)),
-          (error: Error) => done(error),
-        );
+        .then(() => (options.authorizePublish ? options.authorizePublish(info(client), packet.topic, payload) : true))
+        .then(async (ok) => {
+          if (!ok) return done(new Error(`publish to ${packet.topic} not allowed`));
+          // Aedes acknowledges (PUBACK) once this calls back: the handlers have stored the message by then. A handler
+          // that fails leaves it unacknowledged (the connection drops), so the device sends it again.
+          const message: MqttMessage = {
+            topic: packet.topic,
+            payload,
+            qos: packet.qos,
+            retain: packet.retain,
+            clientId: client.id,
+            connectionId: connectionOf(client),
+          };
+          const handling = [...registrations]
+            .filter((r) => matchesTopicFilter(r.topicFilter, message.topic))
+            .map((r) => r.handler(message));
+          try {
+            await Promise.all(handling);
+            done(null);
+          } catch (error) {
+            onHandlerError(error, message);
+            done(error as Error);
+          }
+        })
+        .catch((error: Error) => done(error));
     },
     authorizeSubscribe(client, subscription, done) {
       if (!options.authorizeSubscribe) return done(null, subscription);
@@ -108,6 +121,11 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
         );
     },
   });
+
+  if (options.onDisconnect) {
+    const onDisconnect = options.onDisconnect;
+    aedes.on('clientDisconnect', (client) => onDisconnect(info(client)));
+  }
 
   const server: Server = createServer(aedes.handle);
   const requested = options.port ?? Number(process.env.MQTT_PORT ?? 1883);

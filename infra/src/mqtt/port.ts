@@ -11,6 +11,8 @@ export interface MqttMessage {
   retain: boolean;
   /** The publishing device's client id where the broker tells it (embedded); undefined over an external broker. */
   clientId?: string;
+  /** Which connection of that client id (a newer one takes the id over): embedded only. */
+  connectionId?: number;
 }
 
 /** Handles one device message; the broker acknowledges a QoS 1/2 publish only once this resolves. */
@@ -42,6 +44,8 @@ export interface MqttPort {
 export interface MqttClientInfo {
   clientId: string;
   username?: string;
+  /** Tells apart two connections with one client id (the newer takes over); embedded only. */
+  connectionId?: number;
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
   HistoryPage,
   HistoryQuery,
   LatestQuery,
-  StatCycle,
+  HistoryBucket,
   TelemetryQuality,
   TelemetryRow,
   TimeSeriesHealth,
@@ -34,8 +34,9 @@ export interface TelemetryDbRow {
 }
 
 // Closed sets mapped to SQL fragments: the only SQL built from input; every value is a {name:Type} parameter.
-const bucketStart: Record<StatCycle, string> = {
+const bucketStart: Record<HistoryBucket, string> = {
   '10m': 'toStartOfInterval(ts, INTERVAL 10 MINUTE, {tz:String})',
+  '15m': 'toStartOfInterval(ts, INTERVAL 15 MINUTE, {tz:String})',
   '30m': 'toStartOfInterval(ts, INTERVAL 30 MINUTE, {tz:String})',
   '1h': 'toStartOfInterval(ts, INTERVAL 1 HOUR, {tz:String})',
   '12h': 'toStartOfInterval(ts, INTERVAL 12 HOUR, {tz:String})',

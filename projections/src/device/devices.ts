@@ -23,16 +23,18 @@ async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
     version: e.data.version,
     tags: e.data.tags,
     remark: e.data.remark,
+    secret_hash: e.data.secretHash,
     created_by: e.metadata.actor.id,
     created_at: e.metadata.occurredAt,
   }));
   await tx.query(
     `insert into rm_devices (id, tenant_id, sn, name, product_id, model_version, node_type, group_id, gateway_id, lng, lat, address,
-       version, tags, remark, created_by, created_at, updated_at)
+       version, tags, remark, secret_hash, created_by, created_at, updated_at)
      select r.id, r.tenant_id, r.sn, r.name, r.product_id, r.model_version, r.node_type, r.group_id, r.gateway_id, r.lng, r.lat, r.address,
-       r.version, coalesce((select array_agg(t) from jsonb_array_elements_text(r.tags) t), '{}'), r.remark, r.created_by, r.created_at, r.created_at
+       r.version, coalesce((select array_agg(t) from jsonb_array_elements_text(r.tags) t), '{}'), r.remark, r.secret_hash, r.created_by,
+       r.created_at, r.created_at
      from jsonb_to_recordset($1::jsonb) as r(id text, tenant_id text, sn text, name text, product_id text, model_version int, node_type text,
-       group_id text, gateway_id text, lng float8, lat float8, address text, version text, tags jsonb, remark text, created_by text,
+       group_id text, gateway_id text, lng float8, lat float8, address text, version text, tags jsonb, remark text, secret_hash text, created_by text,
        created_at timestamptz)
      on conflict (id) do nothing`,
     [JSON.stringify(rows)],
@@ -78,10 +80,16 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
       await set('model_version = $3', [event.data.modelVersion]);
       return;
     case 'DeviceSecretRotated':
-      await set('secret_rotated_at = $2', []);
+      await set('secret_rotated_at = $2, secret_hash = $3', [event.data.secretHash]);
       return;
     case 'DeviceDeleted':
       await tx.query('delete from rm_devices where id = $1', [event.data.deviceId]);
+      return;
+    case 'DeviceWentOnline':
+      await tx.query(`update rm_devices set status = 'online', status_at = $2 where id = $1`, [event.data.deviceId, event.data.at]);
+      return;
+    case 'DeviceWentOffline':
+      await tx.query(`update rm_devices set status = 'offline', status_at = $2 where id = $1`, [event.data.deviceId, event.data.at]);
       return;
   }
 }
@@ -103,6 +111,8 @@ export const devicesProjection = projection<DeviceEvent>({
     'DeviceTemplateApplied',
     'DeviceModelUpgraded',
     'DeviceDeleted',
+    'DeviceWentOnline',
+    'DeviceWentOffline',
   ],
   tables: ['rm_devices'],
   schema: `
@@ -126,7 +136,10 @@ export const devicesProjection = projection<DeviceEvent>({
       remark text,
       template_id text,
       last_report_at timestamptz,
+      status_at timestamptz,
       secret_rotated_at timestamptz,
+      -- SHA-256 of the device secret: what MQTT authentication looks a device up by.
+      secret_hash text not null default '',
       created_by text not null,
       created_at timestamptz not null,
       updated_at timestamptz not null
@@ -139,6 +152,7 @@ export const devicesProjection = projection<DeviceEvent>({
     create index rm_devices_product on rm_devices (tenant_id, product_id);
     create index rm_devices_gateway on rm_devices (tenant_id, gateway_id) where gateway_id is not null;
     create index rm_devices_sn on rm_devices (sn);
+    create index rm_devices_secret on rm_devices (secret_hash);
     create index rm_devices_created on rm_devices (tenant_id, created_at desc);`,
   apply: applyOne,
   // An import appends thousands of DeviceCreated in a row: each run of them is one insert.

@@ -65,7 +65,7 @@ const toDeviceRow = (r: Record<string, unknown>): DeviceRow => ({
   remark: (r.remark as string | null) ?? null,
   templateId: (r.template_id as string | null) ?? null,
   subDeviceCount: (r.sub_device_count as number | undefined) ?? 0,
-  lastReportAt: isoOrNull(r.last_report_at),
+  lastReportAt: isoOrNull(r.reported_at ?? r.last_report_at),
   createBy: (r.created_by_name as string | null) ?? (r.created_by as string),
   createTime: iso(r.created_at),
   updateTime: iso(r.updated_at),
@@ -75,7 +75,8 @@ const deviceSelect = `d.*,
   (select name from rm_products p where p.id = d.product_id) as product_name,
   (select name from rm_groups g where g.id = d.group_id) as group_name,
   (select name from rm_devices w where w.id = d.gateway_id) as gateway_name,
-  (select username from rm_users u where u.id = d.created_by) as created_by_name`;
+  (select username from rm_users u where u.id = d.created_by) as created_by_name,
+  (select r.last_report_at from device_reports r where r.device_id = d.id) as reported_at`;
 
 type DeviceFilters = {
   name?: string;
@@ -105,7 +106,7 @@ async function deviceSpec(ctx: RequestContext, q: DeviceFilters, select = device
       name: 'lower(d.name)',
       sn: 'd.sn',
       status: 'd.status',
-      lastReportAt: 'd.last_report_at',
+      lastReportAt: '(select r.last_report_at from device_reports r where r.device_id = d.id)',
     },
     defaultSort: 'd.created_at',
   };

@@ -1,0 +1,11 @@
+/** The intake as the HTTP ingest route reaches it: devices that cannot speak MQTT post their readings. */
+export interface DeviceIntakePort {
+  /**
+   * Authenticates the device (SN and secret, or the secret alone as a ThingsBoard-style token) and takes its
+   * readings; null when the credentials are refused.
+   */
+  report(
+    credentials: { sn?: string; secret?: string; token?: string },
+    body: unknown,
+  ): Promise<{ accepted: number; rejected: { identifier: string; reason: string }[] } | null>;
+}

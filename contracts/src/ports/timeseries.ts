@@ -1,0 +1,105 @@
+import type { statCycles } from '../constants.ts';
+
+/** A statistic cycle of spec §9: the width of one aggregate bucket. */
+export type StatCycle = (typeof statCycles)[number];
+/** A bucket of a history chart: a statistic cycle, or the day chart's 15-minute slot (spec §9: 96 a day). */
+export type HistoryBucket = StatCycle | '15m';
+
+/** How a bucket folds its samples; `first`/`last` are the spec's start/end, `diff` is last minus first. */
+export const aggregateFns = ['avg', 'sum', 'max', 'min', 'count', 'first', 'last', 'distinctCount', 'diff'] as const;
+export type AggregateFn = (typeof aggregateFns)[number];
+
+export type TelemetryQuality = 'good' | 'uncertain' | 'bad';
+
+/** One sample of one variable of one device. */
+export interface TelemetryRow {
+  tenantId: string;
+  deviceId: string;
+  productId?: string | null;
+  /** The variable's identifier within the product's functions. */
+  variable: string;
+  /** Sample time; kept to the millisecond. */
+  ts: Date;
+  /** Numeric reading, null when the variable is not numeric. */
+  value: number | null;
+  /** Text reading (enum, string, hex), null when absent. */
+  text: string | null;
+  /** Defaults to 'good'. */
+  quality?: TelemetryQuality;
+  /** The payload as received, when worth keeping for audit or re-conversion. */
+  raw?: string | null;
+}
+
+export interface HistoryQuery {
+  tenantId: string;
+  deviceId: string;
+  variable: string;
+  /** Inclusive. */
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+  limit: number;
+  offset: number;
+  /** Time order; 'asc' unless told. */
+  order?: 'asc' | 'desc';
+}
+
+export interface HistoryPage {
+  rows: TelemetryRow[];
+  /** Rows matching the query, all pages together. */
+  total: number;
+}
+
+export interface AggregateQuery {
+  tenantId: string;
+  /** Omit for every device of the tenant. */
+  deviceIds?: readonly string[];
+  variable: string;
+  /** Inclusive. */
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+  bucket: HistoryBucket;
+  fn: AggregateFn;
+  /** IANA zone that day, week (Monday) and month buckets align to; 'UTC' unless told. */
+  timeZone?: string;
+}
+
+export interface AggregatePoint {
+  deviceId: string;
+  /** Start of the bucket. */
+  bucket: Date;
+  /** Null when the bucket has samples but no numeric value to fold. */
+  value: number | null;
+}
+
+export interface LatestQuery {
+  tenantId: string;
+  deviceIds: readonly string[];
+  /** Only these variables; all when omitted. */
+  variables?: readonly string[];
+}
+
+export interface TimeSeriesHealth {
+  ok: boolean;
+  engine: 'chdb' | 'clickhouse';
+  version?: string;
+  error?: string;
+}
+
+/** The telemetry store: every read is confined to one tenant. */
+export interface TimeSeriesStore {
+  readonly engine: 'chdb' | 'clickhouse';
+  /** Creates what is missing; safe to run at every start. */
+  migrate(): Promise<void>;
+  /** Writes a batch; resolves once the rows are stored. */
+  insertTelemetry(rows: TelemetryRow[]): Promise<void>;
+  queryHistory(query: HistoryQuery): Promise<HistoryPage>;
+  /** One point per device and bucket that has samples, ordered by device then bucket. */
+  aggregate(query: AggregateQuery): Promise<AggregatePoint[]>;
+  /** The last sample per device and variable. */
+  latest(query: LatestQuery): Promise<TelemetryRow[]>;
+  health(): Promise<TimeSeriesHealth>;
+  /** Flushes pending writes and releases the engine. */
+  close(): Promise<void>;
+}

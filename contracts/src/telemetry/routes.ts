@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { listQuery, page } from '../envelope.ts';
+import { route } from '../http/route.ts';
+import { entityId } from '../identity/common.ts';
+import { devicePerm } from '../device/permissions.ts';
+import { identifier } from '../device/thing-model.ts';
+
+const instant = z.iso
+  .datetime({ offset: true })
+  .refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'offset beyond ±15:59');
+
+/** A value as the screen shows it: the number or text, and its display by the thing model's convert rules (spec §7). */
+export const latestValue = z.object({
+  variable: z.string(),
+  name: z.string().nullable(),
+  unit: z.string().nullable(),
+  ts: z.string(),
+  value: z.number().nullable(),
+  text: z.string().nullable(),
+  /** `运行` rather than `1`: the enum label, the boolean's, or the value with its unit. */
+  display: z.string(),
+});
+
+export const historyBuckets = ['raw', '15m', '1h', '1d'] as const;
+export const historyFns = ['avg', 'max', 'min', 'first', 'last', 'count', 'sum'] as const;
+
+/** Spec §5: a history query needs a device and a variable; the handler says 'Please complete the query conditions'. */
+export const historyQuery = z
+  .object({
+    id: entityId.optional(),
+    variables: z
+      .union([z.array(identifier), z.string().transform((v) => v.split(',').filter(Boolean))])
+      .pipe(z.array(identifier).max(8))
+      .optional(),
+    from: instant,
+    to: instant,
+    bucket: z.enum(historyBuckets).default('raw'),
+    fn: z.enum(historyFns).default('avg'),
+    page: z.coerce.number().int().min(1).default(1),
+    pageSize: z.coerce.number().int().min(1).max(5000).default(500),
+    timeZone: z.string().max(64).default('Asia/Shanghai'),
+  })
+  .strict()
+  .refine((q) => Date.parse(q.from) < Date.parse(q.to), { message: 'from must be before to', path: ['to'] });
+
+export const historySeries = z.object({
+  variable: z.string(),
+  name: z.string().nullable(),
+  unit: z.string().nullable(),
+  /** Raw samples (bucket raw) or one point per bucket. */
+  points: z.array(z.object({ ts: z.string(), value: z.number().nullable(), text: z.string().nullable() })),
+  total: z.number().int(),
+});
+
+export const deadLetterRow = z.object({
+  id: z.string(),
+  deviceId: z.string().nullable(),
+  sn: z.string().nullable(),
+  topic: z.string(),
+  reason: z.string(),
+  payload: z.string(),
+  at: z.string(),
+});
+
+/** Readings a device posts over HTTP (devices that cannot speak MQTT): its credentials and the MQTT payload shapes. */
+export const httpReportBody = z
+  .object({
+    sn: z.string().max(64).optional(),
+    secret: z.string().max(128).optional(),
+    token: z.string().max(128).optional(),
+    data: z.unknown(),
+  })
+  .strict()
+  .refine((b) => !!b.token || (!!b.sn && !!b.secret), { message: 'token, or sn and secret', path: ['token'] });
+
+/** Issue 11: latest values, history, dead letters, and HTTP ingest. */
+export const telemetryRoutes = {
+  'telemetry.latest': route({
+    method: 'GET',
+    path: '/api/iot/device/latest',
+    permission: devicePerm.deviceList,
+    tag: 'telemetry',
+    summary: "A device's newest value of every variable, with its display by the thing model's convert rules",
+    query: z.object({ id: entityId }).strict(),
+    response: z.array(latestValue),
+    reads: ['devices'],
+    errors: ['NOT_FOUND'],
+  }),
+  'telemetry.history': route({
+    method: 'GET',
+    path: '/api/iot/device/history',
+    permission: devicePerm.deviceList,
+    tag: 'telemetry',
+    summary: 'History of one device: raw samples, or 15-minute, hourly or daily buckets in the tenant time zone; several variables at once',
+    query: historyQuery,
+    response: z.array(historySeries),
+    reads: ['devices'],
+    errors: ['QUERY_INCOMPLETE', 'NOT_FOUND'],
+  }),
+  'telemetry.deadLetters': route({
+    method: 'GET',
+    path: '/api/iot/deadLetter',
+    permission: devicePerm.deviceList,
+    tag: 'telemetry',
+    summary: 'Messages the intake could not take: device, topic, reason and payload (first 4 KB)',
+    query: listQuery(['at'] as const, { sn: z.string().trim().max(64).optional(), reason: z.string().trim().max(64).optional() }),
+    response: page(deadLetterRow),
+    reads: [],
+  }),
+  'telemetry.report': route({
+    method: 'POST',
+    path: '/api/iot/telemetry',
+    permission: 'public',
+    tag: 'telemetry',
+    summary: 'HTTP ingest for devices without MQTT: credentials (sn and secret, or token) and readings as on MQTT',
+    body: httpReportBody,
+    response: z.object({ accepted: z.number().int(), rejected: z.array(z.object({ identifier: z.string(), reason: z.string() })) }),
+    reads: [],
+    errors: ['DEVICE_AUTH_FAILED'],
+  }),
+};
+export type TelemetryRoutes = typeof telemetryRoutes;

@@ -1,0 +1,230 @@
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, type Sample } from './payload.ts';
+import type { Presence } from './presence.ts';
+import type { DeviceRef, DeviceRegistry } from './registry.ts';
+import { downlinkFilters, parseUplink } from './topics.ts';
+import { validateSample, type Rejection } from './validate.ts';
+
+/** A device message as the broker hands it over. */
+export interface DeviceMessage {
+  topic: string;
+  payload: Buffer;
+  qos: 0 | 1 | 2;
+  /** The connected client, when the broker tells it (embedded). */
+  clientId?: string;
+}
+
+/** A connection of a client id: a newer connection with the same id takes the id over. */
+interface Session {
+  device: DeviceRef;
+  connectionId: number;
+}
+
+/** Where accepted rows go: resolves once they are durable (inserted, or acknowledged by Kafka). */
+export interface TelemetrySink {
+  write(rows: TelemetryRow[]): Promise<void>;
+}
+
+/** A message the intake could not take, kept for operators (issue 11 "dead letters"). */
+export interface DeadLetter {
+  tenantId: string | null;
+  deviceId: string | null;
+  sn: string | null;
+  topic: string;
+  reason: string;
+  payload: string;
+  at: Date;
+}
+
+export interface IntakeCounters {
+  messages: number;
+  rows: number;
+  rejectedValues: number;
+  deadLetters: number;
+  qos0: number;
+}
+
+export interface IntakeOptions {
+  registry: DeviceRegistry;
+  sink: TelemetrySink;
+  deadLetters(letter: DeadLetter): void;
+  presence?: Presence;
+  /** Thing-model events and replies, for the reactors (alarms) and command correlation. */
+  onEvent?(device: DeviceRef, identifier: string, payload: unknown, ts: Date): void;
+  onReply?(device: DeviceRef, messageId: string, payload: unknown): void;
+  /** Per device, the newest report time (device list "last report"). */
+  onReport?(device: DeviceRef, ts: Date): void;
+  maxPayloadBytes?: number;
+  now?: () => number;
+}
+
+const DEAD_LETTER_BYTES = 4096;
+
+/**
+ * What happens to a device message (ARCHITECTURE.md `ingest/`): whose it is, whether the topic is its own,
+ * whether each value fits the thing model it reports against; good values go to the sink, a malformed message
+ * to the dead letters. Nothing a device sends can throw out of `handle`.
+ */
+export function createIntake(options: IntakeOptions) {
+  const { registry, sink } = options;
+  const maxBytes = options.maxPayloadBytes ?? 256 * 1024;
+  const now = options.now ?? Date.now;
+  /** Connected clients by client id: the device each authenticated as. */
+  const sessions = new Map<string, Session>();
+  const deviceOf = (clientId: string | undefined) => (clientId ? sessions.get(clientId)?.device : undefined);
+  const counters: IntakeCounters = { messages: 0, rows: 0, rejectedValues: 0, deadLetters: 0, qos0: 0 };
+
+  const dead = (device: DeviceRef | null, message: DeviceMessage, reason: string) => {
+    counters.deadLetters += 1;
+    options.deadLetters({
+      tenantId: device?.tenantId ?? null,
+      deviceId: device?.deviceId ?? null,
+      sn: device?.sn ?? null,
+      topic: message.topic.slice(0, 256),
+      reason: reason.slice(0, 500),
+      payload: message.payload.subarray(0, DEAD_LETTER_BYTES).toString('utf8'),
+      at: new Date(now()),
+    });
+  };
+
+  async function rowsOf(device: DeviceRef, samples: Sample[]): Promise<{ rows: TelemetryRow[]; rejected: Rejection[] }> {
+    const model = await registry.model(device.productId, device.modelVersion);
+    const rows: TelemetryRow[] = [];
+    const rejected: Rejection[] = [];
+    for (const sample of samples) {
+      const checked = validateSample(device, model, sample);
+      rows.push(...checked.rows);
+      rejected.push(...checked.rejected);
+    }
+    return { rows, rejected };
+  }
+
+  async function take(device: DeviceRef, message: DeviceMessage, samples: Sample[]): Promise<TelemetryRow[]> {
+    const { rows, rejected } = await rowsOf(device, samples);
+    counters.rejectedValues += rejected.length;
+    if (rejected.length > 0) dead(device, message, `refused values: ${rejected.map((r) => `${r.identifier} (${r.reason})`).join(', ')}`);
+    if (rows.length > 0) {
+      options.onReport?.(
+        device,
+        rows.reduce((t, r) => (r.ts > t ? r.ts : t), rows[0]!.ts),
+      );
+      if (device.nodeType === 'subDevice' || !message.clientId) options.presence?.reported(device);
+    }
+    return rows;
+  }
+
+  return {
+    counters,
+    sessions,
+
+    /** The device a client may connect as; remembered for its messages. */
+    async connect(
+      clientId: string,
+      connectionId: number,
+      username: string | undefined,
+      password: string | undefined,
+    ): Promise<DeviceRef | null> {
+      const device = await registry.authenticate(username, password);
+      if (!device) return null;
+      const before = sessions.get(clientId);
+      sessions.set(clientId, { device, connectionId });
+      options.presence?.connected(device);
+      if (before) options.presence?.disconnected(before.device);
+      return device;
+    },
+
+    /** The end of one connection; a later connection that took the client id over stays. */
+    disconnect(clientId: string, connectionId: number) {
+      const session = sessions.get(clientId);
+      if (!session || session.connectionId !== connectionId) return;
+      sessions.delete(clientId);
+      options.presence?.disconnected(session.device);
+    },
+
+    /** A device publishes only to its own topics (and a gateway to its sub-devices' through its own). */
+    mayPublish(clientId: string, topic: string): boolean {
+      const device = deviceOf(clientId);
+      const uplink = parseUplink(topic);
+      if (!device || !uplink) return false;
+      return uplink.sn === null || uplink.sn === device.sn;
+    },
+
+    maySubscribe(clientId: string, filter: string): boolean {
+      const device = deviceOf(clientId);
+      return !!device && downlinkFilters(device.sn).includes(filter);
+    },
+
+    /** Handles one message; resolves once its rows are durable (a QoS 1 publish is acknowledged then). */
+    async handle(message: DeviceMessage): Promise<void> {
+      counters.messages += 1;
+      if (message.qos === 0) counters.qos0 += 1;
+      const session = deviceOf(message.clientId);
+      const uplink = parseUplink(message.topic);
+      try {
+        if (!uplink) throw new MalformedPayload('unknown topic');
+        const device = uplink.sn === null || (session && uplink.sn === session.sn) ? session : await registry.bySn(uplink.sn);
+        if (!device) return dead(null, message, 'unknown or disabled device');
+        const body = parseJson(message.payload, maxBytes);
+        const at = now();
+        let rows: TelemetryRow[] = [];
+        switch (uplink.kind) {
+          case 'telemetry':
+          case 'attributes':
+            rows = await take(device, message, samplesOf(body, at));
+            break;
+          case 'gatewayTelemetry': {
+            if (device.nodeType !== 'gateway') return dead(device, message, 'not a gateway');
+            for (const [key, samples] of gatewaySamplesOf(body, at)) {
+              const sub = await registry.subDevice(device, key);
+              if (!sub) {
+                dead(device, message, `${key.slice(0, 64)} is not a sub-device of this gateway`);
+                continue;
+              }
+              rows.push(...(await take(sub, message, samples)));
+            }
+            break;
+          }
+          case 'event':
+            options.onEvent?.(device, uplink.identifier, body, new Date(at));
+            return;
+          case 'reply':
+            options.onReply?.(device, uplink.messageId, body);
+            return;
+          case 'gatewayConnect':
+          case 'gatewayDisconnect': {
+            const key = typeof (body as { device?: unknown })?.device === 'string' ? (body as { device: string }).device : '';
+            const sub = await registry.subDevice(device, key);
+            if (sub && uplink.kind === 'gatewayConnect') options.presence?.connected(sub);
+            if (sub && uplink.kind === 'gatewayDisconnect') options.presence?.disconnected(sub);
+            return;
+          }
+        }
+        counters.rows += rows.length;
+        if (rows.length > 0) await sink.write(rows);
+      } catch (error) {
+        if (error instanceof MalformedPayload) return dead(session ?? null, message, error.message);
+        throw error;
+      }
+    },
+
+    /** The HTTP ingest route: the device named by its credentials posts its readings. */
+    async handleHttp(device: DeviceRef, body: unknown): Promise<{ accepted: number; rejected: Rejection[] }> {
+      const message: DeviceMessage = {
+        topic: `devices/${device.sn}/telemetry`,
+        payload: Buffer.from(JSON.stringify(body ?? null)),
+        qos: 1,
+      };
+      const { rows, rejected } = await rowsOf(device, samplesOf(body, now()));
+      counters.rejectedValues += rejected.length;
+      if (rejected.length > 0) dead(device, message, `refused values: ${rejected.map((r) => `${r.identifier} (${r.reason})`).join(', ')}`);
+      if (rows.length > 0) {
+        options.onReport?.(device, rows[rows.length - 1]!.ts);
+        options.presence?.reported(device);
+        await sink.write(rows);
+      }
+      counters.rows += rows.length;
+      return { accepted: rows.length, rejected };
+    },
+  };
+}
+export type Intake = ReturnType<typeof createIntake>;

@@ -1,0 +1,86 @@
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { DeviceRef } from './registry.ts';
+
+export interface PresenceOptions {
+  dispatch: Dispatch;
+  /** A disconnect is recorded only if the device stays away this long: a flapping device does not flood the log. */
+  offlineAfterMs?: number;
+  /** A device that only reports (HTTP) is offline after this long without a report. */
+  heartbeatTimeoutMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Online and offline as domain events (issue 11 "Presence"): online at once on connect or first report;
+ * offline only once the device has stayed away `offlineAfterMs`, so reconnecting within it records nothing.
+ */
+export function createPresence(options: PresenceOptions) {
+  const offlineAfter = options.offlineAfterMs ?? 10_000;
+  const heartbeat = options.heartbeatTimeoutMs ?? 5 * 60_000;
+  /** What the log says now, as far as this process knows (null: not known, ask once). */
+  const recorded = new Map<string, boolean>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const connections = new Map<string, number>();
+  const onError = options.onError ?? (() => {});
+
+  let stopped = false;
+  const record = (device: DeviceRef, online: boolean, reason?: 'disconnect' | 'timeout') => {
+    if (stopped || recorded.get(device.deviceId) === online) return;
+    recorded.set(device.deviceId, online);
+    const at = new Date().toISOString();
+    options
+      .dispatch(
+        { type: 'SetDevicePresence', deviceId: device.deviceId, online, at, ...(reason ? { reason } : {}) },
+        {
+          tenantId: device.tenantId,
+          actor: { kind: 'device', id: device.deviceId },
+          correlationId: `presence:${device.deviceId}:${at}`,
+          causationId: null,
+          idempotencyKey: `presence:${device.deviceId}:${online ? 'on' : 'off'}:${at}`,
+        },
+      )
+      .catch((error: unknown) => {
+        recorded.delete(device.deviceId);
+        onError(error);
+      });
+  };
+  const clear = (deviceId: string) => {
+    clearTimeout(timers.get(deviceId));
+    timers.delete(deviceId);
+  };
+  const later = (device: DeviceRef, ms: number, reason: 'disconnect' | 'timeout') => {
+    clear(device.deviceId);
+    const timer = setTimeout(() => {
+      timers.delete(device.deviceId);
+      if ((connections.get(device.deviceId) ?? 0) === 0) record(device, false, reason);
+    }, ms);
+    timer.unref();
+    timers.set(device.deviceId, timer);
+  };
+
+  return {
+    connected(device: DeviceRef) {
+      connections.set(device.deviceId, (connections.get(device.deviceId) ?? 0) + 1);
+      clear(device.deviceId);
+      record(device, true);
+    },
+    disconnected(device: DeviceRef) {
+      const left = Math.max(0, (connections.get(device.deviceId) ?? 1) - 1);
+      connections.set(device.deviceId, left);
+      if (left === 0) later(device, offlineAfter, 'disconnect');
+    },
+    /** A report from a device without a connection of its own (HTTP, or a gateway's sub-device). */
+    reported(device: DeviceRef) {
+      if ((connections.get(device.deviceId) ?? 0) > 0) return;
+      record(device, true);
+      if (!timers.has(device.deviceId) || recorded.get(device.deviceId)) later(device, heartbeat, 'timeout');
+    },
+    isOnline: (deviceId: string) => recorded.get(deviceId) === true,
+    stop() {
+      stopped = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+export type Presence = ReturnType<typeof createPresence>;

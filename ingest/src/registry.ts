@@ -1,0 +1,94 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NodeType, ThingFunction } from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+
+/** A device as the intake needs it: who it is, whose it is, which thing model it reports against. */
+export type DeviceRef = {
+  deviceId: string;
+  tenantId: string;
+  sn: string;
+  name: string;
+  productId: string;
+  modelVersion: number;
+  nodeType: NodeType;
+  gatewayId: string | null;
+};
+
+type AuthRow = DeviceRef & {
+  secretHash: string;
+  enabled: boolean;
+  tenantActive: boolean;
+};
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.name, d.product_id as "productId",
+  d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.secret_hash as "secretHash",
+  d.enabled, coalesce(t.status = 'approved', false) as "tenantActive"
+  from rm_devices d left join rm_tenants t on t.id = d.tenant_id`;
+
+/**
+ * Device look-ups for the intake over the read models: credentials at connect (SN and secret, or the secret
+ * alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a gateway, and thing models.
+ * A published version never changes, so its model is kept; the draft (version 0) only for a few seconds.
+ */
+export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } = {}) {
+  const models = new Map<string, { at: number; model: Map<string, ThingFunction> }>();
+  const draftTtl = options.draftTtlMs ?? 5_000;
+  const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: AuthRow): DeviceRef => ref;
+  const usable = (row: AuthRow | undefined): row is AuthRow => !!row && row.enabled && row.tenantActive;
+
+  return {
+    /** A device that may connect: known, enabled, its tenant active, its secret right. */
+    async authenticate(username: string | undefined, password: string | undefined): Promise<DeviceRef | null> {
+      if (!username) return null;
+      if (password) {
+        const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [username])).rows[0];
+        return usable(row) && sameHash(row.secretHash, sha256(password)) ? refOf(row) : null;
+      }
+      // ThingsBoard firmware: the access token is the username, no password.
+      const row = (await db.query<AuthRow>(`${select} where d.secret_hash = $1`, [sha256(username)])).rows[0];
+      return usable(row) ? refOf(row) : null;
+    },
+
+    /** A sub-device of a gateway, by SN or (ThingsBoard gateways) by name; null when not behind that gateway. */
+    async subDevice(gateway: DeviceRef, key: string): Promise<DeviceRef | null> {
+      const row = (
+        await db.query<AuthRow>(`${select} where d.tenant_id = $1 and d.gateway_id = $2 and (d.sn = $3 or d.name = $3) limit 1`, [
+          gateway.tenantId,
+          gateway.deviceId,
+          key,
+        ])
+      ).rows[0];
+      return usable(row) ? refOf(row) : null;
+    },
+
+    /** The device by SN within a tenant (a topic naming a device the session is not). */
+    async bySn(sn: string): Promise<DeviceRef | null> {
+      const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];
+      return usable(row) ? refOf(row) : null;
+    },
+
+    /** The thing model a device reports against, by identifier. */
+    async model(productId: string, version: number): Promise<Map<string, ThingFunction>> {
+      const key = `${productId}@${version}`;
+      const cached = models.get(key);
+      if (cached && (version > 0 || Date.now() - cached.at < draftTtl)) return cached.model;
+      const functions =
+        version > 0
+          ? (
+              await db.query<{ functions: ThingFunction[] }>(
+                'select functions from rm_product_versions where product_id = $1 and version = $2',
+                [productId, version],
+              )
+            ).rows[0]?.functions
+          : (await db.query<{ functions: ThingFunction[] }>('select functions from rm_products where id = $1', [productId])).rows[0]
+              ?.functions;
+      const model = new Map((functions ?? []).map((f) => [f.identifier, f]));
+      models.set(key, { at: Date.now(), model });
+      return model;
+    },
+  };
+}
+export type DeviceRegistry = ReturnType<typeof createDeviceRegistry>;

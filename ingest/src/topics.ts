@@ -1,0 +1,48 @@
+/**
+ * The MQTT topic scheme (README "MQTT topics"). A device names itself by SN; a gateway publishes for its
+ * sub-devices; ThingsBoard firmware keeps its own topics (`me` is the connected device).
+ */
+export type Uplink =
+  | { kind: 'telemetry' | 'attributes'; sn: string | null }
+  | { kind: 'event'; sn: string | null; identifier: string }
+  | { kind: 'reply'; sn: string | null; messageId: string }
+  | { kind: 'gatewayTelemetry'; sn: string | null; style: 'native' | 'thingsboard' }
+  | { kind: 'gatewayConnect' | 'gatewayDisconnect'; sn: string | null };
+
+/** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
+export function parseUplink(topic: string): Uplink | null {
+  const t = topic.split('/');
+  if (t[0] === 'devices' && t.length >= 3 && t[1]) {
+    const sn = t[1];
+    if (t.length === 3 && (t[2] === 'telemetry' || t[2] === 'attributes')) return { kind: t[2], sn };
+    if (t.length === 4 && t[2] === 'events' && t[3]) return { kind: 'event', sn, identifier: t[3] };
+    if (t.length === 4 && t[2] === 'reply' && t[3]) return { kind: 'reply', sn, messageId: t[3] };
+    return null;
+  }
+  if (t[0] === 'gateways' && t.length === 3 && t[1] && t[2] === 'telemetry') return { kind: 'gatewayTelemetry', sn: t[1], style: 'native' };
+  if (t[0] === 'v1' && t[1] === 'devices' && t[2] === 'me') {
+    if (t.length === 4 && (t[3] === 'telemetry' || t[3] === 'attributes')) return { kind: t[3], sn: null };
+    if (t.length === 6 && t[3] === 'rpc' && t[4] === 'response' && t[5]) return { kind: 'reply', sn: null, messageId: t[5] };
+    return null;
+  }
+  if (t[0] === 'v1' && t[1] === 'gateway' && t.length === 3) {
+    if (t[2] === 'telemetry' || t[2] === 'attributes') return { kind: 'gatewayTelemetry', sn: null, style: 'thingsboard' };
+    if (t[2] === 'connect') return { kind: 'gatewayConnect', sn: null };
+    if (t[2] === 'disconnect') return { kind: 'gatewayDisconnect', sn: null };
+  }
+  return null;
+}
+
+/** What a device may subscribe to: its own downlink. */
+export function downlinkFilters(sn: string): string[] {
+  return [
+    `devices/${sn}/command/+`,
+    `devices/${sn}/command/#`,
+    'v1/devices/me/rpc/request/+',
+    'v1/devices/me/attributes',
+    'v1/devices/me/attributes/response/+',
+  ];
+}
+
+/** The topic a command to a device goes out on (the device's own scheme decides which it listens to). */
+export const commandTopic = (sn: string, messageId: string) => `devices/${sn}/command/${messageId}`;

@@ -1,0 +1,121 @@
+import { DomainError, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
+
+type Property = Extract<ThingFunction, { type: 'property' }>;
+
+/** The device of the caller's tenant (and current group subtree) with the thing model it reports against. */
+async function deviceWithModel(ctx: RequestContext, id: string) {
+  const caller = callerOf(ctx);
+  const row = (
+    await ctx.ports.db.query<{ id: string; product_id: string; group_id: string | null; functions: ThingFunction[] }>(
+      `select d.id, d.product_id, d.group_id,
+         coalesce((select v.functions from rm_product_versions v where v.product_id = d.product_id and v.version = d.model_version),
+                  (select p.functions from rm_products p where p.id = d.product_id), '[]') as functions
+       from rm_devices d where d.id = $1 and d.tenant_id = $2`,
+      [id, caller.tenantId],
+    )
+  ).rows[0];
+  if (!row) throw new DomainError('NOT_FOUND');
+  if (caller.stationId && !(await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId)).includes(row.group_id ?? ''))
+    throw new DomainError('NOT_FOUND');
+  const properties = new Map(row.functions.filter((f): f is Property => f.type === 'property').map((f) => [f.identifier, f]));
+  return { ...row, properties };
+}
+
+/** Spec §7 convert rules: an enum's label, a boolean's, a number with its unit. */
+export function displayOf(fn: Property | undefined, value: number | null, text: string | null): string {
+  if (value === null && text === null) return '--';
+  const spec = fn?.dataType;
+  if (spec?.type === 'enum') {
+    const raw = value ?? text;
+    return spec.enumValues?.find((e) => String(e.value) === String(raw))?.label ?? String(raw);
+  }
+  if (spec?.type === 'bool') return value === 1 ? '是' : '否';
+  if (text !== null) return text;
+  return spec?.unit ? `${value} ${spec.unit}` : String(value);
+}
+
+const store = (ctx: RequestContext): TimeSeriesStore => {
+  if (!ctx.ports.timeseries) throw new DomainError('INTERNAL');
+  return ctx.ports.timeseries;
+};
+
+/** Reads of live and historical telemetry (issue 11). */
+export const telemetryQueryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.latest' | 'telemetry.history' | 'telemetry.deadLetters'> = {
+  async 'telemetry.latest'({ query }, ctx) {
+    const device = await deviceWithModel(ctx, query.id);
+    const rows = await store(ctx).latest({ tenantId: callerOf(ctx).tenantId, deviceIds: [device.id] });
+    return rows.map((r) => {
+      const fn = device.properties.get(r.variable);
+      return {
+        variable: r.variable,
+        name: fn?.name ?? null,
+        unit: fn?.dataType.unit ?? null,
+        ts: r.ts.toISOString(),
+        value: r.value,
+        text: r.text,
+        display: displayOf(fn, r.value, r.text),
+      };
+    });
+  },
+
+  async 'telemetry.history'({ query: q }, ctx) {
+    if (!q.id || !q.variables?.length) throw new DomainError('QUERY_INCOMPLETE');
+    const device = await deviceWithModel(ctx, q.id);
+    const { tenantId } = callerOf(ctx);
+    const [from, to] = [new Date(q.from), new Date(q.to)];
+    return Promise.all(
+      q.variables.map(async (variable) => {
+        const fn = device.properties.get(variable);
+        const head = { variable, name: fn?.name ?? null, unit: fn?.dataType.unit ?? null };
+        if (q.bucket === 'raw') {
+          const page = await store(ctx).queryHistory({
+            tenantId,
+            deviceId: device.id,
+            variable,
+            from,
+            to,
+            limit: q.pageSize,
+            offset: (q.page - 1) * q.pageSize,
+          });
+          return { ...head, total: page.total, points: page.rows.map((r) => ({ ts: r.ts.toISOString(), value: r.value, text: r.text })) };
+        }
+        const points = await store(ctx).aggregate({
+          tenantId,
+          deviceIds: [device.id],
+          variable,
+          from,
+          to,
+          bucket: q.bucket,
+          fn: q.fn,
+          timeZone: q.timeZone,
+        });
+        return { ...head, total: points.length, points: points.map((p) => ({ ts: p.bucket.toISOString(), value: p.value, text: null })) };
+      }),
+    );
+  },
+
+  async 'telemetry.deadLetters'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: '*',
+      from: 'ingest_dead_letters',
+      where: ['tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { at: 'at' },
+      defaultSort: 'at',
+    };
+    if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
+    if (q.reason) spec.where.push(`reason ilike ${param(spec.params, `%${q.reason}%`)}`);
+    return pageOf(ctx.ports.db, q, spec, (r) => ({
+      id: String(r.id),
+      deviceId: (r.device_id as string | null) ?? null,
+      sn: (r.sn as string | null) ?? null,
+      topic: r.topic as string,
+      reason: r.reason as string,
+      payload: r.payload as string,
+      at: iso(r.at),
+    }));
+  },
+};

@@ -1,0 +1,233 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * The telemetry pipeline on the embedded engines (issue 11): devices log in with SN and secret (or a
+ * ThingsBoard token), publish on their own topics, values are checked against the thing model, stored in
+ * chDB and read back by the latest and history routes; what is refused lands in the dead letters.
+ */
+let sut: TestPlatform;
+let token: string;
+let other: string;
+let mqttUrl: string;
+const devices: Record<string, { id: string; secret: string }> = {};
+const clients: MqttClient[] = [];
+
+const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
+  expect(r.status, r.body).toBe(200);
+  return r.json!.data;
+};
+
+function connect(username: string, password?: string, clientId = `c-${Math.random().toString(36).slice(2)}`) {
+  const client = mqtt.connect(mqttUrl, { username, password, clientId, reconnectPeriod: 0, connectTimeout: 5000 });
+  clients.push(client);
+  return new Promise<MqttClient>((resolve, reject) => {
+    client.once('connect', () => resolve(client));
+    client.once('error', reject);
+  });
+}
+const publish = (client: MqttClient, topic: string, payload: unknown, qos: 0 | 1 = 1) =>
+  client.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos });
+const latest = async (id: string) =>
+  Object.fromEntries(
+    (
+      ok(await sut.call('GET', '/api/iot/device/latest', { token, query: { id } })) as {
+        variable: string;
+        display: string;
+        value: number;
+      }[]
+    ).map((v) => [v.variable, v]),
+  ) as Record<string, { variable: string; display: string; value: number } | undefined>;
+
+beforeAll(async () => {
+  sut = await startTestPlatform({ PRESENCE_OFFLINE_AFTER_MS: '300' });
+  mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
+  await sut.seedTenant({ id: 'papa', name: 'papaCo', adminUsername: 'papaAdmin', adminPassword: 'Papa#pw1' });
+  await sut.seedTenant({ id: 'quebec', name: 'quebecCo', adminUsername: 'quebecAdmin', adminPassword: 'Quebec#pw1' });
+  token = await sut.login('papaAdmin', 'Papa#pw1');
+  other = await sut.login('quebecAdmin', 'Quebec#pw1');
+  const product = async (code: string, type: string) => {
+    const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id;
+    for (const fn of [
+      { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 125, unit: '°C' } },
+      {
+        type: 'property',
+        name: '状态',
+        identifier: 'state',
+        dataType: {
+          type: 'enum',
+          enumValues: [
+            { value: 0, label: '停止' },
+            { value: 1, label: '运行' },
+          ],
+        },
+      },
+    ])
+      ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
+    ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+    return id as string;
+  };
+  const direct = await product('PIPE', 'direct');
+  const gateway = await product('PIPE-GW', 'gateway');
+  const sub = await product('PIPE-SUB', 'subDevice');
+  for (const [sn, productId] of [
+    ['PIPE-1', direct],
+    ['PIPE-2', direct],
+    ['PIPE-TB', direct],
+    ['PIPE-GW-1', gateway],
+  ] as const) {
+    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    devices[sn] = { id: d.id, secret: d.secret };
+  }
+  await sut.platform.runner.catchUp();
+  const s = ok(
+    await sut.call('POST', '/api/iot/device', {
+      token,
+      body: { sn: 'PIPE-SUB-1', name: 'meter one', productId: sub, gatewayId: devices['PIPE-GW-1']!.id },
+    }),
+  );
+  devices['PIPE-SUB-1'] = { id: s.id, secret: s.secret };
+  await sut.platform.runner.catchUp();
+}, 120_000);
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await sut?.stop();
+});
+
+describe('telemetry pipeline', () => {
+  it('stores what a device publishes at QoS 1 before acknowledging it, and shows enums by their labels', async () => {
+    const client = await connect('PIPE-1', devices['PIPE-1']!.secret);
+    await publish(client, 'devices/PIPE-1/telemetry', { temperature: 21.5, state: 1 });
+    const values = await latest(devices['PIPE-1']!.id);
+    expect(values.temperature).toMatchObject({ value: 21.5, display: '21.5 °C' });
+    expect(values.state).toMatchObject({ value: 1, display: '运行' });
+  });
+
+  it('refuses unknown identifiers and out-of-range values one by one, keeps the rest, and records them as dead letters', async () => {
+    const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
+    await publish(client, 'devices/PIPE-2/telemetry', { temperature: 500, state: 0, humidity: 3, __proto__: 1 });
+    await publish(client, 'devices/PIPE-2/telemetry', '{"temperature": ');
+    const values = await latest(devices['PIPE-2']!.id);
+    expect(Object.keys(values)).toEqual(['state']);
+    await sut.platform.ingest!.flush();
+    const letters = ok(await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'PIPE-2' } }));
+    const reasons = letters.rows.map((r: { reason: string }) => r.reason).join(' | ');
+    expect(reasons).toContain('temperature (wrong type or out of range)');
+    expect(reasons).toContain('humidity (unknown identifier)');
+    expect(reasons).toContain('not JSON');
+    // Another tenant sees none of them.
+    expect(ok(await sut.call('GET', '/api/iot/deadLetter', { token: other })).total).toBe(0);
+  });
+
+  it('refuses a wrong secret, and a device publishing on another device’s topic stores nothing there', async () => {
+    await expect(connect('PIPE-1', 'not-the-secret')).rejects.toThrow();
+    const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
+    const before = await latest(devices['PIPE-1']!.id);
+    // The broker refuses the publish (and drops the connection): no acknowledgement ever comes.
+    await Promise.race([
+      publish(client, 'devices/PIPE-1/telemetry', { temperature: -5 }).catch(() => undefined),
+      new Promise((r) => setTimeout(r, 500)),
+    ]);
+    expect((await latest(devices['PIPE-1']!.id)).temperature!.value).toBe(before.temperature!.value);
+  });
+
+  it('takes ThingsBoard firmware as it is: the token as username, its topics and timestamps', async () => {
+    const client = await connect(devices['PIPE-TB']!.secret);
+    const ts = Date.UTC(2026, 10, 20, 8, 0, 0);
+    await publish(client, 'v1/devices/me/telemetry', [
+      { ts, values: { temperature: 30 } },
+      { ts: ts + 60_000, values: { temperature: 31 } },
+    ]);
+    const history = ok(
+      await sut.call('GET', '/api/iot/device/history', {
+        token,
+        query: {
+          id: devices['PIPE-TB']!.id,
+          variables: 'temperature',
+          from: new Date(ts - 1).toISOString(),
+          to: new Date(ts + 3_600_000).toISOString(),
+        },
+      }),
+    );
+    expect(history[0].points.map((p: { ts: string; value: number }) => [p.ts, p.value])).toEqual([
+      [new Date(ts).toISOString(), 30],
+      [new Date(ts + 60_000).toISOString(), 31],
+    ]);
+    const buckets = ok(
+      await sut.call('GET', '/api/iot/device/history', {
+        token,
+        query: {
+          id: devices['PIPE-TB']!.id,
+          variables: 'temperature',
+          bucket: '15m',
+          fn: 'max',
+          from: new Date(ts - 1).toISOString(),
+          to: new Date(ts + 3_600_000).toISOString(),
+        },
+      }),
+    );
+    expect(buckets[0].points).toEqual([{ ts: new Date(ts).toISOString(), value: 31, text: null }]);
+  });
+
+  it('asks to complete the query conditions when the device or variable is missing', async () => {
+    const r = await sut.call('GET', '/api/iot/device/history', {
+      token,
+      query: { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json!.msg).toBe('请完善查询条件');
+  });
+
+  it('lets a gateway publish for its sub-devices, and only for them', async () => {
+    const client = await connect('PIPE-GW-1', devices['PIPE-GW-1']!.secret);
+    await publish(client, 'gateways/PIPE-GW-1/telemetry', { 'PIPE-SUB-1': { temperature: 42 }, 'PIPE-1': { temperature: 99 } });
+    expect((await latest(devices['PIPE-SUB-1']!.id)).temperature!.value).toBe(42);
+    expect((await latest(devices['PIPE-1']!.id)).temperature?.value).not.toBe(99);
+    // ThingsBoard's gateway API, the sub-device named by its name.
+    await publish(client, 'v1/gateway/telemetry', { 'meter one': [{ ts: Date.now(), values: { temperature: 43 } }] });
+    expect((await latest(devices['PIPE-SUB-1']!.id)).temperature!.value).toBe(43);
+  });
+
+  it('takes readings over HTTP with the device credentials, and refuses wrong ones', async () => {
+    const good = ok(
+      await sut.call('POST', '/api/iot/telemetry', {
+        body: { sn: 'PIPE-2', secret: devices['PIPE-2']!.secret, data: { temperature: 12.5 } },
+      }),
+    );
+    expect(good).toEqual({ accepted: 1, rejected: [] });
+    expect((await latest(devices['PIPE-2']!.id)).temperature!.value).toBe(12.5);
+    const bad = await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'PIPE-2', secret: 'nope', data: { temperature: 1 } } });
+    expect(bad.status).toBe(401);
+    expect(bad.json!.data.error).toBe('DEVICE_AUTH_FAILED');
+  });
+
+  it('records presence: online on connect, offline after the debounce, and a flapping device records nothing more', async () => {
+    const id = devices['PIPE-1']!.id;
+    const presenceEvents = async () =>
+      (
+        await sut.db.pool.query<{ type: string }>(
+          `select type from es_events where stream_name = $1 and type in ('DeviceWentOnline', 'DeviceWentOffline') order by global_position`,
+          [`device-papa.${id}`],
+        )
+      ).rows.map((r) => r.type);
+    // Earlier tests connected PIPE-1; let those sessions end and the offline be recorded.
+    for (const c of clients) c.end(true);
+    await new Promise((r) => setTimeout(r, 800));
+    const before = await presenceEvents();
+    expect(before.at(-1)).toBe('DeviceWentOffline');
+    for (let i = 0; i < 5; i++) {
+      const c = await connect('PIPE-1', devices['PIPE-1']!.secret, 'flapper');
+      await new Promise((r) => setTimeout(r, 20));
+      c.end(true);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 800));
+    // Five connections within the debounce: one online, one offline.
+    expect((await presenceEvents()).slice(before.length)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
+    await sut.platform.runner.catchUp();
+    const row = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id } }));
+    expect(row.status).toBe('offline');
+    expect(row.lastReportAt).not.toBeNull();
+  });
+});
