@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createDeviceRegistry, createIntake, createIntakeTables, createPresence, type TelemetrySink } from '@iot/ingest';
 import type { Bus } from './bus/port.ts';
@@ -36,6 +37,7 @@ export interface IngestOptions {
   /** Kafka between the intake and the writer: a publish is durable once Kafka has it. Absent: straight to the store. */
   kafka?: Bus | null;
   offlineAfterMs?: number;
+  live?: LiveFeed;
 }
 
 /**
@@ -87,6 +89,17 @@ export async function startIngest(options: IngestOptions) {
     presence,
     deadLetters: (letter) => tables.deadLetter(letter),
     onReport: (device, at) => tables.report(device.deviceId, device.tenantId, at),
+    onStored: (device, rows) => {
+      const live = options.live;
+      if (!live?.listening('telemetry.live')) return;
+      for (const r of rows) {
+        live.publish(
+          'telemetry.live',
+          { tenantId: r.tenantId, groupId: device.groupId, deviceId: r.deviceId },
+          { deviceId: r.deviceId, variable: r.variable, ts: r.ts.toISOString(), value: r.value, text: r.text },
+        );
+      }
+    },
   });
   return {
     intake,

@@ -172,6 +172,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         logger,
         kafka: config.KAFKA_BROKERS ? bus : null,
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
+        live,
       });
       ingest = started;
       const registration = await mqtt.onMessage('#', (message) => started.intake.handle(message));

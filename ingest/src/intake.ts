@@ -54,6 +54,8 @@ export interface IntakeOptions {
   onReply?(device: DeviceRef, messageId: string, payload: unknown): void;
   /** Per device, the newest report time (device list "last report"). */
   onReport?(device: DeviceRef, ts: Date): void;
+  /** Accepted rows, once durable: the live feed. */
+  onStored?(device: DeviceRef, rows: TelemetryRow[]): void;
   maxPayloadBytes?: number;
   now?: () => number;
 }
@@ -166,12 +168,17 @@ export function createIntake(options: IntakeOptions) {
         if (!device) return dead(null, message, 'unknown or disabled device');
         const body = parseJson(message.payload, maxBytes);
         const at = now();
-        let rows: TelemetryRow[] = [];
+        const rows: TelemetryRow[] = [];
+        /** Each device's rows, for the live feed once they are stored (a gateway's message carries several devices). */
+        const byDevice: Array<[DeviceRef, TelemetryRow[]]> = [];
         switch (uplink.kind) {
           case 'telemetry':
-          case 'attributes':
-            rows = await take(device, message, samplesOf(body, at));
+          case 'attributes': {
+            const taken = await take(device, message, samplesOf(body, at));
+            rows.push(...taken);
+            byDevice.push([device, taken]);
             break;
+          }
           case 'gatewayTelemetry': {
             if (device.nodeType !== 'gateway') return dead(device, message, 'not a gateway');
             for (const [key, samples] of gatewaySamplesOf(body, at)) {
@@ -180,7 +187,9 @@ export function createIntake(options: IntakeOptions) {
                 dead(device, message, `${key.slice(0, 64)} is not a sub-device of this gateway`);
                 continue;
               }
-              rows.push(...(await take(sub, message, samples)));
+              const taken = await take(sub, message, samples);
+              rows.push(...taken);
+              byDevice.push([sub, taken]);
             }
             break;
           }
@@ -200,7 +209,10 @@ export function createIntake(options: IntakeOptions) {
           }
         }
         counters.rows += rows.length;
-        if (rows.length > 0) await sink.write(rows);
+        if (rows.length > 0) {
+          await sink.write(rows);
+          for (const [owner, own] of byDevice) if (own.length > 0) options.onStored?.(owner, own);
+        }
       } catch (error) {
         if (error instanceof MalformedPayload) return dead(session ?? null, message, error.message);
         throw error;

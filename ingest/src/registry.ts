@@ -12,6 +12,7 @@ export type DeviceRef = {
   modelVersion: number;
   nodeType: NodeType;
   gatewayId: string | null;
+  groupId: string | null;
 };
 
 type AuthRow = DeviceRef & {
@@ -24,7 +25,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.name, d.product_id as "productId",
-  d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.secret_hash as "secretHash",
+  d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.group_id as "groupId", d.secret_hash as "secretHash",
   d.enabled, coalesce(t.status = 'approved', false) as "tenantActive"
   from rm_devices d left join rm_tenants t on t.id = d.tenant_id`;
 

@@ -1,4 +1,6 @@
 import mqtt, { type MqttClient } from 'mqtt';
+import WebSocket from 'ws';
+import { channels } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
@@ -200,6 +202,30 @@ describe('telemetry pipeline', () => {
     const bad = await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'PIPE-2', secret: 'nope', data: { temperature: 1 } } });
     expect(bad.status).toBe(401);
     expect(bad.json!.data.error).toBe('DEVICE_AUTH_FAILED');
+  });
+
+  it('pushes values live to listeners of that device, and nothing to another tenant', async () => {
+    const base = `${sut.platform.url!.replace('http', 'ws').replace('localhost', '127.0.0.1')}${channels['telemetry.live'].path}`;
+    const listen = async (url: string, as: string) => {
+      const socket = new WebSocket(url, { headers: { authentication: as } });
+      const got: Array<{ deviceId: string; variable: string; value: number }> = [];
+      socket.on('message', (data) => got.push(JSON.parse(String(data))));
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      return { socket, got };
+    };
+    const mine = await listen(`${base}?deviceIds=${devices['PIPE-1']!.id}`, token);
+    const theirs = await listen(base, other);
+    const client = await connect('PIPE-1', devices['PIPE-1']!.secret);
+    await publish(client, 'devices/PIPE-1/telemetry', { temperature: 66 });
+    await publish(client, 'devices/PIPE-1/telemetry', { state: 0 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mine.got.map((m) => [m.deviceId, m.variable, m.value])).toEqual([
+      [devices['PIPE-1']!.id, 'temperature', 66],
+      [devices['PIPE-1']!.id, 'state', 0],
+    ]);
+    expect(theirs.got).toEqual([]);
+    mine.socket.close();
+    theirs.socket.close();
   });
 
   it('records presence: online on connect, offline after the debounce, and a flapping device records nothing more', async () => {

@@ -38,6 +38,20 @@ export const channels = {
     summary: "The tenant's changes as they are recorded (the operation log, live)",
     message: activityMessage,
   }),
+  'telemetry.live': channel({
+    path: '/api/ws/telemetry',
+    permission: devicePerm.deviceList,
+    scope: 'group',
+    summary:
+      'Values as devices report them, for the current group subtree (or `?deviceIds=a,b`); a slow reader gets the newest, not a queue',
+    message: z.object({
+      deviceId: z.string(),
+      variable: z.string(),
+      ts: z.string(),
+      value: z.number().nullable(),
+      text: z.string().nullable(),
+    }),
+  }),
   'device.import': channel({
     path: '/api/ws/device/import',
     permission: devicePerm.deviceImport,

@@ -2,9 +2,13 @@
 export interface LiveDelivery {
   tenantId: string;
   groupId?: string | null;
+  /** The device a message concerns: listeners that asked for some devices only get theirs. */
+  deviceId?: string | null;
 }
 
 /** Pushes a message to the listeners of a websocket channel of the route table (import progress, live data). */
 export interface LiveFeed {
   publish(channel: string, delivery: LiveDelivery, message: unknown): void;
+  /** Whether anyone listens: spares building messages nobody reads. */
+  listening(channel: string): boolean;
 }

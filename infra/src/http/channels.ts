@@ -11,12 +11,18 @@ interface Listener {
   tenantId: string;
   /** For group-scoped channels: the groups of the caller's current station subtree. */
   groups: Set<string> | null;
+  /** The devices the listener asked for (`?deviceIds=a,b`), or every device it may see. */
+  devices: Set<string> | null;
 }
+
+/** A browser that reads slower than messages come gets the newest ones, not an ever-growing queue. */
+const MAX_BUFFERED_BYTES = 512 * 1024;
 
 /** Where a message goes: its tenant, and for group-scoped channels the group it concerns. */
 export interface Delivery {
   tenantId: string;
   groupId?: string | null;
+  deviceId?: string | null;
 }
 
 /**
@@ -34,7 +40,9 @@ export async function registerChannels(app: FastifyInstance, channels: Record<st
       const principal = request.principal as Principal;
       const groups =
         spec.scope === 'group' && principal.stationId ? new Set(await lookups.groupSubtree(principal.tenantId, principal.stationId)) : null;
-      const listener: Listener = { socket, tenantId: principal.tenantId, groups };
+      const asked = (request.query as { deviceIds?: unknown } | undefined)?.deviceIds;
+      const devices = typeof asked === 'string' && asked.length > 0 ? new Set(asked.split(',').slice(0, 100)) : null;
+      const listener: Listener = { socket, tenantId: principal.tenantId, groups, devices };
       set.add(listener);
       socket.on('close', () => set.delete(listener));
       // Listeners only listen: anything they send is ignored.
@@ -49,7 +57,8 @@ export async function registerChannels(app: FastifyInstance, channels: Record<st
       for (const l of listeners.get(name) ?? []) {
         if (l.tenantId !== delivery.tenantId) continue;
         if (l.groups && (!delivery.groupId || !l.groups.has(delivery.groupId))) continue;
-        if (l.socket.readyState === l.socket.OPEN) l.socket.send(text);
+        if (l.devices && (!delivery.deviceId || !l.devices.has(delivery.deviceId))) continue;
+        if (l.socket.readyState === l.socket.OPEN && l.socket.bufferedAmount < MAX_BUFFERED_BYTES) l.socket.send(text);
       }
     },
     listeners: (name: string) => listeners.get(name)?.size ?? 0,

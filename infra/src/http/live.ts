@@ -11,6 +11,7 @@ export function createLiveRelay(): LiveFeed & { attach(hub: ChannelHub): void } 
     publish(channel: string, delivery: LiveDelivery, message: unknown) {
       hub?.publish(channel, delivery, message);
     },
+    listening: (channel: string) => (hub?.listeners(channel) ?? 0) > 0,
     attach(next) {
       hub = next;
     },
