@@ -41,6 +41,8 @@ export const configSchema = z.object({
     .optional(),
   /** Proxies whose X-Forwarded-For/-Proto are believed (comma-separated addresses or CIDRs); unset: none. */
   TRUSTED_PROXIES: z.string().optional(),
+  /** The demo fleet's simulator on `npm start` (embedded engines, demo data): `0` turns it off. */
+  DEMO_FLEET: z.enum(['0', '1']).default('1'),
   /** A device that disconnects is recorded offline only if it stays away this long (flapping is not news). */
   PRESENCE_OFFLINE_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */

@@ -38,6 +38,8 @@ import { migrate, migrator } from './migrate/migrate.ts';
 import { commandOwners } from './migrate/owners.ts';
 import { createLiveRelay } from './http/live.ts';
 import { startIngest, type Ingest } from './ingest.ts';
+import { demoReadings, startSimulator } from './simulator.ts';
+import { demoFleetDevices } from './seed-fleet.ts';
 import type { DeviceIntakePort } from '@iot/contracts/ports/intake.ts';
 import { createReadModelWatch } from './http/watch.ts';
 import { createPrincipalCache } from './http/principals.ts';
@@ -229,6 +231,18 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // Names and codes of rows made before claims existed are claimed by their rows.
       await claimExistingRoleNames(db);
       await claimExistingDictCodes(db);
+    }
+    // A newcomer's first start shows live values: the demo fleet publishes over the embedded broker.
+    if (demo && role === 'all' && mqtt && !config.MQTT_URL && config.DEMO_FLEET !== '0') {
+      await runner.catchUp(10_000).catch(() => undefined);
+      const simulator = await startSimulator({
+        url: (mqtt as { url: string } & MqttPort).url,
+        devices: demoFleetDevices(),
+        readings: demoReadings,
+        intervalMs: 5_000,
+        onError: (err) => logger.debug({ err }, 'demo simulator'),
+      });
+      stops.push(() => simulator.stop());
     }
 
     let app: App | null = null;

@@ -1,7 +1,8 @@
 import { deviceSnScope, productCodeScope, type NodeType, type ProductFields, type ThingFunctionIn } from '@iot/contracts';
 import { thingFunction } from '@iot/contracts';
 import { deviceDecider, deviceStream } from '@iot/command/device/decide.ts';
-import { newDeviceSecret } from '@iot/command/device/secrets.ts';
+import { hashDeviceSecret } from '@iot/command/device/secrets.ts';
+import { demoDeviceSecret } from './simulator.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '@iot/command/handler.ts';
 import { productDecider, productStream } from '@iot/command/product/decide.ts';
 import { claimExisting } from '@iot/command/shared/claims.ts';
@@ -191,8 +192,8 @@ export async function seedDemoFleet(context: AppContext, tenantId: string, group
         version: '1.0.0',
         tags: [d.product === 'sensor' ? '环境' : '配电'],
         remark: null,
-        // The demo devices' secrets are never shown: an operator rotates one to connect a real device.
-        secretHash: newDeviceSecret().hash,
+        // Derived from the SN so that the demo simulator can log in (demo data only; README "Demo fleet").
+        secretHash: hashDeviceSecret(demoDeviceSecret(d.sn)),
       },
       { ...seed, idempotencyKey: `demo-device:${d.sn}` },
     );
@@ -250,3 +251,17 @@ export async function seedDemoFleet(context: AppContext, tenantId: string, group
     );
   }
 }
+
+/** The demo fleet as the simulator drives it: sensors and gateways with their meters. */
+export const demoFleetDevices = () => {
+  const gateways = [1, 2].map((g) => ({
+    sn: `DEMO-GW-${g}`,
+    secret: demoDeviceSecret(`DEMO-GW-${g}`),
+    subDevices: [1, 2, 3].map((m) => `DEMO-PM-${g}${m}`),
+  }));
+  const sensors = Array.from({ length: 12 }, (_, i) => `DEMO-TH-${String(i + 1).padStart(3, '0')}`).map((sn) => ({
+    sn,
+    secret: demoDeviceSecret(sn),
+  }));
+  return [...sensors, ...gateways];
+};
