@@ -7,6 +7,7 @@ import { benchTelemetryInsert } from '@iot/infra/timeseries/bench.ts';
 import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
+import { benchIngest } from './ingest.ts';
 import type { Figure } from './figure.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
@@ -27,8 +28,15 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 };
 
 benches.devices = benchDevices;
+benches.ingest = benchIngest;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
-const aliases: Record<string, string> = { 'device-import': 'devices', 'device-list': 'devices', 'device-as-of': 'devices' };
+const aliases: Record<string, string> = {
+  'device-import': 'devices',
+  'device-list': 'devices',
+  'device-as-of': 'devices',
+  'ingest-3dp': 'ingest',
+  'ingest-10dp': 'ingest',
+};
 for (const [alias, bench] of Object.entries(aliases))
   benches[alias] = async () => (await benches[bench]!()).filter((figure) => figure.bench === alias);
 

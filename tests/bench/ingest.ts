@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '@iot/infra/config.ts';
+import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { freePort } from '../harness/free-port.ts';
+import type { Figure } from './figure.ts';
+
+const run = promisify(execFile);
+const DEVICES = 100;
+const WINDOW = Number(process.env.BENCH_WINDOW ?? 16);
+
+interface Load {
+  sent: number;
+  acked: number;
+  failed: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+async function load(url: string, credentials: string, vars: number, seconds: number): Promise<Load> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'tests/bench/mqtt-load.ts', url, credentials, String(vars), String(seconds), String(WINDOW)],
+    {
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(stdout) as Load;
+}
+
+/**
+ * `ingest-3dp` and `ingest-10dp` (issue 11): 100 devices over MQTT at QoS 1, each keeping a window of publishes
+ * in flight (saturation rather than a stepped offered rate), through the whole platform on its embedded
+ * defaults: authentication, validation against the thing model, presence, chDB. The limit is the bare pipeline in
+ * the same run with the same generator: a second Aedes whose hook parses the JSON and batches rows into chDB,
+ * nothing else.
+ */
+export async function benchIngest(): Promise<Figure[]> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-ingest-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const mqttPort = await freePort();
+  const platform = await startPlatform(
+    loadConfig({ DATABASE_URL: pg.url, DATA_DIR: dir, ADMIN_PASSWORD: 'Bench#adm1', LOG_LEVEL: 'silent', MQTT_PORT: String(mqttPort) }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
+  );
+  const figures: Figure[] = [];
+  const bare = await startEmbeddedMqtt({ port: 0 });
+  try {
+    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
+    const base = platform.url!.replace('localhost', '127.0.0.1');
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const call = async (method: string, url: string, body: unknown) => {
+      const r = await fetch(`${base}${url}`, {
+        method,
+        headers: { authentication: token, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await r.json()) as { code: number; data: any; msg: string };
+      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
+      return json.data;
+    };
+    const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-INGEST', type: 'direct' });
+    for (let i = 1; i <= 10; i++)
+      await call('PUT', '/api/iot/product/function', {
+        productId: product.id,
+        function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } },
+      });
+    await call('POST', '/api/iot/product/publish', { id: product.id });
+    const lines: string[] = [];
+    for (let i = 0; i < DEVICES; i++) {
+      const d = await call('POST', '/api/iot/device', { sn: `INGEST-${i}`, name: `ingest ${i}`, productId: product.id });
+      lines.push(`INGEST-${i},${d.secret}`);
+    }
+    await platform.context.awaitProjections?.();
+    const credentials = path.join(dir, 'devices.csv');
+    await writeFile(credentials, lines.join('\n'));
+
+    // The bare pipeline: hook -> JSON.parse -> batch -> chDB, on the same chDB, its own table.
+    const store = platform.timeseries as ClickHouseTimeSeriesStore;
+    const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare');
+    await bareStore.migrate();
+    await bare.onMessage('devices/+/telemetry', async (message) => {
+      const deviceId = message.topic.split('/')[1]!;
+      const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
+      const ts = new Date();
+      const rows: TelemetryRow[] = Object.entries(values).map(([variable, value]) => ({
+        tenantId: 'bench',
+        deviceId,
+        variable,
+        ts,
+        value,
+        text: null,
+      }));
+      await bareStore.insertTelemetry(rows);
+    });
+    const count = async (table: string) =>
+      Number(
+        (
+          (await (await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json()) as {
+            n: string;
+          }[]
+        )[0]!.n,
+      );
+
+    for (const vars of [3, 10]) {
+      const rss0 = process.memoryUsage().rss;
+      let peak = rss0;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+      const before = await count('telemetry');
+      const product = await load(`mqtt://127.0.0.1:${mqttPort}`, credentials, vars, seconds);
+      clearInterval(sampler);
+      await platform.ingest!.flush();
+      const stored = (await count('telemetry')) - before;
+      const bareBefore = await count('telemetry_bare');
+      const limit = await load(bare.url, credentials, vars, seconds);
+      const bareStored = (await count('telemetry_bare')) - bareBefore;
+      const dps = (product.acked * vars) / product.seconds;
+      const limitDps = (limit.acked * vars) / limit.seconds;
+      figures.push({
+        bench: `ingest-${vars}dp`,
+        value: Math.round(dps),
+        unit: 'dp/s',
+        limit: Math.round(limitDps),
+        limit_of: 'bare pipeline (Aedes hook, JSON.parse, batch, chDB), same generator',
+        ratio: Number((dps / limitDps).toFixed(3)),
+        p99_ms: product.p99Ms,
+        p50_ms: product.p50Ms,
+        limit_p99_ms: limit.p99Ms,
+        rss_mb: Math.round(peak / 2 ** 20),
+        // Acknowledged values that are not in the store: must be 0.
+        lost: product.acked * vars - stored,
+        limit_lost: limit.acked * vars - bareStored,
+        devices: DEVICES,
+        seconds,
+      });
+    }
+    return figures;
+  } finally {
+    await bare.close();
+    await platform.stop();
+    await pg.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
