@@ -13,7 +13,7 @@ import { productHandlers } from './product/handlers.ts';
 import { deviceDispatchers, deviceHandlers, importHandlers } from './device/handlers.ts';
 import { historyHandlers } from './device/history.ts';
 import { templateHandlers } from './template/handlers.ts';
-import { telemetryHandlers } from './telemetry/handlers.ts';
+import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -34,6 +34,7 @@ export const commandHandlers = {
   ...historyHandlers,
   ...templateHandlers,
   ...telemetryHandlers,
+  ...deviceCommandHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -41,6 +42,7 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>) {
   return {
     ...tenantDispatchers(ports),
     ...deviceDispatchers(ports),
+    ...replyDispatchers(ports),
   };
 }
 

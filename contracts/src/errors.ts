@@ -74,6 +74,8 @@ export const errorCatalogue = {
   FILE_COLUMNS: { status: 400, zh: '文件缺少必填列', en: 'The file lacks required columns' },
   QUERY_INCOMPLETE: { status: 400, zh: '请完善查询条件', en: 'Please complete the query conditions' },
   DEVICE_AUTH_FAILED: { status: 401, zh: '设备认证失败', en: 'Device authentication failed' },
+  DEVICE_DISABLED: { status: 400, zh: '设备已禁用', en: 'The device is disabled' },
+  COMMAND_INVALID: { status: 400, zh: '指令与物模型不符', en: "The command does not fit the device's thing model" },
   JOB_RUNNING: { status: 409, zh: '该导入任务已在进行', en: 'This import is already running' },
 } as const;
 

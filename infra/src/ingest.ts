@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import { createDeviceRegistry, createIntake, createIntakeTables, createPresence, type TelemetrySink } from '@iot/ingest';
+import { commandTopic, createDeviceRegistry, createIntake, createIntakeTables, createPresence, type TelemetrySink } from '@iot/ingest';
+import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
 import type { Bus } from './bus/port.ts';
 import type { SqlPool } from './postgres/sql.ts';
 import { WriteBatcher } from './timeseries/batcher.ts';
@@ -38,6 +39,8 @@ export interface IngestOptions {
   kafka?: Bus | null;
   offlineAfterMs?: number;
   live?: LiveFeed;
+  /** The broker's downlink: commands go out on it. */
+  publish?: (topic: string, payload: object) => Promise<void>;
 }
 
 /**
@@ -83,12 +86,31 @@ export async function startIngest(options: IngestOptions) {
     sink = { write: (rows) => batcher.enqueue(rows) };
   }
   const registry = createDeviceRegistry(db);
+  /** Synchronous commands waiting for their reply, by message id. */
+  const waiting = new Map<string, (reply: DeviceReply) => void>();
   const intake = createIntake({
     registry,
     sink,
     presence,
     deadLetters: (letter) => tables.deadLetter(letter),
     onReport: (device, at) => tables.report(device.deviceId, device.tenantId, at),
+    onReply: (device, messageId, output) => {
+      const resolve = waiting.get(messageId);
+      if (resolve) return resolve({ ok: true, output });
+      // Nobody waits (an asynchronous command, or a late reply): recorded on the device's stream all the same.
+      void options
+        .dispatch(
+          { type: 'RecordDeviceReply', deviceId: device.deviceId, messageId: messageId.slice(0, 64), output },
+          {
+            tenantId: device.tenantId,
+            actor: { kind: 'device', id: device.deviceId },
+            correlationId: messageId.slice(0, 64),
+            causationId: null,
+            idempotencyKey: `reply:${messageId.slice(0, 64)}`,
+          },
+        )
+        .catch((err: unknown) => logger.error({ err }, 'device reply not recorded'));
+    },
     onStored: (device, rows) => {
       const live = options.live;
       if (!live?.listening('telemetry.live')) return;
@@ -101,8 +123,32 @@ export async function startIngest(options: IngestOptions) {
       }
     },
   });
+  const link: DeviceLinkPort = {
+    async send(device, message, waitMs) {
+      const connected = [...intake.sessions.values()].some((s) => s.device.deviceId === device.deviceId);
+      if (waitMs !== null && !connected) return { ok: false, reason: 'offline' };
+      if (!options.publish) return { ok: false, reason: 'offline' };
+      const reply =
+        waitMs === null
+          ? null
+          : new Promise<DeviceReply>((resolve) => {
+              const timer = setTimeout(() => {
+                waiting.delete(message.messageId);
+                resolve({ ok: false, reason: 'timeout' });
+              }, waitMs);
+              waiting.set(message.messageId, (r) => {
+                clearTimeout(timer);
+                waiting.delete(message.messageId);
+                resolve(r);
+              });
+            });
+      await options.publish(commandTopic(device.sn, message.messageId), message);
+      return reply;
+    },
+  };
   return {
     intake,
+    link,
     registry,
     presence,
     tables,

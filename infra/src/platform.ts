@@ -164,7 +164,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
     const live = createLiveRelay();
     const dispatch = createDispatch(
-      commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null }),
+      commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null, link: null }),
     );
     if (mqtt && timeseries) {
       const started = await startIngest({
@@ -175,6 +175,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         kafka: config.KAFKA_BROKERS ? bus : null,
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
         live,
+        publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
       });
       ingest = started;
       const registration = await mqtt.onMessage('#', (message) => started.intake.handle(message));
@@ -263,7 +264,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             },
           }
         : null;
-      const ports: Ports = { store, db, notifier, dispatch, lookups: createLookups(db), live, timeseries, intake: intakePort };
+      const ports: Ports = {
+        store,
+        db,
+        notifier,
+        dispatch,
+        lookups: createLookups(db),
+        live,
+        timeseries,
+        intake: intakePort,
+        link: ingest?.link ?? null,
+      };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       const principals = createPrincipalCache(db, store, watch);
       await principals.start();

@@ -65,6 +65,14 @@ beforeAll(async () => {
           ],
         },
       },
+      {
+        type: 'service',
+        name: '重启',
+        identifier: 'reboot',
+        invoke: 'sync',
+        timeoutMs: 500,
+        inputs: [{ identifier: 'delay', name: '延时', dataType: { type: 'int', min: 0, max: 60 } }],
+      },
     ])
       ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
     ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
@@ -226,6 +234,39 @@ describe('telemetry pipeline', () => {
     expect(theirs.got).toEqual([]);
     mine.socket.close();
     theirs.socket.close();
+  });
+
+  it('invokes a synchronous service and records request and reply with who asked; a silent device times out', async () => {
+    const id = devices['PIPE-2']!.id;
+    const command = (params: Record<string, unknown>) =>
+      sut.call('POST', '/api/iot/device/command', { token, body: { id, kind: 'service', identifier: 'reboot', params } });
+    expect((await command({ delay: 'soon' })).json!.data.error).toBe('COMMAND_INVALID');
+    for (const c of clients) c.end(true);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ok(await command({ delay: 1 })).status).toBe('offline');
+    const device = await connect('PIPE-2', devices['PIPE-2']!.secret);
+    await device.subscribeAsync('devices/PIPE-2/command/+', { qos: 1 });
+    device.on('message', (topic, payload) => {
+      const message = JSON.parse(String(payload)) as { messageId: string; params: { delay: number } };
+      if (message.params.delay === 1)
+        void device.publishAsync(`devices/PIPE-2/reply/${message.messageId}`, JSON.stringify({ rebooting: true }), { qos: 1 });
+    });
+    const replied = ok(await command({ delay: 1 }));
+    expect(replied).toMatchObject({ status: 'replied', output: { rebooting: true } });
+    expect(ok(await command({ delay: 2 })).status).toBe('timeout');
+    const events = await sut.db.pool.query<{ type: string; actor: string }>(
+      `select type, metadata->'actor'->>'id' as actor from es_events where stream_name = $1 and type like 'DeviceCommand%' order by global_position`,
+      [`device-papa.${id}`],
+    );
+    expect(events.rows.map((e) => e.type)).toEqual([
+      'DeviceCommandSent',
+      'DeviceCommandFailed',
+      'DeviceCommandSent',
+      'DeviceCommandReplied',
+      'DeviceCommandSent',
+      'DeviceCommandFailed',
+    ]);
+    expect(events.rows[0]!.actor).not.toBe(id);
   });
 
   it('records presence: online on connect, offline after the debounce, and a flapping device records nothing more', async () => {

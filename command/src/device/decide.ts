@@ -40,7 +40,18 @@ export type DeviceCommand =
   | { type: 'ApplyTemplate'; deviceId: string; templateId: string | null; templateProductId: string | null }
   | { type: 'UpgradeModel'; deviceId: string; modelVersion: number }
   | { type: 'DeleteDevice'; deviceId: string; hasSubDevices: boolean }
-  | { type: 'SetPresence'; deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' };
+  | { type: 'SetPresence'; deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' }
+  | {
+      type: 'SendCommand';
+      deviceId: string;
+      messageId: string;
+      kind: 'service' | 'property';
+      identifier: string;
+      params: Record<string, unknown>;
+      mode: 'sync' | 'async';
+    }
+  | { type: 'RecordReply'; deviceId: string; messageId: string; output: unknown }
+  | { type: 'RecordCommandFailure'; deviceId: string; messageId: string; reason: 'timeout' | 'offline' };
 
 const live = (state: DeviceState) => {
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
@@ -109,6 +120,19 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
       return command.online
         ? [{ type: 'DeviceWentOnline', data: { deviceId, at: command.at } }]
         : [{ type: 'DeviceWentOffline', data: { deviceId, at: command.at, reason: command.reason ?? 'disconnect' } }];
+    case 'SendCommand': {
+      live(state);
+      if (!state.enabled) throw new DomainError('DEVICE_DISABLED');
+      const { type: _t, ...data } = command;
+      return [{ type: 'DeviceCommandSent', data }];
+    }
+    case 'RecordReply':
+      // A reply to a command this device was never sent, or one already settled, is not recorded.
+      if (state.openCommands[command.messageId] !== true) return [];
+      return [{ type: 'DeviceCommandReplied', data: { deviceId, messageId: command.messageId, output: command.output } }];
+    case 'RecordCommandFailure':
+      if (state.openCommands[command.messageId] !== true) return [];
+      return [{ type: 'DeviceCommandFailed', data: { deviceId, messageId: command.messageId, reason: command.reason } }];
     default:
       return unreachable(command);
   }

@@ -21,6 +21,8 @@ export interface DeviceState {
   templateId: string | null;
   secretHash: string | null;
   online: boolean;
+  /** Commands sent and not yet replied to or failed, by message id. */
+  openCommands: Record<string, true>;
 }
 
 export const initialState: DeviceState = {
@@ -41,6 +43,7 @@ export const initialState: DeviceState = {
   templateId: null,
   secretHash: null,
   online: false,
+  openCommands: {},
 };
 
 export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
@@ -73,6 +76,13 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
       return { ...state, online: true };
     case 'DeviceWentOffline':
       return { ...state, online: false };
+    case 'DeviceCommandSent':
+      return { ...state, openCommands: { ...state.openCommands, [event.data.messageId]: true } };
+    case 'DeviceCommandReplied':
+    case 'DeviceCommandFailed': {
+      const { [event.data.messageId]: _settled, ...open } = state.openCommands;
+      return { ...state, openCommands: open };
+    }
     default:
       return state;
   }
@@ -80,6 +90,6 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
 
 /** What an auditor sees of a device: everything but its secret's hash. */
 export function visibleFields(state: DeviceState): Record<string, unknown> {
-  const { exists: _e, deleted, secretHash, ...fields } = state;
+  const { exists: _e, deleted, secretHash, openCommands: _open, ...fields } = state;
   return { ...fields, deleted, secretRotated: secretHash !== null };
 }

@@ -54,7 +54,21 @@ export type DeviceEvent =
   | DomainEvent<'DeviceDeleted', { deviceId: string; sn: string }>
   /** Presence, from the broker's connect and disconnect (debounced) and heartbeat time-outs: `at` is when it happened. */
   | DomainEvent<'DeviceWentOnline', { deviceId: string; at: string }>
-  | DomainEvent<'DeviceWentOffline', { deviceId: string; at: string; reason: 'disconnect' | 'timeout' }>;
+  | DomainEvent<'DeviceWentOffline', { deviceId: string; at: string; reason: 'disconnect' | 'timeout' }>
+  /** A command to the device (a service invoked, a property set), who asked, and how it ended. */
+  | DomainEvent<
+      'DeviceCommandSent',
+      {
+        deviceId: string;
+        messageId: string;
+        kind: 'service' | 'property';
+        identifier: string;
+        params: Record<string, unknown>;
+        mode: 'sync' | 'async';
+      }
+    >
+  | DomainEvent<'DeviceCommandReplied', { deviceId: string; messageId: string; output: unknown }>
+  | DomainEvent<'DeviceCommandFailed', { deviceId: string; messageId: string; reason: 'timeout' | 'offline' }>;
 
 /** A template of acquisition settings and variables for a product's devices. */
 export type TemplateEvent =

@@ -16,6 +16,7 @@ export const devicePerm = {
   deviceImport: 'device:device:import',
   deviceExport: 'device:device:export',
   deviceHistory: 'device:device:history',
+  deviceCommand: 'device:device:command',
   gatewayList: 'device:gateway:list',
   gatewayEdit: 'device:gateway:edit',
   templateList: 'device:template:list',

@@ -5,6 +5,7 @@ import type { Dispatch } from '../ports/dispatch.ts';
 import type { Lookups } from '../ports/lookups.ts';
 import type { LiveFeed } from '../ports/live.ts';
 import type { DeviceIntakePort } from '../ports/intake.ts';
+import type { DeviceLinkPort } from '../ports/device-link.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { Principal } from './principal.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
@@ -23,6 +24,8 @@ export interface Ports {
   timeseries: TimeSeriesStore | null;
   /** The telemetry intake (null in a process that does not ingest). */
   intake: DeviceIntakePort | null;
+  /** The downlink to devices (null in a process without a broker). */
+  link: DeviceLinkPort | null;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

@@ -63,6 +63,7 @@ const areas: Area[] = [
           ['import', '导入', 'button'],
           ['export', '导出', 'button'],
           ['history', '变更历史', 'interface'],
+          ['command', '下发指令', 'button'],
         ],
       },
       {
@@ -365,6 +366,7 @@ const englishEntries: Record<string, string> = {
   audit: 'Audit',
   import: 'Import',
   history: 'Change history',
+  command: 'Send command',
   publish: 'Publish',
   apply: 'Apply',
 };

@@ -73,6 +73,21 @@ export const httpReportBody = z
   .strict()
   .refine((b) => !!b.token || (!!b.sn && !!b.secret), { message: 'token, or sn and secret', path: ['token'] });
 
+export const deviceCommandBody = z
+  .object({
+    id: entityId,
+    kind: z.enum(['service', 'property']),
+    identifier,
+    params: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export const deviceCommandResult = z.object({
+  messageId: z.string(),
+  /** `sent`: asynchronous, the reply is recorded when it comes; the others end a synchronous call. */
+  status: z.enum(['sent', 'replied', 'timeout', 'offline']),
+  output: z.unknown().nullable(),
+});
+
 /** Issue 11: latest values, history, dead letters, and HTTP ingest. */
 export const telemetryRoutes = {
   'telemetry.latest': route({
@@ -106,6 +121,18 @@ export const telemetryRoutes = {
     query: listQuery(['at'] as const, { sn: z.string().trim().max(64).optional(), reason: z.string().trim().max(64).optional() }),
     response: page(deadLetterRow),
     reads: [],
+  }),
+  'device.command': route({
+    method: 'POST',
+    path: '/api/iot/device/command',
+    permission: devicePerm.deviceCommand,
+    tag: 'telemetry',
+    summary:
+      'Invoke a thing-model service (synchronous: waits for the reply up to its timeout) or set a writable property; request, reply or time-out recorded as device events',
+    body: deviceCommandBody,
+    response: deviceCommandResult,
+    reads: [],
+    errors: ['NOT_FOUND', 'COMMAND_INVALID', 'DEVICE_DISABLED'],
   }),
   'telemetry.report': route({
     method: 'POST',

@@ -1,0 +1,15 @@
+/** A command on its way to a device: what the device receives on its downlink topic. */
+export interface DeviceCommandMessage {
+  messageId: string;
+  /** `service`: invoke a thing-model service; `property`: set a writable property. */
+  kind: 'service' | 'property';
+  identifier: string;
+  params: Record<string, unknown>;
+}
+
+export type DeviceReply = { ok: true; output: unknown } | { ok: false; reason: 'timeout' | 'offline' };
+
+/** The downlink as the command side reaches it: send to a device and, for a synchronous call, await its reply. */
+export interface DeviceLinkPort {
+  send(device: { sn: string; deviceId: string }, message: DeviceCommandMessage, waitMs: number | null): Promise<DeviceReply | null>;
+}
