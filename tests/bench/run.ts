@@ -8,6 +8,7 @@ import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
+import { benchExport } from './history.ts';
 import type { Figure } from './figure.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
+benches['export-csv'] = benchExport;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

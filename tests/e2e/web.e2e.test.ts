@@ -338,7 +338,8 @@ describe('admin web app in a real browser', () => {
       return paths.filter((p) => p === '/device/device' || p === '/device/gateway');
     };
     await expect.poll(order).toEqual(['/device/device', '/device/gateway']);
-    const gateway = page.getByRole('row').filter({ hasText: '/device/gateway' });
+    // The screen's own row, not its buttons' (whose paths are `/device/gateway#...`).
+    const gateway = page.getByRole('row').filter({ has: page.getByRole('cell', { name: '/device/gateway', exact: true }) });
     await gateway.getByRole('button', { name: 'Up' }).click();
     await expect.poll(order).toEqual(['/device/gateway', '/device/device']);
     await gateway.getByRole('button', { name: 'Down' }).click();

@@ -180,6 +180,25 @@ describe('telemetry pipeline', () => {
     expect(buckets[0].points).toEqual([{ ts: new Date(ts).toISOString(), value: 31, text: null }]);
   });
 
+  it('exports history as CSV and XLSX, streamed', async () => {
+    const query = { id: devices['PIPE-TB']!.id, variables: 'temperature', from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z' };
+    const csv = await sut.call('GET', '/api/iot/device/history/export', { token, query });
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(
+      csv.body
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split('\n'),
+    ).toEqual([
+      'time,variable,name,value,display',
+      '2026-11-20T08:00:00.000Z,temperature,温度,30,30 °C',
+      '2026-11-20T08:01:00.000Z,temperature,温度,31,31 °C',
+    ]);
+    const xlsx = await sut.call('GET', '/api/iot/device/history/export', { token, query: { ...query, format: 'xlsx' } });
+    expect(xlsx.headers['content-type']).toContain('spreadsheetml');
+    expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
+  });
+
   it('asks to complete the query conditions when the device or variable is missing', async () => {
     const r = await sut.call('GET', '/api/iot/device/history', {
       token,

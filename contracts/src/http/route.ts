@@ -70,7 +70,8 @@ export type QueryIn<R extends RouteSpec> = R['query'] extends z.ZodType ? z.inpu
 export interface RawAnswer {
   readonly raw: true;
   contentType: string;
-  body: string | Uint8Array;
+  /** A file whole, or streamed as it is made (an export of a million rows never sits in memory). */
+  body: string | Uint8Array | AsyncIterable<string | Uint8Array>;
   /** Offered as a download under this name. */
   filename?: string;
   /** Further response headers (caching of the logo, ...). */
@@ -78,7 +79,7 @@ export interface RawAnswer {
 }
 export const rawAnswer = (
   contentType: string,
-  body: string | Uint8Array,
+  body: string | Uint8Array | AsyncIterable<string | Uint8Array>,
   filename?: string,
   headers?: Readonly<Record<string, string>>,
 ): RawAnswer => ({

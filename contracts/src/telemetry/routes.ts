@@ -24,14 +24,15 @@ export const latestValue = z.object({
 export const historyBuckets = ['raw', '15m', '1h', '1d'] as const;
 export const historyFns = ['avg', 'max', 'min', 'first', 'last', 'count', 'sum'] as const;
 
+const variableList = z
+  .union([z.array(identifier), z.string().transform((v) => v.split(',').filter(Boolean))])
+  .pipe(z.array(identifier).max(8));
+
 /** Spec §5: a history query needs a device and a variable; the handler says 'Please complete the query conditions'. */
 export const historyQuery = z
   .object({
     id: entityId.optional(),
-    variables: z
-      .union([z.array(identifier), z.string().transform((v) => v.split(',').filter(Boolean))])
-      .pipe(z.array(identifier).max(8))
-      .optional(),
+    variables: variableList.optional(),
     from: instant,
     to: instant,
     bucket: z.enum(historyBuckets).default('raw'),
@@ -42,6 +43,16 @@ export const historyQuery = z
   })
   .strict()
   .refine((q) => Date.parse(q.from) < Date.parse(q.to), { message: 'from must be before to', path: ['to'] });
+
+export const historyExportQuery = z
+  .object({
+    id: entityId.optional(),
+    variables: variableList.optional(),
+    from: instant,
+    to: instant,
+    format: z.enum(['csv', 'xlsx']).default('csv'),
+  })
+  .strict();
 
 export const historySeries = z.object({
   variable: z.string(),
@@ -109,6 +120,18 @@ export const telemetryRoutes = {
     summary: 'History of one device: raw samples, or 15-minute, hourly or daily buckets in the tenant time zone; several variables at once',
     query: historyQuery,
     response: z.array(historySeries),
+    reads: ['devices'],
+    errors: ['QUERY_INCOMPLETE', 'NOT_FOUND'],
+  }),
+  'telemetry.export': route({
+    method: 'GET',
+    path: '/api/iot/device/history/export',
+    permission: devicePerm.deviceExport,
+    tag: 'telemetry',
+    summary: 'History of one device as CSV or XLSX, streamed as it is read (a million rows never sit in memory)',
+    query: historyExportQuery,
+    produces: 'text/csv',
+    response: z.string().describe('CSV (UTF-8 with a byte order mark) or XLSX with format=xlsx'),
     reads: ['devices'],
     errors: ['QUERY_INCOMPLETE', 'NOT_FOUND'],
   }),

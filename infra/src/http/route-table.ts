@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
@@ -156,7 +157,8 @@ export function registerRouteTable<T extends RouteTable>(
           reply.header('content-type', data.contentType);
           if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);
           if (data.headers) reply.headers(data.headers);
-          return reply.send(data.body);
+          const body = data.body;
+          return reply.send(typeof body === 'string' || body instanceof Uint8Array ? body : Readable.from(body));
         }
         if (position) {
           reply.header(READ_POSITION_HEADER, position);

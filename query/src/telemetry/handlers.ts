@@ -1,6 +1,10 @@
 import { DomainError, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { rawAnswer } from '@iot/contracts/http/route.ts';
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { csvCell } from '../shared/csv.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 type Property = Extract<ThingFunction, { type: 'property' }>;
@@ -43,7 +47,80 @@ const store = (ctx: RequestContext): TimeSeriesStore => {
 };
 
 /** Reads of live and historical telemetry (issue 11). */
-export const telemetryQueryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.latest' | 'telemetry.history' | 'telemetry.deadLetters'> = {
+const EXPORT_PAGE = 10_000;
+
+/** Every row of the range, a page at a time: what an export streams. */
+async function* historyRows(ts: TimeSeriesStore, tenantId: string, deviceId: string, variables: string[], from: Date, to: Date) {
+  for (const variable of variables) {
+    for (let offset = 0; ; offset += EXPORT_PAGE) {
+      const page = await ts.queryHistory({ tenantId, deviceId, variable, from, to, limit: EXPORT_PAGE, offset });
+      for (const row of page.rows) yield row;
+      if (page.rows.length < EXPORT_PAGE) break;
+    }
+  }
+}
+
+async function* csvStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
+  yield '\uFEFFtime,variable,name,value,display\n';
+  let chunk = '';
+  for await (const r of rows) {
+    const fn = names.get(r.variable);
+    const cells = [r.ts.toISOString(), r.variable, fn?.name ?? '', r.value ?? r.text ?? '', displayOf(fn, r.value, r.text)];
+    chunk += `${cells.map((c) => csvText(csvCell(String(c)) as string)).join(',')}\n`;
+    if (chunk.length > 64 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+const csvText = (cell: string) => (/[",\n\r]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell);
+
+async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
+  const out = new PassThrough();
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const sheet = book.addWorksheet('history');
+  sheet.columns = [
+    { header: 'time', key: 'time', width: 26 },
+    { header: 'variable', key: 'variable', width: 16 },
+    { header: 'name', key: 'name', width: 16 },
+    { header: 'value', key: 'value', width: 14 },
+    { header: 'display', key: 'display', width: 16 },
+  ];
+  const writing = (async () => {
+    for await (const r of rows) {
+      const fn = names.get(r.variable);
+      sheet
+        .addRow({
+          time: r.ts.toISOString(),
+          variable: r.variable,
+          name: fn?.name ?? '',
+          value: r.value ?? r.text ?? '',
+          display: displayOf(fn, r.value, r.text),
+        })
+        .commit();
+    }
+    sheet.commit();
+    await book.commit();
+  })();
+  for await (const chunk of out) yield chunk as Uint8Array;
+  await writing;
+}
+
+export const telemetryQueryHandlers: Pick<
+  Handlers<TelemetryRoutes>,
+  'telemetry.latest' | 'telemetry.history' | 'telemetry.deadLetters' | 'telemetry.export'
+> = {
+  async 'telemetry.export'({ query: q }, ctx) {
+    if (!q.id || !q.variables?.length) throw new DomainError('QUERY_INCOMPLETE');
+    const device = await deviceWithModel(ctx, q.id);
+    const rows = historyRows(store(ctx), callerOf(ctx).tenantId, device.id, q.variables, new Date(q.from), new Date(q.to));
+    const name = `history-${device.id.slice(0, 8)}-${q.from.slice(0, 10)}`;
+    return q.format === 'xlsx'
+      ? rawAnswer('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsxStream(rows, device.properties), `${name}.xlsx`)
+      : rawAnswer('text/csv; charset=utf-8', csvStream(rows, device.properties), `${name}.csv`);
+  },
+
   async 'telemetry.latest'({ query }, ctx) {
     const device = await deviceWithModel(ctx, query.id);
     const rows = await store(ctx).latest({ tenantId: callerOf(ctx).tenantId, deviceIds: [device.id] });
