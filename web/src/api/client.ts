@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** What the server said beyond the message (the faults of a refused file, ...). */
+    readonly details?: unknown,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -70,7 +72,7 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   } finally {
     clearTimeout(timer);
   }
-  let payload: Partial<Envelope<unknown>> & { data?: { error?: string } } = {};
+  let payload: Partial<Envelope<unknown>> & { data?: { error?: string; details?: unknown } } = {};
   try {
     payload = (await response.json()) as typeof payload;
   } catch {
@@ -85,7 +87,7 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   if (!ok) {
     const code = payload.data?.error ?? (response.status === 404 ? 'NOT_FOUND' : 'HTTP_' + response.status);
     const msg = payload.msg && payload.code !== undefined ? payload.msg : i18n.t('error.requestFailed');
-    throw new ApiError(response.status, code, msg);
+    throw new ApiError(response.status, code, msg, payload.data?.details);
   }
   return payload.data as T;
 }

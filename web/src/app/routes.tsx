@@ -27,6 +27,11 @@ const TenantAuditPage = page(() => import('../system/TenantAuditPage.tsx'), 'Ten
 const UsersPage = page(() => import('../system/UsersPage.tsx'), 'UsersPage');
 const ProfilePage = page(() => import('../auth/ProfilePage.tsx'), 'ProfilePage');
 const RegisterPage = page(() => import('../auth/RegisterPage.tsx'), 'RegisterPage');
+const ProductsPage = page(() => import('../fleet/ProductsPage.tsx'), 'ProductsPage');
+const DevicesPage = page(() => import('../fleet/DevicesPage.tsx'), 'DevicesPage');
+const GatewaysPage = page(() => import('../fleet/DevicesPage.tsx'), 'GatewaysPage');
+const AuditPage = page(() => import('../fleet/AuditPage.tsx'), 'AuditPage');
+const HistoryPage = page(() => import('../fleet/HistoryPage.tsx'), 'HistoryPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -41,6 +46,11 @@ export const screens: Record<string, ComponentType> = {
   '/system/dict': DictionariesPage,
   '/system/settings': SettingsPage,
   '/system/log': OperationLogPage,
+  '/system/audit': AuditPage,
+  '/device/product': ProductsPage,
+  '/device/device': DevicesPage,
+  '/device/gateway': GatewaysPage,
+  '/analysis/history': HistoryPage,
 };
 
 function RequireAuth() {

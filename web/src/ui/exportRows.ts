@@ -3,7 +3,8 @@ export interface ExportColumn<T> {
   value: (row: T) => string | number | null;
 }
 
-function download(blob: Blob, fileName: string): void {
+/** Hands a file to the browser as a download. */
+export function saveBlob(blob: Blob, fileName: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -28,7 +29,7 @@ export function toCsv<T>(rows: T[], columns: ExportColumn<T>[]): string {
 
 export async function exportRows<T>(format: 'csv' | 'xlsx', rows: T[], columns: ExportColumn<T>[], baseName: string): Promise<void> {
   if (format === 'csv') {
-    download(new Blob([toCsv(rows, columns)], { type: 'text/csv;charset=utf-8' }), `${baseName}.csv`);
+    saveBlob(new Blob([toCsv(rows, columns)], { type: 'text/csv;charset=utf-8' }), `${baseName}.csv`);
     return;
   }
   const data = [
@@ -37,5 +38,5 @@ export async function exportRows<T>(format: 'csv' | 'xlsx', rows: T[], columns: 
   ];
   // Loaded on the first Excel export only: most visits never need it.
   const { default: writeXlsxFile } = await import('write-excel-file/browser');
-  download(await writeXlsxFile(data).toBlob(), `${baseName}.xlsx`);
+  saveBlob(await writeXlsxFile(data).toBlob(), `${baseName}.xlsx`);
 }

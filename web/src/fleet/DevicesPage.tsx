@@ -1,0 +1,690 @@
+import './i18n.ts';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useQuery } from '@tanstack/react-query';
+import { Badge, Button, Callout, Code, Dialog, Flex, Progress, Table, Tabs, Text, TextArea, TextField } from '@radix-ui/themes';
+import { IMPORT_MAX_BYTES, deviceCreateBody, deviceUpdateBody, type DeviceRow } from '@iot/contracts/device/model.ts';
+import { devicePerm } from '@iot/contracts/device/permissions.ts';
+import { channels, routes } from '@iot/contracts';
+import { callRoute, messageOf } from '../api/client.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
+import { PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { confirm, notice } from '../ui/feedback.tsx';
+import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, useRefresh, type ListColumn, type ListParams } from '../ui/ListPage.tsx';
+import { SelectInput } from '../ui/widgets.tsx';
+import { authHeaders, downloadRoute } from './download.ts';
+import { useGroupOptions } from './groups.ts';
+import { describeSpec, useProductOptions } from './ProductsPage.tsx';
+
+const DEVICES = 'devices';
+
+const empty = {
+  id: '',
+  sn: '',
+  name: '',
+  productId: '',
+  groupId: '',
+  gatewayId: '',
+  lng: '',
+  lat: '',
+  address: '',
+  version: '',
+  tags: '',
+  remark: '',
+};
+
+/** A device secret shown once, with a copy button (ARCHITECTURE.md "API": shown once, rotatable). */
+function SecretDialog({ secret, onClose }: { secret: { sn: string; secret: string } | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  if (!secret) return null;
+  return (
+    <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="560px" aria-describedby={undefined}>
+        <Dialog.Title>
+          {t('fleet.secretTitle')} · {secret.sn}
+        </Dialog.Title>
+        <Callout.Root color="orange" mb="3">
+          <Callout.Text>{t('fleet.secretOnce')}</Callout.Text>
+        </Callout.Root>
+        <Code size="3" style={{ wordBreak: 'break-all' }} data-testid="device-secret">
+          {secret.secret}
+        </Code>
+        <Flex gap="3" mt="4" justify="end">
+          <Button
+            variant="soft"
+            onClick={() => void navigator.clipboard?.writeText(secret.secret).then(() => notice.success(t('fleet.copied')))}
+          >
+            {t('fleet.copySecret')}
+          </Button>
+          <Dialog.Close>
+            <Button>{t('common.close')}</Button>
+          </Dialog.Close>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+function DeviceDialog({
+  editing,
+  onClose,
+  onSecret,
+}: {
+  editing: DeviceRow | 'new' | null;
+  onClose: () => void;
+  onSecret: (s: { sn: string; secret: string }) => void;
+}) {
+  const { t } = useTranslation();
+  const creating = editing === 'new';
+  const products = useProductOptions();
+  const groups = useGroupOptions();
+  const { form, run, done, dialog } = useRecordDialog({
+    editing,
+    empty,
+    queryKey: DEVICES,
+    onClose,
+    valuesOf: (e) =>
+      e && e !== 'new'
+        ? {
+            ...empty,
+            id: e.id,
+            sn: e.sn,
+            name: e.name,
+            productId: e.productId,
+            groupId: e.groupId ?? '',
+            lng: e.lng?.toString() ?? '',
+            lat: e.lat?.toString() ?? '',
+            address: e.address ?? '',
+            version: e.version ?? '',
+            tags: e.tags.join(';'),
+            remark: e.remark ?? '',
+          }
+        : empty,
+  });
+  const v = form.values;
+  const submit = async () => {
+    const num = (s: string) => (s.trim() === '' ? null : Number(s));
+    const common = {
+      name: v.name,
+      groupId: v.groupId || null,
+      location: { lng: num(v.lng), lat: num(v.lat), address: v.address || null },
+      version: v.version || null,
+      tags: v.tags
+        .split(/[;；]/)
+        .map((x) => x.trim())
+        .filter(Boolean),
+      remark: v.remark || null,
+    };
+    const checked = creating
+      ? validate(deviceCreateBody, { ...common, sn: v.sn, productId: v.productId, gatewayId: v.gatewayId || null }, t)
+      : validate(deviceUpdateBody, { ...common, id: v.id }, t);
+    if (!checked.ok) {
+      const errors = { ...checked.errors };
+      if (errors.location) errors.lng = errors.location;
+      return form.setErrors(errors);
+    }
+    await run(async () => {
+      if (creating) {
+        const created = await callRoute('device.create', { body: checked.data as never });
+        onSecret({ sn: created.sn, secret: created.secret });
+      } else await callRoute('device.update', { body: checked.data as never });
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
+  };
+  return (
+    <FormDialog {...dialog} width="640px" title={t(creating ? 'fleet.addDevice' : 'fleet.editDevice')} onSubmit={() => void submit()}>
+      <Field label={t('fleet.sn')} required error={form.errors.sn}>
+        <TextField.Root {...form.input('sn')} disabled={!creating} />
+      </Field>
+      <Field label={t('fleet.deviceName')} required error={form.errors.name}>
+        <TextField.Root {...form.input('name')} />
+      </Field>
+      <Field label={t('fleet.product')} required error={form.errors.productId}>
+        {creating ? (
+          <SelectInput {...form.select('productId')} options={products.data ?? []} placeholder={t('common.selectPlaceholder')} />
+        ) : (
+          <TextField.Root value={products.data?.find((p) => p.value === v.productId)?.label ?? ''} disabled />
+        )}
+      </Field>
+      <Field label={t('fleet.group')} error={form.errors.groupId}>
+        <SelectInput {...form.select('groupId')} options={groups.data ?? []} placeholder={t('common.selectPlaceholder')} />
+      </Field>
+      <Field label={t('fleet.lng')} error={form.errors.lng}>
+        <TextField.Root {...form.input('lng')} />
+      </Field>
+      <Field label={t('fleet.lat')} error={form.errors.lat}>
+        <TextField.Root {...form.input('lat')} />
+      </Field>
+      <Field label={t('fleet.address')}>
+        <TextField.Root {...form.input('address')} />
+      </Field>
+      <Field label={t('fleet.version')}>
+        <TextField.Root {...form.input('version')} />
+      </Field>
+      <Field label={t('fleet.tags')} error={form.errors.tags}>
+        <TextField.Root {...form.input('tags')} />
+      </Field>
+      <Field label={t('fleet.remark')}>
+        <TextArea {...form.input('remark')} />
+      </Field>
+    </FormDialog>
+  );
+}
+
+/** Bulk import: the file streams up while a websocket reports progress; refused rows come back as a report. */
+function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefresh(DEVICES);
+  const [file, setFile] = useState<File | null>(null);
+  const [progress, setProgress] = useState<{ rows: number; bytes: number; done: boolean } | null>(null);
+  const [result, setResult] = useState<{ jobId: string; created: number; unchanged: number; failed: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const reset = () => {
+    setFile(null);
+    setProgress(null);
+    setResult(null);
+    setError(null);
+  };
+  const pick = (f: File | undefined) => {
+    reset();
+    if (!f) return;
+    if (!/\.(csv|xlsx)$/i.test(f.name)) return setError(t('fleet.fileType'));
+    if (f.size > IMPORT_MAX_BYTES) return setError(t('fleet.fileTooLarge'));
+    setFile(f);
+  };
+  const upload = async () => {
+    if (!file) return;
+    setBusy(true);
+    setError(null);
+    const jobId = `web${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['device.import'].path}`);
+    socket.onmessage = (m) => {
+      const p = JSON.parse(String(m.data)) as { jobId: string; rows: number; bytes: number; done: boolean };
+      if (p.jobId === jobId) setProgress(p);
+    };
+    await new Promise((resolve) => {
+      socket.onopen = resolve;
+      socket.onerror = resolve;
+      setTimeout(resolve, 2000);
+    });
+    try {
+      const type = file.name.toLowerCase().endsWith('.xlsx')
+        ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
+        : 'text/csv';
+      const response = await fetch(`${routes['device.import'].path}?jobId=${jobId}&filename=${encodeURIComponent(file.name)}`, {
+        method: 'POST',
+        headers: authHeaders({ 'content-type': type }),
+        body: file,
+        credentials: 'same-origin',
+      });
+      const body = (await response.json()) as {
+        code: number;
+        msg: string;
+        data: { jobId: string; created: number; unchanged: number; failed: number };
+      };
+      if (body.code !== 200) setError(body.msg);
+      else {
+        setResult(body.data);
+        setProgress((p) => ({ rows: p?.rows ?? 0, bytes: file.size, done: true }));
+        await refresh();
+      }
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      socket.close();
+      setBusy(false);
+    }
+  };
+  const percent = progress ? Math.min(100, Math.round((progress.done ? 1 : progress.bytes / (file?.size || 1)) * 100)) : 0;
+  return (
+    <Dialog.Root open={open} onOpenChange={(o) => !o && !busy && (reset(), onClose())}>
+      <Dialog.Content maxWidth="600px" aria-describedby={undefined}>
+        <Dialog.Title>{t('fleet.importTitle')}</Dialog.Title>
+        <Text as="p" size="2" color="gray" mb="3">
+          {t('fleet.importHint')}
+        </Text>
+        <Flex gap="3" align="center" mb="3" wrap="wrap">
+          <Button
+            variant="soft"
+            onClick={() =>
+              void downloadRoute(routes['device.importTemplate'].path, {}, 'device-import-template.csv').catch((e: unknown) =>
+                notice.error(messageOf(e)),
+              )
+            }
+          >
+            {t('fleet.downloadTemplate')}
+          </Button>
+          <input
+            type="file"
+            accept=".csv,.xlsx"
+            aria-label={t('fleet.chooseFile')}
+            onChange={(e) => pick(e.target.files?.[0])}
+            disabled={busy}
+          />
+        </Flex>
+        {error && (
+          <Callout.Root color="red" mb="3" role="alert">
+            <Callout.Text>{error}</Callout.Text>
+          </Callout.Root>
+        )}
+        {progress && (
+          <Flex direction="column" gap="2" mb="3">
+            <Progress value={percent} aria-label={t('fleet.importing')} data-percent={percent} />
+            <Text size="2">{t('fleet.rowsRead', { rows: progress.rows })}</Text>
+          </Flex>
+        )}
+        {result && (
+          <Callout.Root color={result.failed > 0 ? 'orange' : 'green'} mb="3">
+            <Callout.Text data-testid="import-summary">{t('fleet.importDone', result)}</Callout.Text>
+          </Callout.Root>
+        )}
+        <Flex gap="3" justify="end">
+          {result && result.failed > 0 && (
+            <Button
+              variant="soft"
+              color="orange"
+              onClick={() =>
+                void downloadRoute(routes['device.importReport'].path, { jobId: result.jobId }, `import-report-${result.jobId}.csv`)
+              }
+            >
+              {t('fleet.downloadReport')}
+            </Button>
+          )}
+          <Button onClick={() => void upload()} disabled={!file || busy} loading={busy}>
+            {busy ? t('fleet.importing') : t('fleet.upload')}
+          </Button>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+/** Newest values of the device, kept current by the live channel. */
+function LiveValues({ id }: { id: string }) {
+  const { t } = useTranslation();
+  const latest = useQuery({ queryKey: ['latest', id], queryFn: () => callRoute('telemetry.latest', { query: { id } }) });
+  const [live, setLive] = useState<Record<string, { value: number | null; text: string | null; ts: string }>>({});
+  useEffect(() => {
+    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['telemetry.live'].path}?deviceIds=${id}`);
+    socket.onmessage = (m) => {
+      const v = JSON.parse(String(m.data)) as { variable: string; value: number | null; text: string | null; ts: string };
+      setLive((old) => ({ ...old, [v.variable]: v }));
+    };
+    return () => socket.close();
+  }, [id]);
+  const rows = latest.data ?? [];
+  if (latest.isLoading) return <Text color="gray">{t('common.loading')}</Text>;
+  if (rows.length === 0 && Object.keys(live).length === 0) return <Text color="gray">{t('fleet.noValues')}</Text>;
+  return (
+    <Table.Root size="1" variant="surface" mt="3" aria-label={t('fleet.liveValues')}>
+      <Table.Header>
+        <Table.Row>
+          <Table.ColumnHeaderCell>{t('fleet.name')}</Table.ColumnHeaderCell>
+          <Table.ColumnHeaderCell>{t('fleet.identifier')}</Table.ColumnHeaderCell>
+          <Table.ColumnHeaderCell>{t('fleet.variable')}</Table.ColumnHeaderCell>
+          <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
+        </Table.Row>
+      </Table.Header>
+      <Table.Body>
+        {rows.map((r) => {
+          const now = live[r.variable];
+          const shown = now ? (now.text ?? `${now.value}${r.unit ? ` ${r.unit}` : ''}`) : r.display;
+          return (
+            <Table.Row key={r.variable}>
+              <Table.Cell>{r.name ?? r.variable}</Table.Cell>
+              <Table.Cell>{r.variable}</Table.Cell>
+              <Table.Cell>
+                <Text weight="bold">{shown}</Text>
+              </Table.Cell>
+              <Table.Cell>{formatDate(now?.ts ?? r.ts, true)}</Table.Cell>
+            </Table.Row>
+          );
+        })}
+      </Table.Body>
+    </Table.Root>
+  );
+}
+
+const show = (v: unknown) => (v === null || v === undefined || v === '' ? '--' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Who changed what, field by field, and the device as it was at any instant. */
+function History({ id }: { id: string }) {
+  const { t, i18n } = useTranslation();
+  const timeline = useQuery({ queryKey: ['timeline', id], queryFn: () => callRoute('device.timeline', { query: { id } }) });
+  const [at, setAt] = useState('');
+  const [asOf, setAsOf] = useState<Awaited<ReturnType<typeof callRoute<'device.asOf'>>> | null>(null);
+  const look = async () => {
+    try {
+      setAsOf(await callRoute('device.asOf', { query: { id, at: new Date(at).toISOString() } }));
+    } catch (e) {
+      notice.error(messageOf(e));
+    }
+  };
+  return (
+    <Flex direction="column" gap="3" mt="3">
+      <Flex gap="2" align="end">
+        <Field label={t('fleet.asOfAt')}>
+          <TextField.Root
+            type="datetime-local"
+            step="1"
+            value={at}
+            onChange={(e) => setAt(e.target.value)}
+            aria-label={t('fleet.asOfAt')}
+          />
+        </Field>
+        <Button onClick={() => void look()} disabled={!at}>
+          {t('fleet.show')}
+        </Button>
+      </Flex>
+      {asOf && (
+        <Callout.Root color="blue" data-testid="as-of">
+          <Callout.Text>
+            {asOf.exists && asOf.device
+              ? `${formatDate(asOf.at, true)} · v${asOf.version} · ${t('fleet.deviceName')}: ${show(asOf.device.name)} · ${t('fleet.enabled')}: ${show(asOf.device.enabled)} · ${t('fleet.tags')}: ${show(asOf.device.tags)} · ${t('fleet.thingModel')}: ${(asOf.product?.functions ?? []).map((f) => String(f.identifier)).join(', ')}`
+              : t('fleet.notYet')}
+          </Callout.Text>
+        </Callout.Root>
+      )}
+      <Table.Root size="1" variant="surface" aria-label={t('fleet.timeline')}>
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.actor')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.event')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.field')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.before')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.after')}</Table.ColumnHeaderCell>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {(timeline.data ?? []).flatMap((e) =>
+            (e.changes.length ? e.changes : [{ field: '', before: null, after: null }]).map((c, i) => (
+              <Table.Row key={`${e.version}-${i}`}>
+                <Table.Cell>{i === 0 ? formatDate(e.occurredAt, true) : ''}</Table.Cell>
+                <Table.Cell>{i === 0 ? (e.actorName ?? e.actorId) : ''}</Table.Cell>
+                <Table.Cell>{i === 0 ? (i18n.exists(`event.${e.eventType}`) ? t(`event.${e.eventType}`) : e.eventType) : ''}</Table.Cell>
+                <Table.Cell>{c.field}</Table.Cell>
+                <Table.Cell>
+                  <Text color="red">{c.field ? show(c.before) : ''}</Text>
+                </Table.Cell>
+                <Table.Cell>
+                  <Text color="green">{c.field ? show(c.after) : ''}</Text>
+                </Table.Cell>
+              </Table.Row>
+            )),
+          )}
+        </Table.Body>
+      </Table.Root>
+    </Flex>
+  );
+}
+
+export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const me = useSession();
+  const detail = useQuery({ queryKey: ['device', id], queryFn: () => callRoute('device.detail', { query: { id: id! } }), enabled: !!id });
+  if (!id) return null;
+  const d = detail.data;
+  return (
+    <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="1000px" aria-describedby={undefined}>
+        <Dialog.Title>
+          {d?.name ?? '…'} <Badge color={d?.status === 'online' ? 'green' : 'gray'}>{d ? t(`fleet.statuses.${d.status}`) : ''}</Badge>
+        </Dialog.Title>
+        {detail.isError && <Text color="red">{messageOf(detail.error)}</Text>}
+        {d && (
+          <Tabs.Root defaultValue="fields">
+            <Tabs.List>
+              <Tabs.Trigger value="fields">{t('fleet.detail')}</Tabs.Trigger>
+              <Tabs.Trigger value="live">{t('fleet.liveValues')}</Tabs.Trigger>
+              <Tabs.Trigger value="model">{t('fleet.thingModel')}</Tabs.Trigger>
+              {can(me, devicePerm.deviceHistory) && <Tabs.Trigger value="history">{t('fleet.timeline')}</Tabs.Trigger>}
+            </Tabs.List>
+            <Tabs.Content value="fields">
+              <dl className="detail-list">
+                {(
+                  [
+                    ['sn', d.sn],
+                    ['product', d.productName],
+                    ['nodeType', t(`fleet.nodeTypes.${d.nodeType}`)],
+                    ['group', d.groupName],
+                    ['gateway', d.gatewayName],
+                    ['location', d.lng !== null ? `${d.lng}, ${d.lat}` : null],
+                    ['address', d.address],
+                    ['version', d.version],
+                    ['tags', d.tags.join('; ')],
+                    ['modelVersion', d.modelVersion ? `v${d.modelVersion}` : null],
+                    ['lastReport', d.lastReportAt ? formatDate(d.lastReportAt, true) : null],
+                    ['subDevices', d.nodeType === 'gateway' ? d.subDeviceCount : null],
+                    ['remark', d.remark],
+                  ] as const
+                ).map(([k, value]) => (
+                  <div key={k}>
+                    <dt>{t(`fleet.${k}`)}</dt>
+                    <dd>{show(value)}</dd>
+                  </div>
+                ))}
+              </dl>
+            </Tabs.Content>
+            <Tabs.Content value="live">
+              <LiveValues id={id} />
+            </Tabs.Content>
+            <Tabs.Content value="model">
+              <Table.Root size="1" variant="surface" mt="3">
+                <Table.Body>
+                  {d.functions.map((f) => (
+                    <Table.Row key={String(f.identifier)}>
+                      <Table.Cell>{t(`fleet.types.${String(f.type)}`)}</Table.Cell>
+                      <Table.Cell>{String(f.name)}</Table.Cell>
+                      <Table.Cell>{String(f.identifier)}</Table.Cell>
+                      <Table.Cell>{describeSpec(f.dataType as Record<string, unknown> | undefined)}</Table.Cell>
+                    </Table.Row>
+                  ))}
+                </Table.Body>
+              </Table.Root>
+            </Tabs.Content>
+            <Tabs.Content value="history">
+              <History id={id} />
+            </Tabs.Content>
+          </Tabs.Root>
+        )}
+        <Flex justify="end" mt="3">
+          <Dialog.Close>
+            <Button variant="soft" color="gray">
+              {t('common.close')}
+            </Button>
+          </Dialog.Close>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+/** Picks a group for "move to group" on the selected devices. */
+function MoveDialog({ ids, onClose }: { ids: string[] | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const groups = useGroupOptions();
+  const [groupId, setGroupId] = useState('');
+  const change = useListChange(DEVICES);
+  if (!ids) return null;
+  return (
+    <FormDialog
+      open
+      dirty={false}
+      title={t('fleet.moveGroup')}
+      onClose={onClose}
+      onSubmit={() =>
+        void change(async () => {
+          const r = await callRoute('device.bulk', { body: { action: 'moveGroup', ids, groupId: groupId || null } });
+          notice.success(t('fleet.bulkResult', r));
+          onClose();
+        }, t('common.saved'))
+      }
+    >
+      <Field label={t('fleet.group')}>
+        <SelectInput value={groupId} onChange={setGroupId} options={groups.data ?? []} placeholder={t('common.selectPlaceholder')} />
+      </Field>
+    </FormDialog>
+  );
+}
+
+export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
+  const { t } = useTranslation();
+  const me = useSession();
+  const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ sn: string; secret: string } | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [moving, setMoving] = useState<string[] | null>(null);
+  const groups = useGroupOptions();
+  const products = useProductOptions();
+  const deleteRows = useListDelete(DEVICES);
+  const change = useListChange(DEVICES);
+  const bulk = (action: 'enable' | 'disable', rows: DeviceRow[]) =>
+    change(async () => {
+      const r = await callRoute('device.bulk', { body: { action, ids: rows.map((x) => x.id) } });
+      if (r.failed > 0) notice.error(t('fleet.bulkResult', r));
+    }, t('common.success'));
+  const params = useRef<ListParams>(nodeType ? {} : {});
+  const columns: ListColumn<DeviceRow>[] = [
+    {
+      id: 'name',
+      header: t('fleet.deviceName'),
+      value: (r) => r.name,
+      cell: (r) => (
+        <Button variant="ghost" size="1" onClick={() => setOpen(r.id)}>
+          {r.name}
+        </Button>
+      ),
+      sortable: true,
+      width: 170,
+    },
+    { id: 'sn', header: t('fleet.sn'), value: (r) => r.sn, sortable: true, width: 150 },
+    { id: 'product', header: t('fleet.product'), value: (r) => r.productName, width: 140 },
+    {
+      id: 'status',
+      header: t('fleet.status'),
+      value: (r) => t(`fleet.statuses.${r.status}`),
+      cell: (r) => <Badge color={r.status === 'online' ? 'green' : 'gray'}>{t(`fleet.statuses.${r.status}`)}</Badge>,
+      sortable: true,
+      width: 80,
+    },
+    { id: 'enabled', header: t('fleet.enabled'), value: (r) => (r.enabled ? '✓' : '✗'), width: 60 },
+    { id: 'group', header: t('fleet.group'), value: (r) => r.groupName, width: 120 },
+    ...(nodeType === 'gateway'
+      ? [{ id: 'subDevices', header: t('fleet.subDevices'), value: (r: DeviceRow) => r.subDeviceCount, width: 80 }]
+      : [{ id: 'gateway', header: t('fleet.gateway'), value: (r: DeviceRow) => r.gatewayName, width: 120 }]),
+    { id: 'address', header: t('fleet.address'), value: (r) => r.address, width: 140 },
+    {
+      id: 'lastReportAt',
+      header: t('fleet.lastReport'),
+      value: (r) => (r.lastReportAt ? formatDate(r.lastReportAt, true) : null),
+      sortable: true,
+      width: 150,
+    },
+    { id: 'createTime', header: t('fleet.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
+  ];
+  return (
+    <>
+      <ListPage<DeviceRow>
+        queryKey={DEVICES}
+        endpoint={nodeType === 'gateway' ? routes['gateway.list'].path : routes['device.list'].path}
+        params={params.current}
+        exportName={t(nodeType === 'gateway' ? 'fleet.gateway' : 'fleet.device')}
+        columns={columns}
+        defaultSort={{ sort: 'createTime', order: 'desc' }}
+        filters={[
+          { name: 'name', label: t('fleet.deviceName') },
+          { name: 'sn', label: t('fleet.sn') },
+          {
+            name: 'status',
+            label: t('fleet.status'),
+            type: 'select',
+            options: ['online', 'offline'].map((v) => ({ value: v, label: t(`fleet.statuses.${v}`) })),
+          },
+          { name: 'groupId', label: t('fleet.group'), type: 'select', options: groups.data ?? [] },
+          ...(nodeType ? [] : [{ name: 'productId', label: t('fleet.product'), type: 'select' as const, options: products.data ?? [] }]),
+        ]}
+        actions={[
+          { label: t('fleet.addDevice'), permission: devicePerm.deviceAdd, select: 'none', onClick: () => setEditing('new') },
+          ...(nodeType
+            ? []
+            : [
+                {
+                  label: t('fleet.import'),
+                  permission: devicePerm.deviceImport,
+                  select: 'none' as const,
+                  variant: 'soft' as const,
+                  onClick: () => setImporting(true),
+                },
+              ]),
+          {
+            label: t('fleet.enable'),
+            permission: devicePerm.deviceEdit,
+            select: 'some',
+            variant: 'soft',
+            onClick: (rows) => bulk('enable', rows),
+          },
+          {
+            label: t('fleet.disable'),
+            permission: devicePerm.deviceEdit,
+            select: 'some',
+            variant: 'soft',
+            onClick: (rows) => bulk('disable', rows),
+          },
+          {
+            label: t('fleet.moveGroup'),
+            permission: devicePerm.deviceEdit,
+            select: 'some',
+            variant: 'soft',
+            onClick: (rows) => setMoving(rows.map((r) => r.id)),
+          },
+          {
+            label: t('common.delete'),
+            permission: devicePerm.deviceDelete,
+            select: 'some',
+            color: 'red',
+            onClick: (rows) =>
+              deleteRows(t('fleet.deleteDeviceConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
+                const r = await callRoute('device.bulk', { body: { action: 'delete', ids: rows.map((x) => x.id) } });
+                if (r.failed > 0) notice.error(t('fleet.bulkResult', r));
+              }),
+          },
+        ]}
+        rowActions={(row) => (
+          <>
+            <PermittedRowButton permission={devicePerm.deviceList} label={t('fleet.detail')} onClick={() => setOpen(row.id)} />
+            <PermittedRowButton permission={devicePerm.deviceEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
+            {can(me, devicePerm.deviceSecret) && (
+              <PermittedRowButton
+                permission={devicePerm.deviceSecret}
+                label={t('fleet.resetSecret')}
+                onClick={() =>
+                  void confirm({ message: t('fleet.resetSecretConfirm', { name: row.name }), danger: true }).then(async (ok) => {
+                    if (!ok) return;
+                    try {
+                      setSecret(await callRoute('device.rotateSecret', { body: { id: row.id } }));
+                    } catch (e) {
+                      notice.error(messageOf(e));
+                    }
+                  })
+                }
+              />
+            )}
+          </>
+        )}
+      />
+      <DeviceDialog editing={editing} onClose={() => setEditing(null)} onSecret={setSecret} />
+      <DeviceDetail id={open} onClose={() => setOpen(null)} />
+      <SecretDialog secret={secret} onClose={() => setSecret(null)} />
+      <ImportDialog open={importing} onClose={() => setImporting(false)} />
+      <MoveDialog ids={moving} onClose={() => setMoving(null)} />
+    </>
+  );
+}
+
+export const GatewaysPage = () => <DevicesPage nodeType="gateway" />;

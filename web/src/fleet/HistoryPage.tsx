@@ -1,0 +1,160 @@
+import './i18n.ts';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useQuery } from '@tanstack/react-query';
+import { Button, Card, Flex, Table, Text, TextField } from '@radix-ui/themes';
+import { routes } from '@iot/contracts';
+import { callRoute, messageOf } from '../api/client.ts';
+import { notice } from '../ui/feedback.tsx';
+import { Field } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { SelectInput } from '../ui/widgets.tsx';
+import { downloadRoute } from './download.ts';
+
+type Series = Awaited<ReturnType<typeof callRoute<'telemetry.history'>>>;
+const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+/** A line per variable: echarts, loaded with the screen. */
+function Chart({ series }: { series: Series }) {
+  const el = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    let disposed = false;
+    let chart: { dispose(): void; setOption(o: unknown): void; resize(): void } | null = null;
+    void import('echarts').then((echarts) => {
+      if (disposed || !el.current) return;
+      chart = echarts.init(el.current);
+      chart.setOption({
+        color: ['#2E68EA', '#E5484D', '#30A46C', '#F76B15'],
+        tooltip: { trigger: 'axis' },
+        legend: { data: series.map((s) => s.name ?? s.variable) },
+        grid: { left: 48, right: 24, top: 40, bottom: 40 },
+        xAxis: { type: 'time' },
+        yAxis: { type: 'value', scale: true },
+        series: series.map((s) => ({
+          name: s.name ?? s.variable,
+          type: 'line',
+          showSymbol: false,
+          data: s.points.map((p) => [p.ts, p.value]),
+        })),
+      });
+    });
+    const resize = () => chart?.resize();
+    window.addEventListener('resize', resize);
+    return () => {
+      disposed = true;
+      window.removeEventListener('resize', resize);
+      chart?.dispose();
+    };
+  }, [series]);
+  return <div ref={el} style={{ width: '100%', height: 360 }} role="img" aria-label="chart" />;
+}
+
+/** Historical data (spec §2, §5): a device and a variable, a range, raw values or buckets; chart, table, export. */
+export function HistoryPage() {
+  const { t } = useTranslation();
+  const devices = useQuery({
+    queryKey: ['devices', 'options'],
+    queryFn: async () => (await callRoute('device.list', { query: { pageSize: 500 } })).rows,
+  });
+  const [deviceId, setDeviceId] = useState('');
+  const [variable, setVariable] = useState('');
+  const [bucket, setBucket] = useState<'raw' | '15m' | '1h' | '1d'>('15m');
+  const [from, setFrom] = useState(local(new Date(Date.now() - 86_400_000)));
+  const [to, setTo] = useState(local(new Date()));
+  const [series, setSeries] = useState<Series | null>(null);
+  const detail = useQuery({
+    queryKey: ['device', deviceId],
+    queryFn: () => callRoute('device.detail', { query: { id: deviceId } }),
+    enabled: !!deviceId,
+  });
+  const properties = (detail.data?.functions ?? [])
+    .filter((f) => f.type === 'property')
+    .map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }));
+  const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const run = async () => {
+    if (!deviceId || !variable) return notice.error(t('fleet.chooseDevice'));
+    try {
+      setSeries(
+        await callRoute('telemetry.history', { query: { id: deviceId, variables: variable, bucket, fn: 'avg', ...range, pageSize: 5000 } }),
+      );
+    } catch (e) {
+      notice.error(messageOf(e));
+    }
+  };
+  return (
+    <Flex direction="column" gap="3">
+      <Card>
+        <Flex gap="3" wrap="wrap" align="end">
+          <Field label={t('fleet.device')} required>
+            <SelectInput
+              value={deviceId}
+              onChange={(v) => (setDeviceId(v), setVariable(''))}
+              options={(devices.data ?? []).map((d) => ({ value: d.id, label: `${d.name} (${d.sn})` }))}
+              placeholder={t('fleet.chooseDevice')}
+            />
+          </Field>
+          <Field label={t('fleet.variable')} required>
+            <SelectInput value={variable} onChange={setVariable} options={properties} placeholder={t('common.selectPlaceholder')} />
+          </Field>
+          <Field label={t('fleet.bucket')}>
+            <SelectInput
+              value={bucket}
+              onChange={(v) => setBucket(v as typeof bucket)}
+              options={(['raw', '15m', '1h', '1d'] as const).map((v) => ({ value: v, label: t(`fleet.${v}`) }))}
+            />
+          </Field>
+          <Field label={t('fleet.from')}>
+            <TextField.Root type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+          </Field>
+          <Field label={t('fleet.to')}>
+            <TextField.Root type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+          </Field>
+          <Button onClick={() => void run()}>{t('fleet.query')}</Button>
+          <Button
+            variant="soft"
+            disabled={!deviceId || !variable}
+            onClick={() =>
+              void downloadRoute(
+                routes['telemetry.export'].path,
+                { id: deviceId, variables: variable, ...range },
+                `history-${variable}.csv`,
+              ).catch((e: unknown) => notice.error(messageOf(e)))
+            }
+          >
+            {t('fleet.export')}
+          </Button>
+        </Flex>
+      </Card>
+      {series && series.every((s) => s.points.length === 0) && <Text color="gray">{t('common.noData')}</Text>}
+      {series && series.some((s) => s.points.length > 0) && (
+        <>
+          <Card>
+            <Chart series={series} />
+          </Card>
+          <Table.Root size="1" variant="surface">
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>{t('fleet.variable')}</Table.ColumnHeaderCell>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {series[0]!.points
+                .slice(-200)
+                .reverse()
+                .map((p) => (
+                  <Table.Row key={p.ts}>
+                    <Table.Cell>{formatDate(p.ts, true)}</Table.Cell>
+                    <Table.Cell>
+                      {p.text ??
+                        (p.value === null ? '--' : `${Math.round(p.value * 100) / 100}${series[0]!.unit ? ` ${series[0]!.unit}` : ''}`)}
+                    </Table.Cell>
+                  </Table.Row>
+                ))}
+            </Table.Body>
+          </Table.Root>
+        </>
+      )}
+    </Flex>
+  );
+}
