@@ -1,0 +1,154 @@
+import { execSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '@iot/infra/config.ts';
+import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
+const WEB_DIST = path.resolve('web/dist');
+
+if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
+
+/**
+ * Device management as a new operator uses it (issue 10 "Done when"): a product with a thing model made and
+ * published in the browser, 5,000 devices imported from a file with a progress bar, the list filtered, one device
+ * edited, and its timeline and as-of showing who changed what and what it looked like before.
+ */
+describe('device management in a real browser', () => {
+  let db: TestDatabase;
+  let platform: Platform;
+  let browser: Browser;
+  let base: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
+    db = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'fleet-e2e-'));
+    platform = await startPlatform(
+      loadConfig({
+        ...process.env,
+        ADMIN_PASSWORD: 'admin123',
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        MQTT_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
+      { port: 0, staticDir: WEB_DIST, seedDemo: false },
+    );
+    await seedDemoTenant(platform.context, { id: 'uniform', name: 'uniformCo', adminUsername: 'uniformAdmin', adminPassword: 'Uniform#1' });
+    base = platform.url!;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function operator(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    await page.addInitScript("localStorage.setItem('lang', 'en')");
+    await page.goto(`${base}/login`);
+    await page.fill('input[name=account]', 'uniformAdmin');
+    await page.fill('input[name=password]', 'Uniform#1');
+    await page.click('[data-testid=agreement]');
+    await page.click('button[type=submit]');
+    await page.waitForURL('**/index');
+    return page;
+  }
+  const dialog = (page: Page) => page.getByRole('dialog').last();
+
+  it('creates a product with a thing model, publishes it, and exports the model as JSON', async () => {
+    const page = await operator();
+    await page.goto(`${base}/device/product`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await dialog(page).locator('input[name=name]').fill('Boiler sensor');
+    await dialog(page).locator('input[name=code]').fill('BOILER');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Boiler sensor' }).click();
+    for (const [name, identifier] of [
+      ['Temperature', 'temperature'],
+      ['Pressure', 'pressure'],
+    ]) {
+      await page.getByRole('button', { name: 'Add function' }).click();
+      const form = dialog(page);
+      await form.locator('input[name=name]').fill(name!);
+      await form.locator('input[name=identifier]').fill(identifier!);
+      await form.locator('input[name=unit]').fill(identifier === 'temperature' ? '°C' : 'kPa');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByRole('cell', { name: identifier!, exact: true }).count()).toBe(1);
+    }
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByRole('tab', { name: 'Published versions' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'v1', exact: true }).count()).toBe(1);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export JSON' }).first().click(),
+    ]);
+    const model = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { functions: { identifier: string }[] };
+    expect(model.functions.map((f) => f.identifier)).toEqual(['temperature', 'pressure']);
+    await page.context().close();
+  }, 120_000);
+
+  it('imports 5,000 devices from a file with a progress bar, then lists them paged and filtered', async () => {
+    const page = await operator();
+    const file = path.join(dataDir, 'devices.csv');
+    const rows = Array.from(
+      { length: 5000 },
+      (_, i) => `BOILER-${String(i).padStart(5, '0')},boiler ${i},BOILER,,${(121 + i / 10000).toFixed(4)},31.2`,
+    );
+    writeFileSync(file, `sn,name,product,group,lng,lat\n${rows.join('\n')}\n`);
+    await page.goto(`${base}/device/device`);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await dialog(page).locator('input[type=file]').setInputFiles(file);
+    await dialog(page).getByRole('button', { name: 'Import', exact: true }).click();
+    await expect.poll(() => page.getByTestId('import-summary').textContent(), { timeout: 60_000 }).toContain('5000 created');
+    expect(await page.getByRole('progressbar').getAttribute('data-percent')).toBe('100');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByText(/in total/).textContent(), { timeout: 20_000 }).toContain('5000');
+    // Filtered by status: all are offline until they connect.
+    await page.getByRole('combobox', { name: 'Status' }).click();
+    await page.getByRole('option', { name: 'Online' }).click();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByText(/in total/).textContent()).toContain('0');
+    await page.context().close();
+  }, 180_000);
+
+  it('edits a device and shows who changed what, and the device as it was before', async () => {
+    const page = await operator();
+    await page.goto(`${base}/device/device`);
+    await page.getByPlaceholder('Enter the serial number').fill('BOILER-00042');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByText(/in total/).textContent()).toContain('1');
+    const before = new Date();
+    await page.waitForTimeout(1100);
+    await page.getByRole('row').filter({ hasText: 'BOILER-00042' }).getByRole('button', { name: 'Edit' }).click();
+    await dialog(page).locator('input[name=name]').fill('boiler forty-two');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'boiler forty-two' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'boiler forty-two' }).click();
+    await page.getByRole('tab', { name: 'Change history' }).click();
+    const timeline = page.getByRole('tabpanel');
+    await expect.poll(() => timeline.getByRole('row').filter({ hasText: 'Device updated' }).textContent()).toContain('uniformAdmin');
+    // The name's change, before and after, on one line.
+    await expect
+      .poll(() => timeline.getByRole('row').filter({ hasText: 'boiler forty-two' }).first().textContent())
+      .toMatch(/name\s*boiler 42\s*boiler forty-two/);
+    const local = new Date(before.getTime() - before.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await page.getByLabel('Instant').fill(local);
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect.poll(() => page.getByTestId('as-of').textContent()).toContain('boiler 42');
+    await page.screenshot({ path: path.join(tmpdir(), 'fleet-timeline.png') });
+    await page.context().close();
+  }, 120_000);
+});
