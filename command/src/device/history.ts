@@ -10,7 +10,7 @@ import { evolve, initialState, visibleFields, type DeviceEvent } from './device.
 /** The fields an event changed: before and after, by field, as an auditor reads them. */
 export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>) {
   return Object.keys({ ...before, ...after })
-    .filter((field) => !sameValue(before[field], after[field]))
+    .filter((field) => !sameValue(before[field] ?? null, after[field] ?? null))
     .map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
 }
 
