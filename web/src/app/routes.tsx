@@ -32,6 +32,7 @@ const DevicesPage = page(() => import('../fleet/DevicesPage.tsx'), 'DevicesPage'
 const GatewaysPage = page(() => import('../fleet/DevicesPage.tsx'), 'GatewaysPage');
 const AuditPage = page(() => import('../fleet/AuditPage.tsx'), 'AuditPage');
 const HistoryPage = page(() => import('../fleet/HistoryPage.tsx'), 'HistoryPage');
+const TemplatesPage = page(() => import('../fleet/TemplatesPage.tsx'), 'TemplatesPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -51,6 +52,8 @@ export const screens: Record<string, ComponentType> = {
   '/device/device': DevicesPage,
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
+  '/device/template': TemplatesPage,
+  '/device/grouping': DevicesPage,
 };
 
 function RequireAuth() {
