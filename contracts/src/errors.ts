@@ -43,6 +43,7 @@ export const errorCatalogue = {
   GROUP_HAS_CHILDREN: { status: 400, zh: '请先删除子分组', en: 'Delete the child groups first' },
   GROUP_IN_USE: { status: 400, zh: '该分组下还有用户或设备', en: 'The group still has users or devices' },
   MENU_HAS_CHILDREN: { status: 400, zh: '请先删除子菜单', en: 'Delete the child menu entries first' },
+  BUILTIN_ROLE: { status: 400, zh: '内置角色不能删除', en: 'Built-in roles cannot be deleted' },
   ROLE_IN_USE: { status: 400, zh: '该角色已分配给用户', en: 'The role is assigned to users' },
   ADMIN_PROTECTED: { status: 403, zh: '不能停用或删除管理员', en: 'The administrator cannot be stopped or deleted' },
   APP_AUTH_FAILED: { status: 400, zh: '应用密钥错误', en: 'App key or secret incorrect' },

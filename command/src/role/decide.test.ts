@@ -36,5 +36,8 @@ describe('role decider', () => {
     ]);
     const admin: RoleEvent = { type: 'RoleCreated', data: { ...created.data, builtin: 'tenantAdmin' } as never };
     expect(codeOf(() => given([admin]).when({ type: 'DeleteRole', roleId: 'r1', inUse: false }))).toBe('ADMIN_PROTECTED');
+    // Any built-in role (operator, auditor, ...) stays: the toolbar's delete is refused like the row's.
+    const operator: RoleEvent = { type: 'RoleCreated', data: { ...created.data, builtin: 'operator' } } as RoleEvent;
+    expect(codeOf(() => given([operator]).when({ type: 'DeleteRole', roleId: 'r1', inUse: false }))).toBe('BUILTIN_ROLE');
   });
 });

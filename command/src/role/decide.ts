@@ -46,6 +46,8 @@ export function decide(command: RoleCommand, state: RoleState): RoleEvent[] {
     case 'DeleteRole':
       live(state);
       if (state.builtin === 'tenantAdmin') throw new DomainError('ADMIN_PROTECTED');
+      // Every tenant's roles start from the built-in ones, and a release may add entries to them (role/builtin.ts).
+      if (state.builtin) throw new DomainError('BUILTIN_ROLE');
       if (command.inUse) throw new DomainError('ROLE_IN_USE');
       return [{ type: 'RoleDeleted', data: { roleId: command.roleId } }];
     default:

@@ -53,7 +53,7 @@ export const roleRoutes = {
     query: idBody,
     response: idResult,
     reads: ['roles'],
-    errors: ['NOT_FOUND', 'ROLE_IN_USE', 'ADMIN_PROTECTED'],
+    errors: ['NOT_FOUND', 'ROLE_IN_USE', 'ADMIN_PROTECTED', 'BUILTIN_ROLE'],
   }),
   'role.list': route({
     method: 'GET',

@@ -20,6 +20,11 @@ export class ApiError extends Error {
 type Query = Record<string, string | number | boolean | null | undefined>;
 
 let onUnauthorized: () => void = () => {};
+/** Set while the user logs out: the answers still in flight are 401s of a session we are ending on purpose. */
+let loggingOut = false;
+export function setLoggingOut(value: boolean): void {
+  loggingOut = value;
+}
 /** The app tells the client where to go on 401/403 (spec §8: back to login). */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
@@ -80,7 +85,7 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   }
   if ((response.status === 401 || response.status === 403) && !options.noRedirect) {
     const error = new ApiError(response.status, payload.data?.error ?? 'UNAUTHENTICATED', payload.msg ?? i18n.t('error.unauthenticated'));
-    onUnauthorized();
+    if (!loggingOut) onUnauthorized();
     throw error;
   }
   const ok = response.ok && (payload.code === 200 || payload.code === 0 || (payload.code as unknown) === '00000');

@@ -301,6 +301,7 @@ export const en: Shape<typeof zh> = {
   },
   sex: { male: 'Male', female: 'Female', unknown: 'Unknown' },
   role: {
+    builtinNotDeletable: 'Built-in roles cannot be deleted',
     add: 'Add role',
     edit: 'Edit role',
     name: 'Role name',

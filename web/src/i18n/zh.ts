@@ -297,6 +297,7 @@ export const zh = {
   },
   sex: { male: '男', female: '女', unknown: '未知' },
   role: {
+    builtinNotDeletable: '内置角色不能删除',
     add: '新增角色',
     edit: '编辑角色',
     name: '角色名称',

@@ -13,7 +13,7 @@ import {
   LockClosedIcon,
   PersonIcon,
 } from '@radix-ui/react-icons';
-import { callRoute } from '../api/client.ts';
+import { callRoute, setLoggingOut } from '../api/client.ts';
 import { sessionStore, useSession } from '../auth/useSession.ts';
 import { ChangePasswordDialog } from '../auth/ChangePasswordDialog.tsx';
 import { confirm } from '../ui/feedback.tsx';
@@ -53,10 +53,12 @@ function MenuTree({ nodes, collapsed, onExpand }: { nodes: MenuNode[]; collapsed
   const title = useTitle();
   const activeTrail = trail(nodes, location.pathname).map((n) => n.key);
   const [open, setOpen] = useState<Set<string>>(new Set(activeTrail));
+  // On a deep link the menu arrives after the first render: open the trail once it is known, and on each navigation.
+  const trailKey = activeTrail.join('/');
   useEffect(() => {
     setOpen((prev) => new Set([...prev, ...activeTrail]));
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [location.pathname]);
+  }, [trailKey]);
   const render = (list: MenuNode[], depth: number) => (
     <ul className="menu-list" role={depth === 0 ? 'tree' : 'group'}>
       {list.map((node) => {
@@ -220,6 +222,10 @@ export function Layout() {
   const queryClient = useQueryClient();
   const menu = useMenu();
   const { systemName, logoUrl } = useSettings();
+  // The browser tab follows the system name, which follows the language unless the tenant named its system.
+  useEffect(() => {
+    if (systemName) document.title = systemName;
+  }, [systemName]);
   const [collapsed, setCollapsed] = useState(() => localStorage.getItem(COLLAPSE_KEY) === 'true');
   const [passwordOpen, setPasswordOpen] = useState(false);
   const toggle = (value: boolean) => {
@@ -228,11 +234,18 @@ export function Layout() {
   };
   const logout = async () => {
     if (!(await confirm({ message: t('auth.logoutConfirm') }))) return;
-    await callRoute('auth.logout', {}, { noRedirect: true }).catch(() => undefined);
-    sessionStore.clear();
-    tagStore.reset();
-    queryClient.clear();
-    void navigate('/login');
+    setLoggingOut(true);
+    try {
+      // Leave first: once the server clears the cookie, the session guard of this page would send to login *with* this
+      // page to return to; a deliberate logout returns to nothing.
+      await navigate('/login', { replace: true });
+      await callRoute('auth.logout', {}, { noRedirect: true }).catch(() => undefined);
+      sessionStore.clear();
+      tagStore.reset();
+      queryClient.clear();
+    } finally {
+      setLoggingOut(false);
+    }
   };
   const nodes = menu.data ?? [];
 

@@ -99,9 +99,11 @@ export function RolesPage() {
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<Editing>(null);
   const remove = (rows: RoleRow[]) =>
-    deleteRows(t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
-      for (const row of rows) await callRoute('role.delete', { query: { id: row.id } });
-    });
+    rows.some((r) => r.builtin)
+      ? Promise.resolve(notice.error(t('role.builtinNotDeletable')))
+      : deleteRows(t('role.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
+          for (const row of rows) await callRoute('role.delete', { query: { id: row.id } });
+        });
   const columns: ListColumn<RoleRow>[] = [
     { id: 'name', header: t('role.name'), value: (r) => roleName(t, r), sortable: true, width: 180 },
     { id: 'remark', header: t('role.remark'), value: (r) => r.remark, width: 280 },

@@ -1,0 +1,97 @@
+import { execSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '@iot/infra/config.ts';
+import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const WEB_DIST = path.resolve('web/dist');
+if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
+
+/** Defects of the admin shell found clicking through it (issue 9 "Admin screens"), each held by a test. */
+describe('admin shell in a real browser', () => {
+  let db: TestDatabase;
+  let platform: Platform;
+  let browser: Browser;
+  let base: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
+    db = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'shell-e2e-'));
+    platform = await startPlatform(
+      loadConfig({
+        ...process.env,
+        ADMIN_PASSWORD: 'admin123',
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        MQTT_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
+      { port: 0, staticDir: WEB_DIST, seedDemo: false },
+    );
+    await seedDemoTenant(platform.context, { id: 'victor', name: 'victorCo', adminUsername: 'victorAdmin', adminPassword: 'Victor#1' });
+    base = platform.url!;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function loggedIn(lang: 'zh' | 'en', then: string): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.addInitScript(`localStorage.setItem('lang', '${lang}')`);
+    await page.goto(`${base}${then}`);
+    await page.waitForURL('**/login**');
+    await page.fill('input[name=account]', 'victorAdmin');
+    await page.fill('input[name=password]', 'Victor#1');
+    await page.click('[data-testid=agreement]');
+    await page.click('button[type=submit]');
+    await page.waitForURL(`**${then}`);
+    return page;
+  }
+
+  it('opens the sidebar on the area of a deep link, and names the tab in the language', async () => {
+    const page = await loggedIn('en', '/system/role');
+    const area = page
+      .getByRole('treeitem')
+      .filter({ has: page.getByText('System management', { exact: true }) })
+      .first();
+    await expect.poll(() => area.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => page.title()).toBe('Device Cloud');
+    const zh = await loggedIn('zh', '/device/device');
+    await expect.poll(() => zh.title()).toBe('设备云平台');
+    await page.context().close();
+    await zh.context().close();
+  });
+
+  it('refuses to delete a built-in role from the toolbar, and keeps it', async () => {
+    const page = await loggedIn('en', '/system/role');
+    const operatorRow = page.getByRole('row').filter({ hasText: 'Operator' }).first();
+    await operatorRow.getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
+    await expect.poll(() => page.getByText('Built-in roles cannot be deleted').count()).toBeGreaterThan(0);
+    await page.reload();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'Operator' }).count()).toBeGreaterThan(0);
+    await page.context().close();
+  });
+
+  it('logs out to the login page without remembering the page it left', async () => {
+    const page = await loggedIn('en', '/system/role');
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.getByRole('alertdialog').getByRole('button').last().click();
+    await page.waitForURL('**/login**');
+    expect(new URL(page.url()).search).toBe('');
+    await page.context().close();
+  });
+});
