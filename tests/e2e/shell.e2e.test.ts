@@ -47,13 +47,13 @@ describe('admin shell in a real browser', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function loggedIn(lang: 'zh' | 'en', then: string): Promise<Page> {
+  async function loggedIn(lang: 'zh' | 'en', then: string, account = 'victorAdmin', password = 'Victor#1'): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await page.addInitScript(`localStorage.setItem('lang', '${lang}')`);
     await page.goto(`${base}${then}`);
     await page.waitForURL('**/login**');
-    await page.fill('input[name=account]', 'victorAdmin');
-    await page.fill('input[name=password]', 'Victor#1');
+    await page.fill('input[name=account]', account);
+    await page.fill('input[name=password]', password);
     await page.click('[data-testid=agreement]');
     await page.click('button[type=submit]');
     await page.waitForURL(`**${then}`);
@@ -82,6 +82,48 @@ describe('admin shell in a real browser', () => {
     await expect.poll(() => page.getByText('Built-in roles cannot be deleted').count()).toBeGreaterThan(0);
     await page.reload();
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'Operator' }).count()).toBeGreaterThan(0);
+    await page.context().close();
+  });
+
+  it('shows an overview on the home page: counts and the latest operations', async () => {
+    const page = await loggedIn('en', '/index');
+    const overview = page.getByTestId('overview');
+    await expect.poll(() => overview.textContent()).toContain('Roles5');
+    await expect.poll(() => overview.textContent()).toContain('Devices0');
+    await expect.poll(() => page.getByText('Recent operations').count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('lets an operator open the user list without being sent to login', async () => {
+    const base_ = platform.url!;
+    const login = await fetch(`${base_}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'victorAdmin', password: 'Victor#1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const roles = (await (await fetch(`${base_}/api/auth/role?pageSize=50`, { headers: { authentication: token } })).json()) as {
+      data: { rows: { id: string; builtin: string | null }[] };
+    };
+    const operatorRole = roles.data.rows.find((r) => r.builtin === 'operator')!.id;
+    const created = await fetch(`${base_}/api/auth/user`, {
+      method: 'POST',
+      headers: { authentication: token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: 'victorOps',
+        password: 'Victor#2',
+        email: 'ops@victor.example',
+        phone: '13800000077',
+        sex: 'male',
+        status: 'enabled',
+        roleIds: [operatorRole],
+      }),
+    });
+    expect(((await created.json()) as { code: number }).code).toBe(200);
+    const page = await loggedIn('en', '/system/user', 'victorOps', 'Victor#2');
+    await page.waitForTimeout(2000);
+    expect(new URL(page.url()).pathname).toBe('/system/user');
+    await expect.poll(() => page.getByRole('cell', { name: 'victorOps', exact: true }).count()).toBe(1);
     await page.context().close();
   });
 

@@ -7,8 +7,9 @@ import { MenuIcon } from '../shell/icons.tsx';
 import { useTitle } from '../shell/Layout.tsx';
 import { useMenu } from '../shell/useMenu.ts';
 import { useSettings } from '../shell/useSettings.ts';
+import { Overview } from './Overview.tsx';
 
-/** The index home page: a greeting and a shortcut to every area the user may open. */
+/** The index home page: a greeting, an overview of the tenant, and a shortcut to every area the user may open. */
 export function HomePage() {
   const { t } = useTranslation();
   const title = useTitle();
@@ -24,6 +25,7 @@ export function HomePage() {
           {t('home.intro', { system: systemName })} · v{PRODUCT_VERSION}
         </Text>
       </Card>
+      <Overview />
       <Heading size="3">{t('home.areas')}</Heading>
       <Grid columns="4" gap="3">
         {areas.map((area) => {

@@ -6,18 +6,30 @@ import type { RoleRow } from '@iot/contracts/identity/role.ts';
 import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 
+/**
+ * Lookups a screen shows beside its own rows (role and group names, pickers). A user may open a screen without
+ * holding the permissions of its lookups (an operator on the user list): a refused lookup leaves the names out,
+ * it never sends the user to login (spec §8 sends a 403 of the screen's own calls there).
+ */
+const quiet = { noRedirect: true };
+
 /** Roles to pick from in the user form. */
 export function useRoles() {
   return useQuery({
     queryKey: ['roles', 'all'],
     retry: false,
-    queryFn: async () => (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 })).rows,
+    queryFn: async () =>
+      (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 }, quiet).catch(() => ({ rows: [] as RoleRow[] }))).rows,
   });
 }
 
 /** The group tree, for pickers. */
 export function useGroups() {
-  return useQuery({ queryKey: ['groups', 'tree'], retry: false, queryFn: () => api.get<GroupNode[]>(endpoints.group) });
+  return useQuery({
+    queryKey: ['groups', 'tree'],
+    retry: false,
+    queryFn: () => api.get<GroupNode[]>(endpoints.group, undefined, quiet).catch(() => [] as GroupNode[]),
+  });
 }
 
 /** The menu tree (with buttons), for granting to roles and picking parents. */
