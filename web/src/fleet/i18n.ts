@@ -1,7 +1,7 @@
 import i18n from '../i18n/index.ts';
 
 /** Strings of the device-management screens, zh and en, added to the app's dictionaries when a screen loads. */
-const zh = {
+export const zh = {
   event: {
     ProductCreated: '产品创建',
     ProductUpdated: '产品修改',
@@ -185,7 +185,7 @@ const zh = {
   },
 };
 
-const en: typeof zh = {
+export const en: typeof zh = {
   event: {
     ProductCreated: 'Product created',
     ProductUpdated: 'Product updated',
