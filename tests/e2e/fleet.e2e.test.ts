@@ -151,4 +151,51 @@ describe('device management in a real browser', () => {
     await page.screenshot({ path: path.join(tmpdir(), 'fleet-timeline.png') });
     await page.context().close();
   }, 120_000);
+
+  it('puts a device behind a gateway and gives the gateway an MQTT config, from their screens', async () => {
+    const page = await operator();
+    const call = async (method: string, url: string, body?: unknown) =>
+      page.evaluate(
+        async ([m, u, b]) => {
+          const r = await fetch(u as string, {
+            method: m as string,
+            headers: { 'content-type': 'application/json' },
+            body: b ? JSON.stringify(b) : undefined,
+          });
+          return ((await r.json()) as { data: { id: string } }).data;
+        },
+        [method, url, body] as const,
+      );
+    const gwProduct = await call('POST', '/api/iot/product', { name: 'Edge', code: 'EDGE', type: 'gateway' });
+    const subProduct = await call('POST', '/api/iot/product', { name: 'Meter', code: 'METER', type: 'subDevice' });
+    await call('POST', '/api/iot/device', { sn: 'EDGE-1', name: 'edge one', productId: gwProduct.id });
+    await call('POST', '/api/iot/device', { sn: 'METER-1', name: 'meter one', productId: subProduct.id });
+    await page.goto(`${base}/device/gateway`);
+    await page.getByRole('row').filter({ hasText: 'EDGE-1' }).getByRole('button', { name: 'Sub-devices' }).click();
+    await dialog(page).getByLabel('Serial number').fill('METER-1');
+    await dialog(page).getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => dialog(page).getByRole('cell', { name: 'METER-1', exact: true }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'EDGE-1' }).textContent()).toContain('1');
+
+    await page.goto(`${base}/device/mqttConfig`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const form = dialog(page);
+    await form.getByRole('combobox').first().click();
+    await page.getByRole('option', { name: /edge one/ }).click();
+    for (const [name, value] of [
+      ['name', 'upstream'],
+      ['serviceName', 'cloud'],
+      ['ip', '10.1.2.3'],
+      ['clientId', 'edge-1'],
+      ['password', 'up#secret'],
+      ['uplinkTopic', 'up/edge-1'],
+      ['downlinkTopic', 'down/edge-1'],
+    ])
+      await form.locator(`input[name=${name}]`).fill(value!);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'upstream' }).textContent()).toContain('10.1.2.3:1883');
+    expect(await page.content()).not.toContain('up#secret');
+    await page.context().close();
+  }, 120_000);
 });

@@ -306,6 +306,21 @@ describe('security', () => {
     expect((await sut.call('POST', '/api/auth/user', { token: appToken, body: {} })).status).toBe(403);
   });
 
+  it("answers every read of a tenant's own data without a server error (answers with rows serialise)", async () => {
+    const failures: string[] = [];
+    for (const route of walked().filter((r) => r.method === 'GET')) {
+      const { query } = requestOf(route, pickA);
+      const r = await sut.call(route.method, route.url, { token: tokenA, query });
+      responses.push({ route: `${route.method} ${route.url}`, body: r.body });
+      if (r.status >= 500) failures.push(`${route.method} ${route.url} -> ${r.status}: ${r.body.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+    // The lists that hold A's rows did answer them.
+    const configs = ok(await sut.call('GET', '/api/iot/device/mqttConfig', { token: tokenA }));
+    expect(configs.rows[0]).toMatchObject({ name: 'alphaMqttQ', hasPassword: true });
+    expect(configs.rows[0]).not.toHaveProperty('password');
+  });
+
   it('never shows a password, secret or token in an answer, a log line or an event', async () => {
     const leaks = (text: string) =>
       secrets

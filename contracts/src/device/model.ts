@@ -291,9 +291,35 @@ export const mqttConfigFields = z
   .strict();
 export type MqttConfigFields = z.infer<typeof mqttConfigFields>;
 export const mqttConfigUpdateBody = mqttConfigFields.extend({ id: entityId }).strict();
-export const mqttConfigRow = mqttConfigFields.omit({ password: true }).extend({
+/** A config as listed: plain values (the input schema's transforms cannot serialise an answer), never the password. */
+const nullableText = z.string().nullable();
+export const mqttConfigRow = z.object({
   id: z.string(),
+  gatewayId: z.string(),
   gatewayName: z.string().nullable(),
+  name: z.string(),
+  serviceName: z.string(),
+  protocol: z.string(),
+  ip: z.string(),
+  port: z.number().int(),
+  clientId: z.string(),
+  username: nullableText,
+  heartbeat: z.number().int(),
+  reportInterval: z.number().int(),
+  qos: z.number().int(),
+  reconnectSeconds: z.number().int(),
+  uplinkTopic: z.string(),
+  downlinkTopic: z.string(),
+  uploadPlatform: nullableText,
+  controlCommand: nullableText,
+  packageCount: z.number().int(),
+  packageTimeMs: z.number().int(),
+  dataEntry: nullableText,
+  dataExit: nullableText,
+  reportSaveMode: z.string(),
+  strategy: z.string(),
+  cycleSeconds: z.number().int(),
+  maxRecords: z.number().int(),
   hasPassword: z.boolean(),
   createTime: z.string(),
 });

@@ -33,6 +33,7 @@ const GatewaysPage = page(() => import('../fleet/DevicesPage.tsx'), 'GatewaysPag
 const AuditPage = page(() => import('../fleet/AuditPage.tsx'), 'AuditPage');
 const HistoryPage = page(() => import('../fleet/HistoryPage.tsx'), 'HistoryPage');
 const TemplatesPage = page(() => import('../fleet/TemplatesPage.tsx'), 'TemplatesPage');
+const MqttConfigsPage = page(() => import('../fleet/MqttConfigsPage.tsx'), 'MqttConfigsPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -53,6 +54,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
   '/device/template': TemplatesPage,
+  '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': DevicesPage,
 };
 

@@ -504,6 +504,84 @@ export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () =
   );
 }
 
+/** A gateway's sub-devices: listed, taken out, or added by SN (spec §2 gateways, issue 10 "Gateways"). */
+function SubDevicesDialog({ gateway, onClose }: { gateway: DeviceRow | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [sns, setSns] = useState('');
+  const subs = useQuery({
+    queryKey: ['subDevices', gateway?.id],
+    queryFn: () => callRoute('device.list', { query: { gatewayId: gateway!.id, pageSize: 500 } }),
+    enabled: !!gateway,
+  });
+  const refresh = useRefresh(DEVICES);
+  if (!gateway) return null;
+  const bind = async (gatewayId: string | null, deviceIds: string[]) => {
+    try {
+      const r = await callRoute('gateway.bind', { body: { gatewayId, deviceIds } });
+      if (r.failed > 0) notice.error(t('fleet.bulkResult', r));
+      else notice.success(t('common.saved'));
+      await subs.refetch();
+      await refresh();
+    } catch (e) {
+      notice.error(messageOf(e));
+    }
+  };
+  const add = async () => {
+    const wanted = sns.split(/[,，\s]+/).filter(Boolean);
+    const ids: string[] = [];
+    for (const sn of wanted) {
+      const found = (await callRoute('device.list', { query: { sn, pageSize: 5 } })).rows.find((d) => d.sn === sn);
+      if (found) ids.push(found.id);
+    }
+    if (ids.length === 0) return notice.error(t('common.noData'));
+    setSns('');
+    await bind(gateway.id, ids);
+  };
+  return (
+    <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="760px" aria-describedby={undefined}>
+        <Dialog.Title>
+          {gateway.name} · {t('fleet.subDevices')}
+        </Dialog.Title>
+        <Table.Root size="1" variant="surface" mb="3">
+          <Table.Body>
+            {(subs.data?.rows ?? []).length === 0 && (
+              <Table.Row>
+                <Table.Cell>
+                  <Text color="gray">{t('common.noData')}</Text>
+                </Table.Cell>
+              </Table.Row>
+            )}
+            {(subs.data?.rows ?? []).map((d) => (
+              <Table.Row key={d.id}>
+                <Table.Cell>{d.name}</Table.Cell>
+                <Table.Cell>{d.sn}</Table.Cell>
+                <Table.Cell>{t(`fleet.statuses.${d.status}`)}</Table.Cell>
+                <Table.Cell>
+                  <PermittedRowButton
+                    permission={devicePerm.gatewayEdit}
+                    label={t('common.delete')}
+                    danger
+                    onClick={() => void bind(null, [d.id])}
+                  />
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+        <Flex gap="2" align="end">
+          <Field label={t('fleet.sn')}>
+            <TextField.Root value={sns} onChange={(e) => setSns(e.target.value)} placeholder="SN-1, SN-2" aria-label={t('fleet.sn')} />
+          </Field>
+          <Button onClick={() => void add()} disabled={!sns.trim()}>
+            {t('common.add')}
+          </Button>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
 /** Picks a group for "move to group" on the selected devices. */
 function MoveDialog({ ids, onClose }: { ids: string[] | null; onClose: () => void }) {
   const { t } = useTranslation();
@@ -540,6 +618,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
   const [secret, setSecret] = useState<{ sn: string; secret: string } | null>(null);
   const [importing, setImporting] = useState(false);
   const [moving, setMoving] = useState<string[] | null>(null);
+  const [subsOf, setSubsOf] = useState<DeviceRow | null>(null);
   const groups = useGroupOptions();
   const products = useProductOptions();
   const deleteRows = useListDelete(DEVICES);
@@ -658,6 +737,9 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
         rowActions={(row) => (
           <>
             <PermittedRowButton permission={devicePerm.deviceList} label={t('fleet.detail')} onClick={() => setOpen(row.id)} />
+            {row.nodeType === 'gateway' && (
+              <PermittedRowButton permission={devicePerm.gatewayEdit} label={t('fleet.subDevices')} onClick={() => setSubsOf(row)} />
+            )}
             <PermittedRowButton permission={devicePerm.deviceEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
             {can(me, devicePerm.deviceSecret) && (
               <PermittedRowButton
@@ -683,6 +765,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
       <SecretDialog secret={secret} onClose={() => setSecret(null)} />
       <ImportDialog open={importing} onClose={() => setImporting(false)} />
       <MoveDialog ids={moving} onClose={() => setMoving(null)} />
+      <SubDevicesDialog gateway={subsOf} onClose={() => setSubsOf(null)} />
     </>
   );
 }
