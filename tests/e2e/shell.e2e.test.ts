@@ -127,6 +127,30 @@ describe('admin shell in a real browser', () => {
     await page.context().close();
   });
 
+  it('filters the operation log by time, and picks an app scope from the permissions held', async () => {
+    const page = await loggedIn('en', '/system/log');
+    const total = async () => Number(/(\d+) in total/.exec((await page.getByText(/in total/).textContent()) ?? '')?.[1]);
+    await expect.poll(total).toBeGreaterThan(0);
+    await page.getByLabel('From').fill('2099-01-01T00:00:00');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(total).toBe(0);
+    await page.getByLabel('From').fill('2000-01-01T00:00:00');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(total).toBeGreaterThan(0);
+
+    await page.goto(`${base}/system/app`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const form = page.getByRole('dialog');
+    await form.locator('input[name=name]').fill('reporting');
+    const scope = form.getByRole('group', { name: 'scope' });
+    await scope.getByRole('checkbox', { name: 'system:user:list' }).click();
+    expect(await scope.getByRole('checkbox', { name: /^platform:/ }).count()).toBe(0);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'reporting' }).textContent()).toContain('system:user:list');
+    await page.context().close();
+  });
+
   it('logs out to the login page without remembering the page it left', async () => {
     const page = await loggedIn('en', '/system/role');
     await page.getByRole('button', { name: 'User menu' }).click();

@@ -104,6 +104,8 @@ export function AuditPage() {
           { name: 'entityType', label: t('fleet.entityType'), type: 'select', options: entityTypes.map((v) => ({ value: v, label: v })) },
           { name: 'entity', label: t('fleet.entity') },
           { name: 'eventType', label: t('fleet.action') },
+          { name: 'from', label: t('fleet.from'), type: 'datetime' },
+          { name: 'to', label: t('fleet.to'), type: 'datetime' },
         ]}
       />
     </>

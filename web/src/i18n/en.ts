@@ -403,6 +403,8 @@ export const en: Shape<typeof zh> = {
     logoNotPng: 'Only PNG pictures can be uploaded',
   },
   log: {
+    from: 'From',
+    to: 'To',
     time: 'Time',
     actor: 'User',
     actorKind: 'Done by',

@@ -395,6 +395,8 @@ export const zh = {
     logoNotPng: '只能上传 PNG 图片',
   },
   log: {
+    from: '开始时间',
+    to: '结束时间',
     time: '操作时间',
     actor: '操作人',
     actorKind: '操作方',

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Callout, Code, Dialog, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
+import { Button, Callout, Checkbox, Code, Dialog, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
 import { CopyIcon, ExclamationTriangleIcon } from '@radix-ui/react-icons';
 import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
+import { builtinMenus } from '@iot/contracts/menu/catalogue.ts';
 import { api, messageOf, callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
@@ -12,8 +13,46 @@ import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDele
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
+import { useSession } from '../auth/useSession.ts';
 
 const KEY = 'apps';
+/**
+ * The scope an app may carry is picked from the permissions that exist and the creator holds (nobody grants
+ * beyond their own), not typed: a typo would be a silently useless key.
+ */
+function ScopePicker({ value, onChange }: { value: string; onChange: (scope: string) => void }) {
+  const me = useSession();
+  const chosen = new Set(value.split(/[\s,]+/).filter(Boolean));
+  const held = me?.permissions ?? [];
+  // A tenant administrator holds everything of the tenant: then every permission of the catalogue is offered.
+  const everything = builtinMenus
+    .map((m) => m.permission)
+    .filter((p): p is string => !!p && /:(list|add|edit|delete|export|view|[a-zA-Z]+)$/.test(p) && !p.endsWith(':view'));
+  const mine = held.includes('*') ? everything : held;
+  const offered = [...new Set([...mine.filter((p) => p !== '*' && !p.startsWith('platform:')), ...chosen])].sort();
+  const toggle = (p: string) => {
+    const next = new Set(chosen);
+    if (next.has(p)) next.delete(p);
+    else next.add(p);
+    onChange([...next].join(', '));
+  };
+  return (
+    <div
+      className="scope-picker"
+      role="group"
+      aria-label="scope"
+      style={{ maxHeight: 180, overflowY: 'auto', border: '1px solid var(--gray-6)', borderRadius: 6, padding: 6 }}
+    >
+      {offered.map((p) => (
+        <div key={p} style={{ display: 'flex', gap: 6, alignItems: 'center', fontSize: 13 }}>
+          <Checkbox checked={chosen.has(p)} onCheckedChange={() => toggle(p)} aria-label={p} />
+          <code>{p}</code>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 const empty = { id: '', type: 'web', name: '', scope: '', sharing: 'organisation', status: 'enabled', remark: '' };
 type Credentials = { id: string; appKey: string; appSecret: string };
 
@@ -136,7 +175,7 @@ function AppDialog({
         )}
       </div>
       <Field label={t('app.scope')} error={form.errors.scope} hint={t('app.scopeHint')}>
-        <TextArea {...form.input('scope')} placeholder="device:device:list, alarm:record:list" />
+        <ScopePicker value={v.scope} onChange={(scope) => form.set('scope', scope)} />
       </Field>
       <Field label={t('app.remark')} error={form.errors.remark}>
         <TextArea {...form.input('remark')} />

@@ -46,6 +46,8 @@ export function OperationLogPage() {
           type: 'select',
           options: eventTypes.map((type) => ({ value: type, label: eventName(type) })),
         },
+        { name: 'from', label: t('log.from'), type: 'datetime' },
+        { name: 'to', label: t('log.to'), type: 'datetime' },
       ]}
     />
   );

@@ -45,7 +45,8 @@ export interface ListColumn<T> {
 export interface ListFilter {
   name: string;
   label: string;
-  type?: 'text' | 'select';
+  /** `datetime`: a local date and time, sent as an ISO instant with its offset. */
+  type?: 'text' | 'select' | 'datetime';
   options?: Array<{ value: string; label: string }>;
 }
 
@@ -192,7 +193,14 @@ export function ListPage<T>(props: ListPageProps<T>) {
           onSubmit={(event) => {
             event.preventDefault();
             setPage(1);
-            setApplied(Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== '')));
+            const instant = new Set((props.filters ?? []).filter((f) => f.type === 'datetime').map((f) => f.name));
+            setApplied(
+              Object.fromEntries(
+                Object.entries(draft)
+                  .filter(([, v]) => v !== '')
+                  .map(([k, v]) => [k, instant.has(k) ? new Date(v).toISOString() : v]),
+              ),
+            );
           }}
         >
           {props.filters.map((f) => (
@@ -212,6 +220,14 @@ export function ListPage<T>(props: ListPageProps<T>) {
                     ))}
                   </Select.Content>
                 </Select.Root>
+              ) : f.type === 'datetime' ? (
+                <TextField.Root
+                  type="datetime-local"
+                  step="1"
+                  aria-label={f.label}
+                  value={draft[f.name] ?? ''}
+                  onChange={(e) => setDraft({ ...draft, [f.name]: e.target.value })}
+                />
               ) : (
                 <TextField.Root
                   aria-label={f.label}
