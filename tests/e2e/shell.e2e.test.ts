@@ -151,6 +151,50 @@ describe('admin shell in a real browser', () => {
     await page.context().close();
   });
 
+  it('keeps the register draft across in-app navigation, never the password; white text on the theme blue', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.addInitScript("localStorage.setItem('lang', 'en')");
+    await page.goto(`${base}/login`);
+    const submit = page.locator('button[type=submit]');
+    expect(await submit.evaluate((b) => b.ownerDocument.defaultView!.getComputedStyle(b).color)).toBe('rgb(255, 255, 255)');
+    await page.goto(`${base}/register`);
+    await page.fill('input[name=tenantName]', 'draftCo');
+    await page.fill('input[name=contactName]', 'Han Meimei');
+    await page.fill('input[name=password]', 'secret123');
+    await page
+      .getByRole('link', { name: /log in/i })
+      .first()
+      .click();
+    await page.waitForURL('**/login**');
+    await page.goBack();
+    await page.waitForURL('**/register');
+    await expect.poll(() => page.inputValue('input[name=tenantName]')).toBe('draftCo');
+    expect(await page.inputValue('input[name=contactName]')).toBe('Han Meimei');
+    expect(await page.inputValue('input[name=password]')).toBe('');
+    expect(await page.evaluate(() => sessionStorage.getItem('register.draft'))).not.toContain('secret123');
+    await page.context().close();
+  });
+
+  it('keeps the action column in view at 1024 px', async () => {
+    const page = await loggedIn('en', '/system/user');
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const edit = page.getByRole('row').nth(1).getByRole('button', { name: 'Edit' });
+    await expect.poll(() => edit.count()).toBe(1);
+    // Within the screen and not hidden by the scrolling table's clip: the button is what a click there hits.
+    await expect
+      .poll(async () => {
+        const box = (await edit.boundingBox())!;
+        if (box.x + box.width > 1024) return false;
+        return edit.evaluate(
+          (button, [x, y]) => button.contains(button.ownerDocument.elementFromPoint(x!, y!)),
+          [box.x + box.width / 2, box.y + box.height / 2],
+        );
+      })
+      .toBe(true);
+    expect(await edit.isVisible()).toBe(true);
+    await page.context().close();
+  });
+
   it('logs out to the login page without remembering the page it left', async () => {
     const page = await loggedIn('en', '/system/role');
     await page.getByRole('button', { name: 'User menu' }).click();

@@ -8,6 +8,8 @@ import './styles.css';
 import i18n from './i18n/index.ts';
 import { router } from './app/routes.tsx';
 import { ConfirmHost, NoticeHost } from './ui/feedback.tsx';
+import { textOn } from './ui/color.ts';
+import { THEME_COLOUR } from '@iot/contracts/constants.ts';
 
 document.documentElement.lang = i18n.language;
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
@@ -15,7 +17,14 @@ const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWind
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <Theme accentColor="blue" grayColor="slate" radius="medium" scaling="100%">
+      {/* Text on the theme colour (buttons, the active tag, the brand mark) takes its colour from the theme's brightness. */}
+      <Theme
+        accentColor="blue"
+        grayColor="slate"
+        radius="medium"
+        scaling="100%"
+        style={{ ['--accent-contrast' as string]: textOn(THEME_COLOUR), ['--on-theme' as string]: textOn(THEME_COLOUR) }}
+      >
         <RouterProvider router={router} />
         <NoticeHost />
         <ConfirmHost />

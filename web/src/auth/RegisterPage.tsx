@@ -29,9 +29,25 @@ export function registerPayload(values: typeof initial) {
   return { ...rest, [values.method]: target.trim() };
 }
 
+/** The draft survives in-app navigation (to the agreement, to login and back); secrets never go to storage. */
+const DRAFT_KEY = 'register.draft';
+function savedDraft(): typeof initial {
+  try {
+    const stored = JSON.parse(sessionStorage.getItem(DRAFT_KEY) ?? '{}') as Partial<typeof initial>;
+    const kept = Object.fromEntries(Object.entries(stored).filter(([k, v]) => k in initial && typeof v === 'string'));
+    return { ...initial, ...kept, password: '', confirmPassword: '', code: '' };
+  } catch {
+    return initial;
+  }
+}
+
 export function RegisterPage() {
   const { t } = useTranslation();
-  const form = useForm(initial);
+  const form = useForm(savedDraft());
+  useEffect(() => {
+    const { password: _p, confirmPassword: _c, code: _code, ...draft } = form.values;
+    sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
+  }, [form.values]);
   const [busy, setBusy] = useState(false);
   const [sending, setSending] = useState(false);
   const [countdown, setCountdown] = useState(0);
@@ -79,6 +95,7 @@ export function RegisterPage() {
     try {
       await api.post('/api/auth/register', payload, { noRedirect: true });
       setDone(true);
+      sessionStorage.removeItem(DRAFT_KEY);
     } catch (error) {
       notice.error(messageOf(error));
     } finally {
