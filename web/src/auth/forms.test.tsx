@@ -7,6 +7,8 @@ import { RegisterPage } from './RegisterPage.tsx';
 import { ok, refused, renderScreen, stubServer } from '../test/render.tsx';
 
 afterEach(() => {
+  // The register page keeps its draft in sessionStorage: each test starts with an empty form.
+  sessionStorage.clear();
   cleanup();
   localStorage.clear();
 });
