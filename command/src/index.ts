@@ -13,6 +13,8 @@ import { productHandlers } from './product/handlers.ts';
 import { deviceDispatchers, deviceHandlers, importHandlers } from './device/handlers.ts';
 import { historyHandlers } from './device/history.ts';
 import { templateHandlers } from './template/handlers.ts';
+import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
+import { notifyHandlers } from './notify/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -35,6 +37,8 @@ export const commandHandlers = {
   ...templateHandlers,
   ...telemetryHandlers,
   ...deviceCommandHandlers,
+  ...alarmHandlers,
+  ...notifyHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -43,6 +47,7 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>) {
     ...tenantDispatchers(ports),
     ...deviceDispatchers(ports),
     ...replyDispatchers(ports),
+    ...alarmDispatchers(ports),
   };
 }
 

@@ -78,6 +78,14 @@ export const errorCatalogue = {
   DEVICE_DISABLED: { status: 400, zh: '设备已禁用', en: 'The device is disabled' },
   COMMAND_INVALID: { status: 400, zh: '指令与物模型不符', en: "The command does not fit the device's thing model" },
   JOB_RUNNING: { status: 409, zh: '该导入任务已在进行', en: 'This import is already running' },
+  ALARM_INCOMPLETE: {
+    status: 400,
+    zh: '信息不完整，是否继续提交？',
+    en: 'The information is incomplete. Continue submitting?',
+  },
+  ALARM_NOT_ACTIVE: { status: 400, zh: '告警已清除', en: 'The alarm is already cleared' },
+  TEMPLATE_CODE_TAKEN: { status: 400, zh: '模板ID已存在', en: 'Template ID already exists' },
+  TEMPLATE_IN_USE: { status: 400, zh: '模板正被通知配置使用', en: 'The template is used by a notification configuration' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -4,6 +4,7 @@ import { oplogRoutes } from './oplog/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { deviceRoutes } from './device/routes.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
+import { alarmRoutes } from './alarm/routes.ts';
 import { dictRoutes } from './dict/routes.ts';
 import { groupRoutes } from './group/routes.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -28,6 +29,7 @@ export const routes = {
   ...oplogRoutes,
   ...deviceRoutes,
   ...telemetryRoutes,
+  ...alarmRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

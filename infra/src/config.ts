@@ -45,6 +45,21 @@ export const configSchema = z.object({
   DEMO_FLEET: z.enum(['0', '1']).default('1'),
   /** A device that disconnects is recorded offline only if it stays away this long (flapping is not news). */
   PRESENCE_OFFLINE_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  /** Notifications a tenant gets per minute, and one recipient; beyond, one summary per recipient for the minute. */
+  NOTIFY_TENANT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  NOTIFY_CONTACT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Minutes between reminders of an open work-order ticket. */
+  TICKET_REMINDER_MIN: z.coerce.number().int().min(1).max(10_080).default(60),
+  /** SMS through Aliyun's SendSms API (signature v1): endpoint, key, secret, sign name and template code, all five or none. */
+  SMS_ENDPOINT: url(['http:', 'https:']),
+  SMS_ACCESS_KEY_ID: z.string().optional(),
+  SMS_ACCESS_KEY_SECRET: z.string().optional(),
+  SMS_SIGN_NAME: z.string().optional(),
+  SMS_TEMPLATE_CODE: z.string().optional(),
+  /** WeCom and DingTalk group robots for wechat-type notifications (DingTalk optionally signed). */
+  WECOM_WEBHOOK: url(['http:', 'https:']),
+  DINGTALK_WEBHOOK: url(['http:', 'https:']),
+  DINGTALK_SECRET: z.string().optional(),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });

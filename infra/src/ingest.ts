@@ -38,6 +38,11 @@ export interface IngestOptions {
   /** Kafka between the intake and the writer: a publish is durable once Kafka has it. Absent: straight to the store. */
   kafka?: Bus | null;
   offlineAfterMs?: number;
+  /** The reactors on the telemetry (alarm rules): told of every stored sample and reported event. */
+  reactors?: {
+    observe(device: { deviceId: string; tenantId: string; productId: string }, rows: readonly TelemetryRow[]): void;
+    observeEvent(device: { deviceId: string; tenantId: string; productId: string }, identifier: string, payload: unknown, ts: Date): void;
+  }[];
   live?: LiveFeed;
   /** The broker's downlink: commands go out on it. */
   publish?: (topic: string, payload: object) => Promise<void>;
@@ -111,7 +116,11 @@ export async function startIngest(options: IngestOptions) {
         )
         .catch((err: unknown) => logger.error({ err }, 'device reply not recorded'));
     },
+    onEvent: (device, identifier, payload, ts) => {
+      for (const reactor of options.reactors ?? []) reactor.observeEvent(device, identifier, payload, ts);
+    },
     onStored: (device, rows) => {
+      for (const reactor of options.reactors ?? []) reactor.observe(device, rows);
       const live = options.live;
       if (!live?.listening('telemetry.live')) return;
       for (const r of rows) {

@@ -5,7 +5,15 @@ import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
-import { createProjectionRunner, projections, type ProjectionRunner } from '@iot/projections/index.ts';
+import {
+  createAlarmReactor,
+  createProjectionRunner,
+  notificationReactor,
+  projection,
+  projections,
+  type AlarmReactor,
+  type ProjectionRunner,
+} from '@iot/projections/index.ts';
 import { createApp, type App, type RoutesPlugin } from '@iot/infra/http/app.ts';
 import type { AppContext, EngineHealth } from '@iot/infra/http/context.ts';
 import { ConfigError, type Config, type Role } from './config.ts';
@@ -16,6 +24,8 @@ import type { EventStore } from './event-store/port.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createNotifier } from './notify/outbox.ts';
+import { createChannels } from './notify/channels.ts';
+import { startDelivery, type Delivery } from './notify/delivery.ts';
 import { startEmbeddedPostgres } from './postgres/embedded.ts';
 import { createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from './postgres/sql.ts';
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
@@ -27,7 +37,8 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
-import { channels, routes } from '@iot/contracts';
+import { channels, routes, type AlarmEvent, type AlarmRuleEvent } from '@iot/contracts';
+import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
 import { workflowProjection } from './workflows.ts';
@@ -43,6 +54,55 @@ import { demoFleetDevices } from './seed-fleet.ts';
 import type { DeviceIntakePort } from '@iot/contracts/ports/intake.ts';
 import { createReadModelWatch } from './http/watch.ts';
 import { createPrincipalCache } from './http/principals.ts';
+
+/**
+ * What the alarm events mean outside the read models: the evaluator learns of rule changes and of alarms
+ * cleared by hand (so that a device and rule may raise again), and the `alarm.live` feed tells the screens.
+ */
+function alarmHooks(db: SqlPool, live: LiveFeed, alarms: AlarmReactor | null) {
+  const names = {
+    AlarmRaised: 'raised',
+    AlarmRepeated: 'repeated',
+    AlarmAcknowledged: 'acknowledged',
+    AlarmProcessed: 'processed',
+    AlarmCleared: 'cleared',
+  } as const;
+  return projection<AlarmRuleEvent | AlarmEvent>({
+    name: 'reactor-alarm-hooks',
+    handles: ['AlarmRuleCreated', 'AlarmRuleUpdated', 'AlarmRuleDeleted', ...(Object.keys(names) as (keyof typeof names)[])],
+    schema: 'select 1',
+    tables: [],
+    async apply(_tx, event) {
+      alarms?.onEvent(event);
+      if (!(event.type in names) || !live.listening('alarm.live')) return;
+      const { alarmId } = event.data as { alarmId: string };
+      const raised = event.type === 'AlarmRaised' ? event.data : null;
+      const row = (
+        await db.query<{ device_id: string; group_id: string | null; level: number }>(
+          'select a.device_id, d.group_id, a.level from rm_alarms a left join rm_devices d on d.id = a.device_id where a.id = $1',
+          [alarmId],
+        )
+      ).rows[0];
+      const deviceId = raised?.deviceId ?? row?.device_id;
+      if (!deviceId) return;
+      const groupId = raised
+        ? ((await db.query<{ group_id: string | null }>('select group_id from rm_devices where id = $1', [deviceId])).rows[0]?.group_id ??
+          null)
+        : (row?.group_id ?? null);
+      live.publish(
+        'alarm.live',
+        { tenantId: event.metadata.tenantId, groupId, deviceId },
+        {
+          alarmId,
+          event: names[event.type as keyof typeof names],
+          deviceId,
+          level: raised?.level ?? row?.level ?? null,
+          at: event.metadata.occurredAt,
+        },
+      );
+    },
+  });
+}
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -62,6 +122,10 @@ export interface Platform {
   mqtt: MqttPort | null;
   /** The telemetry intake of an `all` or `ingest` process (sessions, counters, flush for tests). */
   ingest: Ingest | null;
+  /** The alarm rules' evaluator on the telemetry (with the intake). */
+  alarms: AlarmReactor | null;
+  /** The notification outbox's delivery worker (with the projections). */
+  delivery: Delivery | null;
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
   demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
@@ -135,6 +199,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
 
     let bus: Bus | null = null;
+    let deliveryRef: Delivery | null = null;
     let mqtt: MqttPort | null = null;
     let ingest: Ingest | null = null;
     if (role === 'all' || role === 'ingest') {
@@ -166,7 +231,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const dispatch = createDispatch(
       commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null, link: null }),
     );
+    let alarms: AlarmReactor | null = null;
     if (mqtt && timeseries) {
+      alarms = createAlarmReactor({ db, dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
       const started = await startIngest({
         db,
         timeseries,
@@ -176,6 +243,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
+        reactors: [alarms],
       });
       ingest = started;
       const registration = await mqtt.onMessage('#', (message) => started.intake.handle(message));
@@ -193,7 +261,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const runner = createProjectionRunner(
       store,
       projectionDb,
-      [...projections, ...workflows.map((w) => workflowProjection(w, dispatch, afterStep))],
+      [
+        ...projections,
+        ...workflows.map((w) => workflowProjection(w, dispatch, afterStep)),
+        notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
+        alarmHooks(db, live, alarms),
+      ],
       {
         onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
         onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),
@@ -201,9 +274,48 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       },
     );
     await runner.setup();
+    if (alarms) {
+      const reactor = alarms;
+      await reactor.load();
+      // Processes that do not run the projections learn of rule changes and hand-cleared alarms this way.
+      const reload = setInterval(
+        () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'alarm rules not reloaded')),
+        30_000,
+      );
+      stops.push(async () => clearInterval(reload));
+    }
     if (role === 'all' || role === 'projections') {
       await runner.startAll();
       stops.push(() => runner.stopAll());
+      const delivery = startDelivery({
+        db,
+        logger,
+        live,
+        reminderMin: config.TICKET_REMINDER_MIN,
+        channels: createChannels({
+          smtpUrl: config.SMTP_URL,
+          from: config.SMTP_FROM,
+          sms:
+            config.SMS_ENDPOINT &&
+            config.SMS_ACCESS_KEY_ID &&
+            config.SMS_ACCESS_KEY_SECRET &&
+            config.SMS_SIGN_NAME &&
+            config.SMS_TEMPLATE_CODE
+              ? {
+                  endpoint: config.SMS_ENDPOINT,
+                  accessKeyId: config.SMS_ACCESS_KEY_ID,
+                  accessKeySecret: config.SMS_ACCESS_KEY_SECRET,
+                  signName: config.SMS_SIGN_NAME,
+                  templateCode: config.SMS_TEMPLATE_CODE,
+                }
+              : undefined,
+          wecomWebhook: config.WECOM_WEBHOOK,
+          dingtalkWebhook: config.DINGTALK_WEBHOOK,
+          dingtalkSecret: config.DINGTALK_SECRET,
+        }),
+      });
+      deliveryRef = delivery;
+      stops.push(() => delivery.stop());
     }
 
     const context: AppContext = {
@@ -296,7 +408,21 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
 
-    return { url, app, context, runner, timeseries, bus, mqtt, ingest, demo, generatedAdminPassword, stop: stopAll };
+    return {
+      url,
+      app,
+      context,
+      runner,
+      timeseries,
+      bus,
+      mqtt,
+      ingest,
+      alarms,
+      delivery: deliveryRef,
+      demo,
+      generatedAdminPassword,
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;

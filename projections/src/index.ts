@@ -11,9 +11,15 @@ import { oplogProjection } from './oplog/oplog.ts';
 import { productsProjection } from './device/products.ts';
 import { devicesProjection } from './device/devices.ts';
 import { mqttConfigsProjection, templatesProjection } from './device/templates.ts';
+import { alarmRulesProjection } from './alarm/rules.ts';
+import { alarmsProjection } from './alarm/alarms.ts';
+import { notifyProjection } from './alarm/notify.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
+export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
+export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
+export { notifyRecordsSchema } from './alarm/outbox.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */
 export const projections: AnyProjection[] = [
@@ -30,4 +36,7 @@ export const projections: AnyProjection[] = [
   devicesProjection,
   templatesProjection,
   mqttConfigsProjection,
+  alarmRulesProjection,
+  alarmsProjection,
+  notifyProjection,
 ];

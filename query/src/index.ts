@@ -10,6 +10,7 @@ import { dictQueryHandlers } from './dict/handlers.ts';
 import { tenantQueryHandlers } from './tenant/handlers.ts';
 import { deviceQueryHandlers } from './device/handlers.ts';
 import { telemetryQueryHandlers } from './telemetry/handlers.ts';
+import { alarmQueryHandlers } from './alarm/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -25,4 +26,5 @@ export const queryHandlers = {
   ...tenantQueryHandlers,
   ...deviceQueryHandlers,
   ...telemetryQueryHandlers,
+  ...alarmQueryHandlers,
 };

@@ -13,6 +13,7 @@ let routes: Route[];
 const A = { password: 'Alpha#pw77', limitedPassword: 'Limit#pw88', userPassword: 'User#pw99' };
 const B = { password: 'Beta#pw77' };
 const ids: Record<string, string> = {};
+let recordId = '';
 const markers: string[] = [];
 const secrets: string[] = [ADMIN_PASSWORD, A.password, A.limitedPassword, A.userPassword, B.password];
 const responses: Array<{ route: string; body: string }> = [];
@@ -41,10 +42,26 @@ const pickA: IdPicker = (field, url) => {
     device: ids.device,
     gateway: ids.gateway,
     template: ids.template,
+    alarm: ids.alarm,
+    notifyTemplate: ids.notifyTemplate,
+    notifyConfig: ids.notifyConfig,
+    notifyRecord: recordId,
   };
+  // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
+  const sub = url.split('/')[4] ?? '';
+  const bySub: Record<string, string | undefined> = { rule: ids.alarmRule, contact: ids.contact, ticket: ids.alarm };
   switch (field) {
     case 'id':
-      return byCapability[capability] ?? ids.user;
+      return bySub[sub] ?? byCapability[capability] ?? ids.user;
+    case 'ids':
+      return bySub[sub] ?? byCapability[capability];
+    case 'contactId':
+    case 'contactIds':
+      return ids.contact;
+    case 'alarmId':
+      return ids.alarm;
+    case 'ruleId':
+      return ids.alarmRule;
     case 'groupId':
     case 'parentId':
       return capability === 'menu' ? undefined : ids.group;
@@ -66,7 +83,7 @@ const pickA: IdPicker = (field, url) => {
     case 'gatewayId':
       return ids.gateway;
     case 'templateId':
-      return ids.template;
+      return capability.startsWith('notify') ? ids.notifyTemplate : ids.template;
     case 'jobId':
       return ids.job;
     case 'account':
@@ -205,6 +222,79 @@ beforeAll(async () => {
       body: Buffer.from('sn,name,product\nalphaImportSnQ,alphaImportQ,alphaCodeQ\n'),
       headers: { 'content-type': 'text/csv' },
     }),
+  );
+  // Fault alarms: a rule, a manual alarm, a contact, a template, a configuration (and the records it writes).
+  ids.alarmRule = ok(
+    await sut.call('POST', '/api/iot/alarm/rule', {
+      token: tokenA,
+      body: {
+        name: 'alphaRuleQ',
+        productId: ids.product,
+        variable: 'alphaPropQ',
+        type: 'cloud',
+        mode: 'crossUpper',
+        threshold: 5,
+        level: 3,
+      },
+    }),
+  ).id;
+  ids.contact = ok(
+    await sut.call('POST', '/api/iot/alarm/contact', {
+      token: tokenA,
+      body: { name: 'alphaContactQ', email: 'alpha.contact@example.com' },
+    }),
+  ).id;
+  ids.notifyTemplate = ok(
+    await sut.call('POST', '/api/iot/notifyTemplate', {
+      token: tokenA,
+      body: { code: 'alphaTplCodeQ', name: 'alphaTplQ', type: 'email', content: 'alphaContentQ {{device}}' },
+    }),
+  ).id;
+  await sut.platform.runner.catchUp();
+  ids.notifyConfig = ok(
+    await sut.call('POST', '/api/iot/notifyConfig', {
+      token: tokenA,
+      body: {
+        name: 'alphaConfigQ',
+        source: 'alarm',
+        type: 'email',
+        templateId: ids.notifyTemplate,
+        sendWays: ['email', 'inApp'],
+        contactIds: [ids.contact],
+      },
+    }),
+  ).id;
+  ids.alarm = ok(
+    await sut.call('POST', '/api/iot/alarm/manual', {
+      token: tokenA,
+      body: {
+        rows: [
+          {
+            deviceId: ids.device,
+            variable: 'alphaPropQ',
+            type: 'device',
+            level: 2,
+            trigger: 'manual',
+            faultFlag: true,
+            cause: 'alphaCauseQ',
+          },
+        ],
+      },
+    }),
+  ).ids[0];
+  await sut.platform.runner.catchUp();
+  await sut.platform.delivery!.drain();
+  // A record's id is a small number: kept out of the markers, which would find it in any answer.
+  recordId = String((await sut.db.pool.query('select id from notify_records where tenant_id = $1 limit 1', ['alpha'])).rows[0]!.id);
+  markers.push(
+    'alphaRuleQ',
+    'alphaContactQ',
+    'alpha.contact@example.com',
+    'alphaTplCodeQ',
+    'alphaTplQ',
+    'alphaContentQ',
+    'alphaConfigQ',
+    'alphaCauseQ',
   );
   markers.push('alphaProductQ', 'alphaCodeQ', 'alphaPropQ', 'alphaGatewaySnQ', 'alphaGatewayQ', 'alphaSnQ', 'alphaDeviceQ');
   markers.push('alphaTemplateQ', 'alphaMqttQ', 'alphaServiceQ', 'alphaClientQ', 'alphaImportSnQ', 'alphaImportQ');

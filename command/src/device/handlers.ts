@@ -40,6 +40,13 @@ export async function perDevice(ids: string[], act: (id: string) => Promise<unkn
   return { ok, failed: results.length - ok, results };
 }
 
+/** A bulk action of which no item exists in the caller's tenant answers NOT_FOUND, as a single-item route would. */
+export async function perItemFound(ids: string[], act: (id: string) => Promise<unknown>, lang: 'zh' | 'en') {
+  const answer = await perDevice(ids, act, lang);
+  if (answer.ok === 0 && answer.results.every((r) => r.code === 'NOT_FOUND')) throw new DomainError('NOT_FOUND');
+  return answer;
+}
+
 async function deleteDevice(ctx: RequestContext, id: string) {
   const { tenantId } = callerOf(ctx);
   const subs = await ctx.ports.db.query('select 1 from rm_devices where tenant_id = $1 and gateway_id = $2 limit 1', [tenantId, id]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { perm } from '../identity/permissions.ts';
 import { importProgress } from '../device/model.ts';
 import { devicePerm } from '../device/permissions.ts';
+import { alarmPerm } from '../alarm/permissions.ts';
 import type { RoutePermission } from './principal.ts';
 
 /**
@@ -58,6 +59,26 @@ export const channels = {
     scope: 'tenant',
     summary: 'Progress of device imports: rows read, created, refused, bytes',
     message: importProgress,
+  }),
+  'alarm.live': channel({
+    path: '/api/ws/alarm',
+    permission: alarmPerm.alarmList,
+    scope: 'group',
+    summary: 'Alarms as they are raised, repeated, acknowledged, processed and cleared, for the current group subtree',
+    message: z.object({
+      alarmId: z.string(),
+      event: z.enum(['raised', 'repeated', 'acknowledged', 'processed', 'cleared']),
+      deviceId: z.string(),
+      level: z.number().int().nullable(),
+      at: z.string(),
+    }),
+  }),
+  'inbox.live': channel({
+    path: '/api/ws/inbox',
+    permission: alarmPerm.recordList,
+    scope: 'tenant',
+    summary: 'The in-app inbox: its unread count whenever it changes',
+    message: z.object({ unread: z.number().int() }),
   }),
 };
 export type Channels = typeof channels;

@@ -16,6 +16,9 @@ export const readModels = [
   'devices',
   'templates',
   'mqttConfigs',
+  'alarmRules',
+  'alarms',
+  'notify',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

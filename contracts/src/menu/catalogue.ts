@@ -123,13 +123,35 @@ const areas: Area[] = [
     name: '故障告警',
     icon: 'alarm',
     screens: [
-      { key: 'monitor', name: '告警监控', router: 'AlarmMonitor' },
-      { key: 'settings', name: '告警设置', router: 'AlarmSettings' },
+      {
+        key: 'monitor',
+        name: '告警监控',
+        router: 'AlarmMonitor',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['add', '故障录入', 'button'],
+          ['ack', '确认', 'button'],
+          ['process', '处理', 'button'],
+          ['clear', '清除', 'button'],
+          ['ticket', '工单', 'button'],
+          ['export', '导出', 'button'],
+        ],
+      },
+      { key: 'settings', name: '告警设置', router: 'AlarmSettings', entries: crud },
       { key: 'notifySettings', name: '通知设置', router: 'NotifySettings' },
-      { key: 'contacts', name: '告警联系人', router: 'AlertContacts' },
-      { key: 'notifyTemplates', name: '通知模板', router: 'NotifyTemplates' },
-      { key: 'notifyConfigs', name: '通知配置', router: 'NotifyConfigs' },
-      { key: 'notifyRecords', name: '通知记录', router: 'NotifyRecords' },
+      { key: 'contacts', name: '告警联系人', router: 'AlertContacts', entries: crud },
+      { key: 'notifyTemplates', name: '通知模板', router: 'NotifyTemplates', entries: crud },
+      { key: 'notifyConfigs', name: '通知配置', router: 'NotifyConfigs', entries: crud },
+      {
+        key: 'notifyRecords',
+        name: '通知记录',
+        router: 'NotifyRecords',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['read', '标记已读', 'button'],
+          ['retry', '重新发送', 'button'],
+        ],
+      },
     ],
   },
   {
@@ -369,6 +391,12 @@ const englishEntries: Record<string, string> = {
   command: 'Send command',
   publish: 'Publish',
   apply: 'Apply',
+  ack: 'Acknowledge',
+  process: 'Process',
+  clear: 'Clear',
+  ticket: 'Work order',
+  read: 'Mark read',
+  retry: 'Send again',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

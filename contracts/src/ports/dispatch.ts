@@ -20,6 +20,8 @@ export interface DispatchedCommand {
 export interface DispatchResult {
   /** Position of the last event appended (or of the earlier try with the same key), null when nothing changed. */
   position: string | null;
+  /** The aggregate the command made or found (an alarm raised, or the active one that was already there). */
+  id?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
+import { notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -29,4 +30,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('device.mqttSecrets', ['mqtt_config_secrets'], mqttSecretsSchema),
   v1('ingest.deadLetters', ['ingest_dead_letters'], deadLettersSchema),
   v1('ingest.reports', ['device_reports'], reportsSchema),
+  v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
 ];

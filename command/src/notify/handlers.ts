@@ -1,0 +1,143 @@
+import { DomainError, notifyTemplateCodeScope, type AlarmRoutes } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { newAggregateId } from '../handler.ts';
+import { perItemFound as perItem } from '../device/handlers.ts';
+import { commandContextOf, runCommand } from '../request.ts';
+import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
+import {
+  contactDecider,
+  contactStream,
+  notifyConfigDecider,
+  notifyConfigStream,
+  notifyTemplateDecider,
+  notifyTemplateStream,
+} from './decide.ts';
+
+/** A configuration names a template and contacts of the caller's tenant, and a group of it. */
+async function checkConfig(ctx: RequestContext, config: { templateId: string; contactIds: string[]; groupId: string | null }) {
+  const { db } = ctx.ports;
+  const { tenantId } = callerOf(ctx);
+  const template = await db.query('select 1 from rm_notify_templates where id = $1 and tenant_id = $2', [config.templateId, tenantId]);
+  if (template.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'templateId' });
+  const contacts = await db.query<{ n: number }>('select count(*)::int as n from rm_contacts where tenant_id = $1 and id = any($2)', [
+    tenantId,
+    [...new Set(config.contactIds)],
+  ]);
+  if (contacts.rows[0]!.n !== new Set(config.contactIds).size) throw new DomainError('NOT_FOUND', { field: 'contactIds' });
+  if (config.groupId) {
+    const group = await db.query('select 1 from rm_groups where id = $1 and tenant_id = $2', [config.groupId, tenantId]);
+    if (group.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'groupId' });
+  }
+}
+
+/** Record ids none of which is the caller's tenant's answer NOT_FOUND. */
+async function mustOwnRecords(ctx: RequestContext, ids: string[]) {
+  const found = await ctx.ports.db.query('select 1 from notify_records where tenant_id = $1 and id::text = any($2) limit 1', [
+    callerOf(ctx).tenantId,
+    ids,
+  ]);
+  if (found.rowCount === 0) throw new DomainError('NOT_FOUND');
+}
+
+type NotifyWrites =
+  | 'contact.create'
+  | 'contact.update'
+  | 'contact.delete'
+  | 'notifyTemplate.create'
+  | 'notifyTemplate.update'
+  | 'notifyTemplate.delete'
+  | 'notifyConfig.create'
+  | 'notifyConfig.update'
+  | 'notifyConfig.delete'
+  | 'notifyRecord.read'
+  | 'notifyRecord.retry';
+
+/** Contacts, notification templates (their ID unique in the tenant, by claim) and configurations. */
+export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
+  async 'contact.create'({ body }, ctx) {
+    const id = newAggregateId(commandContextOf(ctx));
+    await runCommand(ctx, contactDecider, contactStream(callerOf(ctx).tenantId, id), { type: 'Create', id, fields: body });
+    return { id };
+  },
+  async 'contact.update'({ body }, ctx) {
+    const { id, ...fields } = body;
+    await runCommand(ctx, contactDecider, contactStream(callerOf(ctx).tenantId, id), { type: 'Update', id, fields });
+    return { id };
+  },
+  async 'contact.delete'({ query }, ctx) {
+    const stream = (id: string) => contactStream(callerOf(ctx).tenantId, id);
+    return perItem(query.ids, (id) => runCommand(ctx, contactDecider, stream(id), { type: 'Delete', id }), ctx.lang);
+  },
+
+  async 'notifyTemplate.create'({ body }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const id = newAggregateId(commandContextOf(ctx));
+    await withClaim(ctx.ports.db, { scope: notifyTemplateCodeScope(tenantId), key: body.code, owner: id }, 'TEMPLATE_CODE_TAKEN', () =>
+      runCommand(ctx, notifyTemplateDecider, notifyTemplateStream(tenantId, id), { type: 'Create', id, fields: body }),
+    );
+    return { id };
+  },
+  async 'notifyTemplate.update'({ body }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const { id, ...fields } = body;
+    await moveClaim(ctx.ports.db, { scope: notifyTemplateCodeScope(tenantId), key: fields.code, owner: id }, 'TEMPLATE_CODE_TAKEN', () =>
+      runCommand(ctx, notifyTemplateDecider, notifyTemplateStream(tenantId, id), { type: 'Update', id, fields }),
+    );
+    return { id };
+  },
+  async 'notifyTemplate.delete'({ query }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    return perItem(
+      query.ids,
+      async (id) => {
+        const used = await ctx.ports.db.query('select 1 from rm_notify_configs where tenant_id = $1 and template_id = $2 limit 1', [
+          tenantId,
+          id,
+        ]);
+        if (used.rowCount > 0) throw new DomainError('TEMPLATE_IN_USE');
+        await runCommand(ctx, notifyTemplateDecider, notifyTemplateStream(tenantId, id), { type: 'Delete', id });
+        await releaseClaims(ctx.ports.db, notifyTemplateCodeScope(tenantId), id);
+      },
+      ctx.lang,
+    );
+  },
+
+  async 'notifyConfig.create'({ body }, ctx) {
+    await checkConfig(ctx, body);
+    const id = newAggregateId(commandContextOf(ctx));
+    await runCommand(ctx, notifyConfigDecider, notifyConfigStream(callerOf(ctx).tenantId, id), { type: 'Create', id, fields: body });
+    return { id };
+  },
+  async 'notifyConfig.update'({ body }, ctx) {
+    const { id, ...fields } = body;
+    await checkConfig(ctx, fields);
+    await runCommand(ctx, notifyConfigDecider, notifyConfigStream(callerOf(ctx).tenantId, id), { type: 'Update', id, fields });
+    return { id };
+  },
+  async 'notifyConfig.delete'({ query }, ctx) {
+    const stream = (id: string) => notifyConfigStream(callerOf(ctx).tenantId, id);
+    return perItem(query.ids, (id) => runCommand(ctx, notifyConfigDecider, stream(id), { type: 'Delete', id }), ctx.lang);
+  },
+
+  // The outbox is operational state beside the log, not events: reading and resending change only its rows.
+  async 'notifyRecord.read'({ body }, ctx) {
+    const params: unknown[] = [callerOf(ctx).tenantId];
+    const only = body.ids ? `and id::text = any(${`$${params.push(body.ids)}`})` : '';
+    const result = await ctx.ports.db.query(
+      `update notify_records set read = true where tenant_id = $1 and send_way = 'inApp' and not read ${only}`,
+      params,
+    );
+    if (body.ids && result.rowCount === 0) await mustOwnRecords(ctx, body.ids);
+    return { updated: result.rowCount };
+  },
+
+  async 'notifyRecord.retry'({ body }, ctx) {
+    const result = await ctx.ports.db.query(
+      `update notify_records set status = 'unsent', attempts = 0, next_at = now(), error = null
+       where tenant_id = $1 and id::text = any($2) and status = 'failed'`,
+      [callerOf(ctx).tenantId, body.ids],
+    );
+    if (result.rowCount === 0) await mustOwnRecords(ctx, body.ids);
+    return { updated: result.rowCount };
+  },
+};

@@ -1,0 +1,127 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import nodemailer from 'nodemailer';
+
+export type ChannelKind = 'email' | 'sms' | 'wechat' | 'dingtalk';
+export interface ChannelMessage {
+  channel: ChannelKind;
+  to: string;
+  subject: string;
+  body: string;
+}
+export interface ChannelConfig {
+  smtpUrl?: string;
+  from: string;
+  sms?: { endpoint: string; accessKeyId: string; accessKeySecret: string; signName: string; templateCode: string };
+  wecomWebhook?: string;
+  dingtalkWebhook?: string;
+  dingtalkSecret?: string;
+}
+/** Sends one message: resolves once the channel accepted it, rejects saying why otherwise (HTTP status, errcode, SMTP reply). */
+export interface ChannelSender {
+  send(message: ChannelMessage): Promise<void>;
+  configured(kind: ChannelKind): boolean;
+  close(): void;
+}
+
+/** Aliyun's percent-encoding (RFC 3986: spaces as %20, `*` and `~` as Aliyun wants them). */
+const percent = (s: string) => encodeURIComponent(s).replace(/\+/g, '%20').replace(/\*/g, '%2A').replace(/%7E/g, '~');
+
+/** The query of an Aliyun SendSms call, signed (RPC signature version 1.0, HMAC-SHA1). */
+export function aliyunSmsQuery(
+  p: { accessKeyId: string; accessKeySecret: string; phoneNumbers: string; signName: string; templateCode: string; templateParam: string },
+  nonce: string,
+  timestamp: string,
+): URLSearchParams {
+  const params: Record<string, string> = {
+    AccessKeyId: p.accessKeyId,
+    Action: 'SendSms',
+    Format: 'JSON',
+    PhoneNumbers: p.phoneNumbers,
+    RegionId: 'cn-hangzhou',
+    SignName: p.signName,
+    SignatureMethod: 'HMAC-SHA1',
+    SignatureNonce: nonce,
+    SignatureVersion: '1.0',
+    TemplateCode: p.templateCode,
+    TemplateParam: p.templateParam,
+    Timestamp: timestamp,
+    Version: '2017-05-25',
+  };
+  const canonical = Object.keys(params)
+    .sort()
+    .map((k) => `${percent(k)}=${percent(params[k]!)}`)
+    .join('&');
+  const signature = createHmac('sha1', `${p.accessKeySecret}&`)
+    .update(`GET&%2F&${percent(canonical)}`)
+    .digest('base64');
+  return new URLSearchParams({ ...params, Signature: signature });
+}
+
+/** DingTalk's robot signature: base64 HMAC-SHA256 of `timestamp\nsecret` keyed by the secret. */
+export const dingtalkSign = (secret: string, timestampMs: number) =>
+  createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
+
+/**
+ * The outgoing channels (issue 12): email over SMTP, SMS through Aliyun's HTTP API, WeCom and DingTalk group
+ * robots. Every HTTP call has a timeout, so a hanging gateway fails its record instead of holding the others.
+ */
+export function createChannels(config: ChannelConfig, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): ChannelSender {
+  const http = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const mail = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+  const configured = (kind: ChannelKind) =>
+    kind === 'email' ? !!mail : kind === 'sms' ? !!config.sms : kind === 'wechat' ? !!config.wecomWebhook : !!config.dingtalkWebhook;
+
+  async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+    const response = await http(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+  const robot = async (url: string, m: ChannelMessage) => {
+    const answer = await json(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ msgtype: 'text', text: { content: `${m.subject}\n${m.body}` } }),
+    });
+    if (answer.errcode !== 0) throw new Error(`errcode ${String(answer.errcode)}: ${String(answer.errmsg ?? '')}`);
+  };
+
+  return {
+    configured,
+    async send(m) {
+      if (!configured(m.channel)) throw new Error(`channel ${m.channel} not configured`);
+      switch (m.channel) {
+        case 'email':
+          await mail!.sendMail({ from: config.from, to: m.to, subject: m.subject, text: m.body });
+          return;
+        case 'sms': {
+          const sms = config.sms!;
+          const query = aliyunSmsQuery(
+            { ...sms, phoneNumbers: m.to, templateParam: JSON.stringify({ content: m.body.slice(0, 500) }) },
+            randomUUID(),
+            new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          );
+          const answer = await json(`${sms.endpoint.replace(/\/$/, '')}/?${query}`, { method: 'GET' });
+          if (answer.Code !== 'OK') throw new Error(`${String(answer.Code)}: ${String(answer.Message ?? '')}`);
+          return;
+        }
+        case 'wechat':
+          return robot(config.wecomWebhook!, m);
+        case 'dingtalk': {
+          let url = config.dingtalkWebhook!;
+          if (config.dingtalkSecret) {
+            const timestamp = Date.now();
+            url += `${url.includes('?') ? '&' : '?'}timestamp=${timestamp}&sign=${encodeURIComponent(dingtalkSign(config.dingtalkSecret, timestamp))}`;
+          }
+          return robot(url, m);
+        }
+      }
+    },
+    close: () => mail?.close(),
+  };
+}

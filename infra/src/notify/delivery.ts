@@ -1,0 +1,179 @@
+import type { Logger } from 'pino';
+import type { LiveFeed } from '@iot/contracts/ports/live.ts';
+import type { SqlPool } from '../postgres/sql.ts';
+import type { ChannelKind, ChannelSender } from './channels.ts';
+
+export interface DeliveryOptions {
+  db: SqlPool;
+  channels: ChannelSender;
+  logger: Logger;
+  live?: LiveFeed;
+  /** Tries before a record is marked failed; between them the wait doubles from `backoffMs`. */
+  maxAttempts?: number;
+  backoffMs?: number;
+  /** Minutes between reminders of an open ticket (spec §9 workflow reminders). */
+  reminderMin?: number;
+  intervalMs?: number;
+}
+
+type Due = {
+  id: string;
+  tenant_id: string;
+  send_way: 'sms' | 'email' | 'inApp' | 'wechat';
+  recipient: string;
+  subject: string;
+  body: string;
+  attempts: number;
+};
+
+/** How long a claimed record stays with its sender before another may take it (a sender that died). */
+const LEASE_SECONDS = 60;
+
+/**
+ * The outbox's delivery worker: claims due records (`for update skip locked`, so several processes share
+ * the work and none sends a record another holds), sends each through its channel, and records the
+ * outcome; a failure waits and retries with back-off, and one slow or failing channel never holds up the
+ * others (each record is sent on its own). Without a configured channel a record stays in the local
+ * outbox, which the records screen shows: `npm start` needs no mail server.
+ */
+export function startDelivery(options: DeliveryOptions) {
+  const { db, channels, logger } = options;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const backoffMs = options.backoffMs ?? 5_000;
+  const reminderMin = options.reminderMin ?? 60;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+  let stopped = false;
+  let lastHousekeeping = 0;
+
+  async function housekeeping() {
+    // An alarm pushed at an interval, still active: its records again, once per interval.
+    await db.query(
+      `insert into notify_records (tenant_id, source_key, config_id, alarm_id, sn, group_id, send_way, type, recipient, contact_id, contact_name, subject, body)
+       select r.tenant_id, r.source_key || '#' || k.n, r.config_id, r.alarm_id, r.sn, r.group_id, r.send_way, r.type, r.recipient, r.contact_id,
+              r.contact_name, r.subject, r.body
+       from rm_alarms a
+       cross join lateral (select floor(extract(epoch from now() - a.raised_at) / 60 / a.push_interval_min)::int as n) k
+       join notify_records r on r.alarm_id = a.id and r.source_key = 'alarm:' || a.id || ':' || r.config_id
+       where a.status = 'active' and a.push = 'interval' and a.push_interval_min > 0 and k.n >= 1
+       on conflict do nothing`,
+    );
+    // An open ticket: its assignee reminded every `reminderMin` minutes until it is closed.
+    await db.query(
+      `insert into notify_records (tenant_id, source_key, alarm_id, ticket_id, sn, group_id, send_way, type, recipient, contact_id, contact_name, subject, body)
+       select r.tenant_id, r.source_key || '#' || k.n, r.alarm_id, r.ticket_id, r.sn, r.group_id, r.send_way, r.type, r.recipient, r.contact_id,
+              r.contact_name, '提醒 Reminder: ' || r.subject, r.body
+       from notify_records r join rm_alarms a on a.ticket_id = r.ticket_id and a.ticket_open
+       cross join lateral (select floor(extract(epoch from now() - r.created_at) / 60 / $1::int)::int as n) k
+       where r.source_key = 'ticket:' || r.ticket_id and k.n >= 1
+       on conflict do nothing`,
+      [reminderMin],
+    );
+    // A storm's minute is over: one summary per recipient for what the caps held back.
+    await db.query(
+      `with done as (
+         update notify_storm set summarised = true
+         where not summarised and minute < date_trunc('minute', now()) and suppressed > 0
+         returning tenant_id, minute, send_way, recipient, contact_id, suppressed)
+       insert into notify_records (tenant_id, source_key, send_way, type, recipient, contact_id, subject, body, summary)
+       select tenant_id, 'storm:' || to_char(minute, 'YYYY-MM-DD"T"HH24:MI'), send_way, send_way, recipient, contact_id,
+              '告警风暴 Alarm storm: ' || suppressed || ' more',
+              suppressed || ' 条告警通知因频率上限未逐条发送 / ' || suppressed || ' alarm notifications were held back by the rate cap in the minute from '
+                || to_char(minute, 'YYYY-MM-DD HH24:MI'),
+              true
+       from done on conflict do nothing`,
+    );
+  }
+
+  async function send(record: Due): Promise<void> {
+    if (record.send_way === 'inApp') return;
+    if (record.send_way === 'wechat') {
+      const robots = (['wechat', 'dingtalk'] as ChannelKind[]).filter((k) => channels.configured(k));
+      for (const channel of robots) await channels.send({ channel, to: record.recipient, subject: record.subject, body: record.body });
+      return;
+    }
+    // Not configured: the record itself is the local outbox.
+    if (!channels.configured(record.send_way)) return;
+    await channels.send({ channel: record.send_way, to: record.recipient, subject: record.subject, body: record.body });
+  }
+
+  /** One pass: claims what is due and sends it. Answers how many records it handled. */
+  async function pass(): Promise<number> {
+    if (Date.now() - lastHousekeeping > 5_000) {
+      lastHousekeeping = Date.now();
+      await housekeeping();
+    }
+    const due = (
+      await db.query<Due>(
+        `update notify_records set next_at = now() + make_interval(secs => $1)
+         where id in (select id from notify_records where status = 'unsent' and next_at <= now() order by id limit 100 for update skip locked)
+         returning id::text, tenant_id, send_way, recipient, subject, body, attempts`,
+        [LEASE_SECONDS],
+      )
+    ).rows;
+    const inboxes = new Set<string>();
+    await Promise.all(
+      due.map(async (record) => {
+        try {
+          await send(record);
+          await db.query(
+            `update notify_records set status = 'sent', sent_at = now(), attempts = attempts + 1, error = null where id = $1 and status = 'unsent'`,
+            [record.id],
+          );
+          if (record.send_way === 'inApp') inboxes.add(record.tenant_id);
+        } catch (error) {
+          const attempts = record.attempts + 1;
+          const reason = (error as Error).message.slice(0, 500);
+          logger.warn({ record: record.id, sendWay: record.send_way, attempts, reason }, 'notification not delivered');
+          await db.query(
+            `update notify_records set attempts = $2, error = $3,
+               status = case when $2 >= $4 then 'failed' else 'unsent' end,
+               next_at = now() + make_interval(secs => $5) where id = $1 and status = 'unsent'`,
+            [record.id, attempts, reason, maxAttempts, (backoffMs * 2 ** (attempts - 1)) / 1000],
+          );
+        }
+      }),
+    );
+    if (options.live?.listening('inbox.live')) {
+      for (const tenantId of inboxes) {
+        const unread = await db.query<{ n: number }>(
+          `select count(*)::int as n from notify_records where tenant_id = $1 and send_way = 'inApp' and not read`,
+          [tenantId],
+        );
+        options.live.publish('inbox.live', { tenantId }, { unread: unread.rows[0]!.n });
+      }
+    }
+    return due.length;
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = pass()
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'notification delivery failed');
+          return 0;
+        })
+        .finally(() => {
+          running = null;
+          schedule();
+        });
+    }, options.intervalMs ?? 500);
+  }
+  schedule();
+
+  return {
+    /** Sends everything due now (tests, shutdown): passes until one finds nothing. */
+    async drain() {
+      await running;
+      lastHousekeeping = 0;
+      while ((await pass()) > 0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+export type Delivery = ReturnType<typeof startDelivery>;

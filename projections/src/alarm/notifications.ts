@@ -1,0 +1,205 @@
+import { renderTemplate, type AlarmEvent, type TemplateValues } from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { projection, type AnyProjection } from '../projection.ts';
+
+export interface NotificationCaps {
+  /** Records a tenant may get per minute; beyond, one summary per recipient when the minute is over. */
+  tenantPerMinute: number;
+  /** Records one recipient may get per minute. */
+  contactPerMinute: number;
+}
+
+interface Recipient {
+  sendWay: 'sms' | 'email' | 'inApp' | 'wechat';
+  recipient: string;
+  contactId: string | null;
+  contactName: string | null;
+}
+
+/** The configurations an alarm of this level and group matches: enabled, source alarm, the group's subtree. */
+async function matchingConfigs(tx: Sql, tenantId: string, groupId: string | null, level: number) {
+  return (
+    await tx.query<{ id: string; type: string; send_ways: string[]; contact_ids: string[]; subject: string | null; content: string }>(
+      `select c.id, c.type, c.send_ways, c.contact_ids, t.subject, t.content
+       from rm_notify_configs c join rm_notify_templates t on t.id = c.template_id
+       where c.tenant_id = $1 and c.status = 'enabled' and c.source = 'alarm' and c.min_level <= $3
+         and (c.group_id is null or $2::text in (
+           with recursive sub(id) as (select c.group_id union select g.id from rm_groups g join sub on g.parent_id = sub.id) select id from sub))`,
+      [tenantId, groupId, level],
+    )
+  ).rows;
+}
+
+async function recipientsOf(tx: Sql, config: { type: string; send_ways: string[]; contact_ids: string[] }): Promise<Recipient[]> {
+  const contacts = (
+    await tx.query<{ id: string; name: string; phone: string | null; email: string }>(
+      'select id, name, phone, email from rm_contacts where id = any($1) order by name',
+      [config.contact_ids],
+    )
+  ).rows;
+  const out: Recipient[] = [];
+  for (const way of config.send_ways) {
+    if (way === 'inApp') out.push({ sendWay: 'inApp', recipient: 'inbox', contactId: null, contactName: null });
+    for (const c of contacts) {
+      if (way === 'email') out.push({ sendWay: 'email', recipient: c.email, contactId: c.id, contactName: c.name });
+      if (way === 'sms' && c.phone) out.push({ sendWay: 'sms', recipient: c.phone, contactId: c.id, contactName: c.name });
+    }
+  }
+  // WeChat templates go to the tenant's group robot as well.
+  if (config.type === 'wechat') out.push({ sendWay: 'wechat', recipient: 'robot', contactId: null, contactName: null });
+  return out;
+}
+
+/**
+ * Writes one record per recipient under the storm caps; beyond a cap the recipient's count of suppressed
+ * notifications for the minute grows instead, and the delivery worker sends one summary once it is over.
+ */
+async function enqueue(
+  tx: Sql,
+  caps: NotificationCaps,
+  record: {
+    tenantId: string;
+    sourceKey: string;
+    configId: string | null;
+    alarmId: string | null;
+    ticketId: string | null;
+    sn: string | null;
+    groupId: string | null;
+    type: string;
+    subject: string;
+    body: string;
+  },
+  to: Recipient,
+) {
+  const counts = (
+    await tx.query<{ tenant: number; recipient: number }>(
+      `select count(*)::int as tenant, count(*) filter (where recipient = $2 and send_way = $3)::int as recipient
+       from notify_records where tenant_id = $1 and created_at >= date_trunc('minute', now()) and not summary`,
+      [record.tenantId, to.recipient, to.sendWay],
+    )
+  ).rows[0]!;
+  if (counts.tenant >= caps.tenantPerMinute || counts.recipient >= caps.contactPerMinute) {
+    await tx.query(
+      `insert into notify_storm (tenant_id, minute, send_way, recipient, contact_id, suppressed) values ($1, date_trunc('minute', now()), $2, $3, $4, 1)
+       on conflict (tenant_id, minute, send_way, recipient) do update set suppressed = notify_storm.suppressed + 1`,
+      [record.tenantId, to.sendWay, to.recipient, to.contactId],
+    );
+    return;
+  }
+  await tx.query(
+    `insert into notify_records (tenant_id, source_key, config_id, alarm_id, ticket_id, sn, group_id, send_way, type, recipient, contact_id, contact_name, subject, body)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) on conflict do nothing`,
+    [
+      record.tenantId,
+      record.sourceKey,
+      record.configId,
+      record.alarmId,
+      record.ticketId,
+      record.sn,
+      record.groupId,
+      to.sendWay,
+      record.type,
+      to.recipient,
+      to.contactId,
+      to.contactName,
+      record.subject,
+      record.body,
+    ],
+  );
+}
+
+const levelNames = ['', '轻微 minor', '次要 low', '一般 normal', '重要 major', '严重 severe'];
+
+/**
+ * The notification reactor: an alarm raised reaches the contacts of every matching configuration, through
+ * its template; a ticket opened reaches its assignee. Records are written in the transaction that moves
+ * the reactor's checkpoint, so a replay after a crash writes none twice (and the unique key backs it).
+ */
+export function notificationReactor(caps: NotificationCaps): AnyProjection {
+  return projection<AlarmEvent>({
+    name: 'reactor-notifications',
+    handles: ['AlarmRaised', 'AlarmTicketOpened'],
+    schema: 'select 1',
+    tables: [],
+    async apply(tx, event) {
+      const tenantId = event.metadata.tenantId;
+      if (event.type === 'AlarmRaised') {
+        const alarm = event.data;
+        const device = (
+          await tx.query<{ name: string; sn: string; group_id: string | null }>('select name, sn, group_id from rm_devices where id = $1', [
+            alarm.deviceId,
+          ])
+        ).rows[0];
+        const values: TemplateValues = {
+          device: device?.name ?? alarm.deviceId,
+          sn: device?.sn ?? null,
+          variable: alarm.variable,
+          value: alarm.value ?? alarm.text,
+          level: levelNames[alarm.level] ?? alarm.level,
+          time: alarm.at.replace('T', ' ').slice(0, 19),
+          cause: alarm.cause,
+          suggestion: alarm.suggestion,
+          rule: alarm.ruleName,
+          status: 'active',
+        };
+        for (const config of await matchingConfigs(tx, tenantId, device?.group_id ?? null, alarm.level)) {
+          const subject = renderTemplate(config.subject ?? '告警 {{device}} {{variable}}', values);
+          const body = renderTemplate(config.content, values);
+          for (const to of await recipientsOf(tx, config))
+            await enqueue(
+              tx,
+              caps,
+              {
+                tenantId,
+                sourceKey: `alarm:${alarm.alarmId}:${config.id}`,
+                configId: config.id,
+                alarmId: alarm.alarmId,
+                ticketId: null,
+                sn: device?.sn ?? null,
+                groupId: device?.group_id ?? null,
+                type: config.type,
+                subject,
+                body,
+              },
+              to,
+            );
+        }
+        return;
+      }
+      if (event.type === 'AlarmTicketOpened') {
+        const { alarmId, ticketId, contactId, note } = event.data;
+        const row = (
+          await tx.query<{
+            name: string;
+            email: string;
+            sn: string | null;
+            group_id: string | null;
+            device_name: string | null;
+            rule_name: string | null;
+          }>(
+            `select k.name, k.email, a.sn, a.group_id, a.device_name, a.rule_name from rm_contacts k left join rm_alarms a on a.id = $2 where k.id = $1`,
+            [contactId, alarmId],
+          )
+        ).rows[0];
+        if (!row) return;
+        await enqueue(
+          tx,
+          caps,
+          {
+            tenantId,
+            sourceKey: `ticket:${ticketId}`,
+            configId: null,
+            alarmId,
+            ticketId,
+            sn: row.sn,
+            groupId: row.group_id,
+            type: 'email',
+            subject: `待办工单 To-do ticket ${ticketId}`,
+            body: `${row.device_name ?? ''} ${row.rule_name ?? ''}\n${note ?? ''}`.trim(),
+          },
+          { sendWay: 'email', recipient: row.email, contactId, contactName: row.name },
+        );
+      }
+    },
+  });
+}

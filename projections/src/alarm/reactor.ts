@@ -1,0 +1,176 @@
+import { type AlarmRuleEvent, type AlarmEvent } from '@iot/contracts';
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { freshState, step, thresholdText, type Decision, type RuleSpec, type RuleState } from './evaluate.ts';
+
+interface DeviceOf {
+  deviceId: string;
+  tenantId: string;
+  productId: string;
+}
+
+/**
+ * Alarm evaluation on the telemetry as it is stored (not by polling): each enabled rule keeps a state per
+ * device; raises and clears go through the dispatch port, where a claim on (device, rule) lets only one
+ * alarm be active. A restart rebuilds the active alarms from those claims, so none is lost or doubled.
+ */
+export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onError(error: unknown): void }) {
+  const { db, dispatch } = options;
+  const rules = new Map<string, RuleSpec>();
+  /** Rules by product, then by variable: what one sample is checked against. */
+  let byProduct = new Map<string, Map<string, RuleSpec[]>>();
+  const states = new Map<string, RuleState>();
+  const key = (deviceId: string, ruleId: string) => `${deviceId}:${ruleId}`;
+
+  function index() {
+    byProduct = new Map();
+    for (const rule of rules.values()) {
+      if (rule.status !== 'enabled') continue;
+      const variables = byProduct.get(rule.productId) ?? new Map<string, RuleSpec[]>();
+      variables.set(rule.variable, [...(variables.get(rule.variable) ?? []), rule]);
+      byProduct.set(rule.productId, variables);
+    }
+  }
+
+  function stateOf(deviceId: string, ruleId: string) {
+    let state = states.get(key(deviceId, ruleId));
+    if (!state) states.set(key(deviceId, ruleId), (state = freshState()));
+    return state;
+  }
+
+  function act(device: DeviceOf, rule: RuleSpec, state: RuleState, decision: Decision) {
+    const at = new Date(decision.at).toISOString();
+    const metadata = (what: string) => ({
+      tenantId: device.tenantId,
+      actor: { kind: 'system' as const, id: 'alarm-reactor' },
+      correlationId: `${what}:${device.deviceId}:${rule.id}:${decision.at}`,
+      causationId: null,
+      idempotencyKey: `${what}:${device.deviceId}:${rule.id}:${decision.at}`,
+    });
+    state.busy = decision.kind !== 'repeat';
+    const done = () => {
+      state.busy = false;
+    };
+    let sent;
+    switch (decision.kind) {
+      case 'raise':
+        sent = dispatch(
+          {
+            type: 'RaiseAlarm',
+            alarm: {
+              ruleId: rule.id,
+              ruleName: rule.name,
+              deviceId: device.deviceId,
+              variable: rule.variable,
+              type: rule.type,
+              category: rule.category,
+              mode: rule.mode,
+              level: rule.level,
+              trigger: rule.trigger,
+              threshold: thresholdText(rule),
+              value: decision.value,
+              text: decision.text,
+              at,
+              faultFlag: rule.faultFlag,
+              cause: rule.cause,
+              suggestion: rule.suggestion,
+              push: rule.push,
+              pushIntervalMin: rule.pushIntervalMin,
+            },
+          },
+          metadata('raise'),
+        ).then((result) => {
+          state.activeAlarmId = result.id ?? null;
+        });
+        break;
+      case 'repeat':
+        sent = dispatch(
+          { type: 'RepeatAlarm', alarmId: state.activeAlarmId, count: decision.count, value: decision.value, at },
+          metadata('repeat'),
+        );
+        break;
+      case 'clear':
+        sent = dispatch({ type: 'ClearAlarm', alarmId: state.activeAlarmId, value: decision.value, at }, metadata('clear')).then(() => {
+          state.activeAlarmId = null;
+        });
+        break;
+    }
+    void sent.then(done, (error: unknown) => {
+      done();
+      options.onError(error);
+    });
+  }
+
+  return {
+    /** Reads the enabled rules, and the active alarms from their claims. */
+    async load() {
+      const rows = await db.query<{ id: string; tenant_id: string; fields: RuleSpec }>('select id, tenant_id, fields from rm_alarm_rules');
+      rules.clear();
+      for (const r of rows.rows) rules.set(r.id, { ...r.fields, id: r.id, tenantId: r.tenant_id });
+      index();
+      const active = await db.query<{ key: string; owner: string }>(`select key, owner from claims where scope like 'alarm:active:%'`);
+      const held = new Set<string>();
+      for (const claim of active.rows) {
+        held.add(claim.key);
+        const state = states.get(claim.key);
+        if (state) state.activeAlarmId ??= claim.owner;
+        else states.set(claim.key, freshState(claim.owner));
+      }
+      // A claim released elsewhere (cleared by hand, or by another process): this device and rule may raise again.
+      for (const [k, state] of states) if (!held.has(k) && !state.busy) state.activeAlarmId = null;
+    },
+
+    /** Rule changes and alarms cleared by hand, from the event log. */
+    onEvent(event: StoredEventOf<AlarmRuleEvent | AlarmEvent>) {
+      switch (event.type) {
+        case 'AlarmRuleCreated':
+        case 'AlarmRuleUpdated': {
+          const { ruleId, ...fields } = event.data;
+          rules.set(ruleId, { ...fields, id: ruleId, tenantId: event.metadata.tenantId });
+          index();
+          return;
+        }
+        case 'AlarmRuleDeleted':
+          rules.delete(event.data.ruleId);
+          index();
+          return;
+        case 'AlarmCleared':
+          for (const state of states.values()) if (state.activeAlarmId === event.data.alarmId) Object.assign(state, freshState());
+          return;
+        default:
+          return;
+      }
+    },
+
+    /** Stored samples of one device. */
+    observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
+      const variables = byProduct.get(device.productId);
+      if (!variables) return;
+      for (const row of rows) {
+        for (const rule of variables.get(row.variable) ?? []) {
+          if (rule.tenantId !== device.tenantId || (rule.deviceId && rule.deviceId !== device.deviceId) || rule.mode === 'event') continue;
+          const state = stateOf(device.deviceId, rule.id);
+          const decision = step(rule, state, { value: row.value, text: row.text, ts: row.ts.getTime() });
+          if (decision) act(device, rule, state, decision);
+        }
+      }
+    },
+
+    /** A thing-model event a device reported: rules in mode `event` on it raise. */
+    observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
+      for (const rule of byProduct.get(device.productId)?.get(identifier) ?? []) {
+        if (rule.tenantId !== device.tenantId || (rule.deviceId && rule.deviceId !== device.deviceId) || rule.mode !== 'event') continue;
+        const state = stateOf(device.deviceId, rule.id);
+        const text = payload === undefined ? null : JSON.stringify(payload).slice(0, 512);
+        const decision = step(rule, state, { value: null, text, ts: ts.getTime() });
+        if (decision) act(device, rule, state, decision);
+      }
+    },
+
+    /** How many (device, rule) states are kept: the memory the rules cost. */
+    size: () => states.size,
+  };
+}
+export type AlarmReactor = ReturnType<typeof createAlarmReactor>;

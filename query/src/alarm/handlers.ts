@@ -1,0 +1,282 @@
+import { renderTemplate, sampleValues, type AlarmRoutes, type AlarmRow } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import type { z } from 'zod';
+import { csvAnswer } from '../shared/csv.ts';
+import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
+
+type AlarmQuery = z.output<AlarmRoutes['alarm.list']['query']>;
+
+/** Alarms of the caller's tenant in the current group subtree (spec §6 stationId), then the filters. */
+async function alarmSpec(ctx: RequestContext, q: AlarmQuery): Promise<ListSpec> {
+  const caller = callerOf(ctx);
+  const spec: ListSpec = {
+    select: '*',
+    from: 'rm_alarms a',
+    where: ['a.tenant_id = $1', `a.status = ${q.tab === 'history' ? "'cleared'" : "'active'"}`],
+    params: [caller.tenantId],
+    sortable: { raisedAt: 'a.raised_at', level: 'a.level', clearedAt: 'a.cleared_at' },
+    defaultSort: 'a.raised_at',
+  };
+  if (caller.stationId)
+    spec.where.push(`a.group_id = any(${param(spec.params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`);
+  if (q.level) spec.where.push(`a.level = ${param(spec.params, q.level)}`);
+  if (q.deviceId) spec.where.push(`a.device_id = ${param(spec.params, q.deviceId)}`);
+  if (q.sn) spec.where.push(`a.sn ilike ${param(spec.params, `%${q.sn}%`)}`);
+  if (q.ruleId) spec.where.push(`a.rule_id = ${param(spec.params, q.ruleId)}`);
+  if (q.processed !== undefined) spec.where.push(q.processed ? 'a.processed_at is not null' : 'a.processed_at is null');
+  if (q.from) spec.where.push(`a.raised_at >= ${param(spec.params, q.from)}`);
+  if (q.to) spec.where.push(`a.raised_at < ${param(spec.params, q.to)}`);
+  return spec;
+}
+
+const toAlarmRow = (r: Record<string, unknown>): AlarmRow => ({
+  id: r.id as string,
+  ruleId: (r.rule_id as string | null) ?? null,
+  ruleName: (r.rule_name as string | null) ?? null,
+  deviceId: r.device_id as string,
+  deviceName: (r.device_name as string | null) ?? null,
+  sn: (r.sn as string | null) ?? null,
+  groupId: (r.group_id as string | null) ?? null,
+  variable: (r.variable as string | null) ?? null,
+  type: r.type as AlarmRow['type'],
+  category: (r.category as string | null) ?? null,
+  mode: (r.mode as AlarmRow['mode']) ?? null,
+  level: r.level as number,
+  trigger: r.trigger as AlarmRow['trigger'],
+  threshold: (r.threshold as string | null) ?? null,
+  value: (r.value as number | null) ?? null,
+  text: (r.text as string | null) ?? null,
+  faultFlag: r.fault_flag as boolean,
+  cause: (r.cause as string | null) ?? null,
+  suggestion: (r.suggestion as string | null) ?? null,
+  status: r.status as AlarmRow['status'],
+  count: r.count as number,
+  raisedAt: iso(r.raised_at),
+  clearedAt: isoOrNull(r.cleared_at),
+  clearedBy: (r.cleared_by as string | null) ?? null,
+  acknowledged: r.acknowledged_at != null,
+  acknowledgedBy: (r.acknowledged_by as string | null) ?? null,
+  acknowledgedAt: isoOrNull(r.acknowledged_at),
+  processed: r.processed_at != null,
+  processNote: (r.process_note as string | null) ?? null,
+  processedBy: (r.processed_by as string | null) ?? null,
+  processedAt: isoOrNull(r.processed_at),
+  ticketId: (r.ticket_id as string | null) ?? null,
+});
+
+const EXPORT_LIMIT = 100_000;
+const exportColumns = [
+  'id',
+  'sn',
+  'deviceName',
+  'ruleName',
+  'variable',
+  'type',
+  'category',
+  'level',
+  'trigger',
+  'threshold',
+  'value',
+  'status',
+  'count',
+  'raisedAt',
+  'clearedAt',
+  'acknowledgedBy',
+  'processedBy',
+  'processNote',
+  'ticketId',
+] as const;
+
+const recordRow = (r: Record<string, unknown>) => ({
+  id: String(r.id),
+  groupId: (r.group_id as string | null) ?? null,
+  status: r.status as 'unsent' | 'sent' | 'failed',
+  error: (r.error as string | null) ?? null,
+  attempts: r.attempts as number,
+  sendWay: r.send_way as 'sms' | 'email' | 'inApp' | 'wechat',
+  type: r.type as string,
+  recipient: r.recipient as string,
+  contactName: (r.contact_name as string | null) ?? null,
+  subject: r.subject as string,
+  body: r.body as string,
+  alarmId: (r.alarm_id as string | null) ?? null,
+  ticketId: (r.ticket_id as string | null) ?? null,
+  sn: (r.sn as string | null) ?? null,
+  read: r.read as boolean,
+  summary: r.summary as boolean,
+  createTime: iso(r.created_at),
+  sentAt: isoOrNull(r.sent_at),
+});
+
+type AlarmReads =
+  | 'alarm.list'
+  | 'alarm.export'
+  | 'alarm.counts'
+  | 'alarmRule.list'
+  | 'contact.list'
+  | 'notifyTemplate.list'
+  | 'notifyTemplate.preview'
+  | 'notifyConfig.list'
+  | 'notifyRecord.list'
+  | 'notifyRecord.unread';
+
+/** Reads of the fault-alarm screens (issue 12). */
+export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
+  async 'alarm.list'({ query: q }, ctx) {
+    return pageOf(ctx.ports.db, q, await alarmSpec(ctx, q), toAlarmRow);
+  },
+
+  async 'alarm.export'({ query: q }, ctx) {
+    const page = await pageOf(ctx.ports.db, { ...q, page: 1, pageSize: EXPORT_LIMIT }, await alarmSpec(ctx, q), toAlarmRow);
+    return csvAnswer(`alarms-${q.tab}-${new Date().toISOString().slice(0, 10)}.csv`, exportColumns, page.rows);
+  },
+
+  async 'alarm.counts'(_input, ctx) {
+    const caller = callerOf(ctx);
+    const params: unknown[] = [caller.tenantId];
+    const scope = caller.stationId
+      ? `and group_id = any(${param(params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`
+      : '';
+    const rows = await ctx.ports.db.query<{ level: number; count: number; unprocessed: number }>(
+      `select level, count(*)::int as count, count(*) filter (where processed_at is null)::int as unprocessed
+       from rm_alarms where tenant_id = $1 and status = 'active' ${scope} group by level order by level`,
+      params,
+    );
+    return {
+      byLevel: [1, 2, 3, 4, 5].map((level) => ({ level, count: rows.rows.find((r) => r.level === level)?.count ?? 0 })),
+      unprocessed: rows.rows.reduce((n, r) => n + r.unprocessed, 0),
+    };
+  },
+
+  async 'alarmRule.list'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: 'r.*, p.name as product_name, d.name as device_name',
+      from: 'rm_alarm_rules r left join rm_products p on p.id = r.product_id left join rm_devices d on d.id = r.device_id',
+      where: ['r.tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { createTime: 'r.created_at', name: 'lower(r.name)', level: 'r.level' },
+      defaultSort: 'r.created_at',
+    };
+    if (q.name) spec.where.push(`r.name ilike ${param(spec.params, `%${q.name}%`)}`);
+    if (q.productId) spec.where.push(`r.product_id = ${param(spec.params, q.productId)}`);
+    if (q.deviceId) spec.where.push(`r.device_id = ${param(spec.params, q.deviceId)}`);
+    return pageOf(ctx.ports.db, q, spec, (r) => {
+      const f = r.fields as Record<string, unknown>;
+      return {
+        ...(f as object),
+        id: r.id as string,
+        productName: (r.product_name as string | null) ?? null,
+        deviceName: (r.device_name as string | null) ?? null,
+        createTime: iso(r.created_at),
+      } as z.output<AlarmRoutes['alarmRule.list']['response']>['rows'][number];
+    });
+  },
+
+  async 'contact.list'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: '*',
+      from: 'rm_contacts',
+      where: ['tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { createTime: 'created_at', name: 'lower(name)' },
+      defaultSort: 'created_at',
+    };
+    if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
+    return pageOf(ctx.ports.db, q, spec, (r) => ({
+      id: r.id as string,
+      name: r.name as string,
+      phone: (r.phone as string | null) ?? null,
+      email: r.email as string,
+      emailActivated: r.email_activated as boolean,
+      wechat: (r.wechat as string | null) ?? null,
+      remark: (r.remark as string | null) ?? null,
+      createTime: iso(r.created_at),
+    }));
+  },
+
+  async 'notifyTemplate.list'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: '*',
+      from: 'rm_notify_templates',
+      where: ['tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { createTime: 'created_at', name: 'lower(name)', code: 'code' },
+      defaultSort: 'created_at',
+    };
+    if (q.name) spec.where.push(`(name ilike ${param(spec.params, `%${q.name}%`)} or code ilike $${spec.params.length})`);
+    if (q.type) spec.where.push(`type = ${param(spec.params, q.type)}`);
+    return pageOf(ctx.ports.db, q, spec, (r) => ({
+      id: r.id as string,
+      code: r.code as string,
+      name: r.name as string,
+      type: r.type as 'sms' | 'email' | 'wechat',
+      subject: (r.subject as string | null) ?? null,
+      content: r.content as string,
+      createTime: iso(r.created_at),
+    }));
+  },
+
+  async 'notifyTemplate.preview'({ body }) {
+    return { subject: renderTemplate(body.subject ?? '', sampleValues), content: renderTemplate(body.content, sampleValues) };
+  },
+
+  async 'notifyConfig.list'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: `c.*, g.name as group_name, t.name as template_name,
+        array(select k.name from rm_contacts k where k.id = any(c.contact_ids) order by k.name) as contact_names`,
+      from: 'rm_notify_configs c left join rm_groups g on g.id = c.group_id left join rm_notify_templates t on t.id = c.template_id',
+      where: ['c.tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { createTime: 'c.created_at', name: 'lower(c.name)' },
+      defaultSort: 'c.created_at',
+    };
+    if (q.name) spec.where.push(`c.name ilike ${param(spec.params, `%${q.name}%`)}`);
+    return pageOf(ctx.ports.db, q, spec, (r) => ({
+      id: r.id as string,
+      name: r.name as string,
+      source: r.source as 'alarm' | 'userAction' | 'systemTask',
+      groupId: (r.group_id as string | null) ?? null,
+      groupName: (r.group_name as string | null) ?? null,
+      type: r.type as 'sms' | 'email' | 'wechat',
+      templateId: r.template_id as string,
+      templateName: (r.template_name as string | null) ?? null,
+      sendWays: r.send_ways as ('sms' | 'email' | 'inApp')[],
+      contactIds: r.contact_ids as string[],
+      contactNames: r.contact_names as string[],
+      minLevel: r.min_level as number,
+      status: r.status as 'enabled' | 'stopped',
+      createTime: iso(r.created_at),
+    }));
+  },
+
+  async 'notifyRecord.list'({ query: q }, ctx) {
+    const spec: ListSpec = {
+      select: '*',
+      from: 'notify_records',
+      where: ['tenant_id = $1'],
+      params: [callerOf(ctx).tenantId],
+      sortable: { createTime: 'created_at', status: 'status' },
+      defaultSort: 'created_at',
+    };
+    if (q.status) spec.where.push(`status = ${param(spec.params, q.status)}`);
+    if (q.sendWay) spec.where.push(`send_way = ${param(spec.params, q.sendWay)}`);
+    if (q.read !== undefined) spec.where.push(`read = ${param(spec.params, q.read)}`);
+    if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
+    if (q.alarmId) spec.where.push(`alarm_id = ${param(spec.params, q.alarmId)}`);
+    return pageOf(ctx.ports.db, q, spec, recordRow);
+  },
+
+  async 'notifyRecord.unread'(_input, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const { db } = ctx.ports;
+    const count = await db.query<{ n: number }>(
+      `select count(*)::int as n from notify_records where tenant_id = $1 and send_way = 'inApp' and not read`,
+      [tenantId],
+    );
+    const latest = await db.query(
+      `select * from notify_records where tenant_id = $1 and send_way = 'inApp' order by created_at desc, id desc limit 10`,
+      [tenantId],
+    );
+    return { unread: count.rows[0]!.n, latest: latest.rows.map(recordRow) };
+  },
+};
