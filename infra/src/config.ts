@@ -48,6 +48,8 @@ export const configSchema = z.object({
   /** Notifications a tenant gets per minute, and one recipient; beyond, one summary per recipient for the minute. */
   NOTIFY_TENANT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
   NOTIFY_CONTACT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** First wait before a failed notification is tried again (it doubles each time, five tries in all). */
+  NOTIFY_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   /** Minutes between reminders of an open work-order ticket. */
   TICKET_REMINDER_MIN: z.coerce.number().int().min(1).max(10_080).default(60),
   /** SMS through Aliyun's SendSms API (signature v1): endpoint, key, secret, sign name and template code, all five or none. */

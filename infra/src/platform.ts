@@ -292,6 +292,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         logger,
         live,
         reminderMin: config.TICKET_REMINDER_MIN,
+        backoffMs: config.NOTIFY_RETRY_MS,
         channels: createChannels({
           smtpUrl: config.SMTP_URL,
           from: config.SMTP_FROM,

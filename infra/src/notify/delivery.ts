@@ -126,9 +126,9 @@ export function startDelivery(options: DeliveryOptions) {
           const reason = (error as Error).message.slice(0, 500);
           logger.warn({ record: record.id, sendWay: record.send_way, attempts, reason }, 'notification not delivered');
           await db.query(
-            `update notify_records set attempts = $2, error = $3,
-               status = case when $2 >= $4 then 'failed' else 'unsent' end,
-               next_at = now() + make_interval(secs => $5) where id = $1 and status = 'unsent'`,
+            `update notify_records set attempts = $2::int, error = $3,
+               status = case when $2::int >= $4::int then 'failed' else 'unsent' end,
+               next_at = now() + make_interval(secs => $5::float8) where id = $1 and status = 'unsent'`,
             [record.id, attempts, reason, maxAttempts, (backoffMs * 2 ** (attempts - 1)) / 1000],
           );
         }
