@@ -1,5 +1,21 @@
 import { deviceSnScope, productCodeScope, type NodeType, type ProductFields, type ThingFunctionIn } from '@iot/contracts';
-import { thingFunction } from '@iot/contracts';
+import {
+  alarmRuleFields,
+  contactFields,
+  notifyConfigFields,
+  notifyTemplateCodeScope,
+  notifyTemplateFields,
+  thingFunction,
+} from '@iot/contracts';
+import { alarmRuleDecider, alarmRuleStream } from '@iot/command/alarm/rule.ts';
+import {
+  contactDecider,
+  contactStream,
+  notifyConfigDecider,
+  notifyConfigStream,
+  notifyTemplateDecider,
+  notifyTemplateStream,
+} from '@iot/command/notify/decide.ts';
 import { deviceDecider, deviceStream } from '@iot/command/device/decide.ts';
 import { hashDeviceSecret } from '@iot/command/device/secrets.ts';
 import { demoDeviceSecret } from './simulator.ts';
@@ -265,3 +281,127 @@ export const demoFleetDevices = () => {
   }));
   return [...sensors, ...gateways];
 };
+
+/**
+ * The demo tenant's fault alarms (issue 12): rules the simulator's values cross now and then (a warm
+ * afternoon, a voltage spike), a duty contact, a template and a configuration that files every alarm in
+ * the in-app inbox and mails the contact (kept in the local outbox when SMTP_URL is not set).
+ */
+export async function seedDemoAlarms(context: AppContext, tenantId: string): Promise<void> {
+  const seed: CommandContext = { tenantId, actor: { kind: 'system', id: 'seed' } };
+  const idOf = (key: string) => newAggregateId({ tenantId, idempotencyKey: key });
+  const productId = (key: string) => idOf(`demo-product:${key}`);
+  const rules = [
+    {
+      key: 'hot',
+      name: '温度偏高',
+      product: 'sensor',
+      variable: 'temperature',
+      mode: 'crossUpper',
+      operator: 'gt',
+      threshold: 26,
+      level: 3,
+      deadband: 0.5,
+      durationSamples: 2,
+      cause: '环境温度超过 26 °C',
+      suggestion: '检查空调与通风',
+    },
+    {
+      key: 'humidity',
+      name: '湿度异常',
+      product: 'sensor',
+      variable: 'humidity',
+      mode: 'crossBoth',
+      operator: 'gt',
+      threshold: 68,
+      lowOperator: 'lt',
+      lowThreshold: 42,
+      level: 2,
+      deadband: 1,
+      cause: '湿度超出 42-68 %',
+      suggestion: '检查除湿设备',
+    },
+    {
+      key: 'voltage',
+      name: '电压越限',
+      product: 'meter',
+      variable: 'voltage',
+      mode: 'crossUpper',
+      operator: 'gt',
+      threshold: 221.5,
+      level: 4,
+      deadband: 0.3,
+      cause: '电压高于 221.5 V',
+      suggestion: '检查供电与变压器分接头',
+    },
+  ] as const;
+  for (const r of rules) {
+    const id = idOf(`demo-alarm-rule:${r.key}`);
+    const { key: _key, product, ...rule } = r;
+    const fields = alarmRuleFields.parse({ ...rule, productId: productId(product), type: 'cloud' });
+    await handleCommand(
+      context.store,
+      alarmRuleDecider,
+      alarmRuleStream(tenantId, id),
+      { type: 'Create', id, fields },
+      { ...seed, idempotencyKey: `demo-alarm-rule:${r.key}` },
+    );
+  }
+  const contactId = idOf('demo-contact:duty');
+  await handleCommand(
+    context.store,
+    contactDecider,
+    contactStream(tenantId, contactId),
+    {
+      type: 'Create',
+      id: contactId,
+      fields: contactFields.parse({
+        name: '值班工程师',
+        phone: '13800000000',
+        email: 'duty@example.com',
+        emailActivated: true,
+        wechat: 'duty_engineer',
+      }),
+    },
+    { ...seed, idempotencyKey: 'demo-contact:duty' },
+  );
+  const templateId = idOf('demo-notify-template:alarm');
+  await claimExisting(context.db, [{ scope: notifyTemplateCodeScope(tenantId), key: 'ALARM', owner: templateId }]);
+  await handleCommand(
+    context.store,
+    notifyTemplateDecider,
+    notifyTemplateStream(tenantId, templateId),
+    {
+      type: 'Create',
+      id: templateId,
+      fields: notifyTemplateFields.parse({
+        code: 'ALARM',
+        name: '告警通知',
+        type: 'email',
+        subject: '【{{level}}】{{device}} {{rule}}',
+        content: '{{time}} {{device}}（{{sn}}）{{variable}} = {{value}}：{{cause}}。建议：{{suggestion}}',
+      }),
+    },
+    { ...seed, idempotencyKey: 'demo-notify-template:alarm' },
+  );
+  const configId = idOf('demo-notify-config:duty');
+  await handleCommand(
+    context.store,
+    notifyConfigDecider,
+    notifyConfigStream(tenantId, configId),
+    {
+      type: 'Create',
+      id: configId,
+      fields: notifyConfigFields.parse({
+        name: '值班通知',
+        source: 'alarm',
+        type: 'email',
+        templateId,
+        sendWays: ['inApp', 'email'],
+        contactIds: [contactId],
+        minLevel: 2,
+      }),
+    },
+    { ...seed, idempotencyKey: 'demo-notify-config:duty' },
+  );
+}

@@ -9,7 +9,7 @@ import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { claimUsername } from '@iot/command/user/usernames.ts';
 import type { AppContext } from '@iot/infra/http/context.ts';
-import { seedDemoFleet } from './seed-fleet.ts';
+import { seedDemoAlarms, seedDemoFleet } from './seed-fleet.ts';
 
 /** What a fresh platform holds before anyone uses it: the system administrator, and the demo tenant. */
 
@@ -112,6 +112,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
     if (created.applied) await setPassword(context.db, userId, tenantId, DEMO_TENANT.adminPassword);
   }
   await seedDemoFleet(context, tenantId, groupId);
+  await seedDemoAlarms(context, tenantId);
 }
 
 /**

@@ -342,6 +342,8 @@ export const notifyRecordRow = z.object({
   summary: z.boolean(),
   createTime: z.string(),
   sentAt: z.string().nullable(),
+  /** What carried it: smtp, sms, wecom, dingtalk, inbox, or outbox (no channel configured: kept in the app). */
+  via: z.string().nullable(),
 });
 export type NotifyRecordRow = z.infer<typeof notifyRecordRow>;
 export const notifyRecordSortable = ['createTime', 'status'] as const;

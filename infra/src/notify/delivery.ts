@@ -85,16 +85,18 @@ export function startDelivery(options: DeliveryOptions) {
     );
   }
 
-  async function send(record: Due): Promise<void> {
-    if (record.send_way === 'inApp') return;
+  /** Sends one record; answers what carried it. */
+  async function send(record: Due): Promise<string> {
+    if (record.send_way === 'inApp') return 'inbox';
     if (record.send_way === 'wechat') {
       const robots = (['wechat', 'dingtalk'] as ChannelKind[]).filter((k) => channels.configured(k));
       for (const channel of robots) await channels.send({ channel, to: record.recipient, subject: record.subject, body: record.body });
-      return;
+      return robots.length ? robots.map((k) => (k === 'wechat' ? 'wecom' : k)).join('+') : 'outbox';
     }
     // Not configured: the record itself is the local outbox.
-    if (!channels.configured(record.send_way)) return;
+    if (!channels.configured(record.send_way)) return 'outbox';
     await channels.send({ channel: record.send_way, to: record.recipient, subject: record.subject, body: record.body });
+    return record.send_way === 'email' ? 'smtp' : 'sms';
   }
 
   /** One pass: claims what is due and sends it. Answers how many records it handled. */

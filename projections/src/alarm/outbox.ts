@@ -29,6 +29,8 @@ create table notify_records (
   summary boolean not null default false,
   created_at timestamptz not null default now(),
   sent_at timestamptz,
+  /** What carried it: smtp, sms, wecom, dingtalk, inbox, or outbox (no channel configured: kept here, shown in the app). */
+  via text,
   unique (source_key, send_way, recipient)
 );
 create index notify_records_due on notify_records (next_at) where status = 'unsent';

@@ -106,6 +106,7 @@ const recordRow = (r: Record<string, unknown>) => ({
   summary: r.summary as boolean,
   createTime: iso(r.created_at),
   sentAt: isoOrNull(r.sent_at),
+  via: (r.via as string | null) ?? null,
 });
 
 type AlarmReads =

@@ -34,6 +34,12 @@ const AuditPage = page(() => import('../fleet/AuditPage.tsx'), 'AuditPage');
 const HistoryPage = page(() => import('../fleet/HistoryPage.tsx'), 'HistoryPage');
 const TemplatesPage = page(() => import('../fleet/TemplatesPage.tsx'), 'TemplatesPage');
 const MqttConfigsPage = page(() => import('../fleet/MqttConfigsPage.tsx'), 'MqttConfigsPage');
+const AlarmsPage = page(() => import('../alarm/AlarmsPage.tsx'), 'AlarmsPage');
+const AlarmRulesPage = page(() => import('../alarm/AlarmRulesPage.tsx'), 'AlarmRulesPage');
+const ContactsPage = page(() => import('../alarm/NotifyPages.tsx'), 'ContactsPage');
+const NotifyTemplatesPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyTemplatesPage');
+const NotifyConfigsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyConfigsPage');
+const NotifyRecordsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyRecordsPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -56,6 +62,12 @@ export const screens: Record<string, ComponentType> = {
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': DevicesPage,
+  '/alarm/monitor': AlarmsPage,
+  '/alarm/settings': AlarmRulesPage,
+  '/alarm/contacts': ContactsPage,
+  '/alarm/notifyTemplates': NotifyTemplatesPage,
+  '/alarm/notifyConfigs': NotifyConfigsPage,
+  '/alarm/notifyRecords': NotifyRecordsPage,
 };
 
 function RequireAuth() {

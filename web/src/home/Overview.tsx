@@ -3,6 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { Card, Flex, Grid, Heading, Table, Text } from '@radix-ui/themes';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
+import { alarmPerm } from '@iot/contracts/alarm/permissions.ts';
+import { useNavigate } from 'react-router';
+import '../alarm/i18n.ts';
+import { LevelBadge } from '../alarm/common.tsx';
 import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -58,6 +62,13 @@ export function Overview() {
     queryFn: () => callRoute('oplog.list', { query: { pageSize: 8 } }, quiet),
     enabled: can(me, perm.logList),
   });
+  const navigate = useNavigate();
+  const alarms = useQuery({
+    queryKey: ['home', 'alarms', me?.id],
+    queryFn: () => callRoute('alarm.counts', {}, quiet),
+    enabled: can(me, alarmPerm.alarmList),
+    refetchInterval: 30_000,
+  });
   const c = counts.data;
   const cards = c
     ? (
@@ -88,6 +99,26 @@ export function Overview() {
             </Card>
           ))}
         </Grid>
+      )}
+      {alarms.data && (
+        <Card data-testid="alarm-levels" onClick={() => void navigate('/alarm/monitor')} style={{ cursor: 'pointer' }}>
+          <Flex justify="between" mb="2">
+            <Heading size="3">{t('alarm.byLevel')}</Heading>
+            <Text size="2" color="amber">
+              {t('alarm.unprocessed')}: {alarms.data.unprocessed}
+            </Text>
+          </Flex>
+          <div className="alarm-levels">
+            {alarms.data.byLevel.map((l) => (
+              <Flex key={l.level} direction="column" gap="1" align="start">
+                <LevelBadge level={l.level} />
+                <Text size="6" weight="bold" color={l.count > 0 && l.level >= 4 ? 'red' : undefined}>
+                  {l.count}
+                </Text>
+              </Flex>
+            ))}
+          </div>
+        </Card>
       )}
       {recent.data && (
         <Card>

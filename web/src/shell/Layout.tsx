@@ -18,6 +18,7 @@ import { sessionStore, useSession } from '../auth/useSession.ts';
 import { ChangePasswordDialog } from '../auth/ChangePasswordDialog.tsx';
 import { confirm } from '../ui/feedback.tsx';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
+import { Bell } from './Bell.tsx';
 import { MenuIcon } from './icons.tsx';
 import { builtinTitleKey, flatten, shellPages, staticMenu, trail, type MenuNode } from './menu.ts';
 import { HOME_PATH, tagStore, useTags } from './tags.ts';
@@ -271,6 +272,7 @@ export function Layout() {
           </IconButton>
           <Breadcrumb menu={nodes} />
           <div style={{ flex: 1 }} />
+          <Bell />
           <LanguageSwitch />
           <DropdownMenu.Root>
             <DropdownMenu.Trigger>
