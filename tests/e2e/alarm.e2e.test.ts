@@ -1,0 +1,169 @@
+import { execSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '@iot/infra/config.ts';
+import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
+const WEB_DIST = path.resolve('web/dist');
+
+/**
+ * Fault alarms as an operator uses them (issue 12): a rule made in the settings editor, faults entered by
+ * hand (the incomplete row confirmed), an alarm processed with a note, and the notification in the bell.
+ */
+describe('fault alarms in a real browser', () => {
+  let db: TestDatabase;
+  let platform: Platform;
+  let browser: Browser;
+  let base: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
+    db = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'alarm-e2e-'));
+    platform = await startPlatform(
+      loadConfig({
+        ...process.env,
+        ADMIN_PASSWORD: 'admin123',
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        MQTT_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
+      { port: 0, staticDir: WEB_DIST, seedDemo: false },
+    );
+    await seedDemoTenant(platform.context, { id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' });
+    base = platform.url!;
+    // A product with a temperature property, one device, a contact, a template and an in-app configuration, over the API.
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'xrayAdmin', password: 'Xray#pw1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const call = async (method: string, url: string, body: unknown) => {
+      const r = await fetch(`${base}${url}`, {
+        method,
+        headers: { 'content-type': 'application/json', authentication: token },
+        body: JSON.stringify(body),
+      });
+      const json = (await r.json()) as { code: number; data: { id: string } };
+      if (json.code !== 200) throw new Error(`${url}: ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    const { id: productId } = await call('POST', '/api/iot/product', { name: 'Chiller', code: 'CHILLER', type: 'direct' });
+    await call('PUT', '/api/iot/product/function', {
+      productId,
+      function: { type: 'property', name: 'Temperature', identifier: 'temperature', dataType: { type: 'float' } },
+    });
+    await call('POST', '/api/iot/product/publish', { id: productId });
+    await call('POST', '/api/iot/device', { sn: 'CH-001', name: 'chiller one', productId });
+    const { id: contactId } = await call('POST', '/api/iot/alarm/contact', { name: 'Li Lei', email: 'lilei@example.com' });
+    const { id: templateId } = await call('POST', '/api/iot/notifyTemplate', {
+      code: 'T1',
+      name: 'inbox',
+      type: 'email',
+      subject: 'Alarm on {{device}}',
+      content: '{{device}} {{variable}}',
+    });
+    await platform.runner.catchUp();
+    await call('POST', '/api/iot/notifyConfig', {
+      name: 'inbox',
+      source: 'alarm',
+      type: 'email',
+      templateId,
+      sendWays: ['inApp'],
+      contactIds: [contactId],
+    });
+    await platform.runner.catchUp();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function operator(lang: 'en' | 'zh' = 'en'): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    await page.addInitScript(`localStorage.setItem('lang', '${lang}')`);
+    await page.goto(`${base}/login`);
+    await page.fill('input[name=account]', 'xrayAdmin');
+    await page.fill('input[name=password]', 'Xray#pw1');
+    await page.click('[data-testid=agreement]');
+    await page.click('button[type=submit]');
+    await page.waitForURL('**/index');
+    return page;
+  }
+  const dialog = (page: Page) => page.getByRole('dialog').last();
+  const pick = async (page: Page, name: string, option: string | RegExp) => {
+    await dialog(page).getByRole('combobox', { name }).click();
+    await page.getByRole('option', { name: option }).first().click();
+  };
+
+  it('creates an alarm rule in the settings editor, refusing it without a threshold first', async () => {
+    const page = await operator();
+    await page.goto(`${base}/alarm/settings`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await dialog(page).locator('input[name=name]').fill('Too warm');
+    await pick(page, 'productId', /Chiller/);
+    await pick(page, 'variable', /temperature/);
+    await pick(page, 'level', '4 Major');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    // The one field in error is the threshold.
+    await expect.poll(() => dialog(page).getByRole('alert').count()).toBe(1);
+    expect(await dialog(page).locator('label:has(input[name=threshold]) [role=alert]').textContent()).toBe('This field is required');
+    await dialog(page).locator('input[name=threshold]').fill('30');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'Too warm' });
+    await expect.poll(() => row.textContent()).toContain('> 30');
+    expect(await row.textContent()).toContain('4 Major');
+    await page.context().close();
+  });
+
+  it('enters faults by hand, asks before sending an incomplete row, and processes one with a note', async () => {
+    const page = await operator();
+    await page.goto(`${base}/alarm/monitor`);
+    await page.getByRole('button', { name: 'Fault entry' }).click();
+    await pick(page, 'deviceId-0', /chiller one/);
+    await dialog(page).locator('input[name=variable-0]').fill('temperature');
+    await dialog(page).getByRole('button', { name: 'Add a row' }).click();
+    await pick(page, 'deviceId-1', /chiller one/);
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    // Row two has no variable: the operator is asked, and goes on.
+    await expect.poll(() => page.getByText('The information is incomplete. Continue submitting?').count()).toBe(1);
+    await page.getByRole('button', { name: 'OK' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'chiller one' }).count()).toBe(2);
+    await page.getByRole('row').filter({ hasText: 'temperature' }).getByRole('checkbox').click();
+    await page.getByRole('button', { name: 'Process', exact: true }).click();
+    await dialog(page).locator('textarea[name=note]').fill('reset the compressor');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'reset the compressor' }).count()).toBe(1);
+    // The notification configuration filed both alarms in the in-app inbox: the bell counts them.
+    await page.reload();
+    await expect.poll(() => page.getByTestId('bell-count').textContent(), { timeout: 10_000 }).toBe('2');
+    await page.getByTestId('bell').click();
+    await expect.poll(() => page.getByText('Alarm on chiller one').count()).toBe(2);
+    await page.screenshot({ path: path.join(dataDir, 'alarms.png') });
+    await page.context().close();
+  });
+
+  it('shows the alarm screens in Chinese', async () => {
+    const page = await operator('zh');
+    await page.goto(`${base}/alarm/monitor`);
+    await expect.poll(() => page.getByRole('button', { name: '故障录入' }).count()).toBe(1);
+    expect(await page.getByText('当前告警').count()).toBeGreaterThan(0);
+    await page.goto(`${base}/alarm/notifyRecords`);
+    await expect.poll(() => page.getByRole('cell', { name: '站内信' }).count()).toBe(2);
+    await page.context().close();
+  });
+});
