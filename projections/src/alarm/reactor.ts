@@ -19,19 +19,34 @@ interface DeviceOf {
 export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onError(error: unknown): void }) {
   const { db, dispatch } = options;
   const rules = new Map<string, RuleSpec>();
-  /** Rules by product, then by variable: what one sample is checked against. */
+  /** Rules of a whole product, and rules of one device, each by variable: what one sample is checked against. */
   let byProduct = new Map<string, Map<string, RuleSpec[]>>();
+  let byDevice = new Map<string, Map<string, RuleSpec[]>>();
   const states = new Map<string, RuleState>();
   const key = (deviceId: string, ruleId: string) => `${deviceId}:${ruleId}`;
 
+  /** Rule changes mark the index stale; the next sample rebuilds it once (10,000 rules created need one rebuild, not 10,000). */
+  let stale = false;
   function index() {
+    stale = false;
     byProduct = new Map();
+    byDevice = new Map();
     for (const rule of rules.values()) {
       if (rule.status !== 'enabled') continue;
-      const variables = byProduct.get(rule.productId) ?? new Map<string, RuleSpec[]>();
+      const target = rule.deviceId ? byDevice : byProduct;
+      const owner = rule.deviceId ?? rule.productId;
+      const variables = target.get(owner) ?? new Map<string, RuleSpec[]>();
       variables.set(rule.variable, [...(variables.get(rule.variable) ?? []), rule]);
-      byProduct.set(rule.productId, variables);
+      target.set(owner, variables);
     }
+  }
+
+  /** The enabled rules a sample of this device's variable meets: its product's and its own. */
+  function rulesFor(device: DeviceOf, variable: string): RuleSpec[] {
+    const forProduct = byProduct.get(device.productId)?.get(variable);
+    const forDevice = byDevice.get(device.deviceId)?.get(variable);
+    if (!forDevice) return forProduct ?? [];
+    return forProduct ? [...forProduct, ...forDevice] : forDevice;
   }
 
   function stateOf(deviceId: string, ruleId: string) {
@@ -129,12 +144,12 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
         case 'AlarmRuleUpdated': {
           const { ruleId, ...fields } = event.data;
           rules.set(ruleId, { ...fields, id: ruleId, tenantId: event.metadata.tenantId });
-          index();
+          stale = true;
           return;
         }
         case 'AlarmRuleDeleted':
           rules.delete(event.data.ruleId);
-          index();
+          stale = true;
           return;
         case 'AlarmCleared':
           for (const state of states.values()) if (state.activeAlarmId === event.data.alarmId) Object.assign(state, freshState());
@@ -146,11 +161,12 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
 
     /** Stored samples of one device. */
     observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
-      const variables = byProduct.get(device.productId);
-      if (!variables) return;
+      if (stale) index();
+      if (!byProduct.has(device.productId) && !byDevice.has(device.deviceId)) return;
       for (const row of rows) {
-        for (const rule of variables.get(row.variable) ?? []) {
-          if (rule.tenantId !== device.tenantId || (rule.deviceId && rule.deviceId !== device.deviceId) || rule.mode === 'event') continue;
+        for (const rule of rulesFor(device, row.variable)) {
+          if (rule.tenantId !== device.tenantId || rule.mode === 'event' || (rule.deviceId && rule.productId !== device.productId))
+            continue;
           const state = stateOf(device.deviceId, rule.id);
           const decision = step(rule, state, { value: row.value, text: row.text, ts: row.ts.getTime() });
           if (decision) act(device, rule, state, decision);
@@ -160,8 +176,9 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
 
     /** A thing-model event a device reported: rules in mode `event` on it raise. */
     observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
-      for (const rule of byProduct.get(device.productId)?.get(identifier) ?? []) {
-        if (rule.tenantId !== device.tenantId || (rule.deviceId && rule.deviceId !== device.deviceId) || rule.mode !== 'event') continue;
+      if (stale) index();
+      for (const rule of rulesFor(device, identifier)) {
+        if (rule.tenantId !== device.tenantId || rule.mode !== 'event') continue;
         const state = stateOf(device.deviceId, rule.id);
         const text = payload === undefined ? null : JSON.stringify(payload).slice(0, 512);
         const decision = step(rule, state, { value: null, text, ts: ts.getTime() });
@@ -169,8 +186,8 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
       }
     },
 
-    /** How many (device, rule) states are kept: the memory the rules cost. */
-    size: () => states.size,
+    /** How many (device, rule) states are kept, and rules indexed: the memory the rules cost. */
+    size: () => ({ states: states.size, rules: rules.size }),
   };
 }
 export type AlarmReactor = ReturnType<typeof createAlarmReactor>;
