@@ -9,6 +9,7 @@ import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
 import { benchExport } from './history.ts';
+import { benchAlarms } from './alarms.ts';
 import type { Figure } from './figure.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
 benches['export-csv'] = benchExport;
+benches.alarms = benchAlarms;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',
@@ -38,6 +40,9 @@ const aliases: Record<string, string> = {
   'device-as-of': 'devices',
   'ingest-3dp': 'ingest',
   'ingest-10dp': 'ingest',
+  'alarm-overhead': 'alarms',
+  'alarm-latency': 'alarms',
+  'alarm-storm': 'alarms',
 };
 for (const [alias, bench] of Object.entries(aliases))
   benches[alias] = async () => (await benches[bench]!()).filter((figure) => figure.bench === alias);
