@@ -226,7 +226,26 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       engines.push({ name: config.MQTT_URL ? 'mqtt:external' : 'mqtt:aedes', check: () => m.health() });
     }
 
-    const notifier = await createNotifier(db, logger, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM });
+    const outgoing = createChannels({
+      smtpUrl: config.SMTP_URL,
+      from: config.SMTP_FROM,
+      sms:
+        config.SMS_ENDPOINT && config.SMS_ACCESS_KEY_ID && config.SMS_ACCESS_KEY_SECRET && config.SMS_SIGN_NAME && config.SMS_TEMPLATE_CODE
+          ? {
+              endpoint: config.SMS_ENDPOINT,
+              accessKeyId: config.SMS_ACCESS_KEY_ID,
+              accessKeySecret: config.SMS_ACCESS_KEY_SECRET,
+              signName: config.SMS_SIGN_NAME,
+              templateCode: config.SMS_TEMPLATE_CODE,
+            }
+          : undefined,
+      wecomWebhook: config.WECOM_WEBHOOK,
+      dingtalkWebhook: config.DINGTALK_WEBHOOK,
+      dingtalkSecret: config.DINGTALK_SECRET,
+    });
+    stops.push(async () => outgoing.close());
+    // Verification codes and audit results go through the same channels as alarm notifications.
+    const notifier = await createNotifier(db, logger, outgoing);
     const live = createLiveRelay();
     const dispatch = createDispatch(
       commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null, link: null }),
@@ -293,27 +312,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         live,
         reminderMin: config.TICKET_REMINDER_MIN,
         backoffMs: config.NOTIFY_RETRY_MS,
-        channels: createChannels({
-          smtpUrl: config.SMTP_URL,
-          from: config.SMTP_FROM,
-          sms:
-            config.SMS_ENDPOINT &&
-            config.SMS_ACCESS_KEY_ID &&
-            config.SMS_ACCESS_KEY_SECRET &&
-            config.SMS_SIGN_NAME &&
-            config.SMS_TEMPLATE_CODE
-              ? {
-                  endpoint: config.SMS_ENDPOINT,
-                  accessKeyId: config.SMS_ACCESS_KEY_ID,
-                  accessKeySecret: config.SMS_ACCESS_KEY_SECRET,
-                  signName: config.SMS_SIGN_NAME,
-                  templateCode: config.SMS_TEMPLATE_CODE,
-                }
-              : undefined,
-          wecomWebhook: config.WECOM_WEBHOOK,
-          dingtalkWebhook: config.DINGTALK_WEBHOOK,
-          dingtalkSecret: config.DINGTALK_SECRET,
-        }),
+        channels: outgoing,
       });
       deliveryRef = delivery;
       stops.push(() => delivery.stop());

@@ -166,7 +166,10 @@ describe('admin shell in a real browser', () => {
       .first()
       .click();
     await page.waitForURL('**/login**');
-    await page.goBack();
+    await page
+      .getByRole('link', { name: /register/i })
+      .first()
+      .click();
     await page.waitForURL('**/register');
     await expect.poll(() => page.inputValue('input[name=tenantName]')).toBe('draftCo');
     expect(await page.inputValue('input[name=contactName]')).toBe('Han Meimei');

@@ -1,7 +1,7 @@
-import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Notification, Notifier } from './port.ts';
+import type { ChannelSender } from './channels.ts';
 
 import { migrate } from '../migrate/migrate.ts';
 
@@ -20,19 +20,20 @@ create table notify_outbox (
 create index notify_outbox_recipient on notify_outbox (recipient, created_at desc);`;
 
 /**
- * Every message is written to the outbox table. Email goes out over SMTP when SMTP_URL is set; without it
- * (and for SMS, which has no gateway yet) the message stays in the outbox and the log, marked 'logged'.
+ * Messages to people outside the alarm flow (verification codes, registration audit results). Every message
+ * is written to the outbox table and goes out through the same channels as alarm notifications: email over
+ * SMTP when SMTP_URL is set, SMS through the SMS gateway when configured; otherwise it stays in the outbox and
+ * the log, marked 'logged'.
  */
-export async function createNotifier(db: SqlPool, logger: Logger, options: { smtpUrl?: string; from: string }): Promise<Notifier> {
+export async function createNotifier(db: SqlPool, logger: Logger, channels: ChannelSender): Promise<Notifier> {
   await migrate(db, [{ owner: 'notify', tables: ['notify_outbox'], migrations: [{ version: 1, name: 'create', sql: outboxSchema }] }]);
-  const mail = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
   return {
     async send(n: Notification) {
       let status: 'sent' | 'logged' | 'failed' = 'logged';
       let error: string | null = null;
-      if (n.channel === 'email' && mail) {
+      if (channels.configured(n.channel)) {
         try {
-          await mail.sendMail({ from: options.from, to: n.to, subject: n.subject, text: n.body });
+          await channels.send({ channel: n.channel, to: n.to, subject: n.subject, body: n.body });
           status = 'sent';
         } catch (e) {
           status = 'failed';
