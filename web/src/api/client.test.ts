@@ -1,14 +1,20 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callRoute } from './client.ts';
+import { callRoute, STATION_KEY } from './client.ts';
+import { session } from './session.ts';
 
 /** The browser's own fetch, replaced: what the typed client sends is what is checked here. */
 function recordFetch() {
-  const sent: Array<{ url: string; method: string; body: unknown }> = [];
+  const sent: Array<{ url: string; method: string; body: unknown; headers: Record<string, string> }> = [];
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init: RequestInit) => {
-      sent.push({ url, method: String(init.method), body: init.body ? JSON.parse(String(init.body)) : undefined });
+      sent.push({
+        url,
+        method: String(init.method),
+        body: init.body ? JSON.parse(String(init.body)) : undefined,
+        headers: init.headers as Record<string, string>,
+      });
       return new Response(JSON.stringify({ code: 200, msg: 'ok', data: { id: 'u1' } }), { status: 200 });
     }),
   );
@@ -25,6 +31,18 @@ describe('the client typed by the route table', () => {
     expect(sent[0]!.url).toMatch(/^\/api\/auth\/user\?id=u1&timestamp=\d+$/);
   });
 
+  it('sends the current group as `stationid` on every call once one is chosen, and none after logout', async () => {
+    const sent = recordFetch();
+    await callRoute('user.delete', { query: { id: 'u1' } });
+    expect(sent[0]!.headers.stationid).toBeUndefined();
+    localStorage.setItem(STATION_KEY, 'g-east');
+    await callRoute('user.delete', { query: { id: 'u1' } });
+    expect(sent[1]!.headers.stationid).toBe('g-east');
+    session.clear();
+    await callRoute('user.delete', { query: { id: 'u1' } });
+    expect(sent[2]!.headers.stationid).toBeUndefined();
+  });
+
   it('does not compile a field or a route the table does not declare (the web build runs tsc)', () => {
     const neverCalled = () => [
       // @ts-expect-error `ids` is no field of user.delete's query
@@ -38,6 +56,6 @@ describe('the client typed by the route table', () => {
   it("takes method and path from the table and sends the body as the route's schema has it", async () => {
     const sent = recordFetch();
     await callRoute('user.status', { body: { id: 'u1', status: 'stopped' } });
-    expect(sent[0]).toEqual({ url: '/api/auth/user/status', method: 'PUT', body: { id: 'u1', status: 'stopped' } });
+    expect(sent[0]).toMatchObject({ url: '/api/auth/user/status', method: 'PUT', body: { id: 'u1', status: 'stopped' } });
   });
 });

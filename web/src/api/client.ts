@@ -1,7 +1,9 @@
 import { REQUEST_TIMEOUT_MS, routes, type Envelope, type Routes } from '@iot/contracts';
 import type { BodyIn, QueryIn, ResultOf, RouteSpec } from '@iot/contracts/http/route.ts';
 import i18n from '../i18n/index.ts';
-import { session } from './session.ts';
+import { session, STATION_KEY } from './session.ts';
+
+export { STATION_KEY };
 
 /** A failed call: `msg` is already in the user's language (from the server, or our own fallback). */
 export class ApiError extends Error {
@@ -34,6 +36,9 @@ function headers(contentType: string | null): Record<string, string> {
   const out: Record<string, string> = { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh' };
   const token = session.token();
   if (token) out.Authentication = token;
+  // Spec §6: the current group narrows most requests to its subtree (the header's group switcher sets it).
+  const station = localStorage.getItem(STATION_KEY);
+  if (station) out.stationid = station;
   const authTimestamp = localStorage.getItem('authtimestamp');
   if (authTimestamp) out.authtimestamp = authTimestamp;
   if (contentType) out['content-type'] = contentType;

@@ -2,6 +2,8 @@ import type { CurrentUser } from '@iot/contracts';
 
 const TOKEN_KEY = 'token';
 const USER_KEY = 'user';
+/** Where the current group (spec §6 `stationId`) is kept: it belongs to the login and goes with it. */
+export const STATION_KEY = 'stationId';
 
 /** The login token, kept so it can travel as the `Authentication` header (spec §7); the server also sets the cookie. */
 export const session = {
@@ -25,6 +27,7 @@ export const session = {
   clear(): void {
     localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(USER_KEY);
+    localStorage.removeItem(STATION_KEY);
   },
 };
 

@@ -185,7 +185,14 @@ export const en: Shape<typeof zh> = {
   },
   menuType: { menu: 'Menu', button: 'Button', interface: 'Interface', tab: 'Tab', appMenu: 'App menu' },
   tags: { close: 'Close tab', more: 'Tab actions', closeCurrent: 'Close this', closeOthers: 'Close others', closeAll: 'Close all' },
-  shell: { expand: 'Expand sidebar', collapse: 'Collapse sidebar', userMenu: 'User menu', language: 'Language' },
+  shell: {
+    expand: 'Expand sidebar',
+    collapse: 'Collapse sidebar',
+    userMenu: 'User menu',
+    language: 'Language',
+    station: 'Current group',
+    allStations: 'All groups',
+  },
   auth: {
     changePassword: 'Change password',
     logout: 'Log out',

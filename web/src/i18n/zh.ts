@@ -181,7 +181,14 @@ export const zh = {
   },
   menuType: { menu: '菜单', button: '按钮', interface: '接口', tab: '标签页', appMenu: '应用菜单' },
   tags: { close: '关闭标签', more: '标签操作', closeCurrent: '关闭当前', closeOthers: '关闭其他', closeAll: '关闭全部' },
-  shell: { expand: '展开侧边栏', collapse: '收起侧边栏', userMenu: '用户菜单', language: '语言' },
+  shell: {
+    expand: '展开侧边栏',
+    collapse: '收起侧边栏',
+    userMenu: '用户菜单',
+    language: '语言',
+    station: '当前分组',
+    allStations: '全部分组',
+  },
   auth: {
     changePassword: '修改密码',
     logout: '退出登录',

@@ -19,6 +19,7 @@ import { ChangePasswordDialog } from '../auth/ChangePasswordDialog.tsx';
 import { confirm } from '../ui/feedback.tsx';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
 import { Bell } from './Bell.tsx';
+import { StationSwitch } from './StationSwitch.tsx';
 import { MenuIcon } from './icons.tsx';
 import { builtinTitleKey, flatten, shellPages, staticMenu, trail, type MenuNode } from './menu.ts';
 import { HOME_PATH, tagStore, useTags } from './tags.ts';
@@ -272,6 +273,7 @@ export function Layout() {
           </IconButton>
           <Breadcrumb menu={nodes} />
           <div style={{ flex: 1 }} />
+          <StationSwitch />
           <Bell />
           <LanguageSwitch />
           <DropdownMenu.Root>
