@@ -329,6 +329,18 @@ describe('apps, dictionaries, settings and the operation log', () => {
       (await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: created.appSecret } })).json!.data.error,
     ).toBe('APP_AUTH_FAILED');
     data(await sut.call('POST', '/api/auth/app/token', { body: { appKey: created.appKey, appSecret: rotated.appSecret } }));
+    // appApi lists exactly the routes the key may call; openApi documents them, and nothing else.
+    const api = data(await sut.call('GET', '/api/auth/appApi', { token: admin, query: { id: created.id } })) as {
+      method: string;
+      path: string;
+    }[];
+    expect(api.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /api/auth/dict', 'GET /api/auth/dict/item']);
+    const doc = await sut.call('GET', '/api/auth/openApi', { token: admin, query: { id: created.id } });
+    expect(doc.headers['content-type']).toContain('application/json');
+    const openApi = JSON.parse(doc.body) as { openapi: string; paths: Record<string, Record<string, { parameters: { name: string }[] }>> };
+    expect(openApi.openapi).toBe('3.1.0');
+    expect(Object.keys(openApi.paths).sort()).toEqual(['/api/auth/dict', '/api/auth/dict/item']);
+    expect(openApi.paths['/api/auth/dict']!.get!.parameters.map((p) => p.name)).toContain('page');
   });
 
   it('keeps dictionary types and items', async () => {

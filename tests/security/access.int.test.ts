@@ -34,6 +34,8 @@ const pickA: IdPicker = (field, url) => {
     role: ids.role,
     dept: ids.group,
     app: ids.app,
+    appApi: ids.app,
+    openApi: ids.app,
     dict: ids.dict,
     menu: undefined,
     tenant: 'alpha',

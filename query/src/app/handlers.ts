@@ -1,4 +1,7 @@
-import type { AppRoutes, AppRow, appSortable } from '@iot/contracts';
+import { z } from 'zod';
+import { DomainError, routes, type AppRoutes, type AppRow, type appSortable } from '@iot/contracts';
+import { rawAnswer, type RouteSpec } from '@iot/contracts/http/route.ts';
+import type { RequestContext } from '@iot/contracts/http/handler.ts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { isRootUser } from '@iot/contracts/http/principal.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
@@ -21,7 +24,88 @@ const toAppRow = (r: Record<string, unknown>): AppRow => ({
  * The apps a user sees (spec §6): their own; those shared with the organisation when the viewer's group
  * is in the owner's group subtree; those shared globally within the tenant; all of them for the tenant's root user.
  */
-export const appQueryHandlers: Pick<Handlers<AppRoutes>, 'app.list'> = {
+/** The routes an app's token may call: those whose permission its scope holds (never public or session-only ones). */
+async function apiOf(ctx: RequestContext, id: string) {
+  const row = (
+    await ctx.ports.db.query<{ scope: string[]; name: string }>('select scope, name from rm_apps where id = $1 and tenant_id = $2', [
+      id,
+      callerOf(ctx).tenantId,
+    ])
+  ).rows[0];
+  if (!row) throw new DomainError('NOT_FOUND');
+  const scope = new Set(row.scope ?? []);
+  return {
+    name: row.name,
+    routes: (Object.values(routes) as RouteSpec[]).filter((r) => typeof r.permission === 'string' && scope.has(r.permission)),
+  };
+}
+
+const jsonSchema = (schema: unknown) => z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' });
+
+export const appQueryHandlers: Pick<Handlers<AppRoutes>, 'app.list' | 'app.api' | 'app.openApi'> = {
+  async 'app.api'({ query }, ctx) {
+    return (await apiOf(ctx, query.id)).routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      permission: r.permission as string,
+      summary: r.summary,
+      tag: r.tag,
+    }));
+  },
+
+  async 'app.openApi'({ query }, ctx) {
+    const api = await apiOf(ctx, query.id);
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const r of api.routes) {
+      const parameters = r.query
+        ? Object.entries((jsonSchema(r.query) as { properties?: Record<string, unknown>; required?: string[] }).properties ?? {}).map(
+            ([name, schema]) => ({
+              name,
+              in: 'query',
+              schema,
+              required: ((jsonSchema(r.query) as { required?: string[] }).required ?? []).includes(name),
+            }),
+          )
+        : [];
+      paths[r.path] = {
+        ...paths[r.path],
+        [r.method.toLowerCase()]: {
+          tags: [r.tag],
+          summary: r.summary,
+          security: [{ appToken: [] }],
+          parameters,
+          ...(r.body && !r.consumes
+            ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } }
+            : {}),
+          responses: {
+            200: {
+              description: 'Success: `{ code: 200, msg, data }`',
+              content: {
+                [r.produces ?? 'application/json']: {
+                  schema: r.produces
+                    ? { type: 'string' }
+                    : { type: 'object', properties: { code: { type: 'integer' }, msg: { type: 'string' }, data: jsonSchema(r.response) } },
+                },
+              },
+            },
+            default: { description: 'An error in the envelope: `{ code, msg, data: null }` with a stable code' },
+          },
+        },
+      };
+    }
+    const doc = {
+      openapi: '3.1.0',
+      info: {
+        title: `${api.name}: device cloud API`,
+        version: '2.0.12',
+        description: 'The routes this app’s key may call. Get a token from POST /api/auth/app/token.',
+      },
+      components: { securitySchemes: { appToken: { type: 'apiKey', in: 'header', name: 'Authentication' } } },
+      paths,
+    };
+    return rawAnswer('application/json', JSON.stringify(doc, null, 2), `openapi-${query.id}.json`);
+  },
+
   async 'app.list'({ query: q }, ctx) {
     const { db, lookups } = ctx.ports;
     const caller = callerOf(ctx);

@@ -373,6 +373,8 @@ export const en: Shape<typeof zh> = {
     copyFailed: 'Could not copy: select the text and copy it by hand',
     newSecret: 'New secret',
     newSecretConfirm: 'Create a new secret for "{{name}}"? The old one stops working at once.',
+    api: 'API',
+    openApi: 'Download OpenAPI',
   },
   appType: { web: 'Web', mobile: 'Mobile', server: 'Server', device: 'Device' },
   appSharing: { private: 'Only me', organisation: 'Organisation', global: 'Global' },

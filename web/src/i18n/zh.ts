@@ -369,6 +369,8 @@ export const zh = {
     copyFailed: '复制失败，请手动选择复制',
     newSecret: '重置密钥',
     newSecretConfirm: '确定为“{{name}}”重新生成密钥吗？旧密钥将立即失效。',
+    api: '接口',
+    openApi: '下载 OpenAPI',
   },
   appType: { web: 'Web', mobile: '移动端', server: '服务端', device: '设备' },
   appSharing: { private: '仅自己', organisation: '组织内共享', global: '全局共享' },

@@ -1,11 +1,14 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Callout, Checkbox, Code, Dialog, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
+import { Button, Callout, Checkbox, Code, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
+import { downloadRoute } from '../fleet/download.ts';
 import { CopyIcon, ExclamationTriangleIcon } from '@radix-ui/react-icons';
 import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { builtinMenus } from '@iot/contracts/menu/catalogue.ts';
+import { routes } from '@iot/contracts';
+import { useQuery } from '@tanstack/react-query';
 import { api, messageOf, callRoute } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
@@ -71,6 +74,51 @@ async function copy(text: string, t: (k: string) => string) {
 }
 
 /** The secret, shown once: it is stored only as a hash. */
+/** The API an app's key may call (spec §7 appApi), with its OpenAPI document to hand to the app's developers. */
+function ApiDialog({ app, onClose }: { app: AppRow | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const api = useQuery({
+    queryKey: ['app', 'api', app?.id],
+    enabled: app !== null,
+    queryFn: () => callRoute('app.api', { query: { id: app!.id } }),
+  });
+  const download = () =>
+    downloadRoute(routes['app.openApi'].path, { id: app!.id }, `openapi-${app!.name}.json`).catch((error: unknown) =>
+      notice.error(messageOf(error)),
+    );
+  return (
+    <Dialog.Root open={app !== null} onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="720px" aria-describedby={undefined}>
+        <Dialog.Title>
+          {t('app.api')}: {app?.name}
+        </Dialog.Title>
+        <Table.Root size="1" data-testid="app-api">
+          <Table.Body>
+            {(api.data ?? []).map((r) => (
+              <Table.Row key={`${r.method} ${r.path}`}>
+                <Table.Cell>
+                  <Code>{r.method}</Code>
+                </Table.Cell>
+                <Table.Cell>{r.path}</Table.Cell>
+                <Table.Cell>{r.summary}</Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+        {api.data?.length === 0 && <Text color="gray">{t('common.noData')}</Text>}
+        <Flex gap="3" mt="4" justify="end">
+          <Button variant="soft" onClick={() => void download()}>
+            {t('app.openApi')}
+          </Button>
+          <Dialog.Close>
+            <Button>{t('common.close')}</Button>
+          </Dialog.Close>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
 function SecretDialog({ credentials, onClose }: { credentials: Credentials | null; onClose: () => void }) {
   const { t } = useTranslation();
   return (
@@ -189,6 +237,7 @@ export function AppsPage() {
   const deleteRows = useListDelete(KEY);
   const [editing, setEditing] = useState<AppRow | 'new' | null>(null);
   const [credentials, setCredentials] = useState<Credentials | null>(null);
+  const [showingApi, setShowingApi] = useState<AppRow | null>(null);
   const remove = (rows: AppRow[]) =>
     deleteRows(
       t('app.deleteConfirm', { names: rows.map((r) => r.name).join(', ') }),
@@ -235,6 +284,7 @@ export function AppsPage() {
         rowActions={(row) => (
           <>
             <RowButton label={t('app.copyKey')} onClick={() => void copy(row.appKey, t)} />
+            <RowButton label={t('app.api')} onClick={() => setShowingApi(row)} />
             <PermittedRowButton permission={perm.appSecret} label={t('app.newSecret')} onClick={() => void newSecret(row)} />
             <PermittedRowButton permission={perm.appEdit} label={t('common.edit')} onClick={() => setEditing(row)} />
             <PermittedRowButton permission={perm.appDelete} label={t('common.delete')} danger onClick={() => void remove([row])} />
@@ -243,6 +293,7 @@ export function AppsPage() {
       />
       <AppDialog editing={editing} onClose={() => setEditing(null)} onCreated={setCredentials} />
       <SecretDialog credentials={credentials} onClose={() => setCredentials(null)} />
+      <ApiDialog app={showingApi} onClose={() => setShowingApi(null)} />
     </>
   );
 }
