@@ -341,7 +341,8 @@ async function walk(token: string, check: (route: Route, usedA: boolean, r: { st
     // A read filtered by A's id may answer B's own (empty) rows; a change or a read of one record by A's id may not succeed.
     const request = JSON.stringify([query, body]);
     const usedA = (route.method !== 'GET' || 'id' in query) && markers.some((m) => request.includes(m));
-    const r = await sut.call(route.method, route.url, { token, query, body });
+    // Spec §7's development-build `tenant` header names A: the tenant comes from the token all the same.
+    const r = await sut.call(route.method, route.url, { token, query, body, headers: { tenant: 'alpha', tenantid: 'alpha' } });
     responses.push({ route: `${route.method} ${route.url}`, body: r.body });
     check(route, usedA, r);
   }
