@@ -233,6 +233,8 @@ export function createIntake(options: IntakeOptions) {
         options.onReport?.(device, rows[rows.length - 1]!.ts);
         options.presence?.reported(device);
         await sink.write(rows);
+        // Stored: the reactors (alarm rules) and the live feed see HTTP reports as they see MQTT ones.
+        options.onStored?.(device, rows);
       }
       counters.rows += rows.length;
       return { accepted: rows.length, rejected };

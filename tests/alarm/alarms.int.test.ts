@@ -245,6 +245,16 @@ describe('alarm evaluation on live telemetry', () => {
     expect((await alarms({ deviceId, tab: 'history' })).map((a) => a.id)).toContain(before[0]!.id);
   });
 
+  it('evaluates values reported over the HTTP ingest route as it does MQTT ones', async () => {
+    const deviceId = devices['ALM-1']!.id;
+    expect(await alarms({ deviceId })).toEqual([]);
+    const posted = await sut.call('POST', '/api/iot/telemetry', {
+      body: { sn: 'ALM-1', secret: devices['ALM-1']!.secret, data: { temperature: 99 } },
+    });
+    expect(posted.status, posted.body).toBe(200);
+    await expect.poll(async () => (await alarms({ deviceId })).map((a) => a.value), { timeout: 5000 }).toEqual([99]);
+  });
+
   it('raises on a thing-model event a device reports, for a rule in event mode', async () => {
     ok(
       await sut.call('POST', '/api/iot/alarm/rule', {

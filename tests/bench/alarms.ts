@@ -82,6 +82,16 @@ export async function benchAlarms(): Promise<Figure[]> {
     if (devices.length !== DEVICES) throw new Error(`${devices.length} devices imported`);
     const intake = platform.ingest!.intake;
 
+    /** Waits until `done` answers true, at most `ms`; false when it never did. */
+    async function until(done: () => Promise<boolean>, ms: number): Promise<boolean> {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        if (await done()) return true;
+        await sleep(2);
+      }
+      return false;
+    }
+
     /** Offers samples from `workers` concurrent senders for `ms`, round-robin over the devices; answers dp/s. */
     const offer = async (ms: number, value: () => number, workers = 64) => {
       let sent = 0;
@@ -179,26 +189,29 @@ export async function benchAlarms(): Promise<Figure[]> {
       const t0 = performance.now();
       void intake.handleHttp(target, { temperature: 2000 + c });
       let raised: string | null = null;
-      while (!raised) {
+      const seen = await until(async () => {
         const row = await db.query<{ id: string }>(
           `select data->>'alarmId' as id from es_events where type = 'AlarmRaised' and data->>'deviceId' = $1 and (data->>'value')::float = $2`,
           [target.deviceId, 2000 + c],
         );
         raised = row.rows[0]?.id ?? null;
-        if (!raised) await sleep(2);
-      }
+        return raised !== null;
+      }, 10_000);
+      if (!seen || !raised) throw new Error(`crossing ${c}: no AlarmRaised within 10 s`);
       toEvent.push(performance.now() - t0);
-      for (;;) {
-        const sent = await db.query(`select 1 from notify_records where alarm_id = $1 and send_way = 'inApp' and status = 'sent'`, [
-          raised,
-        ]);
-        if (sent.rowCount > 0) break;
-        await sleep(2);
-      }
+      const alarmId: string = raised;
+      const filed = await until(
+        async () =>
+          (await db.query(`select 1 from notify_records where alarm_id = $1 and send_way = 'inApp' and status = 'sent'`, [alarmId]))
+            .rowCount > 0,
+        10_000,
+      );
+      if (!filed) throw new Error(`crossing ${c}: no in-app notification within 10 s`);
       toInbox.push(performance.now() - t0);
       // Back under the threshold: the alarm clears, and the next crossing raises a new one.
       await intake.handleHttp(target, { temperature: 20 });
-      while ((await db.query(`select 1 from claims where owner = $1`, [raised])).rowCount > 0) await sleep(2);
+      if (!(await until(async () => (await db.query(`select 1 from claims where owner = $1`, [alarmId])).rowCount === 0, 10_000)))
+        throw new Error(`crossing ${c}: not cleared within 10 s`);
     }
     background.stop = true;
     const backgroundRate = await load;

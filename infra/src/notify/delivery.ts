@@ -160,7 +160,7 @@ export function startDelivery(options: DeliveryOptions) {
           running = null;
           schedule();
         });
-    }, options.intervalMs ?? 500);
+    }, options.intervalMs ?? 200);
   }
   schedule();
 
