@@ -146,19 +146,18 @@ describe('alarm evaluation on live telemetry', () => {
   it('raises once when the value crosses the threshold, holds inside the deadband, clears beyond it', async () => {
     const client = await connect('ALM-1');
     await report(client, 'ALM-1', [70, 85, 90]);
-    const current = await alarms({ deviceId: devices['ALM-1']!.id });
-    expect(current.map((a) => [a.status, a.value])).toEqual([['active', 85]]);
+    const deviceId = devices['ALM-1']!.id;
+    await expect.poll(async () => (await alarms({ deviceId })).map((a) => [a.status, a.value])).toEqual([['active', 85]]);
     await report(client, 'ALM-1', [78, 79]);
-    expect(await alarms({ deviceId: devices['ALM-1']!.id })).toHaveLength(1);
+    expect(await alarms({ deviceId })).toHaveLength(1);
     await report(client, 'ALM-1', [74]);
-    expect(await alarms({ deviceId: devices['ALM-1']!.id })).toEqual([]);
-    const history = await alarms({ deviceId: devices['ALM-1']!.id, tab: 'history' });
+    await expect.poll(async () => alarms({ deviceId })).toEqual([]);
+    const history = await alarms({ deviceId, tab: 'history' });
     expect(history.map((a) => a.status)).toEqual(['cleared']);
     // A new crossing is a new alarm with its own id.
     await report(client, 'ALM-1', [95]);
-    const again = await alarms({ deviceId: devices['ALM-1']!.id });
-    expect(again).toHaveLength(1);
-    expect(again[0]!.id).not.toBe(history[0]!.id);
+    await expect.poll(async () => (await alarms({ deviceId })).length).toBe(1);
+    expect((await alarms({ deviceId }))[0]!.id).not.toBe(history[0]!.id);
   });
 
   it('keeps one active alarm when 16 evaluations of one device and rule race', async () => {
@@ -237,11 +236,10 @@ describe('alarm evaluation on live telemetry', () => {
       text: null,
     });
     restarted.observe(device, [row(99, 1), row(120, 2)]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await alarms({ deviceId })).map((a) => a.id)).toEqual(before.map((a) => a.id));
     restarted.observe(device, [row(20, 3)]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await alarms({ deviceId })).toEqual([]);
+    await expect.poll(async () => alarms({ deviceId })).toEqual([]);
     expect((await alarms({ deviceId, tab: 'history' })).map((a) => a.id)).toContain(before[0]!.id);
   });
 
