@@ -37,7 +37,7 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
-import { channels, routes, type AlarmEvent, type AlarmRuleEvent } from '@iot/contracts';
+import { channels, routes, type AlarmEvent, type AlarmRuleEvent, type NotifySettings } from '@iot/contracts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
@@ -102,6 +102,41 @@ function alarmHooks(db: SqlPool, live: LiveFeed, alarms: AlarmReactor | null) {
       );
     },
   });
+}
+
+/** What the notification settings screen shows of the configuration: whether and where, never a credential. */
+function notifySettingsOf(config: Config): NotifySettings {
+  const host = (url: string | undefined) => (url ? new URL(url).host : null);
+  const sms = !!(
+    config.SMS_ENDPOINT &&
+    config.SMS_ACCESS_KEY_ID &&
+    config.SMS_ACCESS_KEY_SECRET &&
+    config.SMS_SIGN_NAME &&
+    config.SMS_TEMPLATE_CODE
+  );
+  return {
+    channels: [
+      { kind: 'email', configured: !!config.SMTP_URL, target: host(config.SMTP_URL), variables: ['SMTP_URL', 'SMTP_FROM'] },
+      {
+        kind: 'sms',
+        configured: sms,
+        target: host(config.SMS_ENDPOINT),
+        variables: ['SMS_ENDPOINT', 'SMS_ACCESS_KEY_ID', 'SMS_ACCESS_KEY_SECRET', 'SMS_SIGN_NAME', 'SMS_TEMPLATE_CODE'],
+      },
+      { kind: 'wechat', configured: !!config.WECOM_WEBHOOK, target: host(config.WECOM_WEBHOOK), variables: ['WECOM_WEBHOOK'] },
+      {
+        kind: 'dingtalk',
+        configured: !!config.DINGTALK_WEBHOOK,
+        target: host(config.DINGTALK_WEBHOOK),
+        variables: ['DINGTALK_WEBHOOK', 'DINGTALK_SECRET'],
+      },
+      { kind: 'inApp', configured: true, target: null, variables: [] },
+    ],
+    tenantPerMinute: config.NOTIFY_TENANT_PER_MIN,
+    contactPerMinute: config.NOTIFY_CONTACT_PER_MIN,
+    retryMs: config.NOTIFY_RETRY_MS,
+    ticketReminderMin: config.TICKET_REMINDER_MIN,
+  };
 }
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
@@ -386,6 +421,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         timeseries,
         intake: intakePort,
         link: ingest?.link ?? null,
+        notifySettings: notifySettingsOf(config),
       };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       const principals = createPrincipalCache(db, store, watch);

@@ -403,6 +403,14 @@ describe('notifications', () => {
     expect(mails.slice(sent)).toHaveLength(2);
   });
 
+  it('shows which channels are configured and where, never their credentials', async () => {
+    const settings = ok(await sut.call('GET', '/api/iot/notifySettings', { token }));
+    const email = settings.channels.find((c: { kind: string }) => c.kind === 'email');
+    expect(email).toMatchObject({ configured: true, target: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    expect(settings.channels.find((c: { kind: string }) => c.kind === 'sms')).toMatchObject({ configured: false, target: null });
+    expect(settings).toMatchObject({ contactPerMinute: 3, retryMs: 20 });
+  });
+
   it('caps a storm per recipient and minute, and sends one summary for what it held back', async () => {
     await sut.db.pool.query('delete from notify_records');
     const sent = mails.length;

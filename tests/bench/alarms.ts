@@ -266,9 +266,14 @@ export async function benchAlarms(): Promise<Figure[]> {
     const rss0 = process.memoryUsage().rss;
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-    const activeBefore = (
-      await db.query<{ n: number }>(`select count(*)::int as n from claims where scope = $1`, [`alarm:active:${TENANT}`])
-    ).rows[0]!.n;
+    // Recorded means the AlarmRaised event is in the log (a claim alone is taken before the append).
+    const raisedEvents = async () =>
+      (
+        await db.query<{ n: number }>(`select count(*)::int as n from es_events where type = 'AlarmRaised' and stream_name like $1`, [
+          `alarm-${TENANT}.%`,
+        ])
+      ).rows[0]!.n;
+    const raisedBefore = await raisedEvents();
     const t0 = performance.now();
     // Every device crosses within one second.
     await Promise.all(
@@ -277,22 +282,19 @@ export async function benchAlarms(): Promise<Figure[]> {
       }),
     );
     const offered = (performance.now() - t0) / 1000;
-    for (;;) {
-      const n = (await db.query<{ n: number }>(`select count(*)::int as n from claims where scope = $1`, [`alarm:active:${TENANT}`]))
-        .rows[0]!.n;
-      if (n - activeBefore >= DEVICES - 1 || performance.now() - t0 > 300_000) break;
-      await sleep(50);
-    }
+    // Device 0 may still hold its alarm from the latency run: 9,999 or 10,000 new ones.
+    await until(async () => (await raisedEvents()) - raisedBefore >= DEVICES - 1, 300_000);
     const recordedSeconds = (performance.now() - t0) / 1000;
     // The read models and the notification reactor then work through 10,000 alarms: how long is reported too.
     await platform.runner.catchUp(600_000);
     const projectedSeconds = (performance.now() - t0) / 1000;
     await platform.delivery!.drain();
     clearInterval(sampler);
-    const raisedTotal = (
-      await db.query<{ n: number }>(`select count(*)::int as n from claims where scope = $1`, [`alarm:active:${TENANT}`])
+    const raisedTotal = (await raisedEvents()) - raisedBefore;
+    const notifications = (await db.query<{ n: number }>(`select count(*)::int as n from notify_records where status = 'sent'`)).rows[0]!.n;
+    const heldBack = (
+      await db.query<{ n: number }>(`select coalesce(sum(suppressed), 0)::int as n from notify_storm where tenant_id = $1`, [TENANT])
     ).rows[0]!.n;
-    const notifications = (await db.query<{ n: number }>(`select count(*)::int as n from notify_records`)).rows[0]!.n;
     figures.push({
       bench: 'alarm-storm',
       value: Number(recordedSeconds.toFixed(2)),
@@ -301,8 +303,9 @@ export async function benchAlarms(): Promise<Figure[]> {
       limit_of: 'goal',
       offered_in_s: Number(offered.toFixed(2)),
       read_models_caught_up_in_s: Number(projectedSeconds.toFixed(1)),
-      active_alarms: raisedTotal,
+      alarms_recorded: raisedTotal,
       notifications_sent: notifications,
+      notifications_held_back_for_one_summary: heldBack,
       peak_rss_growth_mb: Math.round((peak - rss0) / 2 ** 20),
       peak_rss_mb: Math.round(peak / 2 ** 20),
     });

@@ -354,3 +354,23 @@ export const notifyRecordFilters = {
   sn: z.string().trim().max(64).optional(),
   alarmId: entityId.optional(),
 };
+
+// ---------------------------------------------------------------- notification settings (spec §2)
+/** How notifications leave the platform: which channels are configured (never their credentials), and the caps. */
+export const notifySettings = z.object({
+  channels: z.array(
+    z.object({
+      kind: z.enum(['email', 'sms', 'wechat', 'dingtalk', 'inApp']),
+      configured: z.boolean(),
+      /** Where it goes (an SMTP host, an SMS endpoint host), never a password or key. */
+      target: z.string().nullable(),
+      /** The environment variables that configure it. */
+      variables: z.array(z.string()),
+    }),
+  ),
+  tenantPerMinute: z.number().int(),
+  contactPerMinute: z.number().int(),
+  retryMs: z.number().int(),
+  ticketReminderMin: z.number().int(),
+});
+export type NotifySettings = z.infer<typeof notifySettings>;

@@ -26,6 +26,7 @@ export const alarmPerm = {
   recordList: 'alarm:notifyRecords:list',
   recordRead: 'alarm:notifyRecords:read',
   recordRetry: 'alarm:notifyRecords:retry',
+  settingsList: 'alarm:notifySettings:list',
 } as const;
 
 /** At most one active alarm per (device, rule): the claim's scope, its key `<deviceId>:<ruleId>`, owned by the alarm. */

@@ -27,6 +27,7 @@ import {
   notifyRecordFilters,
   notifyRecordRow,
   notifyRecordSortable,
+  notifySettings,
   notifyTemplateFields,
   notifyTemplateRow,
   notifyTemplateSortable,
@@ -316,6 +317,15 @@ export const alarmRoutes = {
     reads: ['notify'],
   }),
 
+  'notify.settings': route({
+    method: 'GET',
+    path: '/api/iot/notifySettings',
+    permission: p.settingsList,
+    tag: 'notifyRecord',
+    summary: 'Notification settings: which channels are configured (never their credentials), the storm caps, retries and reminders',
+    response: notifySettings,
+    reads: [],
+  }),
   'notifyRecord.list': route({
     method: 'GET',
     path: '/api/iot/notifyRecord',

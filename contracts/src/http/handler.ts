@@ -8,6 +8,7 @@ import type { DeviceIntakePort } from '../ports/intake.ts';
 import type { DeviceLinkPort } from '../ports/device-link.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { Principal } from './principal.ts';
+import type { NotifySettings } from '../alarm/model.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
 
 /** The ports a handler works with: never an engine's own client (ARCHITECTURE.md "Ports and adapters"). */
@@ -26,6 +27,8 @@ export interface Ports {
   intake: DeviceIntakePort | null;
   /** The downlink to devices (null in a process without a broker). */
   link: DeviceLinkPort | null;
+  /** How notifications are configured in this process (read-only; credentials never included). */
+  notifySettings?: NotifySettings;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

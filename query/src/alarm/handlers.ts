@@ -1,4 +1,4 @@
-import { renderTemplate, sampleValues, type AlarmRoutes, type AlarmRow } from '@iot/contracts';
+import { DomainError, renderTemplate, sampleValues, type AlarmRoutes, type AlarmRow } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
 import { csvAnswer } from '../shared/csv.ts';
@@ -119,7 +119,8 @@ type AlarmReads =
   | 'notifyTemplate.preview'
   | 'notifyConfig.list'
   | 'notifyRecord.list'
-  | 'notifyRecord.unread';
+  | 'notifyRecord.unread'
+  | 'notify.settings';
 
 /** Reads of the fault-alarm screens (issue 12). */
 export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
@@ -265,6 +266,11 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
     if (q.alarmId) spec.where.push(`alarm_id = ${param(spec.params, q.alarmId)}`);
     return pageOf(ctx.ports.db, q, spec, recordRow);
+  },
+
+  async 'notify.settings'(_input, ctx) {
+    if (!ctx.ports.notifySettings) throw new DomainError('NOT_FOUND');
+    return ctx.ports.notifySettings;
   },
 
   async 'notifyRecord.unread'(_input, ctx) {

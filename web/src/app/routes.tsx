@@ -40,6 +40,7 @@ const ContactsPage = page(() => import('../alarm/NotifyPages.tsx'), 'ContactsPag
 const NotifyTemplatesPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyTemplatesPage');
 const NotifyConfigsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyConfigsPage');
 const NotifyRecordsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyRecordsPage');
+const NotifySettingsPage = page(() => import('../alarm/NotifySettingsPage.tsx'), 'NotifySettingsPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -68,6 +69,7 @@ export const screens: Record<string, ComponentType> = {
   '/alarm/notifyTemplates': NotifyTemplatesPage,
   '/alarm/notifyConfigs': NotifyConfigsPage,
   '/alarm/notifyRecords': NotifyRecordsPage,
+  '/alarm/notifySettings': NotifySettingsPage,
 };
 
 function RequireAuth() {
