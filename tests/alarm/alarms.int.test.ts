@@ -403,6 +403,54 @@ describe('notifications', () => {
     expect(mails.slice(sent)).toHaveLength(2);
   });
 
+  it('notifies an alarm pushed at an interval again each interval while it stays active, and not once cleared', async () => {
+    const { store, db } = sut.platform.context;
+    const deviceId = devices['ALM-4']!.id;
+    const { alarmId } = await raiseAlarm(
+      { store, db },
+      {
+        ruleId: null,
+        ruleName: 'pushed',
+        deviceId,
+        variable: 'temperature',
+        type: 'device',
+        category: null,
+        mode: null,
+        level: 4,
+        trigger: 'manual',
+        threshold: null,
+        value: 120,
+        text: null,
+        at: new Date().toISOString(),
+        faultFlag: true,
+        cause: null,
+        suggestion: null,
+        push: 'interval',
+        pushIntervalMin: 5,
+      },
+      { tenantId: 'romeo', actor: { kind: 'system', id: 'test' }, idempotencyKey: 'interval-push' },
+    );
+    await sut.platform.runner.catchUp();
+    await sut.platform.delivery!.drain();
+    const count = async () =>
+      (await db.query<{ n: number }>(`select count(*)::int as n from notify_records where alarm_id = $1 and status = 'sent'`, [alarmId]))
+        .rows[0]!.n;
+    // Email to the two contacts and the in-app inbox.
+    const first = 3;
+    await expect.poll(count).toBe(first);
+    await sut.platform.delivery!.drain();
+    expect(await count()).toBe(first);
+    // Eleven minutes later, still active: the interval has passed twice, and one more round goes out.
+    await sut.db.pool.query(`update rm_alarms set raised_at = raised_at - interval '11 minutes' where id = $1`, [alarmId]);
+    await sut.platform.delivery!.drain();
+    await expect.poll(count).toBe(2 * first);
+    ok(await sut.call('POST', '/api/iot/alarm/clear', { token, body: { ids: [alarmId] } }));
+    await sut.platform.runner.catchUp();
+    await sut.db.pool.query(`update rm_alarms set raised_at = raised_at - interval '30 minutes' where id = $1`, [alarmId]);
+    await sut.platform.delivery!.drain();
+    expect(await count()).toBe(2 * first);
+  });
+
   it('shows which channels are configured and where, never their credentials', async () => {
     const settings = ok(await sut.call('GET', '/api/iot/notifySettings', { token }));
     const email = settings.channels.find((c: { kind: string }) => c.kind === 'email');
