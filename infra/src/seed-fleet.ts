@@ -1,5 +1,6 @@
 import { deviceSnScope, productCodeScope, type NodeType, type ProductFields, type ThingFunctionIn } from '@iot/contracts';
 import {
+  ALARM_CATEGORY_DICT,
   alarmRuleFields,
   contactFields,
   notifyConfigFields,
@@ -8,6 +9,8 @@ import {
   thingFunction,
 } from '@iot/contracts';
 import { alarmRuleDecider, alarmRuleStream } from '@iot/command/alarm/rule.ts';
+import { dictDecider, dictStream } from '@iot/command/dict/decide.ts';
+import { dictCodeClaim } from '@iot/command/dict/codes.ts';
 import {
   contactDecider,
   contactStream,
@@ -347,6 +350,46 @@ export async function seedDemoAlarms(context: AppContext, tenantId: string): Pro
       { ...seed, idempotencyKey: `demo-alarm-rule:${r.key}` },
     );
   }
+  // Alarm categories are a dictionary the tenant edits (system → dictionaries); the rule editor picks from it.
+  const dictId = idOf('demo-dict:alarm-category');
+  await claimExisting(context.db, [dictCodeClaim(tenantId, ALARM_CATEGORY_DICT, dictId)]);
+  await handleCommand(
+    context.store,
+    dictDecider,
+    dictStream(tenantId, dictId),
+    {
+      type: 'CreateDictType',
+      typeId: dictId,
+      code: ALARM_CATEGORY_DICT,
+      name: '告警类别',
+      status: 'enabled',
+      remark: null,
+      codeTaken: false,
+    },
+    { ...seed, idempotencyKey: 'demo-dict:alarm-category' },
+  );
+  for (const [sort, [value, label]] of [
+    ['environment', '环境'],
+    ['electrical', '电气'],
+    ['equipment', '设备故障'],
+    ['communication', '通讯'],
+  ].entries())
+    await handleCommand(
+      context.store,
+      dictDecider,
+      dictStream(tenantId, dictId),
+      {
+        type: 'AddDictItem',
+        typeId: dictId,
+        itemId: idOf(`demo-dict-item:${value}`),
+        label: label!,
+        value: value!,
+        sort,
+        status: 'enabled',
+        remark: null,
+      },
+      { ...seed, idempotencyKey: `demo-dict-item:${value}` },
+    );
   const contactId = idOf('demo-contact:duty');
   await handleCommand(
     context.store,

@@ -3,7 +3,17 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
-import { alarmModes, alarmPerm, alarmPush, alarmRuleFields, alarmTypes, comparisonOperators, routes, ruleTriggers } from '@iot/contracts';
+import {
+  ALARM_CATEGORY_DICT,
+  alarmModes,
+  alarmPerm,
+  alarmPush,
+  alarmRuleFields,
+  alarmTypes,
+  comparisonOperators,
+  routes,
+  ruleTriggers,
+} from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
 import { crudActions, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
@@ -83,6 +93,17 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
         label: `${d.name} (${d.sn})`,
       })),
   });
+  // Categories are the tenant's dictionary `alarm_category` (system → dictionaries); without one, free text.
+  const categories = useQuery({
+    queryKey: ['dicts', 'items', ALARM_CATEGORY_DICT],
+    enabled: editing !== null,
+    queryFn: async () =>
+      (
+        await callRoute('dict.items', { query: { code: ALARM_CATEGORY_DICT, pageSize: 200 } }, { noRedirect: true }).catch(() => ({
+          rows: [],
+        }))
+      ).rows.map((i) => ({ value: i.value, label: i.label })),
+  });
   const variables = (product.data?.functions ?? [])
     .filter((f) => (v.mode === 'event' ? f.type === 'event' : f.type === 'property'))
     .map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }));
@@ -160,7 +181,7 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
         {v.mode === 'crossBoth' && select('lowOperator', t('alarm.lowOperator'), options('alarm.operators', comparisonOperators))}
         {v.mode === 'crossBoth' && text('lowThreshold', t('alarm.lowThreshold'), true, 'number')}
         {select('level', t('alarm.level'), options('alarm.levels', [1, 2, 3, 4, 5]), true)}
-        {text('category', t('alarm.category'))}
+        {categories.data?.length ? select('category', t('alarm.category'), categories.data) : text('category', t('alarm.category'))}
         {select('trigger', t('alarm.trigger'), options('alarm.triggers', ruleTriggers))}
         {select('push', t('alarm.push'), options('alarm.pushes', alarmPush))}
         {v.push === 'interval' && text('pushIntervalMin', t('alarm.pushIntervalMin'), true, 'number')}
