@@ -91,7 +91,7 @@ export async function benchIngest(): Promise<Figure[]> {
 
     // The bare pipeline: hook -> JSON.parse -> batch -> chDB, on the same chDB, its own table.
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
-    const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare');
+    const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare', false);
     await bareStore.migrate();
     await bare.onMessage('devices/+/telemetry', async (message) => {
       const deviceId = message.topic.split('/')[1]!;

@@ -13,7 +13,7 @@ import type {
   TimeSeriesHealth,
   TimeSeriesStore,
 } from './port.ts';
-import { TELEMETRY_TABLE, telemetryTableDdl } from './schema.ts';
+import { rollupSelect, rollupTableDdl, rollups, TELEMETRY_TABLE, telemetryTableDdl, type Rollup } from './schema.ts';
 
 /** A history page larger than this is an export, not a page: stream it elsewhere. */
 export const MAX_HISTORY_LIMIT = 10_000;
@@ -57,6 +57,69 @@ const fold: Record<AggregateFn, string> = {
   diff: 'argMax(value, ts) - argMin(value, ts)',
 };
 
+/** The statistics a rollup keeps, folded from its states. */
+type RollupFn = 'avg' | 'sum' | 'max' | 'min' | 'count' | 'first' | 'last' | 'diff';
+const foldRollup: Record<RollupFn, string> = {
+  avg: 'avgMerge(avg_s)',
+  sum: 'sum(sum_s)',
+  max: 'max(max_s)',
+  min: 'min(min_s)',
+  count: 'sum(cnt_s)',
+  first: 'argMinMerge(first_s)',
+  last: 'argMaxMerge(last_s)',
+  diff: 'argMaxMerge(last_s) - argMinMerge(first_s)',
+};
+const bucketMinutes: Record<HistoryBucket, number> = {
+  '10m': 10,
+  '15m': 15,
+  '30m': 30,
+  '1h': 60,
+  '12h': 720,
+  '1d': 1440,
+  '1w': 10080,
+  '1M': 43200,
+};
+
+/** Minutes east of UTC of a time zone at an instant. */
+function offsetMinutes(timeZone: string, at: Date): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+  })
+    .formatToParts(at)
+    .reduce<Record<string, number>>((acc, p) => (p.type === 'literal' ? acc : { ...acc, [p.type]: Number(p.value) }), {});
+  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
+  return Math.round((local - Math.floor(at.getTime() / 60_000) * 60_000) / 60_000);
+}
+
+/**
+ * The rollup that answers a statistic exactly, or null for the raw table: the statistic must be one the
+ * rollup keeps, the range must start and end on the rollup's step, and the query's buckets (in its time zone)
+ * must be whole rollup buckets: the hourly one only where the zone's offset is whole hours over the range.
+ */
+function rollupFor(query: AggregateQuery): Rollup | null {
+  if (!(query.fn in foldRollup)) return null;
+  const tz = query.timeZone ?? 'UTC';
+  for (const rollup of [...rollups].reverse()) {
+    const stepMin = rollup.stepMs / 60_000;
+    if (bucketMinutes[query.bucket] < stepMin || bucketMinutes[query.bucket] % stepMin !== 0) continue;
+    if (query.from.getTime() % rollup.stepMs !== 0 || query.to.getTime() % rollup.stepMs !== 0) continue;
+    let zone: number[];
+    try {
+      zone = [offsetMinutes(tz, query.from), offsetMinutes(tz, query.to)];
+    } catch {
+      return null;
+    }
+    if (zone.every((m) => m % stepMin === 0)) return rollup;
+  }
+  return null;
+}
+
 const inRange = `tenant_id = {tenantId:String}
   AND ts >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC')
   AND ts < fromUnixTimestamp64Milli({toMs:Int64}, 'UTC')`;
@@ -74,12 +137,26 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     readonly client: ClickHouseClient,
     readonly engine: 'chdb' | 'clickhouse',
     readonly table: string = TELEMETRY_TABLE,
+    /** The 5-minute and hourly rollups (off for a benchmark's bare table). */
+    private readonly withRollups = true,
   ) {
     this.writes = new WriteBatcher((rows) => this.insertDbRows(rows), MAX_ROWS_PER_INSERT);
   }
 
   async migrate(): Promise<void> {
     await this.client.command({ query: telemetryTableDdl(this.table) });
+    if (!this.withRollups) return;
+    for (const rollup of rollups) {
+      const target = `${this.table}_${rollup.suffix}`;
+      const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
+      if (Number(exists[0]?.result ?? 0) === 1) continue;
+      await this.client.command({ query: rollupTableDdl(this.table, rollup) });
+      // Rows stored before the rollup existed (an upgraded deployment): folded in once, before inserts resume.
+      await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup)}` });
+      await this.client.command({
+        query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${rollupSelect(this.table, rollup)}`,
+      });
+    }
   }
 
   insertTelemetry(rows: TelemetryRow[]): Promise<void> {
@@ -122,26 +199,35 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     this.assertOpen();
     const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
     if (query.deviceIds?.length === 0) return [];
+    const rollup = this.withRollups ? rollupFor(query) : null;
     // The result alias must not be `value`: ClickHouse resolves aliases in WHERE, too.
-    const rows = await this.select<{
-      device_id: string;
-      bucket_s: string | number;
-      folded: number | null;
-    }>(
-      `SELECT device_id,
+    const sql = rollup
+      ? `SELECT device_id,
+                toUnixTimestamp(toDateTime(${bucketStart[query.bucket].replaceAll('(ts,', '(bucket,')}, {tz:String})) AS bucket_s,
+                toFloat64(${foldRollup[query.fn as RollupFn]}) AS folded
+         FROM ${this.table}_${rollup.suffix}
+         WHERE tenant_id = {tenantId:String}
+           AND bucket >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
+           AND variable = {variable:String} ${byDevice}
+         GROUP BY device_id, bucket_s
+         ORDER BY device_id, bucket_s`
+      : `SELECT device_id,
               toUnixTimestamp(toDateTime(${bucketStart[query.bucket]}, {tz:String})) AS bucket_s,
               toFloat64(${fold[query.fn]}) AS folded
        FROM ${this.table}
        WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
        GROUP BY device_id, bucket_s
-       ORDER BY device_id, bucket_s`,
-      {
-        ...rangeParams(query.tenantId, query.from, query.to),
-        variable: query.variable,
-        tz: query.timeZone ?? 'UTC',
-        ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
-      },
-    );
+       ORDER BY device_id, bucket_s`;
+    const rows = await this.select<{
+      device_id: string;
+      bucket_s: string | number;
+      folded: number | null;
+    }>(sql, {
+      ...rangeParams(query.tenantId, query.from, query.to),
+      variable: query.variable,
+      tz: query.timeZone ?? 'UTC',
+      ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
+    });
     return rows.map((row) => ({
       deviceId: row.device_id,
       bucket: new Date(Number(row.bucket_s) * 1000),
