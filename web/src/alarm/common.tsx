@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { channels } from '@iot/contracts';
 import { notice } from '../ui/feedback.tsx';
+import { channelUrl } from '../api/client.ts';
 
 const levelColours = ['gray', 'gray', 'blue', 'amber', 'orange', 'red'] as const;
 
@@ -21,7 +22,7 @@ export function LevelBadge({ level }: { level: number }) {
 export function useAlarmFeed(queryKeys: string[]) {
   const queryClient = useQueryClient();
   useEffect(() => {
-    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['alarm.live'].path}`);
+    const socket = new WebSocket(channelUrl(channels['alarm.live'].path));
     let timer: ReturnType<typeof setTimeout> | null = null;
     socket.onmessage = () => {
       // A burst of alarms refreshes once.

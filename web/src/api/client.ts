@@ -5,6 +5,13 @@ import { session, STATION_KEY } from './session.ts';
 
 export { STATION_KEY };
 
+/** The websocket address of a channel of the route table, with the current group (spec §6) narrowing group-scoped feeds. */
+export function channelUrl(path: string, params: Record<string, string> = {}): string {
+  const station = localStorage.getItem(STATION_KEY);
+  const query = new URLSearchParams({ ...params, ...(station ? { stationId: station } : {}) }).toString();
+  return `${location.origin.replace(/^http/, 'ws')}${path}${query ? `?${query}` : ''}`;
+}
+
 /** A failed call: `msg` is already in the user's language (from the server, or our own fallback). */
 export class ApiError extends Error {
   constructor(

@@ -6,7 +6,7 @@ import { Badge, Button, Callout, Code, Dialog, Flex, Progress, Table, Tabs, Text
 import { IMPORT_MAX_BYTES, deviceCreateBody, deviceUpdateBody, type DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { channels, routes } from '@iot/contracts';
-import { callRoute, messageOf } from '../api/client.ts';
+import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
@@ -201,7 +201,7 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
     setBusy(true);
     setError(null);
     const jobId = `web${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['device.import'].path}`);
+    const socket = new WebSocket(channelUrl(channels['device.import'].path));
     socket.onmessage = (m) => {
       const p = JSON.parse(String(m.data)) as { jobId: string; rows: number; bytes: number; done: boolean };
       if (p.jobId === jobId) setProgress(p);
@@ -309,7 +309,7 @@ function LiveValues({ id }: { id: string }) {
   const latest = useQuery({ queryKey: ['latest', id], queryFn: () => callRoute('telemetry.latest', { query: { id } }) });
   const [live, setLive] = useState<Record<string, { value: number | null; text: string | null; ts: string }>>({});
   useEffect(() => {
-    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['telemetry.live'].path}?deviceIds=${id}`);
+    const socket = new WebSocket(channelUrl(channels['telemetry.live'].path, { deviceIds: id }));
     socket.onmessage = (m) => {
       const v = JSON.parse(String(m.data)) as { variable: string; value: number | null; text: string | null; ts: string };
       setLive((old) => ({ ...old, [v.variable]: v }));

@@ -6,7 +6,7 @@ import { Badge, Box, Button, Flex, IconButton, Popover, Text } from '@radix-ui/t
 import { BellIcon } from '@radix-ui/react-icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { alarmPerm, channels } from '@iot/contracts';
-import { callRoute } from '../api/client.ts';
+import { callRoute, channelUrl } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { formatDate } from '../ui/format.ts';
@@ -28,7 +28,7 @@ export function Bell() {
   });
   useEffect(() => {
     if (!allowed) return;
-    const socket = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${channels['inbox.live'].path}`);
+    const socket = new WebSocket(channelUrl(channels['inbox.live'].path));
     socket.onmessage = () => void queryClient.invalidateQueries({ queryKey: [INBOX] });
     return () => socket.close();
   }, [allowed, queryClient]);
