@@ -50,8 +50,20 @@ ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(bucket)
 ORDER BY (tenant_id, device_id, variable, bucket)`;
 
-/** What the materialized view (and the one-time backfill of rows stored before the rollup existed) selects. */
-export const rollupSelect = (table: string, rollup: Rollup): string => `
+/**
+ * What the materialized view (and the one-time backfill of rows stored before the rollup existed) selects:
+ * the 5-minute rollup from the raw samples, the hourly one from the 5-minute rows (chained, so that each
+ * insert groups the raw samples once).
+ */
+export const rollupSelect = (table: string, rollup: Rollup): string =>
+  rollup.suffix === '1h'
+    ? `
+SELECT tenant_id, device_id, variable, toStartOfHour(bucket) AS bucket,
+       avgMergeState(avg_s) AS avg_s, sum(sum_s) AS sum_s, min(min_s) AS min_s, max(max_s) AS max_s, sum(cnt_s) AS cnt_s,
+       argMinMergeState(first_s) AS first_s, argMaxMergeState(last_s) AS last_s
+FROM ${table}_5m
+GROUP BY tenant_id, device_id, variable, bucket`
+    : `
 SELECT tenant_id, device_id, variable, ${rollup.start} AS bucket,
        avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s, max(v) AS max_s, count() AS cnt_s,
        argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
