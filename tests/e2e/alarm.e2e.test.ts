@@ -1,46 +1,18 @@
-import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { loadConfig } from '@iot/infra/config.ts';
-import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
-import { freePort } from '../harness/free-port.ts';
-import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
-const WEB_DIST = path.resolve('web/dist');
+import type { Page } from 'playwright-core';
+import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
 
 /**
  * Fault alarms as an operator uses them (issue 12): a rule made in the settings editor, faults entered by
  * hand (the incomplete row confirmed), an alarm processed with a note, and the notification in the bell.
  */
 describe('fault alarms in a real browser', () => {
-  let db: TestDatabase;
-  let platform: Platform;
-  let browser: Browser;
+  let sut: BrowserPlatform;
   let base: string;
-  let dataDir: string;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
-    db = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'alarm-e2e-'));
-    platform = await startPlatform(
-      loadConfig({
-        ...process.env,
-        ADMIN_PASSWORD: 'admin123',
-        DATA_DIR: dataDir,
-        DATABASE_URL: db.url,
-        MQTT_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
-      { port: 0, staticDir: WEB_DIST, seedDemo: false },
-    );
-    await seedDemoTenant(platform.context, { id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' });
-    base = platform.url!;
+    sut = await startBrowserPlatform({ id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' });
+    base = sut.base;
     // A product with a temperature property, one device, a contact, a template and an in-app configuration, over the API.
     const login = await fetch(`${base}/api/auth/login`, {
       method: 'POST',
@@ -73,7 +45,7 @@ describe('fault alarms in a real browser', () => {
       subject: 'Alarm on {{device}}',
       content: '{{device}} {{variable}}',
     });
-    await platform.runner.catchUp();
+    await sut.platform.runner.catchUp();
     await call('POST', '/api/iot/notifyConfig', {
       name: 'inbox',
       source: 'alarm',
@@ -82,28 +54,11 @@ describe('fault alarms in a real browser', () => {
       sendWays: ['inApp'],
       contactIds: [contactId],
     });
-    await platform.runner.catchUp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    await sut.platform.runner.catchUp();
   }, 120_000);
+  afterAll(async () => sut?.stop());
 
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.stop();
-    await db?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function operator(lang: 'en' | 'zh' = 'en'): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    await page.addInitScript(`localStorage.setItem('lang', '${lang}')`);
-    await page.goto(`${base}/login`);
-    await page.fill('input[name=account]', 'xrayAdmin');
-    await page.fill('input[name=password]', 'Xray#pw1');
-    await page.click('[data-testid=agreement]');
-    await page.click('button[type=submit]');
-    await page.waitForURL('**/index');
-    return page;
-  }
+  const operator = (lang: 'en' | 'zh' = 'en') => sut.loggedIn({ lang, account: 'xrayAdmin', password: 'Xray#pw1' });
   const dialog = (page: Page) => page.getByRole('dialog').last();
   const pick = async (page: Page, name: string, option: string | RegExp) => {
     await dialog(page).getByRole('combobox', { name }).click();
@@ -153,7 +108,6 @@ describe('fault alarms in a real browser', () => {
     await expect.poll(() => page.getByTestId('bell-count').textContent(), { timeout: 10_000 }).toBe('2');
     await page.getByTestId('bell').click();
     await expect.poll(() => page.getByText('Alarm on chiller one').count()).toBe(2);
-    await page.screenshot({ path: path.join(dataDir, 'alarms.png') });
     await page.context().close();
   });
 

@@ -1,19 +1,8 @@
-import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { loadConfig } from '@iot/infra/config.ts';
-import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
-import { freePort } from '../harness/free-port.ts';
-import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
-const WEB_DIST = path.resolve('web/dist');
-
-if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
+import type { Page } from 'playwright-core';
+import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
 
 /**
  * Device management as a new operator uses it (issue 10 "Done when"): a product with a thing model made and
@@ -21,51 +10,17 @@ if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .
  * edited, and its timeline and as-of showing who changed what and what it looked like before.
  */
 describe('device management in a real browser', () => {
-  let db: TestDatabase;
-  let platform: Platform;
-  let browser: Browser;
+  let sut: BrowserPlatform;
   let base: string;
   let dataDir: string;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
-    db = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'fleet-e2e-'));
-    platform = await startPlatform(
-      loadConfig({
-        ...process.env,
-        ADMIN_PASSWORD: 'admin123',
-        DATA_DIR: dataDir,
-        DATABASE_URL: db.url,
-        MQTT_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
-      { port: 0, staticDir: WEB_DIST, seedDemo: false },
-    );
-    await seedDemoTenant(platform.context, { id: 'uniform', name: 'uniformCo', adminUsername: 'uniformAdmin', adminPassword: 'Uniform#1' });
-    base = platform.url!;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    sut = await startBrowserPlatform({ id: 'uniform', name: 'uniformCo', adminUsername: 'uniformAdmin', adminPassword: 'Uniform#1' });
+    ({ base, dataDir } = sut);
   }, 120_000);
+  afterAll(async () => sut?.stop());
 
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.stop();
-    await db?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function operator(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-    const page = await context.newPage();
-    await page.addInitScript("localStorage.setItem('lang', 'en')");
-    await page.goto(`${base}/login`);
-    await page.fill('input[name=account]', 'uniformAdmin');
-    await page.fill('input[name=password]', 'Uniform#1');
-    await page.click('[data-testid=agreement]');
-    await page.click('button[type=submit]');
-    await page.waitForURL('**/index');
-    return page;
-  }
+  const operator = () => sut.loggedIn({ lang: 'en', account: 'uniformAdmin', password: 'Uniform#1' });
   const dialog = (page: Page) => page.getByRole('dialog').last();
 
   it('creates a product with a thing model, publishes it, and exports the model as JSON', async () => {
@@ -148,7 +103,7 @@ describe('device management in a real browser', () => {
     await page.getByLabel('Instant').fill(local);
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await expect.poll(() => page.getByTestId('as-of').textContent()).toContain('boiler 42');
-    await page.screenshot({ path: path.join(tmpdir(), 'fleet-timeline.png') });
+    await page.screenshot({ path: path.join(dataDir, 'fleet-timeline.png') });
     await page.context().close();
   }, 120_000);
 

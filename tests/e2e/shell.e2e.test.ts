@@ -1,64 +1,23 @@
-import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { loadConfig } from '@iot/infra/config.ts';
-import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
-import { freePort } from '../harness/free-port.ts';
-import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const WEB_DIST = path.resolve('web/dist');
-if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
+import type { Browser, Page } from 'playwright-core';
+import type { Platform } from '@iot/infra/platform.ts';
+import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
 
 /** Defects of the admin shell found clicking through it (issue 9 "Admin screens"), each held by a test. */
 describe('admin shell in a real browser', () => {
-  let db: TestDatabase;
+  let sut: BrowserPlatform;
   let platform: Platform;
   let browser: Browser;
   let base: string;
-  let dataDir: string;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
-    db = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'shell-e2e-'));
-    platform = await startPlatform(
-      loadConfig({
-        ...process.env,
-        ADMIN_PASSWORD: 'admin123',
-        DATA_DIR: dataDir,
-        DATABASE_URL: db.url,
-        MQTT_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
-      { port: 0, staticDir: WEB_DIST, seedDemo: false },
-    );
-    await seedDemoTenant(platform.context, { id: 'victor', name: 'victorCo', adminUsername: 'victorAdmin', adminPassword: 'Victor#1' });
-    base = platform.url!;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    sut = await startBrowserPlatform({ id: 'victor', name: 'victorCo', adminUsername: 'victorAdmin', adminPassword: 'Victor#1' });
+    ({ platform, browser, base } = sut);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.stop();
-    await db?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => sut?.stop());
 
-  async function loggedIn(lang: 'zh' | 'en', then: string, account = 'victorAdmin', password = 'Victor#1'): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.addInitScript(`localStorage.setItem('lang', '${lang}')`);
-    await page.goto(`${base}${then}`);
-    await page.waitForURL('**/login**');
-    await page.fill('input[name=account]', account);
-    await page.fill('input[name=password]', password);
-    await page.click('[data-testid=agreement]');
-    await page.click('button[type=submit]');
-    await page.waitForURL(`**${then}`);
-    return page;
-  }
+  const loggedIn = (lang: 'zh' | 'en', then: string, account = 'victorAdmin', password = 'Victor#1'): Promise<Page> =>
+    sut.loggedIn({ lang, then, account, password, viewport: { width: 1280, height: 800 } });
 
   it('opens the sidebar on the area of a deep link, and names the tab in the language', async () => {
     const page = await loggedIn('en', '/system/role');
