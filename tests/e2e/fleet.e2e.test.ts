@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { DeviceRef } from '@iot/ingest/registry.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
 
 /**
@@ -104,6 +105,27 @@ describe('device management in a real browser', () => {
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await expect.poll(() => page.getByTestId('as-of').textContent()).toContain('boiler 42');
     await page.screenshot({ path: path.join(dataDir, 'fleet-timeline.png') });
+    await page.context().close();
+  }, 120_000);
+
+  it('lists what the intake refused in the dead letters dialog, filtered by SN', async () => {
+    const { db } = sut.platform.context;
+    const device = (
+      await db.query<DeviceRef>(
+        `select id as "deviceId", tenant_id as "tenantId", sn, name, product_id as "productId", model_version as "modelVersion",
+           node_type as "nodeType", gateway_id as "gatewayId", group_id as "groupId" from rm_devices where tenant_id = 'uniform' and sn = 'BOILER-00007'`,
+      )
+    ).rows[0]!;
+    await sut.platform.ingest!.intake.handleHttp(device, { temperature: 'hot', humidity: 5 });
+    await sut.platform.ingest!.flush();
+    const page = await operator();
+    await page.goto(`${base}/device/device`);
+    await page.getByRole('button', { name: 'Dead letters' }).click();
+    const letters = page.getByRole('dialog');
+    await letters.getByPlaceholder(/SN/).fill('BOILER-00007');
+    await letters.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => letters.getByRole('row').filter({ hasText: 'BOILER-00007' }).count()).toBe(1);
+    expect(await letters.getByRole('row').filter({ hasText: 'BOILER-00007' }).textContent()).toContain('temperature');
     await page.context().close();
   }, 120_000);
 

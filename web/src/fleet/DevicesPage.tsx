@@ -610,12 +610,48 @@ function MoveDialog({ ids, onClose }: { ids: string[] | null; onClose: () => voi
   );
 }
 
+type DeadLetterRow = Awaited<ReturnType<typeof callRoute<'telemetry.deadLetters'>>>['rows'][number];
+
+/** Messages the intake could not take (issue 11): device, topic, reason and payload, filterable by SN and reason. */
+function DeadLettersDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const columns: ListColumn<DeadLetterRow>[] = [
+    { id: 'at', header: t('fleet.deadLetterAt'), value: (r) => formatDate(r.at, true), sortable: true, width: 150 },
+    { id: 'sn', header: 'SN', value: (r) => r.sn, width: 120 },
+    { id: 'topic', header: t('fleet.topic'), value: (r) => r.topic, width: 180 },
+    { id: 'reason', header: t('fleet.reason'), value: (r) => r.reason, width: 240 },
+    { id: 'payload', header: t('fleet.payload'), value: (r) => r.payload, width: 240 },
+  ];
+  return (
+    <Dialog.Root open={open} onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Content maxWidth="1100px" aria-describedby={undefined}>
+        <Dialog.Title>{t('fleet.deadLetters')}</Dialog.Title>
+        {open && (
+          <ListPage<DeadLetterRow>
+            queryKey="deadLetters"
+            endpoint={routes['telemetry.deadLetters'].path}
+            exportName={t('fleet.deadLetters')}
+            columns={columns}
+            selectable={false}
+            defaultSort={{ sort: 'at', order: 'desc' }}
+            filters={[
+              { name: 'sn', label: 'SN' },
+              { name: 'reason', label: t('fleet.reason') },
+            ]}
+          />
+        )}
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
 export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
   const { t } = useTranslation();
   const me = useSession();
   const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ sn: string; secret: string } | null>(null);
+  const [deadLetters, setDeadLetters] = useState(false);
   const [importing, setImporting] = useState(false);
   const [moving, setMoving] = useState<string[] | null>(null);
   const [subsOf, setSubsOf] = useState<DeviceRow | null>(null);
@@ -700,6 +736,13 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
                   variant: 'soft' as const,
                   onClick: () => setImporting(true),
                 },
+                {
+                  label: t('fleet.deadLetters'),
+                  permission: devicePerm.deviceList,
+                  select: 'none' as const,
+                  variant: 'soft' as const,
+                  onClick: () => setDeadLetters(true),
+                },
               ]),
           {
             label: t('fleet.enable'),
@@ -766,6 +809,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
       <ImportDialog open={importing} onClose={() => setImporting(false)} />
       <MoveDialog ids={moving} onClose={() => setMoving(null)} />
       <SubDevicesDialog gateway={subsOf} onClose={() => setSubsOf(null)} />
+      <DeadLettersDialog open={deadLetters} onClose={() => setDeadLetters(false)} />
     </>
   );
 }
