@@ -9,14 +9,22 @@ export interface ChannelMessage {
   body: string;
 }
 export interface ChannelConfig {
+  /** e.g. smtp://user:pass@127.0.0.1:2525 */
   smtpUrl?: string;
+  /** Sender address for email. */
   from: string;
+  /** Aliyun SMS: endpoint such as https://dysmsapi.aliyuncs.com, and the template whose `${content}` carries the body. */
   sms?: { endpoint: string; accessKeyId: string; accessKeySecret: string; signName: string; templateCode: string };
+  /** WeCom group robot webhook URL. */
   wecomWebhook?: string;
+  /** DingTalk robot webhook URL, and its 加签 secret if the robot has one. */
   dingtalkWebhook?: string;
   dingtalkSecret?: string;
 }
-/** Sends one message: resolves once the channel accepted it, rejects saying why otherwise (HTTP status, errcode, SMTP reply). */
+/**
+ * Sends one message: resolves once the channel accepted it, rejects saying why otherwise (HTTP status, errcode,
+ * SMTP reply). A channel that is not configured rejects with `channel <kind> not configured`.
+ */
 export interface ChannelSender {
   send(message: ChannelMessage): Promise<void>;
   configured(kind: ChannelKind): boolean;
@@ -58,17 +66,26 @@ export function aliyunSmsQuery(
 }
 
 /** DingTalk's robot signature: base64 HMAC-SHA256 of `timestamp\nsecret` keyed by the secret. */
-export const dingtalkSign = (secret: string, timestampMs: number) =>
-  createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
+export function dingtalkSign(secret: string, timestampMs: number): string {
+  return createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
+}
 
 /**
  * The outgoing channels (issue 12): email over SMTP, SMS through Aliyun's HTTP API, WeCom and DingTalk group
- * robots. Every HTTP call has a timeout, so a hanging gateway fails its record instead of holding the others.
+ * robots. Every HTTP call (and the SMTP connection) has a timeout, so a hanging gateway fails its record instead of
+ * holding the others.
  */
 export function createChannels(config: ChannelConfig, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): ChannelSender {
   const http = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const mail = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+  const mail = config.smtpUrl
+    ? nodemailer.createTransport({
+        url: config.smtpUrl,
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+      })
+    : null;
   const configured = (kind: ChannelKind) =>
     kind === 'email' ? !!mail : kind === 'sms' ? !!config.sms : kind === 'wechat' ? !!config.wecomWebhook : !!config.dingtalkWebhook;
 
@@ -102,11 +119,13 @@ export function createChannels(config: ChannelConfig, options: { fetch?: typeof 
         case 'sms': {
           const sms = config.sms!;
           const query = aliyunSmsQuery(
-            { ...sms, phoneNumbers: m.to, templateParam: JSON.stringify({ content: m.body.slice(0, 500) }) },
+            { ...sms, phoneNumbers: m.to, templateParam: JSON.stringify({ content: m.body }) },
             randomUUID(),
             new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
           );
-          const answer = await json(`${sms.endpoint.replace(/\/$/, '')}/?${query}`, { method: 'GET' });
+          // Aliyun's encoding rather than URLSearchParams' form encoding, so the gateway decodes what was signed.
+          const search = [...query].map(([k, v]) => `${percent(k)}=${percent(v)}`).join('&');
+          const answer = await json(`${sms.endpoint.replace(/\/$/, '')}/?${search}`, { method: 'GET' });
           if (answer.Code !== 'OK') throw new Error(`${String(answer.Code)}: ${String(answer.Message ?? '')}`);
           return;
         }
