@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { WEB_DIST } from '../harness/browser.ts';
 import { freePort } from '../harness/free-port.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
@@ -21,7 +22,6 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const WEB_DIST = path.resolve('web/dist');
 
 /** A real PNG of the given size, one colour: what an operator would pick as a logo. */
 function png(width: number, height: number): Buffer {
@@ -64,7 +64,7 @@ describe('admin web app in a real browser', () => {
 
   beforeAll(async () => {
     // The app under test is the built one the server serves; build it when this checkout has none.
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
+    if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync(`npm run build -w web -- --outDir ${WEB_DIST}`, { stdio: 'inherit' });
     db = await createTestDatabase();
     dataDir = mkdtempSync(path.join(tmpdir(), 'web-e2e-'));
     platform = await startPlatform(

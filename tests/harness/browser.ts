@@ -9,7 +9,8 @@ import { freePort } from './free-port.ts';
 import { createTestDatabase } from './postgres.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const WEB_DIST = path.resolve('web/dist');
+/** The built app under test: web/dist, or E2E_WEB_DIST (a build of one's own, so that parallel work does not share one). */
+export const WEB_DIST = path.resolve(process.env.E2E_WEB_DIST ?? 'web/dist');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
 
 /**
@@ -19,7 +20,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 export async function startBrowserPlatform(tenant: SeedTenant, env: Record<string, string> = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
   // The app under test is the built one the server serves; build it when this checkout has none.
-  if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync('npm run build -w web', { stdio: 'inherit' });
+  if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync(`npm run build -w web -- --outDir ${WEB_DIST}`, { stdio: 'inherit' });
   const db = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-'));
   const platform: Platform = await startPlatform(
