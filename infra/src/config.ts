@@ -39,6 +39,8 @@ export const configSchema = z.object({
     .string()
     .regex(/^\.?[a-z0-9.-]+$/i)
     .optional(),
+  /** `development` honours the `tenant` header of development builds (spec §7) for the system administrator; never in production. */
+  APP_MODE: z.enum(['production', 'development']).default('production'),
   /** Proxies whose X-Forwarded-For/-Proto are believed (comma-separated addresses or CIDRs); unset: none. */
   TRUSTED_PROXIES: z.string().optional(),
   /** The demo fleet's simulator on `npm start` (embedded engines, demo data): `0` turns it off. */

@@ -118,3 +118,16 @@ describe('menus come only from permissions held', () => {
     expect(ids(data(await sut.call('GET', '/api/auth/menu', { token: system })))).toContain('system.tenant');
   });
 });
+
+describe('the tenant header of development builds (spec §7)', () => {
+  it('is ignored in production mode, even from the system administrator', async () => {
+    const system = await sut.login('admin', TEST_ADMIN_PASSWORD);
+    const users = async (headers: Record<string, string>) =>
+      (
+        data(await sut.call('GET', '/api/auth/user', { token: system, headers, query: { pageSize: '100' } })).rows as { username: string }[]
+      ).map((u) => u.username);
+    expect(await users({ tenant: 'hard' })).not.toContain('hardAdmin');
+    expect(await users({ tenant: 'hard' })).toEqual(await users({}));
+    expect((await sut.call('GET', '/api/auth/register', { token: system, headers: { tenant: 'hard' } })).status).toBe(200);
+  });
+});

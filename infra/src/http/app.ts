@@ -120,7 +120,11 @@ export async function createApp(
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  registerAccessControl(app as unknown as FastifyInstance, options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)));
+  registerAccessControl(
+    app as unknown as FastifyInstance,
+    options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)),
+    context.config.APP_MODE === 'development' ? context.db : null,
+  );
   // After access control: a caller without the permission gets 403 whatever the body.
   registerHardening(app as unknown as FastifyInstance);
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import { hashToken } from '@iot/command/auth/sessions.ts';
-import { rolePermissions } from '@iot/query/shared/lookups.ts';
+import { isTenantActive, rolePermissions } from '@iot/query/shared/lookups.ts';
 import { replyError } from './envelope.ts';
 import { hasPermission, type Principal } from './principal.ts';
 import { grantedByRoles, principalPermissions } from '@iot/contracts/http/principal.ts';
@@ -72,8 +72,26 @@ export async function resolvePrincipal(db: Sql, token: string): Promise<Principa
   };
 }
 
-/** Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident. */
-export function registerAccessControl(app: FastifyInstance, resolve: (token: string) => Promise<Principal | null>): void {
+/**
+ * Spec §7: development builds send a `tenant` header. In development mode only, it lets the system
+ * administrator act in that (active) tenant as its administrator: everything of the tenant, nothing of
+ * the platform. Anyone else, and everyone in production mode, gets the tenant of their token.
+ */
+export async function actingPrincipal(db: Sql, principal: Principal, header: unknown): Promise<Principal> {
+  if (!principal.isSystemAdmin || typeof header !== 'string' || header.length === 0 || header.length > 64) return principal;
+  if (header === principal.tenantId || !(await isTenantActive(db, header))) return principal;
+  return { ...principal, tenantId: header, isSystemAdmin: false, permissions: new Set(['*']) };
+}
+
+/**
+ * Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident.
+ * `developmentDb` (development mode only) turns on the `tenant` header of `actingPrincipal`.
+ */
+export function registerAccessControl(
+  app: FastifyInstance,
+  resolve: (token: string) => Promise<Principal | null>,
+  developmentDb: Sql | null = null,
+): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('stationId', null);
   // Spec §7: every GET carries a cache-busting `timestamp`, and the current group travels as `stationId`.
@@ -97,8 +115,9 @@ export function registerAccessControl(app: FastifyInstance, resolve: (token: str
     const permission = request.routeOptions.config.permission;
     if (!permission || permission === 'public') return;
     const token = tokenOf(request);
-    request.principal = token ? await resolve(token) : null;
-    if (!request.principal) return replyError(reply, request, 'UNAUTHENTICATED');
+    const principal = token ? await resolve(token) : null;
+    if (!principal) return replyError(reply, request, 'UNAUTHENTICATED');
+    request.principal = developmentDb ? await actingPrincipal(developmentDb, principal, request.headers.tenant) : principal;
     if (request.stationId) request.principal.stationId = request.stationId;
     if (permission !== 'authenticated' && !hasPermission(request.principal, permission)) return replyError(reply, request, 'FORBIDDEN');
   });
