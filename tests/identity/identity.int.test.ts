@@ -254,6 +254,32 @@ describe('groups, roles and menus', () => {
     });
   });
 
+  it("names built-in roles in the caller's language (list, users' roles), unless the tenant renamed them", async () => {
+    type Role = { id: string; name: string; remark: string | null; builtin: string | null; renamed: boolean };
+    const roles = async (lang: string): Promise<Role[]> =>
+      data(await sut.call('GET', '/api/auth/role', { token: admin, headers: { lang }, query: { pageSize: '100' } })).rows.filter(
+        (r: Role) => r.builtin !== null,
+      );
+    const en = await roles('en');
+    expect(en.map((r) => r.name).sort()).toEqual(['Analyst', 'Auditor', 'Operator', 'Tenant administrator', 'Tester']);
+    expect(en.every((r) => !/[\u4e00-\u9fff]/.test(`${r.name}${r.remark}`) && !r.renamed)).toBe(true);
+    const zh = await roles('zh');
+    expect(zh.map((r) => r.name).sort()).toEqual(['审计员', '数据分析员', '测试员', '租户管理员', '运维人员'].sort());
+    expect(zh.every((r) => /[\u4e00-\u9fff]/.test(r.remark ?? ''))).toBe(true);
+    // The administrator's roles on the user list follow the language too.
+    const me = async (lang: string) =>
+      data(await sut.call('GET', '/api/auth/user', { token: admin, headers: { lang }, query: { username: 'gammaAdmin' } })).rows[0]
+        .roleNames;
+    expect(await me('en')).toEqual(['Tenant administrator']);
+    expect(await me('zh')).toEqual(['租户管理员']);
+    // Renamed (with a remark of its own), a built-in role keeps what the tenant wrote, in both languages.
+    const tester = zh.find((r) => r.builtin === 'tester')!;
+    data(await sut.call('PUT', '/api/auth/role', { token: admin, body: { id: tester.id, name: '质检员', remark: '只做出厂检测' } }));
+    for (const lang of ['en', 'zh']) {
+      expect((await roles(lang)).find((r) => r.id === tester.id)).toMatchObject({ name: '质检员', remark: '只做出厂检测', renamed: true });
+    }
+  });
+
   it('grants routes through menus: a role without the menu is refused, granting it opens the route', async () => {
     const roleId = await role('growing', ['home', 'home.index']);
     data(

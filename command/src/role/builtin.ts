@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto';
-import { builtinMenus, builtinRoles, type BuiltinRole } from '@iot/contracts';
+import { builtinMenus, builtinRoles, builtinRoleText, type BuiltinRole } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { roleDecider, roleStream } from './decide.ts';
-
-const names: Record<BuiltinRole, { name: string; remark: string }> = {
-  tenantAdmin: { name: '租户管理员', remark: 'Tenant administrator: everything in the tenant' },
-  operator: { name: '运维人员', remark: 'Operator: devices, scenes, rules, alarms, forwarding' },
-  auditor: { name: '审计员', remark: 'Auditor: reads everything, the operation log and its export' },
-  analyst: { name: '数据分析员', remark: 'Analyst: data analysis and statistics' },
-  tester: { name: '测试员', remark: 'PT/QC tester: product and quality tests' },
-};
 
 const inArea =
   (...keys: string[]) =>
@@ -52,7 +44,7 @@ export async function provisionTenant(
       store,
       roleDecider,
       roleStream(tenantId, roleId),
-      { type: 'CreateRole', roleId, ...names[role], menuIds, builtin: role, nameTaken: false },
+      { type: 'CreateRole', roleId, ...builtinRoleText[role].zh, menuIds, builtin: role, nameTaken: false },
       {
         ...context,
         tenantId,

@@ -1,16 +1,19 @@
-import { DomainError, roleNameKey, roleNameScope, type RoleRoutes, type RoleRow } from '@iot/contracts';
+import { DomainError, roleNameKey, roleNameScope, roleTextOf, type Lang, type RoleRoutes, type RoleRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
-const toRoleRow = (r: Record<string, unknown>): RoleRow => ({
-  id: r.id as string,
-  name: r.name as string,
-  remark: (r.remark as string | null) ?? null,
-  menuIds: (r.menu_ids as string[]) ?? [],
-  builtin: (r.builtin as string | null) ?? null,
-  createdAt: iso(r.created_at),
-  createdBy: r.created_by as string,
-});
+/** A role in the caller's language: built-in roles nobody renamed are named in it. */
+const toRoleRow = (r: Record<string, unknown>, lang: Lang): RoleRow => {
+  const builtin = (r.builtin as string | null) ?? null;
+  return {
+    id: r.id as string,
+    ...roleTextOf({ builtin, name: r.name as string, remark: (r.remark as string | null) ?? null }, lang),
+    menuIds: (r.menu_ids as string[]) ?? [],
+    builtin,
+    createdAt: iso(r.created_at),
+    createdBy: r.created_by as string,
+  };
+};
 
 /** Reads of the role screen. */
 export const roleQueryHandlers: Pick<Handlers<RoleRoutes>, 'role.list' | 'role.menus' | 'role.check'> = {
@@ -24,7 +27,7 @@ export const roleQueryHandlers: Pick<Handlers<RoleRoutes>, 'role.list' | 'role.m
       defaultSort: 'created_at',
     };
     if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
-    return pageOf(ctx.ports.db, q, spec, toRoleRow);
+    return pageOf(ctx.ports.db, q, spec, (r) => toRoleRow(r, ctx.lang));
   },
 
   async 'role.menus'({ query }, ctx) {

@@ -1,14 +1,15 @@
-import { DomainError, type UserRoutes, type UserRow } from '@iot/contracts';
+import { DomainError, roleTextOf, type Lang, type UserRoutes, type UserRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 const SELECT = `u.*, g.name as group_name,
-  coalesce((select array_agg(r.name order by r.name) from rm_roles r where r.id = any(u.role_ids) and r.tenant_id = u.tenant_id), '{}') as role_names`;
+  coalesce((select json_agg(json_build_object('name', r.name, 'builtin', r.builtin) order by r.name) from rm_roles r
+    where r.id = any(u.role_ids) and r.tenant_id = u.tenant_id), '[]') as roles`;
 const FROM = 'rm_users u left join rm_groups g on g.id = u.group_id and g.tenant_id = u.tenant_id';
 const sortable = { createdAt: 'u.created_at', username: 'lower(u.username)', status: 'u.status', position: 'u.position' };
 
-export const toUserRow = (r: Record<string, unknown>): UserRow => ({
+export const toUserRow = (r: Record<string, unknown>, lang: Lang): UserRow => ({
   id: r.id as string,
   username: r.username as string,
   sex: r.sex as UserRow['sex'],
@@ -18,7 +19,10 @@ export const toUserRow = (r: Record<string, unknown>): UserRow => ({
   groupId: (r.group_id as string | null) ?? null,
   groupName: (r.group_name as string | null) ?? null,
   roleIds: (r.role_ids as string[]) ?? [],
-  roleNames: (r.role_names as string[]) ?? [],
+  // Built-in roles nobody renamed are named in the caller's language.
+  roleNames: ((r.roles as { name: string; builtin: string | null }[]) ?? []).map(
+    (role) => roleTextOf({ ...role, remark: null }, lang).name,
+  ),
   status: r.status as UserRow['status'],
   description: (r.description as string | null) ?? null,
   homePage: (r.home_page as string | null) ?? null,
@@ -45,13 +49,13 @@ const usersOfGroup: ByGroup = async ({ query }, ctx) => {
   if (groupId) spec.where.push(`u.group_id = any(${param(spec.params, await ctx.ports.lookups.groupSubtree(caller.tenantId, groupId))})`);
   if (query.roleId) spec.where.push(`${param(spec.params, query.roleId)} = any(u.role_ids)`);
   if (query.username) spec.where.push(`u.username ilike ${param(spec.params, `%${query.username}%`)}`);
-  return pageOf(ctx.ports.db, query, spec, toUserRow);
+  return pageOf(ctx.ports.db, query, spec, (r) => toUserRow(r, ctx.lang));
 };
 
-async function oneUser(db: Sql, id: string, tenantId: string): Promise<UserRow> {
+async function oneUser(db: Sql, id: string, tenantId: string, lang: Lang): Promise<UserRow> {
   const row = (await db.query(`select ${SELECT} from ${FROM} where u.id = $1 and u.tenant_id = $2`, [id, tenantId])).rows[0];
   if (!row) throw new DomainError('NOT_FOUND');
-  return toUserRow(row);
+  return toUserRow(row, lang);
 }
 
 /** Reads of the user screens: list, checks, users of a group or role, positions, own profile. */
@@ -69,10 +73,10 @@ export const userQueryHandlers: Pick<
     if (q.groupId) spec.where.push(`u.group_id = ${param(spec.params, q.groupId)}`);
     if (q.roleId) spec.where.push(`${param(spec.params, q.roleId)} = any(u.role_ids)`);
     if (q.position) spec.where.push(`u.position ilike ${param(spec.params, `%${q.position}%`)}`);
-    return pageOf(ctx.ports.db, q, spec, toUserRow);
+    return pageOf(ctx.ports.db, q, spec, (r) => toUserRow(r, ctx.lang));
   },
 
-  'user.detail': ({ query }, ctx) => oneUser(ctx.ports.db, query.id, callerOf(ctx).tenantId),
+  'user.detail': ({ query }, ctx) => oneUser(ctx.ports.db, query.id, callerOf(ctx).tenantId, ctx.lang),
 
   async 'user.check'({ query }, ctx) {
     const { username, id } = query;
@@ -96,5 +100,5 @@ export const userQueryHandlers: Pick<
     return rows.rows.map((r) => r.position);
   },
 
-  'user.profile': (_input, ctx) => oneUser(ctx.ports.db, callerOf(ctx).id, callerOf(ctx).tenantId),
+  'user.profile': (_input, ctx) => oneUser(ctx.ports.db, callerOf(ctx).id, callerOf(ctx).tenantId, ctx.lang),
 };

@@ -321,7 +321,6 @@ export const en: Shape<typeof zh> = {
     grant: 'Permissions',
     grantTitle: 'Menu permissions of "{{name}}"',
     deleteConfirm: 'Delete the roles {{names}}?',
-    builtin: { tenantAdmin: 'Tenant administrator', operator: 'Operator', auditor: 'Auditor', analyst: 'Analyst', tester: 'Tester' },
   },
   group: {
     name: 'Group name',
@@ -418,6 +417,15 @@ export const en: Shape<typeof zh> = {
     actor: 'User',
     actorKind: 'Done by',
     kind: { user: 'User', app: 'App', system: 'System' },
+    /** The platform's own actors (actorKind 'system') by their id. */
+    systemActor: {
+      anonymous: 'Visitor',
+      seed: 'Initial data',
+      bootstrap: 'Platform set-up',
+      'old-release': 'Earlier release',
+      'alarm-reactor': 'Alarm engine',
+      'desired-state': 'Desired state sync',
+    },
     stream: {
       tenant: 'Tenant',
       user: 'User',

@@ -317,7 +317,6 @@ export const zh = {
     grant: '分配权限',
     grantTitle: '为“{{name}}”分配菜单权限',
     deleteConfirm: '确定删除角色 {{names}} 吗？',
-    builtin: { tenantAdmin: '租户管理员', operator: '运维人员', auditor: '审计员', analyst: '数据分析员', tester: '测试员' },
   },
   group: {
     name: '分组名称',
@@ -410,6 +409,14 @@ export const zh = {
     actor: '操作人',
     actorKind: '操作方',
     kind: { user: '用户', app: '应用', system: '系统' },
+    systemActor: {
+      anonymous: '访客',
+      seed: '初始数据',
+      bootstrap: '平台初始化',
+      'old-release': '旧版本',
+      'alarm-reactor': '告警引擎',
+      'desired-state': '期望状态同步',
+    },
     stream: { tenant: '租户', user: '用户', group: '分组', role: '角色', menu: '菜单', app: '应用', dict: '字典', settings: '系统设置' },
     operation: '操作',
     target: '操作对象',

@@ -21,9 +21,12 @@ export function OperationLogPage() {
     const name = row.targetName ?? row.stream.slice(dash + 1);
     return i18n.exists(`log.stream.${kind}`) ? `${t(`log.stream.${kind}`)} · ${name}` : row.stream;
   };
+  // The platform's own actors ('anonymous' for a visitor registering) in the user's language.
+  const actorOf = (row: OplogRow) =>
+    row.actorName ?? (row.actorKind === 'system' ? t(`log.systemActor.${row.actorId}`, { defaultValue: row.actorId }) : row.actorId);
   const columns: ListColumn<OplogRow>[] = [
     { id: 'occurredAt', header: t('log.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
-    { id: 'actorId', header: t('log.actor'), value: (r) => r.actorName ?? r.actorId, sortable: true, width: 130 },
+    { id: 'actorId', header: t('log.actor'), value: (r) => actorOf(r), sortable: true, width: 130 },
     { id: 'actorKind', header: t('log.actorKind'), value: (r) => t(`log.kind.${r.actorKind}`, { defaultValue: r.actorKind }), width: 90 },
     { id: 'eventType', header: t('log.operation'), value: (r) => eventName(r.eventType), sortable: true, width: 180 },
     { id: 'stream', header: t('log.target'), value: (r) => target(r), width: 240 },

@@ -16,9 +16,6 @@ const KEY = 'roles';
 const empty = { id: '', name: '', remark: '', menuIds: [] as string[] };
 type Editing = { row: RoleRow | null; grantOnly: boolean } | null;
 
-export const roleName = (t: (k: string, o?: Record<string, unknown>) => string, r: RoleRow) =>
-  r.builtin ? t(`role.builtin.${r.builtin}`, { defaultValue: r.name }) : r.name;
-
 function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const { t } = useTranslation();
   const menus = useMenuTree();
@@ -105,7 +102,7 @@ export function RolesPage() {
           for (const row of rows) await callRoute('role.delete', { query: { id: row.id } });
         });
   const columns: ListColumn<RoleRow>[] = [
-    { id: 'name', header: t('role.name'), value: (r) => roleName(t, r), sortable: true, width: 180 },
+    { id: 'name', header: t('role.name'), value: (r) => r.name, sortable: true, width: 180 },
     { id: 'remark', header: t('role.remark'), value: (r) => r.remark, width: 280 },
     { id: 'menus', header: t('role.menuCount'), value: (r) => r.menuIds.length, width: 100 },
     { id: 'builtin', header: t('role.kind'), value: (r) => t(r.builtin ? 'role.kindBuiltin' : 'role.kindCustom'), width: 100 },

@@ -168,7 +168,7 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
                     form.set('roleIds', c === true ? [...v.roleIds, role.id] : v.roleIds.filter((r) => r !== role.id))
                   }
                 />
-                {role.builtin ? t(`role.builtin.${role.builtin}`, { defaultValue: role.name }) : role.name}
+                {role.name}
               </Flex>
             </Text>
           ))}

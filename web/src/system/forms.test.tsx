@@ -31,7 +31,7 @@ async function openAdd(user: ReturnType<typeof userEvent.setup>) {
 const save = (user: ReturnType<typeof userEvent.setup>) =>
   user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Save' }));
 
-const role = { id: 'r1', name: 'Viewer', remark: null, menuIds: [], builtin: null, createdAt: '2026-01-01T00:00:00Z' };
+const role = { id: 'r1', name: 'Viewer', remark: null, menuIds: [], builtin: null, renamed: false, createdAt: '2026-01-01T00:00:00Z' };
 
 describe('user form (spec §5)', () => {
   const server = () =>
