@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
+import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { createTimeSeriesStore, type TelemetryRow, type TimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { ClickHouseServerTimeSeriesStore } from '@iot/infra/timeseries/server.ts';
 
@@ -392,5 +393,184 @@ describe('chDB ownership', () => {
     expect(sut).toBeInstanceOf(ClickHouseServerTimeSeriesStore);
     expect(sut.engine).toBe('clickhouse');
     await sut.close();
+  });
+});
+
+describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'timeseries-schema-'));
+  let sut: ChdbTimeSeriesStore;
+  const DAY = 86_400_000;
+  const rowsOf = async <Row>(query: string): Promise<Row[]> => (await sut.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+  const showCreate = async (table: string) => (await rowsOf<{ statement: string }>(`SHOW CREATE TABLE ${table}`))[0]!.statement;
+
+  beforeAll(async () => {
+    sut = new ChdbTimeSeriesStore({ path: join(dataDir, 'chdb') });
+    await sut.migrate();
+  });
+  afterAll(async () => {
+    await sut?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stores values with Gorilla and times with DoubleDelta, both then ZSTD, and expires rows by their retention', async () => {
+    const table = await showCreate('telemetry');
+    expect(table).toMatch(/`value` Nullable\(Float64\) CODEC\(Gorilla\(8\), ZSTD\(1\)\)/);
+    expect(table).toMatch(/`ts` DateTime64\(3, 'UTC'\) CODEC\(DoubleDelta, ZSTD\(1\)\)/);
+    expect(table).toMatch(/`retention_days` UInt16 DEFAULT 0/);
+    expect(table).toContain('TTL toDateTime(ts) + toIntervalDay(retention_days) WHERE retention_days > 0');
+    for (const rollup of ['telemetry_5m', 'telemetry_1h'])
+      expect(await showCreate(rollup)).toContain('TTL bucket + toIntervalDay(retention_days) WHERE retention_days < 65535');
+  });
+
+  it('deletes the rows whose retention has passed, in the raw table and the rollups, and keeps the rest', async () => {
+    const now = Date.now();
+    const sample = (deviceId: string, ageDays: number, retentionDays?: number): TelemetryRow => ({
+      tenantId: 'ttl',
+      deviceId,
+      variable: 'temp',
+      ts: new Date(Math.floor((now - ageDays * DAY) / 3_600_000) * 3_600_000),
+      value: ageDays,
+      text: null,
+      ...(retentionDays === undefined ? {} : { retentionDays }),
+    });
+    await sut.insertTelemetry([
+      sample('expired', 10, 5),
+      sample('young', 2, 5),
+      sample('within', 10, 30),
+      sample('forever', 4000),
+      sample('forever-zero', 10, 0),
+    ]);
+    const devices = async (table: string) =>
+      (await rowsOf<{ device_id: string }>(`SELECT DISTINCT device_id FROM ${table} WHERE tenant_id = 'ttl' ORDER BY device_id`)).map(
+        (r) => r.device_id,
+      );
+    // A row already past its retention may be dropped as its part is written; at the latest, the next merge drops it.
+    for (const table of ['telemetry', 'telemetry_5m', 'telemetry_1h']) await sut.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+
+    const kept = ['forever', 'forever-zero', 'within', 'young'];
+    expect(await devices('telemetry')).toEqual(kept);
+    expect(await devices('telemetry_5m')).toEqual(kept);
+    expect(await devices('telemetry_1h')).toEqual(kept);
+  });
+
+  it('stores through RowBinary exactly the rows given: NULLs, unicode, long texts, extreme numbers and times', async () => {
+    const long = '长'.repeat(6000) + 'x'.repeat(200);
+    const given: TelemetryRow[] = [
+      { value: null, text: null },
+      { value: 0, text: '' },
+      { value: Number.MAX_VALUE, text: '运行 🚀 e\u0301' },
+      { value: -Number.MAX_VALUE, text: `quote ' double " backslash \\ tab \t newline \n nul \u0000 end` },
+      { value: Number.MIN_VALUE, text: long, raw: long },
+      { value: -1.5e-300, text: null, quality: 'bad' as const, raw: '{"v":1}' },
+      { value: 2 ** 53 + 2, text: 'x'.repeat(127), quality: 'uncertain' as const, raw: 'y'.repeat(128) },
+      { value: 0.1 + 0.2, text: null, raw: '' },
+    ].map((cells, i) => ({
+      tenantId: 'rb',
+      deviceId: 'dev-ü-设备',
+      productId: i % 2 ? 'p-产品' : null,
+      variable: '温度',
+      ts: new Date(Date.UTC(2026, 0, 1) + i * 1001),
+      ...cells,
+    }));
+    const edges: TelemetryRow[] = [new Date(-1), new Date(Date.UTC(2299, 11, 31, 23, 59, 59, 999))].map((ts) => ({
+      tenantId: 'rb',
+      deviceId: 'edge',
+      variable: 'v',
+      ts,
+      value: -0.5,
+      text: null,
+      retentionDays: 100_000,
+    }));
+    await sut.insertTelemetry([...given, ...edges]);
+
+    const page = await sut.queryHistory({
+      tenantId: 'rb',
+      deviceId: 'dev-ü-设备',
+      variable: '温度',
+      from: new Date(Date.UTC(2026, 0, 1)),
+      to: new Date(Date.UTC(2026, 0, 2)),
+      limit: 100,
+      offset: 0,
+    });
+    expect(page.rows).toEqual(given.map((row) => ({ ...row, quality: row.quality ?? 'good', raw: row.raw ?? null })));
+    const edgeRows = await sut.queryHistory({
+      tenantId: 'rb',
+      deviceId: 'edge',
+      variable: 'v',
+      from: new Date(Date.UTC(1900, 0, 1)),
+      to: new Date(Date.UTC(2300, 0, 1)),
+      limit: 10,
+      offset: 0,
+    });
+    expect(edgeRows.rows.map((row) => [row.ts.toISOString(), row.value])).toEqual([
+      ['1969-12-31T23:59:59.999Z', -0.5],
+      ['2299-12-31T23:59:59.999Z', -0.5],
+    ]);
+    // A retention beyond what the TTL counts to keeps the rows for ever, never wraps round to a short one.
+    expect(await rowsOf<{ retention_days: number }>(`SELECT DISTINCT retention_days FROM telemetry WHERE device_id = 'edge'`)).toEqual([
+      { retention_days: 0 },
+    ]);
+  });
+
+  it("upgrades a previous release's tables in place: codec, retention column, TTL, and rollup views that carry retention", async () => {
+    // The previous release's DDL (before codecs on value, retention and TTL), with its rollups and their views.
+    const legacy = new ClickHouseTimeSeriesStore(sut.client, 'chdb', 'legacy');
+    await sut.client.command({
+      query: `CREATE TABLE legacy (tenant_id LowCardinality(String), device_id String, product_id LowCardinality(String) DEFAULT '',
+        variable LowCardinality(String), ts DateTime64(3, 'UTC') CODEC(DoubleDelta, ZSTD(1)), value Nullable(Float64), text Nullable(String),
+        quality Enum8('good' = 0, 'uncertain' = 1, 'bad' = 2) DEFAULT 'good', raw Nullable(String) CODEC(ZSTD(3)),
+        received_at DateTime64(3, 'UTC') DEFAULT now64(3))
+        ENGINE = MergeTree PARTITION BY toYYYYMM(ts) ORDER BY (tenant_id, device_id, variable, ts)`,
+    });
+    const oldRollup = (suffix: string) => `CREATE TABLE legacy_${suffix} (tenant_id LowCardinality(String), device_id String,
+        variable LowCardinality(String), bucket DateTime('UTC') CODEC(DoubleDelta, ZSTD(1)), avg_s AggregateFunction(avg, Float64),
+        sum_s SimpleAggregateFunction(sum, Float64), min_s SimpleAggregateFunction(min, Float64), max_s SimpleAggregateFunction(max, Float64),
+        cnt_s SimpleAggregateFunction(sum, UInt64), first_s AggregateFunction(argMin, Float64, DateTime64(3, 'UTC')),
+        last_s AggregateFunction(argMax, Float64, DateTime64(3, 'UTC')))
+        ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (tenant_id, device_id, variable, bucket)`;
+    await sut.client.command({ query: oldRollup('5m') });
+    await sut.client.command({ query: oldRollup('1h') });
+    await sut.client.command({
+      query: `CREATE MATERIALIZED VIEW legacy_5m_mv TO legacy_5m AS SELECT tenant_id, device_id, variable, toStartOfFiveMinutes(ts) AS bucket,
+        avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s, max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
+        FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v FROM legacy WHERE value IS NOT NULL)
+        GROUP BY tenant_id, device_id, variable, bucket`,
+    });
+    await sut.client.command({
+      query: `CREATE MATERIALIZED VIEW legacy_1h_mv TO legacy_1h AS SELECT tenant_id, device_id, variable, toStartOfHour(bucket) AS bucket,
+        avgMergeState(avg_s) AS avg_s, sum(sum_s) AS sum_s, min(min_s) AS min_s, max(max_s) AS max_s, sum(cnt_s) AS cnt_s,
+        argMinMergeState(first_s) AS first_s, argMaxMergeState(last_s) AS last_s FROM legacy_5m GROUP BY tenant_id, device_id, variable, bucket`,
+    });
+    const old = Date.now() - 40 * DAY;
+    await sut.client.command({
+      query: `INSERT INTO legacy (tenant_id, device_id, variable, ts, value) VALUES ('t', 'old', 'v', fromUnixTimestamp64Milli(${old}, 'UTC'), 1)`,
+    });
+
+    await legacy.migrate();
+    await legacy.migrate();
+
+    const table = await showCreate('legacy');
+    expect(table).toMatch(/`value` Nullable\(Float64\) CODEC\(Gorilla\(8\), ZSTD\(1\)\)/);
+    expect(table).toContain('TTL toDateTime(ts) + toIntervalDay(retention_days) WHERE retention_days > 0');
+    expect(await showCreate('legacy_1h')).toContain('TTL bucket + toIntervalDay(retention_days) WHERE retention_days < 65535');
+    // New rows carry their retention into both rollups through the views made again.
+    await legacy.insertTelemetry([
+      { tenantId: 't', deviceId: 'new', variable: 'v', ts: new Date(old), value: 2, text: null, retentionDays: 30 },
+    ]);
+    for (const suffix of ['', '_5m', '_1h']) await sut.client.command({ query: `OPTIMIZE TABLE legacy${suffix} FINAL` });
+    for (const suffix of ['', '_5m', '_1h'])
+      expect(
+        (await rowsOf<{ device_id: string }>(`SELECT device_id FROM legacy${suffix} ORDER BY device_id`)).map((r) => r.device_id),
+        `legacy${suffix}`,
+      ).toEqual(['old']);
+    const [rolled] = await legacy.aggregate({
+      tenantId: 't',
+      variable: 'v',
+      from: new Date(old - DAY),
+      to: new Date(old + DAY),
+      bucket: '1d',
+      fn: 'sum',
+    });
+    expect(rolled?.value).toBe(1);
   });
 });

@@ -28,6 +28,8 @@ export interface TelemetryRow {
   quality?: TelemetryQuality;
   /** The payload as received, when worth keeping for audit or re-conversion. */
   raw?: string | null;
+  /** Days the sample is kept (the device's template's retention period); absent or 0: kept for ever. */
+  retentionDays?: number | null;
 }
 
 export interface HistoryQuery {
@@ -87,13 +89,22 @@ export interface TimeSeriesHealth {
   error?: string;
 }
 
+export interface InsertOptions {
+  /**
+   * Idempotence for at-least-once writers: a second insert with the same token (within the store's window of
+   * recent inserts) stores nothing. Derive it from where the rows came from (a bus batch's topic, partition,
+   * first and last offset), so that a replay after a crash repeats it. The rows go in one insert of their own.
+   */
+  dedupToken?: string;
+}
+
 /** The telemetry store: every read is confined to one tenant. */
 export interface TimeSeriesStore {
   readonly engine: 'chdb' | 'clickhouse';
   /** Creates what is missing; safe to run at every start. */
   migrate(): Promise<void>;
   /** Writes a batch; resolves once the rows are stored. */
-  insertTelemetry(rows: TelemetryRow[]): Promise<void>;
+  insertTelemetry(rows: TelemetryRow[], options?: InsertOptions): Promise<void>;
   queryHistory(query: HistoryQuery): Promise<HistoryPage>;
   /** One point per device and bucket that has samples, ordered by device then bucket. */
   aggregate(query: AggregateQuery): Promise<AggregatePoint[]>;

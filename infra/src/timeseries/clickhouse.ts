@@ -6,6 +6,7 @@ import type {
   AggregateQuery,
   HistoryPage,
   HistoryQuery,
+  InsertOptions,
   LatestQuery,
   HistoryBucket,
   TelemetryQuality,
@@ -13,7 +14,20 @@ import type {
   TimeSeriesHealth,
   TimeSeriesStore,
 } from './port.ts';
-import { rollupSelect, rollupTableDdl, rollups, TELEMETRY_TABLE, telemetryTableDdl, type Rollup } from './schema.ts';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeRowBinary, retentionOf, ROW_BINARY_COLUMN_NAMES, ROW_BINARY_COLUMNS, rowBinaryDir } from './rowbinary.ts';
+import {
+  rollupMigrations,
+  rollupSelect,
+  rollupTableDdl,
+  rollups,
+  TELEMETRY_TABLE,
+  dedupSettingDdl,
+  telemetryMigrations,
+  telemetryTableDdl,
+  type Rollup,
+} from './schema.ts';
 
 /** A history page larger than this is an export, not a page: stream it elsewhere. */
 export const MAX_HISTORY_LIMIT = 10_000;
@@ -31,6 +45,8 @@ export interface TelemetryDbRow {
   text: string | null;
   quality: TelemetryQuality;
   raw: string | null;
+  /** Days kept, 0 for ever. */
+  retention_days: number;
 }
 
 // Closed sets mapped to SQL fragments: the only SQL built from input; every value is a {name:Type} parameter.
@@ -129,7 +145,9 @@ const inRange = `tenant_id = {tenantId:String}
  * chDB in-process or to a ClickHouse server.
  */
 export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
-  private readonly writes: WriteBatcher<TelemetryDbRow>;
+  private readonly writes: WriteBatcher<TelemetryRow>;
+  /** Names the RowBinary files of this store's inserts. */
+  private fileSeq = 0;
   private closed = false;
 
   constructor(
@@ -145,23 +163,38 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
 
   async migrate(): Promise<void> {
     await this.client.command({ query: telemetryTableDdl(this.table) });
+    await this.client.command({ query: dedupSettingDdl(this.table) });
+    for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
     if (!this.withRollups) return;
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
       const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
-      if (Number(exists[0]?.result ?? 0) === 1) continue;
-      await this.client.command({ query: rollupTableDdl(this.table, rollup) });
-      // Rows stored before the rollup existed (an upgraded deployment): folded in once, before inserts resume.
-      await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup)}` });
+      if (Number(exists[0]?.result ?? 0) === 1) {
+        await this.client.command({ query: dedupSettingDdl(target) });
+        const changes = rollupMigrations(target, await this.shapeOf(target));
+        // The view selects what the table had: made again below with the new columns.
+        if (changes.length > 0) await this.client.command({ query: `DROP VIEW IF EXISTS ${target}_mv` });
+        for (const query of changes) await this.alter(query);
+      } else {
+        await this.client.command({ query: rollupTableDdl(this.table, rollup) });
+        // Rows stored before the rollup existed (an upgraded deployment): folded in once, before inserts resume.
+        await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup)}` });
+      }
       await this.client.command({
         query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${rollupSelect(this.table, rollup)}`,
       });
     }
   }
 
-  insertTelemetry(rows: TelemetryRow[]): Promise<void> {
+  async insertTelemetry(rows: TelemetryRow[], options: InsertOptions = {}): Promise<void> {
     this.assertOpen();
-    return this.writes.enqueue(rows.map(toDbRow));
+    const { dedupToken } = options;
+    if (dedupToken === undefined) return this.writes.enqueue(rows.map(checkedRow));
+    // Not group-committed with others: a replay must repeat exactly this insert for its token to match.
+    const dbRows = rows.map(checkedRow);
+    for (let start = 0, part = 0; start < dbRows.length; start += MAX_ROWS_PER_INSERT, part++) {
+      await this.insertDbRows(dbRows.slice(start, start + MAX_ROWS_PER_INSERT), part === 0 ? dedupToken : `${dedupToken}.${part}`);
+    }
   }
 
   async queryHistory(query: HistoryQuery): Promise<HistoryPage> {
@@ -296,12 +329,46 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     await this.client.close();
   }
 
-  private async insertDbRows(rows: TelemetryDbRow[]): Promise<void> {
-    await this.client.insert({
-      table: this.table,
-      values: rows,
-      format: 'JSONEachRow',
-    });
+  private async insertDbRows(rows: TelemetryRow[], dedupToken?: string): Promise<void> {
+    // Without a token, no deduplication at all: two equal batches are both kept, as before the window existed.
+    const clickhouse_settings =
+      dedupToken === undefined
+        ? { insert_deduplicate: 0 as const }
+        : { insert_deduplication_token: dedupToken, deduplicate_blocks_in_dependent_materialized_views: 1 as const };
+    if (this.engine === 'clickhouse') {
+      await this.client.insert({ table: this.table, values: rows.map(toDbRow), format: 'JSONEachRow', clickhouse_settings });
+      return;
+    }
+    // chDB: RowBinary through a file (its client insert takes only text formats); the token applies as to any insert.
+    const file = join(rowBinaryDir, `iot-telemetry-${process.pid}-${this.table}-${this.fileSeq++}.bin`);
+    await writeFile(file, encodeRowBinary(rows));
+    try {
+      await this.client.command({
+        // The settings in the statement, not clickhouse_settings: chDB's connection turns those into session-wide
+        // SETs, and a token would then stay and drop the next inserts (found by tests/telemetry/kafka-dedup.int.test.ts).
+        query: `INSERT INTO ${this.table} (${ROW_BINARY_COLUMN_NAMES}) ${dedupSettings(dedupToken)} SELECT * FROM file('${file}', RowBinary, '${ROW_BINARY_COLUMNS.replaceAll("'", "\\'")}')`,
+      });
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  /** A table's columns with their codecs, and its engine clause (where a TTL shows). */
+  private async shapeOf(table: string): Promise<{ codecs: Map<string, string>; engineFull: string }> {
+    const columns = await this.select<{ name: string; compression_codec: string }>(
+      'SELECT name, compression_codec FROM system.columns WHERE database = currentDatabase() AND table = {table:String}',
+      { table },
+    );
+    const [engine] = await this.select<{ engine_full: string }>(
+      'SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {table:String}',
+      { table },
+    );
+    return { codecs: new Map(columns.map((c) => [c.name, c.compression_codec])), engineFull: engine?.engine_full ?? '' };
+  }
+
+  /** Schema changes at start: a TTL is not applied to existing parts then (see telemetryMigrations); settings in the statement (chDB makes clickhouse_settings session-wide). */
+  private async alter(query: string): Promise<void> {
+    await this.client.command({ query: `${query} SETTINGS materialize_ttl_after_modify = 0` });
   }
 
   private async select<Row>(query: string, params: Record<string, unknown>): Promise<Row[]> {
@@ -329,6 +396,16 @@ interface HistoryDbRow {
   raw: string | null;
 }
 
+/**
+ * The SETTINGS clause of a telemetry insert: with a token, a repeat of it stores nothing (rollups included);
+ * without one, no deduplication at all, so two equal batches are both kept as before the window existed.
+ */
+export function dedupSettings(dedupToken?: string): string {
+  if (dedupToken === undefined) return 'SETTINGS insert_deduplicate = 0';
+  if (!/^[\w:.,-]{1,200}$/.test(dedupToken)) throw new TypeError(`deduplication token ${JSON.stringify(dedupToken)} has unsafe characters`);
+  return `SETTINGS insert_deduplicate = 1, insert_deduplication_token = '${dedupToken}', deduplicate_blocks_in_dependent_materialized_views = 1`;
+}
+
 function rangeParams(tenantId: string, from: Date, to: Date) {
   return {
     tenantId: requireId('tenantId', tenantId),
@@ -348,6 +425,18 @@ function epochMs(name: string, date: Date): number {
   return ms;
 }
 
+/** The row, its identifiers, time and quality checked before it joins a batch (one caller's bad row fails only its call). */
+function checkedRow(row: TelemetryRow): TelemetryRow {
+  requireId('tenantId', row.tenantId);
+  requireId('deviceId', row.deviceId);
+  requireId('variable', row.variable);
+  epochMs('ts', row.ts);
+  if (row.quality != null && !(row.quality in qualityCodes))
+    throw new TypeError(`quality must be good, uncertain or bad, got ${row.quality}`);
+  return row;
+}
+const qualityCodes: Record<TelemetryQuality, true> = { good: true, uncertain: true, bad: true };
+
 export function toDbRow(row: TelemetryRow): TelemetryDbRow {
   return {
     tenant_id: requireId('tenantId', row.tenantId),
@@ -360,6 +449,7 @@ export function toDbRow(row: TelemetryRow): TelemetryDbRow {
     text: row.text ?? null,
     quality: row.quality ?? 'good',
     raw: row.raw ?? null,
+    retention_days: retentionOf(row),
   };
 }
 
