@@ -93,7 +93,32 @@ export async function startIngest(options: IngestOptions) {
   const registry = createDeviceRegistry(db);
   /** Synchronous commands waiting for their reply, by message id. */
   const waiting = new Map<string, (reply: DeviceReply) => void>();
+  /** Desired values go out again once a device is back: soon after it subscribes to its downlink, or a second after it connects. */
+  const resendTimers = new Map<string, NodeJS.Timeout>();
+  const resendLater = (device: { deviceId: string; tenantId: string }, ms: number) => {
+    clearTimeout(resendTimers.get(device.deviceId));
+    const timer = setTimeout(() => {
+      resendTimers.delete(device.deviceId);
+      const key = `desired:${device.deviceId}:${Date.now()}`;
+      void options
+        .dispatch(
+          { type: 'ResendDesired', deviceId: device.deviceId },
+          {
+            tenantId: device.tenantId,
+            actor: { kind: 'system', id: 'desired-state' },
+            correlationId: key,
+            causationId: null,
+            idempotencyKey: key,
+          },
+        )
+        .catch((err: unknown) => logger.error({ err }, 'desired values not re-sent'));
+    }, ms);
+    timer.unref();
+    resendTimers.set(device.deviceId, timer);
+  };
   const intake = createIntake({
+    onConnect: (device) => resendLater(device, 1_000),
+    onSubscribe: (device) => resendLater(device, 100),
     registry,
     sink,
     presence,
@@ -132,9 +157,11 @@ export async function startIngest(options: IngestOptions) {
       }
     },
   });
+  const isConnected = (deviceId: string) => [...intake.sessions.values()].some((s) => s.device.deviceId === deviceId);
   const link: DeviceLinkPort = {
+    isConnected,
     async send(device, message, waitMs) {
-      const connected = [...intake.sessions.values()].some((s) => s.device.deviceId === device.deviceId);
+      const connected = isConnected(device.deviceId);
       if (waitMs !== null && !connected) return { ok: false, reason: 'offline' };
       if (!options.publish) return { ok: false, reason: 'offline' };
       const reply =
@@ -166,6 +193,7 @@ export async function startIngest(options: IngestOptions) {
       await tables.flush();
     },
     async stop() {
+      for (const timer of resendTimers.values()) clearTimeout(timer);
       presence.stop();
       await consumer?.stop();
       await batcher.flush();

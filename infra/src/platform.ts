@@ -283,7 +283,21 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const notifier = await createNotifier(db, logger, outgoing);
     const live = createLiveRelay();
     const dispatch = createDispatch(
-      commandDispatchers({ store, db, notifier, lookups: createLookups(db), live, timeseries, intake: null, link: null }),
+      commandDispatchers({
+        store,
+        db,
+        notifier,
+        lookups: createLookups(db),
+        live,
+        timeseries,
+        intake: null,
+        // The downlink of this process's intake, once it is up (desired values re-sent at reconnect go out on it).
+        link: {
+          send: (device, message, waitMs) =>
+            ingest?.link.send(device, message, waitMs) ?? Promise.resolve({ ok: false, reason: 'offline' }),
+          isConnected: (deviceId) => ingest?.link.isConnected(deviceId) ?? false,
+        },
+      }),
     );
     let alarms: AlarmReactor | null = null;
     if (mqtt && timeseries) {
@@ -348,6 +362,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         reminderMin: config.TICKET_REMINDER_MIN,
         backoffMs: config.NOTIFY_RETRY_MS,
         channels: outgoing,
+        from: config.SMTP_FROM,
       });
       deliveryRef = delivery;
       stops.push(() => delivery.stop());

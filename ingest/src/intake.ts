@@ -52,6 +52,9 @@ export interface IntakeOptions {
   /** Thing-model events and replies, for the reactors (alarms) and command correlation. */
   onEvent?(device: DeviceRef, identifier: string, payload: unknown, ts: Date): void;
   onReply?(device: DeviceRef, messageId: string, payload: unknown): void;
+  /** A device authenticated, and a device subscribed to its downlink (desired values are re-sent then). */
+  onConnect?(device: DeviceRef): void;
+  onSubscribe?(device: DeviceRef, filter: string): void;
   /** Per device, the newest report time (device list "last report"). */
   onReport?(device: DeviceRef, ts: Date): void;
   /** Accepted rows, once durable: the live feed. */
@@ -132,6 +135,7 @@ export function createIntake(options: IntakeOptions) {
       sessions.set(clientId, { device, connectionId });
       options.presence?.connected(device);
       if (before) options.presence?.disconnected(before.device);
+      options.onConnect?.(device);
       return device;
     },
 
@@ -153,7 +157,9 @@ export function createIntake(options: IntakeOptions) {
 
     maySubscribe(clientId: string, filter: string): boolean {
       const device = deviceOf(clientId);
-      return !!device && downlinkFilters(device.sn).includes(filter);
+      if (!device || !downlinkFilters(device.sn).includes(filter)) return false;
+      options.onSubscribe?.(device, filter);
+      return true;
     },
 
     /** Handles one message; resolves once its rows are durable (a QoS 1 publish is acknowledged then). */

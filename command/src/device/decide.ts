@@ -51,7 +51,8 @@ export type DeviceCommand =
       mode: 'sync' | 'async';
     }
   | { type: 'RecordReply'; deviceId: string; messageId: string; output: unknown }
-  | { type: 'RecordCommandFailure'; deviceId: string; messageId: string; reason: 'timeout' | 'offline' };
+  | { type: 'RecordCommandFailure'; deviceId: string; messageId: string; reason: 'timeout' | 'offline' }
+  | { type: 'SetDesired'; deviceId: string; identifier: string; value: unknown };
 
 const live = (state: DeviceState) => {
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
@@ -133,6 +134,10 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
     case 'RecordCommandFailure':
       if (state.openCommands[command.messageId] !== true) return [];
       return [{ type: 'DeviceCommandFailed', data: { deviceId, messageId: command.messageId, reason: command.reason } }];
+    case 'SetDesired':
+      live(state);
+      if (!state.enabled) throw new DomainError('DEVICE_DISABLED');
+      return [{ type: 'DeviceDesiredSet', data: { deviceId, identifier: command.identifier, value: command.value } }];
     default:
       return unreachable(command);
   }

@@ -14,7 +14,7 @@ export function changesOf(before: Record<string, unknown>, after: Record<string,
     .map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
 }
 
-async function usernames(ctx: RequestContext, ids: string[]): Promise<Map<string, string>> {
+export async function usernames(ctx: RequestContext, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await ctx.ports.db.query<{ id: string; username: string }>('select id, username from rm_users where id = any($1)', [ids]);
   return new Map(rows.rows.map((r) => [r.id, r.username]));

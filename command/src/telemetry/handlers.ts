@@ -6,6 +6,8 @@ import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
 import { productDecider, productStream } from '../product/decide.ts';
 import { runCommand } from '../request.ts';
+import { usernames } from '../device/history.ts';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 
 /** HTTP ingest (issue 11): a device without MQTT posts its readings with its credentials. */
 export const telemetryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.report'> = {
@@ -19,6 +21,9 @@ export const telemetryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.repor
 };
 
 /** A command's parameters must fit the thing model: a service's inputs, or the property's own type. */
+/** How long a synchronous property set waits for the device's reply. */
+const PROPERTY_TIMEOUT_MS = 10_000;
+
 function checkParams(fn: ThingFunction | undefined, kind: 'service' | 'property', params: Record<string, unknown>) {
   if (!fn) throw new DomainError('COMMAND_INVALID', { reason: 'unknown identifier' });
   if (kind === 'property') {
@@ -37,19 +42,21 @@ function checkParams(fn: ThingFunction | undefined, kind: 'service' | 'property'
 }
 
 /** Commands to devices (issue 11): checked against the thing model the device reports against, recorded with who asked. */
-export const commandHandlers: Pick<Handlers<TelemetryRoutes>, 'device.command'> = {
+export const commandHandlers: Pick<
+  Handlers<TelemetryRoutes>,
+  'device.command' | 'device.commands' | 'device.desired' | 'device.setDesired'
+> = {
   async 'device.command'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);
     const stream = deviceStream(tenantId, body.id);
-    const { state } = await loadState(ctx.ports.store, deviceDecider, stream);
-    if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
-    const product = (await loadState(ctx.ports.store, productDecider, productStream(tenantId, state.productId!))).state;
-    const functions = (state.modelVersion > 0 ? product.versions[state.modelVersion - 1] : product.functions) ?? [];
-    const { mode, timeoutMs } = checkParams(
+    const { state, functions } = await deviceWithModel(ctx.ports, tenantId, body.id);
+    const checked = checkParams(
       functions.find((f) => f.identifier === body.identifier),
       body.kind,
       body.params,
     );
+    const mode = body.mode ?? checked.mode;
+    const timeoutMs = mode === 'async' ? null : (checked.timeoutMs ?? PROPERTY_TIMEOUT_MS);
     const messageId = randomUUID();
     await runCommand(ctx, deviceDecider, stream, {
       type: 'SendCommand',
@@ -74,11 +81,181 @@ export const commandHandlers: Pick<Handlers<TelemetryRoutes>, 'device.command'> 
     await runCommand(ctx, deviceDecider, stream, { type: 'RecordCommandFailure', deviceId: body.id, messageId, reason: reply.reason });
     return { messageId, status: reply.reason, output: null };
   },
+
+  async 'device.commands'({ query }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const history = await ctx.ports.store.readStream(deviceStream(tenantId, query.id));
+    if (history.length === 0) throw new DomainError('NOT_FOUND');
+    const rows = commandsOf(history as unknown as StoredDeviceEvent[]).slice(0, query.limit);
+    const names = await usernames(ctx, [...new Set(rows.map((r) => r.actorId))]);
+    return rows.map((r) => ({ ...r, actorName: names.get(r.actorId) ?? null }));
+  },
+
+  async 'device.desired'({ query }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const { functions } = await deviceWithModel(ctx.ports, tenantId, query.id);
+    const history = (await ctx.ports.store.readStream(deviceStream(tenantId, query.id))) as unknown as StoredDeviceEvent[];
+    const desired = desiredOf(history);
+    const reported = await reportedOf(ctx.ports, tenantId, query.id);
+    const names = await usernames(ctx, [...new Set([...desired.values()].map((d) => d.actorId))]);
+    return writable(functions).map((fn) => {
+      const want = desired.get(fn.identifier);
+      const row = reported.get(fn.identifier);
+      return {
+        identifier: fn.identifier,
+        name: fn.name,
+        desired: want?.value ?? null,
+        desiredAt: want?.at ?? null,
+        actorName: want ? (names.get(want.actorId) ?? null) : null,
+        reported: row ? (row.text ?? row.value) : null,
+        reportedAt: row ? row.ts.toISOString() : null,
+        inSync: !want || (!!row && reports(want.value, row)),
+      };
+    });
+  },
+
+  async 'device.setDesired'({ body }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const stream = deviceStream(tenantId, body.id);
+    const { state, functions } = await deviceWithModel(ctx.ports, tenantId, body.id);
+    checkParams(
+      functions.find((f) => f.identifier === body.identifier),
+      'property',
+      { value: body.value },
+    );
+    await runCommand(ctx, deviceDecider, stream, { type: 'SetDesired', deviceId: body.id, identifier: body.identifier, value: body.value });
+    const messageId = randomUUID();
+    const message = { messageId, kind: 'property' as const, identifier: body.identifier, params: { value: body.value } };
+    if (!ctx.ports.link?.isConnected(body.id)) return { messageId: null, status: 'offline' as const };
+    await runCommand(ctx, deviceDecider, stream, { type: 'SendCommand', deviceId: body.id, ...message, mode: 'async' });
+    await ctx.ports.link.send({ sn: state.sn!, deviceId: body.id }, message, null);
+    return { messageId, status: 'sent' as const };
+  },
 };
+
+type StoredDeviceEvent = {
+  type: string;
+  data: Record<string, unknown>;
+  metadata: { occurredAt: string; actor: { kind: string; id: string } };
+};
+
+/** A device and the thing model it reports against (its bound version, or the draft before any publication). */
+async function deviceWithModel(ports: Pick<Ports, 'store'>, tenantId: string, deviceId: string) {
+  const { state } = await loadState(ports.store, deviceDecider, deviceStream(tenantId, deviceId));
+  if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
+  const product = (await loadState(ports.store, productDecider, productStream(tenantId, state.productId!))).state;
+  const functions = (state.modelVersion > 0 ? product.versions[state.modelVersion - 1] : product.functions) ?? [];
+  return { state, functions };
+}
+
+const writable = (functions: ThingFunction[]) =>
+  functions.filter((f): f is Extract<ThingFunction, { type: 'property' }> => f.type === 'property' && f.access === 'rw');
+
+/** The commands of a device's stream, newest first, each with how it ended. */
+function commandsOf(history: StoredDeviceEvent[]) {
+  const byId = new Map<
+    string,
+    {
+      messageId: string;
+      kind: 'service' | 'property';
+      identifier: string;
+      params: Record<string, unknown>;
+      mode: 'sync' | 'async';
+      at: string;
+      actorKind: string;
+      actorId: string;
+      status: 'sent' | 'replied' | 'timeout' | 'offline';
+      output: unknown;
+      settledAt: string | null;
+    }
+  >();
+  for (const event of history) {
+    const d = event.data;
+    const messageId = d.messageId as string;
+    if (event.type === 'DeviceCommandSent')
+      byId.set(messageId, {
+        messageId,
+        kind: d.kind as 'service' | 'property',
+        identifier: d.identifier as string,
+        params: d.params as Record<string, unknown>,
+        mode: d.mode as 'sync' | 'async',
+        at: event.metadata.occurredAt,
+        actorKind: event.metadata.actor.kind,
+        actorId: event.metadata.actor.id,
+        status: 'sent',
+        output: null,
+        settledAt: null,
+      });
+    const open = byId.get(messageId);
+    if (!open) continue;
+    if (event.type === 'DeviceCommandReplied')
+      Object.assign(open, { status: 'replied', output: d.output ?? null, settledAt: event.metadata.occurredAt });
+    if (event.type === 'DeviceCommandFailed') Object.assign(open, { status: d.reason, settledAt: event.metadata.occurredAt });
+  }
+  return [...byId.values()].reverse();
+}
+
+/** The newest desired value of each property, with who set it. */
+function desiredOf(history: StoredDeviceEvent[]) {
+  const desired = new Map<string, { value: unknown; at: string; actorId: string }>();
+  for (const event of history)
+    if (event.type === 'DeviceDesiredSet')
+      desired.set(event.data.identifier as string, {
+        value: event.data.value,
+        at: event.metadata.occurredAt,
+        actorId: event.metadata.actor.id,
+      });
+  return desired;
+}
+
+async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, deviceId: string) {
+  const rows = (await ports.timeseries?.latest({ tenantId, deviceIds: [deviceId] })) ?? [];
+  return new Map(rows.map((r) => [r.variable, r]));
+}
+
+/** Whether a stored row holds the desired value (booleans are stored as 0/1, dates as milliseconds, structs as JSON). */
+function reports(desired: unknown, row: TelemetryRow): boolean {
+  const wanted = typeof desired === 'boolean' ? (desired ? 1 : 0) : desired;
+  if (typeof wanted === 'number') return row.value === wanted;
+  if (typeof wanted === 'string') return row.text === wanted || (row.value !== null && Date.parse(wanted) === row.value);
+  return row.text === JSON.stringify(wanted);
+}
+
+/** The desired values a device does not report yet: what goes out again when it reconnects. */
+export async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string) {
+  const { state, functions } = await deviceWithModel(ports, tenantId, deviceId);
+  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredDeviceEvent[];
+  const reported = await reportedOf(ports, tenantId, deviceId);
+  const names = new Set(writable(functions).map((f) => f.identifier));
+  const pending = [...desiredOf(history)]
+    .filter(([identifier, want]) => names.has(identifier) && !(reported.has(identifier) && reports(want.value, reported.get(identifier)!)))
+    .map(([identifier, want]) => ({ identifier, value: want.value }));
+  return { state, pending };
+}
 
 /** A reply that came when nobody waited for it (an asynchronous command): recorded through the dispatch port. */
 export function replyDispatchers(ports: Omit<Ports, 'dispatch'>) {
   return {
+    /** A device (re)connected: the desired values it does not report yet go out again, each recorded as a command. */
+    async ResendDesired(command: { deviceId: string }, metadata: DispatchMetadata) {
+      const { state, pending } = await pendingDesired(ports, metadata.tenantId, command.deviceId);
+      if (!state.enabled || !ports.link) return { position: null };
+      let position: string | null = null;
+      for (const { identifier, value } of pending) {
+        const messageId = randomUUID();
+        const message = { messageId, kind: 'property' as const, identifier, params: { value } };
+        const result = await handleCommand(
+          ports.store,
+          deviceDecider,
+          deviceStream(metadata.tenantId, command.deviceId),
+          { type: 'SendCommand', deviceId: command.deviceId, ...message, mode: 'async' },
+          { ...metadata, idempotencyKey: `${metadata.idempotencyKey}:${identifier}` },
+        );
+        position = result.events.at(-1)?.position ?? position;
+        await ports.link.send({ sn: state.sn!, deviceId: command.deviceId }, message, null);
+      }
+      return { position };
+    },
     async RecordDeviceReply(command: { deviceId: string; messageId: string; output: unknown }, metadata: DispatchMetadata) {
       const result = await handleCommand(
         ports.store,

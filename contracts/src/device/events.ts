@@ -68,7 +68,9 @@ export type DeviceEvent =
       }
     >
   | DomainEvent<'DeviceCommandReplied', { deviceId: string; messageId: string; output: unknown }>
-  | DomainEvent<'DeviceCommandFailed', { deviceId: string; messageId: string; reason: 'timeout' | 'offline' }>;
+  | DomainEvent<'DeviceCommandFailed', { deviceId: string; messageId: string; reason: 'timeout' | 'offline' }>
+  /** An operator's desired value of a writable property: sent until the device reports it (re-sent at reconnect). */
+  | DomainEvent<'DeviceDesiredSet', { deviceId: string; identifier: string; value: unknown }>;
 
 /** A template of acquisition settings and variables for a product's devices. */
 export type TemplateEvent =

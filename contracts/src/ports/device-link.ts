@@ -12,4 +12,6 @@ export type DeviceReply = { ok: true; output: unknown } | { ok: false; reason: '
 /** The downlink as the command side reaches it: send to a device and, for a synchronous call, await its reply. */
 export interface DeviceLinkPort {
   send(device: { sn: string; deviceId: string }, message: DeviceCommandMessage, waitMs: number | null): Promise<DeviceReply | null>;
+  /** Whether the device has a session with this process's broker now. */
+  isConnected(deviceId: string): boolean;
 }

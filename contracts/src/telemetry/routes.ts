@@ -90,6 +90,8 @@ export const deviceCommandBody = z
     kind: z.enum(['service', 'property']),
     identifier,
     params: z.record(z.string(), z.unknown()).default({}),
+    /** Wait for the reply (up to the service's timeout) or not; absent: as the thing model's service says. */
+    mode: z.enum(['sync', 'async']).optional(),
   })
   .strict();
 export const deviceCommandResult = z.object({
@@ -97,6 +99,38 @@ export const deviceCommandResult = z.object({
   /** `sent`: asynchronous, the reply is recorded when it comes; the others end a synchronous call. */
   status: z.enum(['sent', 'replied', 'timeout', 'offline']),
   output: z.unknown().nullable(),
+});
+
+/** One command to a device as its events tell it: what was asked, by whom, and how it ended. */
+export const deviceCommandRow = z.object({
+  messageId: z.string(),
+  kind: z.enum(['service', 'property']),
+  identifier: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  mode: z.enum(['sync', 'async']),
+  at: z.string(),
+  actorKind: z.string(),
+  actorId: z.string(),
+  actorName: z.string().nullable(),
+  /** `sent`: no reply yet (an asynchronous command, or one still waiting). */
+  status: z.enum(['sent', 'replied', 'timeout', 'offline']),
+  output: z.unknown().nullable(),
+  settledAt: z.string().nullable(),
+});
+
+export const setDesiredBody = z.object({ id: entityId, identifier, value: z.unknown() }).strict();
+
+/** A writable property's desired value (set by an operator) against what the device last reported. */
+export const desiredRow = z.object({
+  identifier: z.string(),
+  name: z.string().nullable(),
+  desired: z.unknown().nullable(),
+  desiredAt: z.string().nullable(),
+  actorName: z.string().nullable(),
+  reported: z.unknown().nullable(),
+  reportedAt: z.string().nullable(),
+  /** The device reports the desired value (or nothing is desired). */
+  inSync: z.boolean(),
 });
 
 /** Issue 11: latest values, history, dead letters, and HTTP ingest. */
@@ -154,6 +188,40 @@ export const telemetryRoutes = {
       'Invoke a thing-model service (synchronous: waits for the reply up to its timeout) or set a writable property; request, reply or time-out recorded as device events',
     body: deviceCommandBody,
     response: deviceCommandResult,
+    reads: [],
+    errors: ['NOT_FOUND', 'COMMAND_INVALID', 'DEVICE_DISABLED'],
+  }),
+  'device.commands': route({
+    method: 'GET',
+    path: '/api/iot/device/commands',
+    permission: devicePerm.deviceList,
+    tag: 'telemetry',
+    summary: "A device's recent commands, newest first: request, reply, time-out or offline, and who asked (from its events)",
+    query: z.object({ id: entityId, limit: z.coerce.number().int().min(1).max(200).default(50) }).strict(),
+    response: z.array(deviceCommandRow),
+    reads: [],
+    errors: ['NOT_FOUND'],
+  }),
+  'device.desired': route({
+    method: 'GET',
+    path: '/api/iot/device/desired',
+    permission: devicePerm.deviceList,
+    tag: 'telemetry',
+    summary: "Desired against reported state of a device's writable properties: the difference is what the device has not yet applied",
+    query: z.object({ id: entityId }).strict(),
+    response: z.array(desiredRow),
+    reads: [],
+    errors: ['NOT_FOUND'],
+  }),
+  'device.setDesired': route({
+    method: 'POST',
+    path: '/api/iot/device/desired',
+    permission: devicePerm.deviceCommand,
+    tag: 'telemetry',
+    summary:
+      'Set the desired value of a writable property: recorded with who asked, sent now if the device is connected, re-sent when it reconnects until it reports the value',
+    body: setDesiredBody,
+    response: z.object({ messageId: z.string().nullable(), status: z.enum(['sent', 'offline']) }),
     reads: [],
     errors: ['NOT_FOUND', 'COMMAND_INVALID', 'DEVICE_DISABLED'],
   }),

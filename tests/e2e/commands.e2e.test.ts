@@ -1,0 +1,89 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+
+/**
+ * The command dialog as an operator uses it (issue 11 "the command dialog with its reply"): a thing-model service
+ * picked in the device detail, its typed input filled, sent synchronously to a device simulated by an MQTT.js
+ * client that answers on its downlink; the dialog shows the reply and the recent commands list who asked.
+ */
+describe('command dialog in a real browser', () => {
+  let sut: BrowserPlatform;
+  let device: MqttClient;
+  const received: Array<{ identifier: string; params: Record<string, unknown> }> = [];
+
+  beforeAll(async () => {
+    sut = await startBrowserPlatform({ id: 'yankee', name: 'yankeeCo', adminUsername: 'yankeeAdmin', adminPassword: 'Yankee#pw1' });
+    const login = await fetch(`${sut.base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'yankeeAdmin', password: 'Yankee#pw1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const call = async (method: string, url: string, body: unknown) => {
+      const r = await fetch(`${sut.base}${url}`, {
+        method,
+        headers: { 'content-type': 'application/json', authentication: token },
+        body: JSON.stringify(body),
+      });
+      const json = (await r.json()) as { code: number; data: { id: string; secret: string } };
+      if (json.code !== 200) throw new Error(`${url}: ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    const { id: productId } = await call('POST', '/api/iot/product', { name: 'Pump', code: 'PUMP', type: 'direct' });
+    await call('PUT', '/api/iot/product/function', {
+      productId,
+      function: {
+        type: 'service',
+        name: 'Set speed',
+        identifier: 'setSpeed',
+        invoke: 'sync',
+        timeoutMs: 5000,
+        inputs: [{ identifier: 'rpm', name: 'Speed', dataType: { type: 'int', min: 0, max: 3000 } }],
+      },
+    });
+    await call('POST', '/api/iot/product/publish', { id: productId });
+    const { secret } = await call('POST', '/api/iot/device', { sn: 'PUMP-1', name: 'pump one', productId });
+    const url = (sut.platform.mqtt as unknown as { url: string }).url;
+    device = mqtt.connect(url, { username: 'PUMP-1', password: secret, clientId: 'pump-1', reconnectPeriod: 0 });
+    await new Promise((resolve, reject) => device.once('connect', resolve).once('error', reject));
+    await device.subscribeAsync('devices/PUMP-1/command/+', { qos: 1 });
+    // The simulated device: answers every command on its reply topic with what it applied.
+    device.on('message', (_topic, payload) => {
+      const message = JSON.parse(String(payload)) as { messageId: string; identifier: string; params: Record<string, unknown> };
+      received.push(message);
+      void device.publishAsync(`devices/PUMP-1/reply/${message.messageId}`, JSON.stringify({ applied: message.params.rpm }), { qos: 1 });
+    });
+  }, 120_000);
+  afterAll(async () => {
+    device?.end(true);
+    await sut?.stop();
+  });
+
+  it('sends a service with its typed input, shows the device reply, and lists the command with who asked', async () => {
+    const page = await sut.loggedIn({ lang: 'en', account: 'yankeeAdmin', password: 'Yankee#pw1' });
+    await page.goto(`${sut.base}/device/device`);
+    await page.getByRole('button', { name: 'pump one' }).first().click();
+    const detail = page.getByRole('dialog').last();
+    await detail.getByRole('tab', { name: 'Commands' }).click();
+    await detail.getByRole('button', { name: 'Send command' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send a command' });
+    await dialog.getByRole('combobox', { name: 'Service or property' }).click();
+    await page.getByRole('option', { name: /Set speed \(setSpeed\)/ }).click();
+    await dialog
+      .getByRole('textbox', { name: 'rpm' })
+      .or(dialog.getByRole('spinbutton', { name: 'rpm' }))
+      .fill('1450');
+    await dialog.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => dialog.getByTestId('command-result').textContent(), { timeout: 10_000 }).toContain('Device replied');
+    expect(await dialog.getByTestId('command-result').textContent()).toContain('{"applied":1450}');
+    expect(received).toEqual([expect.objectContaining({ identifier: 'setSpeed', params: { rpm: 1450 } })]);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const recent = detail.getByLabel('Recent commands');
+    await expect.poll(() => recent.textContent(), { timeout: 10_000 }).toContain('Replied');
+    const text = await recent.textContent();
+    expect(text).toContain('yankeeAdmin');
+    expect(text).toContain('setSpeed');
+    await page.context().close();
+  }, 120_000);
+});
