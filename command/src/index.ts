@@ -15,6 +15,7 @@ import { historyHandlers } from './device/history.ts';
 import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
+import { notifySettingsHandlers } from './notify/settings.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -39,6 +40,7 @@ export const commandHandlers = {
   ...deviceCommandHandlers,
   ...alarmHandlers,
   ...notifyHandlers,
+  ...notifySettingsHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

@@ -13,7 +13,7 @@ import { devicesProjection } from './device/devices.ts';
 import { mqttConfigsProjection, templatesProjection } from './device/templates.ts';
 import { alarmRulesProjection } from './alarm/rules.ts';
 import { alarmsProjection } from './alarm/alarms.ts';
-import { notifyProjection } from './alarm/notify.ts';
+import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -39,4 +39,5 @@ export const projections: AnyProjection[] = [
   alarmRulesProjection,
   alarmsProjection,
   notifyProjection,
+  notifySettingsProjection,
 ];

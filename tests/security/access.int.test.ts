@@ -216,6 +216,21 @@ beforeAll(async () => {
     }),
   ).id;
   secrets.unshift('alphaMqttPw#1');
+  // A's own notification channels: their credentials stay beside the log, never in an answer (issue 12).
+  ok(
+    await sut.call('PUT', '/api/iot/notifySettings', {
+      token: tokenA,
+      body: {
+        smtpUrl: 'smtp://alpha:alphaSmtpPw%2311@127.0.0.1:2599',
+        smsAccessKeyId: 'alphaSmsKeyIdQ',
+        smsAccessKeySecret: 'alphaSmsSecret#1',
+        wecomWebhook: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=alphaWecomKeyQ',
+        dingtalkWebhook: 'https://oapi.dingtalk.com/robot/send?access_token=alphaDingTokenQ',
+        dingtalkSecret: 'alphaDingSecret#1',
+      },
+    }),
+  );
+  secrets.unshift('alphaSmtpPw', 'alphaSmsKeyIdQ', 'alphaSmsSecret#1', 'alphaWecomKeyQ', 'alphaDingTokenQ', 'alphaDingSecret#1');
   ids.job = 'alphaJobQ0001';
   ok(
     await sut.call('POST', '/api/iot/device/import', {

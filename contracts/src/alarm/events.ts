@@ -6,6 +6,8 @@ import type {
   AlarmType,
   ContactFields,
   NotifyConfigFields,
+  NotifySecretKey,
+  NotifySettingsFields,
   NotifyTemplateFields,
 } from './model.ts';
 
@@ -65,4 +67,10 @@ export type NotifyConfigEvent =
   | DomainEvent<'NotifyConfigUpdated', NotifyConfigFields & { configId: string }>
   | DomainEvent<'NotifyConfigDeleted', { configId: string }>;
 
-export type AlarmAreaEvent = AlarmRuleEvent | AlarmEvent | ContactEvent | NotifyTemplateEvent | NotifyConfigEvent;
+/**
+ * A tenant's notification settings: stream `notifySettings-<tenant>.<tenant>`. The credentials are stored beside the
+ * log; the event names only which of them changed.
+ */
+export type NotifySettingsEvent = DomainEvent<'NotifySettingsUpdated', NotifySettingsFields & { secretsChanged: NotifySecretKey[] }>;
+
+export type AlarmAreaEvent = AlarmRuleEvent | AlarmEvent | ContactEvent | NotifyTemplateEvent | NotifyConfigEvent | NotifySettingsEvent;

@@ -362,6 +362,8 @@ export const notifySettings = z.object({
     z.object({
       kind: z.enum(['email', 'sms', 'wechat', 'dingtalk', 'inApp']),
       configured: z.boolean(),
+      /** Whose settings carry it: the tenant's own, the platform's (environment), or none (local outbox). */
+      source: z.enum(['tenant', 'platform']).nullable().optional(),
       /** Where it goes (an SMTP host, an SMS endpoint host), never a password or key. */
       target: z.string().nullable(),
       /** The environment variables that configure it. */
@@ -374,3 +376,133 @@ export const notifySettings = z.object({
   ticketReminderMin: z.number().int(),
 });
 export type NotifySettings = z.infer<typeof notifySettings>;
+
+// ---------------------------------------------------------------- per-tenant notification settings
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM');
+/** During quiet hours no SMS and no WeChat go out, except alarms at `minLevel` or above; in-app and email still do. */
+export const quietHours = z
+  .object({
+    start: hhmm,
+    end: hhmm,
+    minLevel: z.number().int().min(1).max(5),
+    timeZone: z
+      .string()
+      .max(64)
+      .refine((tz) => {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: tz });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'unknown time zone'),
+  })
+  .strict();
+export type QuietHours = z.infer<typeof quietHours>;
+
+/** Is `at` inside the quiet hours (a window across midnight when start > end)? */
+export function inQuietHours(quiet: QuietHours, at: Date): boolean {
+  const local = new Intl.DateTimeFormat('en-GB', { timeZone: quiet.timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+    at,
+  );
+  if (quiet.start === quiet.end) return false;
+  return quiet.start < quiet.end ? local >= quiet.start && local < quiet.end : local >= quiet.start || local < quiet.end;
+}
+
+/** The credentials of a tenant's channels: kept beside the event log (notify_channel_secrets), never in an event or an answer. */
+export const notifySecretKeys = [
+  'smtpUrl',
+  'smsAccessKeyId',
+  'smsAccessKeySecret',
+  'wecomWebhook',
+  'dingtalkWebhook',
+  'dingtalkSecret',
+] as const;
+export type NotifySecretKey = (typeof notifySecretKeys)[number];
+/** A credential in a settings edit: a string sets it, null removes it, absent keeps what is stored. */
+const secretInput = (inner: z.ZodString) => inner.nullable().optional();
+const webhook = z
+  .string()
+  .trim()
+  .max(512)
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'http(s) URL');
+
+/** What a tenant sets of its notifications that may be shown and logged: no credential among them. */
+export const notifySettingsFields = z
+  .object({
+    smtpFrom: z
+      .string()
+      .trim()
+      .email()
+      .max(128)
+      .nullish()
+      .transform((v) => v ?? null),
+    smsEndpoint: webhook.nullish().transform((v) => v ?? null),
+    smsSignName: text(64).transform((v) => v ?? null),
+    smsTemplateCode: text(64).transform((v) => v ?? null),
+    /** Caps per minute; null takes the platform's (NOTIFY_TENANT_PER_MIN, NOTIFY_CONTACT_PER_MIN). */
+    tenantPerMinute: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .nullish()
+      .transform((v) => v ?? null),
+    contactPerMinute: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .nullish()
+      .transform((v) => v ?? null),
+    quietHours: quietHours.nullish().transform((v) => v ?? null),
+  })
+  .strict();
+export type NotifySettingsFields = z.output<typeof notifySettingsFields>;
+export const notifySettingsBody = notifySettingsFields
+  .extend({
+    smtpUrl: secretInput(
+      z
+        .string()
+        .trim()
+        .max(512)
+        .url()
+        .refine((u) => /^smtps?:\/\//.test(u), 'smtp:// or smtps:// URL'),
+    ),
+    smsAccessKeyId: secretInput(z.string().trim().min(1).max(128)),
+    smsAccessKeySecret: secretInput(z.string().trim().min(1).max(128)),
+    wecomWebhook: secretInput(webhook),
+    dingtalkWebhook: secretInput(webhook),
+    dingtalkSecret: secretInput(z.string().trim().min(1).max(128)),
+  })
+  .strict();
+export type NotifySettingsBody = z.output<typeof notifySettingsBody>;
+/** The settings screen's answer: the effective channels and caps, and what the tenant set (credentials only as set or not). */
+export const notifySettingsAnswer = notifySettings.extend({
+  tenant: z.object({
+    smtpFrom: z.string().nullable(),
+    smsEndpoint: z.string().nullable(),
+    smsSignName: z.string().nullable(),
+    smsTemplateCode: z.string().nullable(),
+    tenantPerMinute: z.number().int().nullable(),
+    contactPerMinute: z.number().int().nullable(),
+    quietHours: quietHours.nullable(),
+    /** Which credentials the tenant has stored; never their values. */
+    secrets: z.object(Object.fromEntries(notifySecretKeys.map((k) => [k, z.boolean()])) as Record<NotifySecretKey, z.ZodBoolean>),
+  }),
+});
+export type NotifySettingsAnswer = z.infer<typeof notifySettingsAnswer>;
+
+/** Which channels a tenant's own settings make complete (each of the others falls back to the platform's). */
+export function tenantChannelKinds(
+  fields: Pick<NotifySettingsFields, 'smsEndpoint' | 'smsSignName' | 'smsTemplateCode'> | null,
+  secrets: Partial<Record<NotifySecretKey, string>>,
+): Record<'email' | 'sms' | 'wechat' | 'dingtalk', boolean> {
+  return {
+    email: !!secrets.smtpUrl,
+    sms: !!(secrets.smsAccessKeyId && secrets.smsAccessKeySecret && fields?.smsEndpoint && fields.smsSignName && fields.smsTemplateCode),
+    wechat: !!secrets.wecomWebhook,
+    dingtalk: !!secrets.dingtalkWebhook,
+  };
+}

@@ -27,6 +27,7 @@ export const alarmPerm = {
   recordRead: 'alarm:notifyRecords:read',
   recordRetry: 'alarm:notifyRecords:retry',
   settingsList: 'alarm:notifySettings:list',
+  settingsEdit: 'alarm:notifySettings:edit',
 } as const;
 
 /** At most one active alarm per (device, rule): the claim's scope, its key `<deviceId>:<ruleId>`, owned by the alarm. */

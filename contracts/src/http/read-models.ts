@@ -19,6 +19,7 @@ export const readModels = [
   'alarmRules',
   'alarms',
   'notify',
+  'notifySettings',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

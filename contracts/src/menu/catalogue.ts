@@ -138,7 +138,15 @@ const areas: Area[] = [
         ],
       },
       { key: 'settings', name: '告警设置', router: 'AlarmSettings', entries: crud },
-      { key: 'notifySettings', name: '通知设置', router: 'NotifySettings', entries: [['list', '查询', 'interface']] },
+      {
+        key: 'notifySettings',
+        name: '通知设置',
+        router: 'NotifySettings',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['edit', '编辑', 'button'],
+        ],
+      },
       { key: 'contacts', name: '告警联系人', router: 'AlertContacts', entries: crud },
       { key: 'notifyTemplates', name: '通知模板', router: 'NotifyTemplates', entries: crud },
       { key: 'notifyConfigs', name: '通知配置', router: 'NotifyConfigs', entries: crud },

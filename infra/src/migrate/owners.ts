@@ -8,6 +8,7 @@ import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
+import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
 import { notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 
@@ -31,4 +32,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('ingest.deadLetters', ['ingest_dead_letters'], deadLettersSchema),
   v1('ingest.reports', ['device_reports'], reportsSchema),
   v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
+  v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
 ];

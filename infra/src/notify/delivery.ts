@@ -2,10 +2,14 @@ import type { Logger } from 'pino';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { ChannelKind, ChannelSender } from './channels.ts';
+import { tenantChannels } from './tenant-channels.ts';
 
 export interface DeliveryOptions {
   db: SqlPool;
+  /** The platform's channels: what carries a tenant's notifications where it configured none of its own. */
   channels: ChannelSender;
+  /** The platform's sender address, for a tenant's SMTP without one of its own. */
+  from?: string;
   logger: Logger;
   live?: LiveFeed;
   /** Tries before a record is marked failed; between them the wait doubles from `backoffMs`. */
@@ -37,7 +41,8 @@ const LEASE_SECONDS = 60;
  * outbox, which the records screen shows: `npm start` needs no mail server.
  */
 export function startDelivery(options: DeliveryOptions) {
-  const { db, channels, logger } = options;
+  const { db, logger } = options;
+  const tenants = tenantChannels(db, options.channels, { from: options.from ?? 'iot@localhost' });
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 5_000;
   const reminderMin = options.reminderMin ?? 60;
@@ -85,8 +90,8 @@ export function startDelivery(options: DeliveryOptions) {
     );
   }
 
-  /** Sends one record; answers what carried it. */
-  async function send(record: Due): Promise<string> {
+  /** Sends one record through its tenant's channels; answers what carried it. */
+  async function send(record: Due, channels: ChannelSender): Promise<string> {
     if (record.send_way === 'inApp') return 'inbox';
     if (record.send_way === 'wechat') {
       const robots = (['wechat', 'dingtalk'] as ChannelKind[]).filter((k) => channels.configured(k));
@@ -114,13 +119,18 @@ export function startDelivery(options: DeliveryOptions) {
       )
     ).rows;
     const inboxes = new Set<string>();
+    const senders = new Map<string, Promise<ChannelSender>>();
+    const senderOf = (tenantId: string) => {
+      if (!senders.has(tenantId)) senders.set(tenantId, tenants.forTenant(tenantId));
+      return senders.get(tenantId)!;
+    };
     await Promise.all(
       due.map(async (record) => {
         try {
-          await send(record);
+          const via = await send(record, await senderOf(record.tenant_id));
           await db.query(
-            `update notify_records set status = 'sent', sent_at = now(), attempts = attempts + 1, error = null where id = $1 and status = 'unsent'`,
-            [record.id],
+            `update notify_records set status = 'sent', sent_at = now(), attempts = attempts + 1, error = null, via = $2 where id = $1 and status = 'unsent'`,
+            [record.id, via],
           );
           if (record.send_way === 'inApp') inboxes.add(record.tenant_id);
         } catch (error) {
@@ -175,6 +185,7 @@ export function startDelivery(options: DeliveryOptions) {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      tenants.close();
     },
   };
 }

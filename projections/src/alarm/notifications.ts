@@ -1,4 +1,4 @@
-import { renderTemplate, type AlarmEvent, type TemplateValues } from '@iot/contracts';
+import { inQuietHours, renderTemplate, type AlarmEvent, type QuietHours, type TemplateValues } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { projection, type AnyProjection } from '../projection.ts';
 
@@ -108,6 +108,23 @@ async function enqueue(
   );
 }
 
+/** The tenant's caps (its own, or the platform's) and quiet hours. */
+async function tenantSettings(tx: Sql, tenantId: string, platform: NotificationCaps) {
+  const row = (
+    await tx.query<{ tenant_per_min: number | null; contact_per_min: number | null; quiet_hours: QuietHours | null }>(
+      'select tenant_per_min, contact_per_min, quiet_hours from rm_notify_settings where tenant_id = $1',
+      [tenantId],
+    )
+  ).rows[0];
+  return {
+    caps: {
+      tenantPerMinute: row?.tenant_per_min ?? platform.tenantPerMinute,
+      contactPerMinute: row?.contact_per_min ?? platform.contactPerMinute,
+    },
+    quiet: row?.quiet_hours ?? null,
+  };
+}
+
 const levelNames = ['', '轻微 minor', '次要 low', '一般 normal', '重要 major', '严重 severe'];
 
 /**
@@ -142,13 +159,18 @@ export function notificationReactor(caps: NotificationCaps): AnyProjection {
           rule: alarm.ruleName,
           status: 'active',
         };
+        const settings = await tenantSettings(tx, tenantId, caps);
+        // Quiet hours (the tenant's clock, at the raise): no SMS or WeChat below the chosen level; in-app and email still go.
+        const quiet =
+          !!settings.quiet && alarm.level < settings.quiet.minLevel && inQuietHours(settings.quiet, new Date(event.metadata.occurredAt));
         for (const config of await matchingConfigs(tx, tenantId, device?.group_id ?? null, alarm.level)) {
           const subject = renderTemplate(config.subject ?? '告警 {{device}} {{variable}}', values);
           const body = renderTemplate(config.content, values);
-          for (const to of await recipientsOf(tx, config))
+          for (const to of await recipientsOf(tx, config)) {
+            if (quiet && (to.sendWay === 'sms' || to.sendWay === 'wechat')) continue;
             await enqueue(
               tx,
-              caps,
+              settings.caps,
               {
                 tenantId,
                 sourceKey: `alarm:${alarm.alarmId}:${config.id}`,
@@ -163,6 +185,7 @@ export function notificationReactor(caps: NotificationCaps): AnyProjection {
               },
               to,
             );
+          }
         }
         return;
       }
@@ -184,7 +207,7 @@ export function notificationReactor(caps: NotificationCaps): AnyProjection {
         if (!row) return;
         await enqueue(
           tx,
-          caps,
+          (await tenantSettings(tx, tenantId, caps)).caps,
           {
             tenantId,
             sourceKey: `ticket:${ticketId}`,

@@ -1,4 +1,4 @@
-import type { ContactEvent, NotifyConfigEvent, NotifyTemplateEvent } from '@iot/contracts';
+import type { ContactEvent, NotifyConfigEvent, NotifySettingsEvent, NotifyTemplateEvent } from '@iot/contracts';
 import { projection } from '../projection.ts';
 
 /** Contacts, notification templates and configurations. */
@@ -102,5 +102,44 @@ export const notifyProjection = projection<ContactEvent | NotifyTemplateEvent | 
         await tx.query('delete from rm_notify_configs where id = $1', [event.data.configId]);
         return;
     }
+  },
+});
+
+/** A tenant's notification settings (never a credential: those live in notify_channel_secrets beside the log). */
+export const notifySettingsProjection = projection<NotifySettingsEvent>({
+  name: 'notifySettings',
+  handles: ['NotifySettingsUpdated'],
+  tables: ['rm_notify_settings'],
+  schema: `
+    create table rm_notify_settings (
+      tenant_id text primary key,
+      smtp_from text,
+      sms_endpoint text,
+      sms_sign_name text,
+      sms_template_code text,
+      tenant_per_min int,
+      contact_per_min int,
+      quiet_hours jsonb,
+      updated_at timestamptz not null
+    );`,
+  async apply(tx, event) {
+    const d = event.data;
+    await tx.query(
+      `insert into rm_notify_settings (tenant_id, smtp_from, sms_endpoint, sms_sign_name, sms_template_code, tenant_per_min, contact_per_min, quiet_hours, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       on conflict (tenant_id) do update set smtp_from = $2, sms_endpoint = $3, sms_sign_name = $4, sms_template_code = $5, tenant_per_min = $6,
+         contact_per_min = $7, quiet_hours = $8, updated_at = $9`,
+      [
+        event.metadata.tenantId,
+        d.smtpFrom,
+        d.smsEndpoint,
+        d.smsSignName,
+        d.smsTemplateCode,
+        d.tenantPerMinute,
+        d.contactPerMinute,
+        d.quietHours ? JSON.stringify(d.quietHours) : null,
+        event.metadata.occurredAt,
+      ],
+    );
   },
 });

@@ -1,4 +1,14 @@
-import { DomainError, renderTemplate, sampleValues, type AlarmRoutes, type AlarmRow } from '@iot/contracts';
+import {
+  DomainError,
+  notifySecretKeys,
+  renderTemplate,
+  sampleValues,
+  tenantChannelKinds,
+  type AlarmRoutes,
+  type AlarmRow,
+  type NotifySecretKey,
+  type QuietHours,
+} from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
 import { csvAnswer } from '../shared/csv.ts';
@@ -269,8 +279,58 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   },
 
   async 'notify.settings'(_input, ctx) {
-    if (!ctx.ports.notifySettings) throw new DomainError('NOT_FOUND');
-    return ctx.ports.notifySettings;
+    const platform = ctx.ports.notifySettings;
+    if (!platform) throw new DomainError('NOT_FOUND');
+    const { tenantId } = callerOf(ctx);
+    const row = (
+      await ctx.ports.db.query<{
+        smtp_from: string | null;
+        sms_endpoint: string | null;
+        sms_sign_name: string | null;
+        sms_template_code: string | null;
+        tenant_per_min: number | null;
+        contact_per_min: number | null;
+        quiet_hours: QuietHours | null;
+      }>('select * from rm_notify_settings where tenant_id = $1', [tenantId])
+    ).rows[0];
+    const secrets =
+      (
+        await ctx.ports.db.query<{ secrets: Partial<Record<NotifySecretKey, string>> }>(
+          'select secrets from notify_channel_secrets where tenant_id = $1',
+          [tenantId],
+        )
+      ).rows[0]?.secrets ?? {};
+    const tenant = {
+      smtpFrom: row?.smtp_from ?? null,
+      smsEndpoint: row?.sms_endpoint ?? null,
+      smsSignName: row?.sms_sign_name ?? null,
+      smsTemplateCode: row?.sms_template_code ?? null,
+      tenantPerMinute: row?.tenant_per_min ?? null,
+      contactPerMinute: row?.contact_per_min ?? null,
+      quietHours: row?.quiet_hours ?? null,
+      secrets: Object.fromEntries(notifySecretKeys.map((k) => [k, !!secrets[k]])) as Record<NotifySecretKey, boolean>,
+    };
+    const own = tenantChannelKinds(tenant, secrets);
+    // Only a host is shown of a tenant's URL: its user, password, path and query may carry a key.
+    const host = (url: string | null | undefined) => {
+      try {
+        return url ? new URL(url).host : null;
+      } catch {
+        return null;
+      }
+    };
+    const targets = { email: secrets.smtpUrl, sms: tenant.smsEndpoint, wechat: secrets.wecomWebhook, dingtalk: secrets.dingtalkWebhook };
+    return {
+      ...platform,
+      channels: platform.channels.map((c) =>
+        c.kind !== 'inApp' && own[c.kind]
+          ? { ...c, configured: true, source: 'tenant' as const, target: host(targets[c.kind]) }
+          : { ...c, source: c.kind === 'inApp' ? null : c.configured ? ('platform' as const) : null },
+      ),
+      tenantPerMinute: tenant.tenantPerMinute ?? platform.tenantPerMinute,
+      contactPerMinute: tenant.contactPerMinute ?? platform.contactPerMinute,
+      tenant,
+    };
   },
 
   async 'notifyRecord.unread'(_input, ctx) {

@@ -1,0 +1,79 @@
+import { tenantChannelKinds, type NotifySecretKey } from '@iot/contracts';
+import type { SqlPool } from '../postgres/sql.ts';
+import { createChannels, type ChannelConfig, type ChannelSender } from './channels.ts';
+
+type Row = {
+  secrets: Partial<Record<NotifySecretKey, string>>;
+  smtp_from: string | null;
+  sms_endpoint: string | null;
+  sms_sign_name: string | null;
+  sms_template_code: string | null;
+};
+
+/**
+ * The channels of one tenant: each channel the tenant configured itself (notification settings) goes through its
+ * own credentials, every other through the platform's. Senders are kept per tenant and made anew when the tenant's
+ * settings change (SMTP pools stay open between passes).
+ */
+export function tenantChannels(
+  db: SqlPool,
+  platform: ChannelSender,
+  options: { from: string; create?: (config: ChannelConfig) => ChannelSender },
+) {
+  const create = options.create ?? ((config: ChannelConfig) => createChannels(config));
+  const cache = new Map<string, { key: string; own: ChannelSender; sender: ChannelSender }>();
+  return {
+    async forTenant(tenantId: string): Promise<ChannelSender> {
+      const row = (
+        await db.query<Row>(
+          `select s.secrets, r.smtp_from, r.sms_endpoint, r.sms_sign_name, r.sms_template_code
+           from notify_channel_secrets s left join rm_notify_settings r on r.tenant_id = s.tenant_id where s.tenant_id = $1`,
+          [tenantId],
+        )
+      ).rows[0];
+      const cached = cache.get(tenantId);
+      if (!row) {
+        if (cached) {
+          cached.own.close();
+          cache.delete(tenantId);
+        }
+        return platform;
+      }
+      const key = JSON.stringify(row);
+      if (cached?.key === key) return cached.sender;
+      cached?.own.close();
+      const s = row.secrets;
+      const kinds = tenantChannelKinds(
+        { smsEndpoint: row.sms_endpoint, smsSignName: row.sms_sign_name, smsTemplateCode: row.sms_template_code },
+        s,
+      );
+      const own = create({
+        smtpUrl: kinds.email ? s.smtpUrl : undefined,
+        from: row.smtp_from ?? options.from,
+        sms: kinds.sms
+          ? {
+              endpoint: row.sms_endpoint!,
+              accessKeyId: s.smsAccessKeyId!,
+              accessKeySecret: s.smsAccessKeySecret!,
+              signName: row.sms_sign_name!,
+              templateCode: row.sms_template_code!,
+            }
+          : undefined,
+        wecomWebhook: kinds.wechat ? s.wecomWebhook : undefined,
+        dingtalkWebhook: kinds.dingtalk ? s.dingtalkWebhook : undefined,
+        dingtalkSecret: kinds.dingtalk ? s.dingtalkSecret : undefined,
+      });
+      const sender: ChannelSender = {
+        configured: (kind) => own.configured(kind) || platform.configured(kind),
+        send: (m) => (own.configured(m.channel) ? own.send(m) : platform.send(m)),
+        close: () => own.close(),
+      };
+      cache.set(tenantId, { key, own, sender });
+      return sender;
+    },
+    close() {
+      for (const { own } of cache.values()) own.close();
+      cache.clear();
+    },
+  };
+}
