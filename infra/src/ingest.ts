@@ -2,7 +2,18 @@ import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import { commandTopic, createDeviceRegistry, createIntake, createIntakeTables, createPresence, type TelemetrySink } from '@iot/ingest';
+import {
+  commandTopic,
+  createDeviceRegistry,
+  createIntake,
+  createIntakeTables,
+  createPresence,
+  rpcRequestTopic,
+  TB_ATTRIBUTES_TOPIC,
+  TB_GATEWAY_ATTRIBUTES_TOPIC,
+  TB_GATEWAY_RPC_TOPIC,
+  type TelemetrySink,
+} from '@iot/ingest';
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
 import type { Bus } from './bus/port.ts';
 import type { SqlPool } from './postgres/sql.ts';
@@ -25,6 +36,8 @@ const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text]: Wi
   deviceId,
   productId,
   variable,
+  /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
+  publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
   ts: new Date(ts),
   value,
   text,
@@ -60,10 +73,22 @@ export async function startIngest(options: IngestOptions) {
   const tables = createIntakeTables(db, { onError: (err) => logger.error({ err }, 'intake tables flush failed') });
   const presence = createPresence({
     dispatch: options.dispatch,
+  /** ThingsBoard RPC request ids (integers, as its firmware expects) of commands in flight: `deviceId:requestId` -> message id. */
+  const rpcIds = new Map<string, string>();
+  let rpcCounter = 0;
+  const rememberRpc = (deviceId: string, messageId: string) => {
+    rpcCounter += 1;
+    rpcIds.set(`${deviceId}:${rpcCounter}`, messageId);
+    // Requests never answered are forgotten oldest first: the map stays bounded.
+    if (rpcIds.size > 10_000) rpcIds.delete(rpcIds.keys().next().value!);
+    return rpcCounter;
+  };
     offlineAfterMs: options.offlineAfterMs,
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
   const batcher = new WriteBatcher<TelemetryRow>((rows) => timeseries.insertTelemetry(rows), 100_000);
+    // Values set after this instant went out live to the subscribed device: only older ones are re-sent.
+    const before = new Date().toISOString();
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;
   if (options.kafka) {
@@ -102,7 +127,7 @@ export async function startIngest(options: IngestOptions) {
       const key = `desired:${device.deviceId}:${Date.now()}`;
       void options
         .dispatch(
-          { type: 'ResendDesired', deviceId: device.deviceId },
+          { type: 'ResendDesired', deviceId: device.deviceId, before },
           {
             tenantId: device.tenantId,
             actor: { kind: 'system', id: 'desired-state' },
@@ -124,7 +149,10 @@ export async function startIngest(options: IngestOptions) {
     presence,
     deadLetters: (letter) => tables.deadLetter(letter),
     onReport: (device, at) => tables.report(device.deviceId, device.tenantId, at),
-    onReply: (device, messageId, output) => {
+    onReply: (device, replyId, output) => {
+      const rpcKey = `${device.deviceId}:${replyId}`;
+      const messageId = rpcIds.get(rpcKey) ?? replyId;
+      rpcIds.delete(rpcKey);
       const resolve = waiting.get(messageId);
       if (resolve) return resolve({ ok: true, output });
       // Nobody waits (an asynchronous command, or a late reply): recorded on the device's stream all the same.
@@ -157,28 +185,61 @@ export async function startIngest(options: IngestOptions) {
       }
     },
   });
-  const isConnected = (deviceId: string) => [...intake.sessions.values()].some((s) => s.device.deviceId === deviceId);
+  const isConnected = (deviceId: string) => intake.sessionOf(deviceId) !== null;
+  /** How a command reaches a device: its own session, or its ThingsBoard gateway's; null when neither is connected here. */
+  const deliveryOf = async (device: { sn: string; deviceId: string }) => {
+    const own = intake.sessionOf(device.deviceId);
+    if (own) return own.thingsboard ? { style: 'thingsboard' as const, clientId: own.clientId } : { style: 'native' as const };
+    const ref = await registry.bySn(device.sn);
+    const gateway = ref?.gatewayId ? intake.sessionOf(ref.gatewayId) : null;
+    if (!ref || !gateway) return null;
+    return gateway.thingsboard ? { style: 'tbGateway' as const, clientId: gateway.clientId, name: ref.name } : { style: 'native' as const };
+  };
+  const awaitReply = (messageId: string, waitMs: number) =>
+    new Promise<DeviceReply>((resolve) => {
+      const timer = setTimeout(() => {
+        waiting.delete(messageId);
+        resolve({ ok: false, reason: 'timeout' });
+      }, waitMs);
+      waiting.set(messageId, (r) => {
+        clearTimeout(timer);
+        waiting.delete(messageId);
+        resolve(r);
+      });
+    });
   const link: DeviceLinkPort = {
     isConnected,
     async send(device, message, waitMs) {
-      const connected = isConnected(device.deviceId);
-      if (waitMs !== null && !connected) return { ok: false, reason: 'offline' };
+      const delivery = await deliveryOf(device);
+      if (waitMs !== null && !delivery) return { ok: false, reason: 'offline' };
       if (!options.publish) return { ok: false, reason: 'offline' };
-      const reply =
-        waitMs === null
-          ? null
-          : new Promise<DeviceReply>((resolve) => {
-              const timer = setTimeout(() => {
-                waiting.delete(message.messageId);
-                resolve({ ok: false, reason: 'timeout' });
-              }, waitMs);
-              waiting.set(message.messageId, (r) => {
-                clearTimeout(timer);
-                waiting.delete(message.messageId);
-                resolve(r);
-              });
-            });
-      await options.publish(commandTopic(device.sn, message.messageId), message);
+      if (!delivery || delivery.style === 'native') {
+        const reply = waitMs === null ? null : awaitReply(message.messageId, waitMs);
+        await options.publish(commandTopic(device.sn, message.messageId), message);
+        return reply;
+      }
+      const publishTo = options.publishTo;
+      if (!publishTo) return { ok: false, reason: 'offline' };
+      // ThingsBoard firmware: a property set is a shared-attribute update (no reply); a service is a server-side RPC.
+      if (message.kind === 'property') {
+        const values = { [message.identifier]: message.params.value };
+        const sent =
+          delivery.style === 'thingsboard'
+            ? await publishTo(delivery.clientId, TB_ATTRIBUTES_TOPIC, values)
+            : await publishTo(delivery.clientId, TB_GATEWAY_ATTRIBUTES_TOPIC, { device: delivery.name, data: values });
+        return sent ? null : { ok: false, reason: 'offline' };
+      }
+      const requestId = rememberRpc(device.deviceId, message.messageId);
+      const rpc = { method: message.identifier, params: message.params };
+      const reply = waitMs === null ? null : awaitReply(message.messageId, waitMs);
+      const sent =
+        delivery.style === 'thingsboard'
+          ? await publishTo(delivery.clientId, rpcRequestTopic(requestId), rpc)
+          : await publishTo(delivery.clientId, TB_GATEWAY_RPC_TOPIC, { device: delivery.name, data: { id: requestId, ...rpc } });
+      if (!sent) {
+        waiting.get(message.messageId)?.({ ok: false, reason: 'offline' });
+        return waitMs === null ? null : { ok: false, reason: 'offline' };
+      }
       return reply;
     },
   };

@@ -18,6 +18,8 @@ export interface DeviceMessage {
 interface Session {
   device: DeviceRef;
   connectionId: number;
+  /** Connected with a ThingsBoard access token (no password): its downlink is ThingsBoard's RPC and attribute topics. */
+  thingsboard: boolean;
 }
 
 /** Where accepted rows go: resolves once they are durable (inserted, or acknowledged by Kafka). */
@@ -132,7 +134,7 @@ export function createIntake(options: IntakeOptions) {
       const device = await registry.authenticate(username, password);
       if (!device) return null;
       const before = sessions.get(clientId);
-      sessions.set(clientId, { device, connectionId });
+      sessions.set(clientId, { device, connectionId, thingsboard: !password });
       options.presence?.connected(device);
       if (before) options.presence?.disconnected(before.device);
       options.onConnect?.(device);
@@ -145,6 +147,14 @@ export function createIntake(options: IntakeOptions) {
       if (!session || session.connectionId !== connectionId) return;
       sessions.delete(clientId);
       options.presence?.disconnected(session.device);
+    },
+
+    /** The newest session of a device, with its client id (commands go to it). */
+    sessionOf(deviceId: string): (Session & { clientId: string }) | null {
+      let found: (Session & { clientId: string }) | null = null;
+      for (const [clientId, session] of sessions)
+        if (session.device.deviceId === deviceId && (!found || session.connectionId > found.connectionId)) found = { ...session, clientId };
+      return found;
     },
 
     /** A device publishes only to its own topics (and a gateway to its sub-devices' through its own). */
@@ -205,6 +215,15 @@ export function createIntake(options: IntakeOptions) {
           case 'reply':
             options.onReply?.(device, uplink.messageId, body);
             return;
+          case 'gatewayReply': {
+            const reply = (body ?? {}) as { device?: unknown; id?: unknown; data?: unknown };
+            if (device.nodeType !== 'gateway' || typeof reply.device !== 'string' || reply.id === undefined)
+              return dead(device, message, 'not a gateway RPC reply');
+            const sub = await registry.subDevice(device, reply.device);
+            if (!sub) return dead(device, message, `${reply.device.slice(0, 64)} is not a sub-device of this gateway`);
+            options.onReply?.(sub, String(reply.id), reply.data ?? null);
+            return;
+          }
           case 'gatewayConnect':
           case 'gatewayDisconnect': {
             const key = typeof (body as { device?: unknown })?.device === 'string' ? (body as { device: string }).device : '';

@@ -7,7 +7,9 @@ export type Uplink =
   | { kind: 'event'; sn: string | null; identifier: string }
   | { kind: 'reply'; sn: string | null; messageId: string }
   | { kind: 'gatewayTelemetry'; sn: string | null; style: 'native' | 'thingsboard' }
-  | { kind: 'gatewayConnect' | 'gatewayDisconnect'; sn: string | null };
+  | { kind: 'gatewayConnect' | 'gatewayDisconnect'; sn: string | null }
+  /** A ThingsBoard gateway's answer to a server-side RPC for one of its devices (`v1/gateway/rpc`). */
+  | { kind: 'gatewayReply'; sn: string | null };
 
 /** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
 export function parseUplink(topic: string): Uplink | null {
@@ -29,6 +31,7 @@ export function parseUplink(topic: string): Uplink | null {
     if (t[2] === 'telemetry' || t[2] === 'attributes') return { kind: 'gatewayTelemetry', sn: null, style: 'thingsboard' };
     if (t[2] === 'connect') return { kind: 'gatewayConnect', sn: null };
     if (t[2] === 'disconnect') return { kind: 'gatewayDisconnect', sn: null };
+    if (t[2] === 'rpc') return { kind: 'gatewayReply', sn: null };
   }
   return null;
 }
@@ -46,3 +49,13 @@ export function downlinkFilters(sn: string): string[] {
 
 /** The topic a command to a device goes out on (the device's own scheme decides which it listens to). */
 export const commandTopic = (sn: string, messageId: string) => `devices/${sn}/command/${messageId}`;
+    'v1/gateway/rpc',
+    'v1/gateway/attributes',
+
+/** ThingsBoard's device MQTT API: a server-side RPC goes out on its request topic, the device answers on `.../response/{id}`. */
+export const rpcRequestTopic = (requestId: number) => `v1/devices/me/rpc/request/${requestId}`;
+/** ThingsBoard's shared-attribute update: how a property set reaches ThingsBoard firmware. */
+export const TB_ATTRIBUTES_TOPIC = 'v1/devices/me/attributes';
+/** ThingsBoard's gateway API: RPC to a gateway's devices, and their answers, on one topic. */
+export const TB_GATEWAY_RPC_TOPIC = 'v1/gateway/rpc';
+export const TB_GATEWAY_ATTRIBUTES_TOPIC = 'v1/gateway/attributes';

@@ -167,6 +167,14 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       );
     },
 
+    async publishTo(clientId: string, topic: string, payload: Buffer | string | object, { qos = 1 }: PublishOptions = {}) {
+      const client = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+      if (!client) return false;
+      const packet = { cmd: 'publish' as const, topic, payload: encodePayload(payload), qos, retain: false, dup: false };
+      await new Promise<void>((resolve, reject) => client.publish(packet, (error?: Error) => (error ? reject(error) : resolve())));
+      return true;
+    },
+
     async health() {
       if (aedes.closed || !server.listening) return { ok: false, detail: 'closed' };
       return {

@@ -36,6 +36,11 @@ export interface MqttPort {
   onMessage(topicFilter: string, handler: MqttHandler): Promise<MqttHandlerRegistration>;
   /** Sends a downlink message to whichever devices subscribe to `topic`; resolves once the broker has it. */
   publish(topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<void>;
+  /**
+   * Sends to one connected client only, whatever it subscribed to: ThingsBoard's `v1/devices/me/...` downlink
+   * names no device, so it can go only to the device's own connection. Embedded only; false when not connected.
+   */
+  publishTo?(clientId: string, topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<boolean>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }

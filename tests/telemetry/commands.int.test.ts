@@ -1,0 +1,225 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * Commands to devices over real MQTT (embedded Aedes), issue 11: desired and reported state of writable
+ * properties (set by an operator, re-sent at reconnect until reported), and ThingsBoard's server-side RPC to a
+ * device that connected with its access token, and through a ThingsBoard gateway to its sub-device.
+ */
+let sut: TestPlatform;
+let token: string;
+let mqttUrl: string;
+const devices: Record<string, { id: string; secret: string }> = {};
+const clients: MqttClient[] = [];
+
+const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
+  expect(r.status, r.body).toBe(200);
+  return r.json!.data;
+};
+const waitFor = async <T>(read: () => T | Promise<T>, accept: (v: T) => boolean, ms = 5000): Promise<T> => {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (accept(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** A device as firmware runs it: connects, subscribes to its downlink, and keeps what it receives. */
+async function connectDevice(username: string, password: string | undefined, filters: string[]) {
+  const client = mqtt.connect(mqttUrl, { username, password, clientId: `c-${Math.random().toString(36).slice(2)}`, reconnectPeriod: 0 });
+  clients.push(client);
+  await new Promise((resolve, reject) => client.once('connect', resolve).once('error', reject));
+  const got: Array<{ topic: string; body: any }> = [];
+  client.on('message', (topic, payload) => got.push({ topic, body: JSON.parse(String(payload)) }));
+  for (const filter of filters) await client.subscribeAsync(filter, { qos: 1 });
+  return { client, got };
+}
+const desired = async (id: string) =>
+  Object.fromEntries(
+    (ok(await sut.call('GET', '/api/iot/device/desired', { token, query: { id } })) as any[]).map((d) => [d.identifier, d]),
+  );
+const commandEvents = async (id: string) =>
+  (
+    await sut.db.pool.query<{ type: string; actor: string; data: any }>(
+      `select type, metadata->'actor'->>'kind' as actor, data from es_events where stream_name = $1 and type in ('DeviceDesiredSet', 'DeviceCommandSent', 'DeviceCommandReplied', 'DeviceCommandFailed') order by global_position`,
+      [`device-romeo.${id}`],
+    )
+  ).rows;
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
+  await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
+  token = await sut.login('romeoAdmin', 'Romeo#pw1');
+  const product = async (code: string, type: string) => {
+    const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
+    for (const fn of [
+      { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
+      { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'float' } },
+      {
+        type: 'service',
+        name: 'toggle',
+        identifier: 'toggle',
+        invoke: 'sync',
+        timeoutMs: 2000,
+        inputs: [{ identifier: 'pin', name: 'pin', dataType: { type: 'int', min: 0, max: 16 } }],
+      },
+    ])
+      ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
+    ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+    return id;
+  };
+  const direct = await product('VALVE', 'direct');
+  const gateway = await product('TB-GW', 'gateway');
+  const sub = await product('TB-SUB', 'subDevice');
+  for (const [sn, productId] of [
+    ['VALVE-1', direct],
+    ['VALVE-TB', direct],
+    ['TB-GW-1', gateway],
+  ] as const) {
+    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    devices[sn] = { id: d.id, secret: d.secret };
+  }
+  await sut.platform.runner.catchUp();
+  const s = ok(
+    await sut.call('POST', '/api/iot/device', {
+      token,
+      body: { sn: 'TB-SUB-1', name: 'Meter A', productId: sub, gatewayId: devices['TB-GW-1']!.id },
+    }),
+  );
+  devices['TB-SUB-1'] = { id: s.id, secret: s.secret };
+  await sut.platform.runner.catchUp();
+}, 120_000);
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await sut?.stop();
+});
+
+describe('desired and reported state', () => {
+  it('sends a desired value at once, shows the difference until reported, and re-sends what is not reported at reconnect', async () => {
+    const { id, secret } = devices['VALVE-1']!;
+    const setDesired = (value: unknown) =>
+      sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'setpoint', value } });
+    // Only writable properties, with values their type allows.
+    expect(
+      (await sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'temperature', value: 1 } })).json!.data.error,
+    ).toBe('COMMAND_INVALID');
+    expect((await setDesired(500)).json!.data.error).toBe('COMMAND_INVALID');
+
+    const first = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
+    expect(ok(await setDesired(42)).status).toBe('sent');
+    await waitFor(
+      () => first.got.length,
+      (n) => n >= 1,
+    );
+    expect(first.got[0]).toMatchObject({
+      topic: expect.stringMatching(/^devices\/VALVE-1\/command\//),
+      body: { kind: 'property', identifier: 'setpoint', params: { value: 42 } },
+    });
+    expect(await desired(id)).toMatchObject({ setpoint: { desired: 42, reported: null, inSync: false, actorName: 'romeoAdmin' } });
+
+    // Offline: the desired value is recorded, and goes out when the device is back and subscribed.
+    first.client.end(true);
+    await waitFor(
+      () => sut.platform.ingest!.link.isConnected(id),
+      (c) => !c,
+    );
+    expect(ok(await setDesired(55.5))).toEqual({ messageId: null, status: 'offline' });
+    const second = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
+    await waitFor(
+      () => second.got.length,
+      (n) => n >= 1,
+    );
+    expect(second.got.map((m) => m.body.params)).toEqual([{ value: 55.5 }]);
+
+    // The device applies it and reports: in sync, and a later reconnect sends nothing.
+    await second.client.publishAsync('devices/VALVE-1/telemetry', JSON.stringify({ setpoint: 55.5, temperature: 20 }), { qos: 1 });
+    expect(await desired(id)).toMatchObject({ setpoint: { desired: 55.5, reported: 55.5, inSync: true } });
+    second.client.end(true);
+    await waitFor(
+      () => sut.platform.ingest!.link.isConnected(id),
+      (c) => !c,
+    );
+    const third = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(third.got).toEqual([]);
+    third.client.end(true);
+
+    const events = await commandEvents(id);
+    expect(events.map((e) => [e.type, e.actor])).toEqual([
+      ['DeviceDesiredSet', 'user'],
+      ['DeviceCommandSent', 'user'],
+      ['DeviceDesiredSet', 'user'],
+      ['DeviceCommandSent', 'system'],
+    ]);
+    expect(events.map((e) => e.data.value ?? e.data.params?.value)).toEqual([42, 42, 55.5, 55.5]);
+  });
+});
+
+describe('ThingsBoard RPC downlink', () => {
+  it('sends a service as a server-side RPC to the token device only, and correlates its response', async () => {
+    const { id, secret } = devices['VALVE-TB']!;
+    // Another ThingsBoard device on the same broker subscribes to the same `me` topics: it must receive nothing.
+    const bystander = await connectDevice('VALVE-1', devices['VALVE-1']!.secret, ['v1/devices/me/rpc/request/+']);
+    const tb = await connectDevice(secret, undefined, ['v1/devices/me/rpc/request/+', 'v1/devices/me/attributes']);
+    tb.client.on('message', (topic, payload) => {
+      const requestId = /^v1\/devices\/me\/rpc\/request\/(\d+)$/.exec(topic)?.[1];
+      const { method, params } = JSON.parse(String(payload)) as { method: string; params: { pin: number } };
+      if (requestId && params.pin === 3)
+        void tb.client.publishAsync(`v1/devices/me/rpc/response/${requestId}`, JSON.stringify({ method, gpio: params.pin, value: true }), {
+          qos: 1,
+        });
+    });
+    const command = (params: Record<string, unknown>, mode?: 'sync' | 'async') =>
+      sut.call('POST', '/api/iot/device/command', {
+        token,
+        body: { id, kind: 'service', identifier: 'toggle', params, ...(mode ? { mode } : {}) },
+      });
+    expect(ok(await command({ pin: 3 }))).toMatchObject({ status: 'replied', output: { method: 'toggle', gpio: 3, value: true } });
+    expect(tb.got[0]!.topic).toMatch(/^v1\/devices\/me\/rpc\/request\/\d+$/);
+    expect(tb.got[0]!.body).toEqual({ method: 'toggle', params: { pin: 3 } });
+    // A property set reaches ThingsBoard firmware as a shared-attribute update.
+    ok(
+      await sut.call('POST', '/api/iot/device/command', {
+        token,
+        body: { id, kind: 'property', identifier: 'setpoint', params: { value: 7 } },
+      }),
+    );
+    await waitFor(
+      () => tb.got.length,
+      (n) => n >= 2,
+    );
+    expect(tb.got[1]).toEqual({ topic: 'v1/devices/me/attributes', body: { setpoint: 7 } });
+    // Asynchronous: the later response is recorded as the reply all the same.
+    expect(ok(await command({ pin: 3 }, 'async')).status).toBe('sent');
+    const events = await waitFor(
+      () => commandEvents(id),
+      (e) => e.filter((x) => x.type === 'DeviceCommandReplied').length === 2,
+    );
+    expect(events.filter((e) => e.type === 'DeviceCommandReplied').map((e) => e.actor)).toEqual(['user', 'device']);
+    expect(bystander.got).toEqual([]);
+  });
+
+  it('sends RPC to a sub-device through its ThingsBoard gateway (v1/gateway/rpc) and correlates the answer', async () => {
+    const gw = await connectDevice(devices['TB-GW-1']!.secret, undefined, ['v1/gateway/rpc']);
+    gw.client.on('message', (topic, payload) => {
+      const { device, data } = JSON.parse(String(payload)) as { device: string; data: { id: number; method: string; params: unknown } };
+      if (topic === 'v1/gateway/rpc')
+        void gw.client.publishAsync(
+          'v1/gateway/rpc',
+          JSON.stringify({ device, id: data.id, data: { success: true, method: data.method } }),
+          { qos: 1 },
+        );
+    });
+    const r = ok(
+      await sut.call('POST', '/api/iot/device/command', {
+        token,
+        body: { id: devices['TB-SUB-1']!.id, kind: 'service', identifier: 'toggle', params: { pin: 1 } },
+      }),
+    );
+    expect(r).toMatchObject({ status: 'replied', output: { success: true, method: 'toggle' } });
+    expect(gw.got[0]!.body).toEqual({ device: 'Meter A', data: { id: expect.any(Number), method: 'toggle', params: { pin: 1 } } });
+  });
+});
