@@ -36,8 +36,6 @@ const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text]: Wi
   deviceId,
   productId,
   variable,
-  /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
-  publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
   ts: new Date(ts),
   value,
   text,
@@ -59,6 +57,8 @@ export interface IngestOptions {
   live?: LiveFeed;
   /** The broker's downlink: commands go out on it. */
   publish?: (topic: string, payload: object) => Promise<void>;
+  /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
+  publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
 }
 
 /**
@@ -73,22 +73,10 @@ export async function startIngest(options: IngestOptions) {
   const tables = createIntakeTables(db, { onError: (err) => logger.error({ err }, 'intake tables flush failed') });
   const presence = createPresence({
     dispatch: options.dispatch,
-  /** ThingsBoard RPC request ids (integers, as its firmware expects) of commands in flight: `deviceId:requestId` -> message id. */
-  const rpcIds = new Map<string, string>();
-  let rpcCounter = 0;
-  const rememberRpc = (deviceId: string, messageId: string) => {
-    rpcCounter += 1;
-    rpcIds.set(`${deviceId}:${rpcCounter}`, messageId);
-    // Requests never answered are forgotten oldest first: the map stays bounded.
-    if (rpcIds.size > 10_000) rpcIds.delete(rpcIds.keys().next().value!);
-    return rpcCounter;
-  };
     offlineAfterMs: options.offlineAfterMs,
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
   const batcher = new WriteBatcher<TelemetryRow>((rows) => timeseries.insertTelemetry(rows), 100_000);
-    // Values set after this instant went out live to the subscribed device: only older ones are re-sent.
-    const before = new Date().toISOString();
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;
   if (options.kafka) {
@@ -118,10 +106,22 @@ export async function startIngest(options: IngestOptions) {
   const registry = createDeviceRegistry(db);
   /** Synchronous commands waiting for their reply, by message id. */
   const waiting = new Map<string, (reply: DeviceReply) => void>();
+  /** ThingsBoard RPC request ids (integers, as its firmware expects) of commands in flight: `deviceId:requestId` -> message id. */
+  const rpcIds = new Map<string, string>();
+  let rpcCounter = 0;
+  const rememberRpc = (deviceId: string, messageId: string) => {
+    rpcCounter += 1;
+    rpcIds.set(`${deviceId}:${rpcCounter}`, messageId);
+    // Requests never answered are forgotten oldest first: the map stays bounded.
+    if (rpcIds.size > 10_000) rpcIds.delete(rpcIds.keys().next().value!);
+    return rpcCounter;
+  };
   /** Desired values go out again once a device is back: soon after it subscribes to its downlink, or a second after it connects. */
   const resendTimers = new Map<string, NodeJS.Timeout>();
   const resendLater = (device: { deviceId: string; tenantId: string }, ms: number) => {
     clearTimeout(resendTimers.get(device.deviceId));
+    // Values set after this instant went out live to the subscribed device: only older ones are re-sent.
+    const before = new Date().toISOString();
     const timer = setTimeout(() => {
       resendTimers.delete(device.deviceId);
       const key = `desired:${device.deviceId}:${Date.now()}`;

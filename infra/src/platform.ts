@@ -311,6 +311,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
+        publishTo: mqtt.publishTo ? (clientId, topic, payload) => mqtt!.publishTo!(clientId, topic, payload, { qos: 1 }) : undefined,
         reactors: [alarms],
       });
       ingest = started;
@@ -335,7 +336,6 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
         alarmHooks(db, live, alarms),
       ],
-        publishTo: mqtt.publishTo ? (clientId, topic, payload) => mqtt!.publishTo!(clientId, topic, payload, { qos: 1 }) : undefined,
       {
         onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
         onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed'),

@@ -44,13 +44,13 @@ export function downlinkFilters(sn: string): string[] {
     'v1/devices/me/rpc/request/+',
     'v1/devices/me/attributes',
     'v1/devices/me/attributes/response/+',
+    'v1/gateway/rpc',
+    'v1/gateway/attributes',
   ];
 }
 
 /** The topic a command to a device goes out on (the device's own scheme decides which it listens to). */
 export const commandTopic = (sn: string, messageId: string) => `devices/${sn}/command/${messageId}`;
-    'v1/gateway/rpc',
-    'v1/gateway/attributes',
 
 /** ThingsBoard's device MQTT API: a server-side RPC goes out on its request topic, the device answers on `.../response/{id}`. */
 export const rpcRequestTopic = (requestId: number) => `v1/devices/me/rpc/request/${requestId}`;
