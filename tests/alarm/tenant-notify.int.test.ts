@@ -238,7 +238,64 @@ describe('notification settings per tenant', () => {
         },
       }),
     );
-    await raise('sierra', 2, 13);
+    const daytime = await raise('sierra', 2, 13);
+    expect(await recordsOf(daytime)).toContainEqual(['sms', 'sent', 'sms']);
     expect(sms).toHaveLength(2);
+  });
+});
+
+describe('the in-app inbox per user', () => {
+  it("keeps each user's read marks: user A reading a message leaves it unread for user B", async () => {
+    const token = tokens.quebec!;
+    const roleId = ok(
+      await sut.call('POST', '/api/auth/role', {
+        token,
+        body: { name: 'inbox readers', menuIds: ['alarm.notifyRecords', 'alarm.notifyRecords.list', 'alarm.notifyRecords.read'] },
+      }),
+    ).id;
+    ok(
+      await sut.call('POST', '/api/auth/user', {
+        token,
+        body: {
+          username: 'quebecReader',
+          password: 'Reader#pw12',
+          email: 'reader@quebec.example',
+          phone: '13900000002',
+          sex: 'unknown',
+          status: 'enabled',
+          roleIds: [roleId],
+        },
+      }),
+    );
+    await sut.platform.runner.catchUp();
+    const reader = await sut.login('quebecReader', 'Reader#pw12');
+    const inbox = async (t: string) => ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token: t }));
+    ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: {} }));
+    ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token: reader, body: {} }));
+    expect((await inbox(token)).unread).toBe(0);
+
+    await raise('quebec', 3, 21);
+    await raise('quebec', 3, 22);
+    const [admin, other] = [await inbox(token), await inbox(reader)];
+    expect([admin.unread, other.unread]).toEqual([2, 2]);
+    // A reads one message: it is read for A only.
+    const first = admin.latest[0].id as string;
+    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: { ids: [first] } })).updated).toBe(1);
+    expect((await inbox(token)).unread).toBe(1);
+    expect((await inbox(token)).latest.find((m: { id: string }) => m.id === first).read).toBe(true);
+    expect((await inbox(reader)).unread).toBe(2);
+    expect((await inbox(reader)).latest.find((m: { id: string }) => m.id === first).read).toBe(false);
+    // Reading it again changes nothing; B marks all read, A still has one unread.
+    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: { ids: [first] } })).updated).toBe(0);
+    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token: reader, body: {} })).updated).toBe(2);
+    expect([(await inbox(token)).unread, (await inbox(reader)).unread]).toEqual([1, 0]);
+    // The records list answers the caller's own read flag too.
+    const unreadForA = ok(await sut.call('GET', '/api/iot/notifyRecord', { token, query: { sendWay: 'inApp', read: 'false' } }));
+    expect(unreadForA.rows).toHaveLength(1);
+    const unreadForB = ok(await sut.call('GET', '/api/iot/notifyRecord', { token: reader, query: { sendWay: 'inApp', read: 'false' } }));
+    expect(unreadForB.rows).toHaveLength(0);
+    // A message arriving later is unread for both.
+    await raise('quebec', 3, 23);
+    expect([(await inbox(token)).unread, (await inbox(reader)).unread]).toEqual([2, 1]);
   });
 });

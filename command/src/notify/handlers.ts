@@ -39,6 +39,11 @@ async function mustOwnRecords(ctx: RequestContext, ids: string[]) {
   if (found.rowCount === 0) throw new DomainError('NOT_FOUND');
 }
 
+/** Whether record `r` is read for the user `$2` (the inbox tables of projections/src/alarm/outbox.ts). */
+const readByUser = (r: string) =>
+  `(${r}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${r}.tenant_id and m.user_id = $2), 0)
+    or exists (select 1 from notify_inbox_reads x where x.user_id = $2 and x.record_id = ${r}.id))`;
+
 type NotifyWrites =
   | 'contact.create'
   | 'contact.update'
@@ -120,15 +125,37 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
   },
 
   // The outbox is operational state beside the log, not events: reading and resending change only its rows.
+  // Read marks are each user's own: user A reading a message leaves it unread for user B.
   async 'notifyRecord.read'({ body }, ctx) {
-    const params: unknown[] = [callerOf(ctx).tenantId];
-    const only = body.ids ? `and id::text = any(${`$${params.push(body.ids)}`})` : '';
-    const result = await ctx.ports.db.query(
-      `update notify_records set read = true where tenant_id = $1 and send_way = 'inApp' and not read ${only}`,
-      params,
+    const { tenantId, id: userId } = callerOf(ctx);
+    const { db } = ctx.ports;
+    if (body.ids) {
+      const result = await db.query(
+        `insert into notify_inbox_reads (record_id, user_id)
+         select r.id, $2 from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and r.id::text = any($3) and not ${readByUser('r')}
+         on conflict do nothing`,
+        [tenantId, userId, body.ids],
+      );
+      if (result.rowCount === 0) await mustOwnRecords(ctx, body.ids);
+      return { updated: result.rowCount };
+    }
+    // All read: one mark at the newest message, the single marks below it no longer needed.
+    const result = await db.query<{ updated: number }>(
+      `with unread as (
+         select r.id from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r')}),
+       mark as (
+         insert into notify_inbox_marks (tenant_id, user_id, read_through) select $1, $2, max(id) from unread having count(*) > 0
+         on conflict (tenant_id, user_id) do update set read_through = greatest(notify_inbox_marks.read_through, excluded.read_through)
+         returning read_through)
+       select (select count(*)::int from unread) as updated, (select count(*) from mark) as marked`,
+      [tenantId, userId],
     );
-    if (body.ids && result.rowCount === 0) await mustOwnRecords(ctx, body.ids);
-    return { updated: result.rowCount };
+    await db.query(
+      `delete from notify_inbox_reads x using notify_inbox_marks m, notify_records r
+       where x.user_id = $2 and m.tenant_id = $1 and m.user_id = $2 and r.id = x.record_id and r.tenant_id = $1 and x.record_id <= m.read_through`,
+      [tenantId, userId],
+    );
+    return { updated: result.rows[0]!.updated };
   },
 
   async 'notifyRecord.retry'({ body }, ctx) {

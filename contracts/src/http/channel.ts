@@ -77,8 +77,8 @@ export const channels = {
     path: '/api/ws/inbox',
     permission: alarmPerm.recordList,
     scope: 'tenant',
-    summary: 'The in-app inbox: its unread count whenever it changes',
-    message: z.object({ unread: z.number().int() }),
+    summary: "The in-app inbox: how many messages just arrived (each user's unread count is their own: GET /api/iot/notifyRecord/unread)",
+    message: z.object({ arrived: z.number().int() }),
   }),
 };
 export type Channels = typeof channels;

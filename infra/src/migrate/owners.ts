@@ -10,7 +10,7 @@ import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
-import { notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
+import { notifyInboxSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -33,4 +33,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('ingest.reports', ['device_reports'], reportsSchema),
   v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
+  v1('notify.inbox', ['notify_inbox_reads', 'notify_inbox_marks'], notifyInboxSchema),
 ];

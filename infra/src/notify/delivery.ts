@@ -118,7 +118,7 @@ export function startDelivery(options: DeliveryOptions) {
         [LEASE_SECONDS],
       )
     ).rows;
-    const inboxes = new Set<string>();
+    const inboxes = new Map<string, number>();
     const senders = new Map<string, Promise<ChannelSender>>();
     const senderOf = (tenantId: string) => {
       if (!senders.has(tenantId)) senders.set(tenantId, tenants.forTenant(tenantId));
@@ -132,7 +132,7 @@ export function startDelivery(options: DeliveryOptions) {
             `update notify_records set status = 'sent', sent_at = now(), attempts = attempts + 1, error = null, via = $2 where id = $1 and status = 'unsent'`,
             [record.id, via],
           );
-          if (record.send_way === 'inApp') inboxes.add(record.tenant_id);
+          if (record.send_way === 'inApp') inboxes.set(record.tenant_id, (inboxes.get(record.tenant_id) ?? 0) + 1);
         } catch (error) {
           const attempts = record.attempts + 1;
           const reason = (error as Error).message.slice(0, 500);
@@ -146,15 +146,9 @@ export function startDelivery(options: DeliveryOptions) {
         }
       }),
     );
-    if (options.live?.listening('inbox.live')) {
-      for (const tenantId of inboxes) {
-        const unread = await db.query<{ n: number }>(
-          `select count(*)::int as n from notify_records where tenant_id = $1 and send_way = 'inApp' and not read`,
-          [tenantId],
-        );
-        options.live.publish('inbox.live', { tenantId }, { unread: unread.rows[0]!.n });
-      }
-    }
+    // Each user's unread count is their own: the bells are told that messages arrived and ask for theirs.
+    if (options.live?.listening('inbox.live'))
+      for (const [tenantId, arrived] of inboxes) options.live.publish('inbox.live', { tenantId }, { arrived });
     return due.length;
   }
 
@@ -177,9 +171,15 @@ export function startDelivery(options: DeliveryOptions) {
   return {
     /** Sends everything due now (tests, shutdown): passes until one finds nothing. */
     async drain() {
-      await running;
       lastHousekeeping = 0;
-      while ((await pass()) > 0);
+      // A scheduled pass may hold records it claimed while this one finds none: wait for it as well.
+      for (;;) {
+        if (running) {
+          await running;
+          continue;
+        }
+        if ((await pass()) === 0 && !running) return;
+      }
     },
     async stop() {
       stopped = true;

@@ -46,3 +46,26 @@ create table notify_storm (
   summarised boolean not null default false,
   primary key (tenant_id, minute, send_way, recipient)
 );`;
+
+/**
+ * The in-app inbox per user: every user of the tenant who may list notification records (the route's permission)
+ * sees the tenant's in-app messages, each with their own read marks: a message is read for a user when it is marked
+ * (`notify_inbox_reads`) or at or below their "all read" mark (`notify_inbox_marks`), so "mark all read" is one row.
+ */
+export const notifyInboxSchema = `
+create table notify_inbox_reads (
+  record_id bigint not null references notify_records (id) on delete cascade,
+  user_id text not null,
+  primary key (user_id, record_id)
+);
+create table notify_inbox_marks (
+  tenant_id text not null,
+  user_id text not null,
+  read_through bigint not null,
+  primary key (tenant_id, user_id)
+);`;
+
+/** SQL: whether record `r` is read for user `$user` (a placeholder such as `$2`). */
+export const readByUser = (record: string, user: string) =>
+  `(${record}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${record}.tenant_id and m.user_id = ${user}), 0)
+    or exists (select 1 from notify_inbox_reads x where x.user_id = ${user} and x.record_id = ${record}.id))`;

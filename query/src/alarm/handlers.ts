@@ -11,6 +11,7 @@ import {
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
+import { readByUser } from '@iot/projections/alarm/outbox.ts';
 import { csvAnswer } from '../shared/csv.ts';
 import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
@@ -262,20 +263,23 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   },
 
   async 'notifyRecord.list'({ query: q }, ctx) {
+    const caller = callerOf(ctx);
+    // Read marks are the caller's own (in-app messages only).
+    const read = `(notify_records.send_way = 'inApp' and ${readByUser('notify_records', '$2')})`;
     const spec: ListSpec = {
-      select: '*',
+      select: `*, ${read} as read_by_me`,
       from: 'notify_records',
       where: ['tenant_id = $1'],
-      params: [callerOf(ctx).tenantId],
+      params: [caller.tenantId, caller.id],
       sortable: { createTime: 'created_at', status: 'status' },
       defaultSort: 'created_at',
     };
     if (q.status) spec.where.push(`status = ${param(spec.params, q.status)}`);
     if (q.sendWay) spec.where.push(`send_way = ${param(spec.params, q.sendWay)}`);
-    if (q.read !== undefined) spec.where.push(`read = ${param(spec.params, q.read)}`);
+    if (q.read !== undefined) spec.where.push(`${read} = ${param(spec.params, q.read)}`);
     if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
     if (q.alarmId) spec.where.push(`alarm_id = ${param(spec.params, q.alarmId)}`);
-    return pageOf(ctx.ports.db, q, spec, recordRow);
+    return pageOf(ctx.ports.db, q, spec, (r) => ({ ...recordRow(r), read: r.read_by_me as boolean }));
   },
 
   async 'notify.settings'(_input, ctx) {
@@ -333,17 +337,19 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     };
   },
 
+  /** The caller's own inbox: the tenant's in-app messages with the caller's read marks. */
   async 'notifyRecord.unread'(_input, ctx) {
-    const { tenantId } = callerOf(ctx);
+    const { tenantId, id: userId } = callerOf(ctx);
     const { db } = ctx.ports;
     const count = await db.query<{ n: number }>(
-      `select count(*)::int as n from notify_records where tenant_id = $1 and send_way = 'inApp' and not read`,
-      [tenantId],
+      `select count(*)::int as n from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r', '$2')}`,
+      [tenantId, userId],
     );
     const latest = await db.query(
-      `select * from notify_records where tenant_id = $1 and send_way = 'inApp' order by created_at desc, id desc limit 10`,
-      [tenantId],
+      `select r.*, ${readByUser('r', '$2')} as read_by_me from notify_records r
+       where r.tenant_id = $1 and r.send_way = 'inApp' order by r.created_at desc, r.id desc limit 10`,
+      [tenantId, userId],
     );
-    return { unread: count.rows[0]!.n, latest: latest.rows.map(recordRow) };
+    return { unread: count.rows[0]!.n, latest: latest.rows.map((r) => ({ ...recordRow(r), read: r.read_by_me as boolean })) };
   },
 };

@@ -13,7 +13,10 @@ import { formatDate } from '../ui/format.ts';
 
 const INBOX = 'inbox';
 
-/** The header's bell: the in-app inbox's unread count, pushed over `inbox.live`, and its newest messages. */
+/**
+ * The header's bell: the caller's own in-app inbox (each user has their own read marks), refreshed when `inbox.live`
+ * says messages arrived, and its newest messages.
+ */
 export function Bell() {
   const { t } = useTranslation();
   const user = useSession();
