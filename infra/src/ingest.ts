@@ -16,30 +16,9 @@ import {
 } from '@iot/ingest';
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
 import type { Bus } from './bus/port.ts';
+import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
 import { WriteBatcher } from './timeseries/batcher.ts';
-
-/** Telemetry rows on the bus: compact arrays, one message per device per publish. */
-const TELEMETRY_TOPIC = 'telemetry';
-type WireRow = [
-  tenantId: string,
-  deviceId: string,
-  productId: string,
-  variable: string,
-  ts: number,
-  value: number | null,
-  text: string | null,
-];
-const toWire = (r: TelemetryRow): WireRow => [r.tenantId, r.deviceId, r.productId ?? '', r.variable, r.ts.getTime(), r.value, r.text];
-const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text]: WireRow): TelemetryRow => ({
-  tenantId,
-  deviceId,
-  productId,
-  variable,
-  ts: new Date(ts),
-  value,
-  text,
-});
 
 export interface IngestOptions {
   db: SqlPool;
@@ -80,25 +59,13 @@ export async function startIngest(options: IngestOptions) {
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;
   if (options.kafka) {
-    const bus = options.kafka;
-    sink = {
-      async write(rows) {
-        const byDevice = new Map<string, WireRow[]>();
-        for (const r of rows) byDevice.set(r.deviceId, [...(byDevice.get(r.deviceId) ?? []), toWire(r)]);
-        await bus.publish(
-          TELEMETRY_TOPIC,
-          [...byDevice].map(([key, value]) => ({ key, value })),
-        );
-      },
-    };
-    consumer = await bus.subscribe({
-      topic: TELEMETRY_TOPIC,
-      group: 'timeseries-writer',
-      fromBeginning: true,
-      onMessages: async (batch) => {
-        const rows = batch.flatMap((m) => (JSON.parse(m.value.toString('utf8')) as WireRow[]).map(fromWire));
-        await batcher.enqueue(rows);
-      },
+    // Kafka: acknowledged once Kafka has the rows; the writer inserts each consumed batch alone, with its token.
+    sink = busTelemetrySink(options.kafka);
+    consumer = await startTimeseriesWriter({
+      bus: options.kafka,
+      timeseries,
+      onMalformed: (message, err) =>
+        logger.error({ err, partition: message.partition, offset: message.offset }, 'telemetry message skipped'),
     });
   } else {
     sink = { write: (rows) => batcher.enqueue(rows) };

@@ -220,6 +220,42 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
     }
   });
 
+  it('delivers a batch that was not acknowledged again with its boundaries, to the next subscriber too, though more came since', async () => {
+    const topic = topicName();
+    const span = (batch: BusMessage[]) => `${batch[0]!.partition}:${batch[0]!.offset}-${batch.at(-1)!.offset}`;
+    const first: string[] = [];
+    await publishReadings(sut, topic, readings(1, 30), 30);
+    const failing = await sut.subscribe({
+      topic,
+      group: 'replay',
+      fromBeginning: true,
+      onMessages: async (batch) => {
+        first.push(span(batch));
+        throw new Error('crashed before acknowledging');
+      },
+    });
+    await waitFor(() => first.length >= 2, 'two deliveries of the failing batch');
+    await publishReadings(sut, topic, readings(1, 30), 30);
+    await waitFor(() => first.length >= 3, 'a delivery after more was published');
+    await failing.stop();
+    // Every delivery to the failing subscriber had the same boundaries, and so does the next subscriber's first.
+    expect(new Set(first).size).toBe(1);
+    const next = collector();
+    const spans: string[] = [];
+    await subscribe({
+      topic,
+      group: 'replay',
+      fromBeginning: true,
+      onMessages: async (batch) => {
+        spans.push(span(batch));
+        await next.onMessages(batch);
+      },
+    });
+    await waitFor(() => next.received.length >= 60, 'all messages');
+    expect(spans[0]).toBe(first[0]);
+    expect(next.received.map((r) => r.seq)).toEqual([...Array(30).keys(), ...Array(30).keys()]);
+  });
+
   it('starts a new group at the end unless it asks for the beginning', async () => {
     const topic = topicName();
     const early = collector();

@@ -32,6 +32,8 @@ interface Group {
   /** Next offset to deliver, per partition. */
   cursors: number[];
   busy: boolean[];
+  /** Size of the batch that failed and is to be delivered again, per partition. */
+  retrying: (number | undefined)[];
 }
 
 interface Partition {
@@ -109,16 +111,19 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
         const cursor = group.cursors[index]!;
         if (!member || closed || cursor >= end(partition)) return;
         const from = cursor - partition.base;
-        const batch = partition.messages.slice(from, from + maxBatchSize);
+        // A batch delivered again keeps its boundaries (port.ts), however much has been published since.
+        const batch = partition.messages.slice(from, from + (group.retrying[index] ?? maxBatchSize));
         const handling = member.onMessages(batch);
         member.running.add(handling);
         try {
           await handling;
           group.cursors[index] = cursor + batch.length;
+          group.retrying[index] = undefined;
           failures = 0;
           trim(topic);
         } catch {
           // At-least-once: the same batch again, to the member that holds the partition then.
+          group.retrying[index] = batch.length;
           failures += 1;
           await sleep(retryDelayMs * Math.min(2 ** (failures - 1), 30));
         } finally {
@@ -187,6 +192,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
           // Messages published before any group existed wait for the first one, like a Kafka log.
           cursors: topic.partitions.map((p) => (fromBeginning || firstGroup ? p.base : end(p))),
           busy: topic.partitions.map(() => false),
+          retrying: topic.partitions.map(() => undefined),
         };
         topic.groups.set(groupName, group);
       }

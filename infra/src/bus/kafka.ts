@@ -30,6 +30,13 @@ export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   return brokers;
 }
 
+/** Offset metadata of a batch handed to a handler and not yet committed: `pending:<first>-<last>`. */
+const PENDING = 'pending:';
+interface PendingBatch {
+  first: string;
+  last: string;
+}
+
 /** The Kafka consumer group behind the port's group on one topic. */
 export const kafkaGroupId = (group: string, topic: string): string => `${group}.${topic}`;
 
@@ -119,6 +126,17 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
 
   const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /** The batches a group's members had handed out and not committed, from their committed offsets' metadata. */
+  const pendingBatches = async (groupId: string, topic: string): Promise<Map<number, PendingBatch>> => {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const out = new Map<number, PendingBatch>();
+    for (const p of offsets?.partitions ?? []) {
+      const match = p.metadata?.startsWith(PENDING) ? /^(\d+)-(\d+)$/.exec(p.metadata.slice(PENDING.length)) : null;
+      if (match && match[1] === p.offset) out.set(p.partition, { first: match[1]!, last: match[2]! });
+    }
+    return out;
+  };
+
   const toBusMessages = ({ batch }: EachBatchPayload): BusMessage[] =>
     batch.messages.map((m) => ({
       topic: batch.topic,
@@ -173,26 +191,53 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
           resolve();
         });
       });
+      // The batch handed out but not committed when a member stopped, per partition, read at every join.
+      let pending: Promise<Map<number, PendingBatch>> = Promise.resolve(new Map());
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        pending = pendingBatches(groupId, topic);
+        pending.catch(() => undefined);
+      });
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       await consumer.run({
         eachBatchAutoResolve: false,
         eachBatch: async (payload) => {
-          const batch = toBusMessages(payload);
-          if (batch.length === 0) return;
-          // At-least-once: the same batch again until it is handled or this member loses the partition.
-          for (let failures = 0; ; failures++) {
-            if (!payload.isRunning() || payload.isStale()) return;
-            try {
-              await onMessages(batch);
-              break;
-            } catch {
-              await sleep(retryDelayMs * Math.min(2 ** failures, 30));
-              await payload.heartbeat().catch(() => undefined);
+          const { partition } = payload.batch;
+          let messages = toBusMessages(payload);
+          const known = await pending.catch(() => new Map<number, PendingBatch>());
+          const before = known.get(partition);
+          known.delete(partition);
+          while (messages.length > 0) {
+            // A batch delivered again after a crash keeps the boundaries it was first handed out with.
+            let size = messages.length;
+            if (before && messages[0]!.offset === before.first) {
+              const end = messages.findIndex((m) => m.offset === before.last);
+              if (end >= 0) size = end + 1;
             }
+            const batch = messages.slice(0, size);
+            messages = messages.slice(size);
+            if (!payload.isRunning() || payload.isStale()) return;
+            const first = batch[0]!.offset;
+            const last = batch[batch.length - 1]!.offset;
+            // Written down before the handler sees it: the next member repeats exactly this batch.
+            // (Through the batch's own commit, which records the offset as the string kafkajs compares: through
+            // consumer.commitOffsets it would count as uncommitted and be committed again without metadata at stop.)
+            const mark = { partition, offset: first, metadata: `${PENDING}${first}-${last}` };
+            await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [mark] }] });
+            // At-least-once: the same batch again until it is handled or this member loses the partition.
+            for (let failures = 0; ; failures++) {
+              if (!payload.isRunning() || payload.isStale()) return;
+              try {
+                await onMessages(batch);
+                break;
+              } catch {
+                await sleep(retryDelayMs * Math.min(2 ** failures, 30));
+                await payload.heartbeat().catch(() => undefined);
+              }
+            }
+            payload.resolveOffset(last);
+            await payload.commitOffsetsIfNecessary();
+            await payload.heartbeat();
           }
-          payload.resolveOffset(batch[batch.length - 1]!.offset);
-          await payload.commitOffsetsIfNecessary();
-          await payload.heartbeat();
         },
       });
       await joined;

@@ -6,7 +6,10 @@
  * - messages with the same key are delivered to a group in the order they were published;
  * - each group receives every message at least once (exactly once while no consumer fails or restarts);
  * - several groups on one topic each receive every message;
- * - a batch is acknowledged only when `onMessages` resolves; if it throws, the batch is delivered again.
+ * - a batch is acknowledged only when `onMessages` resolves; if it throws, the batch is delivered again;
+ * - a batch delivered again has the boundaries it was first handed out with (first and last offset), also to
+ *   another subscriber after one stopped or crashed (Kafka keeps them in the committed offset's metadata), so a
+ *   handler can make its work idempotent per batch (the time-series writer's deduplication token).
  */
 
 /** What a producer may send: bytes, a string (UTF-8) or a JSON-serialisable object. */
