@@ -8,6 +8,7 @@ import {
   createIntake,
   createIntakeTables,
   createPresence,
+  passthroughDownTopic,
   rpcRequestTopic,
   TB_ATTRIBUTES_TOPIC,
   TB_GATEWAY_ATTRIBUTES_TOPIC,
@@ -83,6 +84,8 @@ export async function startIngest(options: IngestOptions) {
     if (rpcIds.size > 10_000) rpcIds.delete(rpcIds.keys().next().value!);
     return rpcCounter;
   };
+  /** Devices with a pass-through relay in progress: their disconnect fails it. */
+  const relaying = new Set<string>();
   /** Desired values go out again once a device is back: soon after it subscribes to its downlink, or a second after it connects. */
   const resendTimers = new Map<string, NodeJS.Timeout>();
   const resendLater = (device: { deviceId: string; tenantId: string }, ms: number) => {
@@ -111,6 +114,20 @@ export async function startIngest(options: IngestOptions) {
   const intake = createIntake({
     onConnect: (device) => resendLater(device, 1_000),
     onSubscribe: (device) => resendLater(device, 100),
+    onPassthrough: (device, bytes) =>
+      options.live?.publish(
+        'device.passthrough',
+        { tenantId: device.tenantId, groupId: device.groupId, deviceId: device.deviceId },
+        { type: 'data', deviceId: device.deviceId, data: bytes.toString('base64'), at: new Date().toISOString() },
+      ),
+    onDisconnect: (device) => {
+      if (!relaying.delete(device.deviceId) || intake.sessionOf(device.deviceId)) return;
+      options.live?.publish(
+        'device.passthrough',
+        { tenantId: device.tenantId, groupId: device.groupId, deviceId: device.deviceId },
+        { type: 'state', deviceId: device.deviceId, state: 'failed', reason: 'device disconnected' },
+      );
+    },
     registry,
     sink,
     presence,
@@ -153,6 +170,26 @@ export async function startIngest(options: IngestOptions) {
     },
   });
   const isConnected = (deviceId: string) => intake.sessionOf(deviceId) !== null;
+  // Pass-through (DTU-style devices): an operator's bytes go to the device's own connection here, or fail at once.
+  options.live?.onInbound?.('device.passthrough', (message, from) => {
+    const { deviceId, data } = message as { deviceId: string; data: string };
+    const fail = (reason: string) => from.reply({ type: 'state', deviceId, state: 'failed', reason });
+    const device = intake.sessionOf(deviceId)?.device;
+    // Another tenant's device, or one outside the caller's group or choice, answers as an absent one does.
+    const visible =
+      device &&
+      device.tenantId === from.tenantId &&
+      (!from.groups || (device.groupId !== null && from.groups.has(device.groupId))) &&
+      (!from.devices || from.devices.has(deviceId));
+    if (!visible || !options.publish) return fail('offline');
+    options.publish(passthroughDownTopic(device.sn), Buffer.from(data, 'base64')).then(
+      () => {
+        relaying.add(deviceId);
+        from.reply({ type: 'state', deviceId, state: 'inProgress', reason: null });
+      },
+      () => fail('not delivered'),
+    );
+  });
   /** How a command reaches a device: its own session, or its ThingsBoard gateway's; null when neither is connected here. */
   const deliveryOf = async (device: { sn: string; deviceId: string }) => {
     const own = intake.sessionOf(device.deviceId);

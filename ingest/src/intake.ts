@@ -57,6 +57,10 @@ export interface IntakeOptions {
   /** A device authenticated, and a device subscribed to its downlink (desired values are re-sent then). */
   onConnect?(device: DeviceRef): void;
   onSubscribe?(device: DeviceRef, filter: string): void;
+  /** A connection of the device ended. */
+  onDisconnect?(device: DeviceRef): void;
+  /** Raw bytes from a DTU-style device (pass-through), not parsed. */
+  onPassthrough?(device: DeviceRef, bytes: Buffer): void;
   /** Per device, the newest report time (device list "last report"). */
   onReport?(device: DeviceRef, ts: Date): void;
   /** Accepted rows, once durable: the live feed. */
@@ -147,6 +151,7 @@ export function createIntake(options: IntakeOptions) {
       if (!session || session.connectionId !== connectionId) return;
       sessions.delete(clientId);
       options.presence?.disconnected(session.device);
+      options.onDisconnect?.(session.device);
     },
 
     /** The newest session of a device, with its client id (commands go to it). */
@@ -182,6 +187,10 @@ export function createIntake(options: IntakeOptions) {
         if (!uplink) throw new MalformedPayload('unknown topic');
         const device = uplink.sn === null || (session && uplink.sn === session.sn) ? session : await registry.bySn(uplink.sn);
         if (!device) return dead(null, message, 'unknown or disabled device');
+        if (uplink.kind === 'passthrough') {
+          if (message.payload.length > maxBytes) return dead(device, message, 'payload too large');
+          return options.onPassthrough?.(device, message.payload);
+        }
         const body = parseJson(message.payload, maxBytes);
         const at = now();
         const rows: TelemetryRow[] = [];

@@ -9,7 +9,9 @@ export type Uplink =
   | { kind: 'gatewayTelemetry'; sn: string | null; style: 'native' | 'thingsboard' }
   | { kind: 'gatewayConnect' | 'gatewayDisconnect'; sn: string | null }
   /** A ThingsBoard gateway's answer to a server-side RPC for one of its devices (`v1/gateway/rpc`). */
-  | { kind: 'gatewayReply'; sn: string | null };
+  | { kind: 'gatewayReply'; sn: string | null }
+  /** Raw bytes of a DTU-style device for the operator relaying them (pass-through). */
+  | { kind: 'passthrough'; sn: string };
 
 /** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
 export function parseUplink(topic: string): Uplink | null {
@@ -19,6 +21,7 @@ export function parseUplink(topic: string): Uplink | null {
     if (t.length === 3 && (t[2] === 'telemetry' || t[2] === 'attributes')) return { kind: t[2], sn };
     if (t.length === 4 && t[2] === 'events' && t[3]) return { kind: 'event', sn, identifier: t[3] };
     if (t.length === 4 && t[2] === 'reply' && t[3]) return { kind: 'reply', sn, messageId: t[3] };
+    if (t.length === 4 && t[2] === 'passthrough' && t[3] === 'up') return { kind: 'passthrough', sn };
     return null;
   }
   if (t[0] === 'gateways' && t.length === 3 && t[1] && t[2] === 'telemetry') return { kind: 'gatewayTelemetry', sn: t[1], style: 'native' };
@@ -41,6 +44,7 @@ export function downlinkFilters(sn: string): string[] {
   return [
     `devices/${sn}/command/+`,
     `devices/${sn}/command/#`,
+    `devices/${sn}/passthrough/down`,
     'v1/devices/me/rpc/request/+',
     'v1/devices/me/attributes',
     'v1/devices/me/attributes/response/+',
@@ -59,3 +63,5 @@ export const TB_ATTRIBUTES_TOPIC = 'v1/devices/me/attributes';
 /** ThingsBoard's gateway API: RPC to a gateway's devices, and their answers, on one topic. */
 export const TB_GATEWAY_RPC_TOPIC = 'v1/gateway/rpc';
 export const TB_GATEWAY_ATTRIBUTES_TOPIC = 'v1/gateway/attributes';
+/** Pass-through: the raw bytes an operator sends a DTU-style device (it answers on `devices/<sn>/passthrough/up`). */
+export const passthroughDownTopic = (sn: string) => `devices/${sn}/passthrough/down`;

@@ -1,14 +1,18 @@
 import mqtt, { type MqttClient } from 'mqtt';
+import WebSocket from 'ws';
+import { channels } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
  * Commands to devices over real MQTT (embedded Aedes), issue 11: desired and reported state of writable
  * properties (set by an operator, re-sent at reconnect until reported), and ThingsBoard's server-side RPC to a
- * device that connected with its access token, and through a ThingsBoard gateway to its sub-device.
+ * device that connected with its access token, and through a ThingsBoard gateway to its sub-device; pass-through
+ * of raw bytes between an operator's websocket and a DTU-style device.
  */
 let sut: TestPlatform;
 let token: string;
+let other: string;
 let mqttUrl: string;
 const devices: Record<string, { id: string; secret: string }> = {};
 const clients: MqttClient[] = [];
@@ -52,7 +56,9 @@ beforeAll(async () => {
   sut = await startTestPlatform();
   mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
   await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
+  await sut.seedTenant({ id: 'sierra', name: 'sierraCo', adminUsername: 'sierraAdmin', adminPassword: 'Sierra#pw1' });
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
+  other = await sut.login('sierraAdmin', 'Sierra#pw1');
   const product = async (code: string, type: string) => {
     const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
     for (const fn of [
@@ -77,6 +83,7 @@ beforeAll(async () => {
   for (const [sn, productId] of [
     ['VALVE-1', direct],
     ['VALVE-TB', direct],
+    ['DTU-1', direct],
     ['TB-GW-1', gateway],
   ] as const) {
     const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
@@ -221,5 +228,71 @@ describe('ThingsBoard RPC downlink', () => {
     );
     expect(r).toMatchObject({ status: 'replied', output: { success: true, method: 'toggle' } });
     expect(gw.got[0]!.body).toEqual({ device: 'Meter A', data: { id: expect.any(Number), method: 'toggle', params: { pin: 1 } } });
+  });
+});
+
+describe('pass-through', () => {
+  it("relays an operator's bytes to a DTU-style device and its answer back, says in progress or failed, and lets no other tenant in", async () => {
+    const { id, secret } = devices['DTU-1']!;
+    const url = `${sut.platform.url!.replace('http', 'ws').replace('localhost', '127.0.0.1')}${channels['device.passthrough'].path}`;
+    const open = async (as: string) => {
+      const socket = new WebSocket(`${url}?deviceIds=${id}`, { headers: { authentication: as } });
+      const got: any[] = [];
+      socket.on('message', (data) => got.push(JSON.parse(String(data))));
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      return { socket, got };
+    };
+    const operator = await open(token);
+    const stranger = await open(other);
+    const modbus = Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x02, 0xc4, 0x0b]);
+    // Not connected yet: failed at once.
+    operator.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
+    await waitFor(
+      () => operator.got.length,
+      (n) => n >= 1,
+    );
+    expect(operator.got[0]).toEqual({ type: 'state', deviceId: id, state: 'failed', reason: 'offline' });
+
+    // The DTU answers every frame with a response frame of its own, raw bytes both ways.
+    const dtu = mqtt.connect(mqttUrl, { username: 'DTU-1', password: secret, clientId: 'dtu-1', reconnectPeriod: 0 });
+    clients.push(dtu);
+    await new Promise((resolve, reject) => dtu.once('connect', resolve).once('error', reject));
+    const frames: Buffer[] = [];
+    dtu.on('message', (_topic, payload) => {
+      frames.push(payload);
+      void dtu.publishAsync('devices/DTU-1/passthrough/up', Buffer.from([0x01, 0x03, 0x04, 0x00, 0x2a, 0x00, 0x00, 0xfe, 0xff]), {
+        qos: 1,
+      });
+    });
+    await dtu.subscribeAsync('devices/DTU-1/passthrough/down', { qos: 1 });
+    operator.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
+    const got = await waitFor(
+      () => operator.got,
+      (g) => g.some((m) => m.type === 'data'),
+    );
+    expect(frames).toEqual([modbus]);
+    expect(got.find((m) => m.type === 'state' && m.state === 'inProgress')).toBeDefined();
+    expect(Buffer.from(got.find((m) => m.type === 'data').data, 'base64')).toEqual(
+      Buffer.from([0x01, 0x03, 0x04, 0x00, 0x2a, 0x00, 0x00, 0xfe, 0xff]),
+    );
+
+    // Another tenant can neither send to the device nor read what it sends.
+    stranger.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
+    await waitFor(
+      () => stranger.got.length,
+      (n) => n >= 1,
+    );
+    expect(stranger.got).toEqual([{ type: 'state', deviceId: id, state: 'failed', reason: 'offline' }]);
+    expect(frames).toHaveLength(1);
+
+    // The device drops: the relay in progress fails.
+    dtu.end(true);
+    const after = await waitFor(
+      () => operator.got,
+      (g) => g.some((m) => m.reason === 'device disconnected'),
+    );
+    expect(after.at(-1)).toEqual({ type: 'state', deviceId: id, state: 'failed', reason: 'device disconnected' });
+    operator.socket.close();
+    stranger.socket.close();
   });
 });

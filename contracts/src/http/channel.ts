@@ -15,6 +15,8 @@ export interface ChannelSpec {
   scope: 'tenant' | 'group';
   summary: string;
   message: z.ZodType;
+  /** What a listener may send on the socket (pass-through bytes); absent: listeners only listen. */
+  inbound?: z.ZodType;
 }
 export const channel = <const C extends ChannelSpec>(spec: C): C => spec;
 
@@ -72,6 +74,18 @@ export const channels = {
       level: z.number().int().nullable(),
       at: z.string(),
     }),
+  }),
+  'device.passthrough': channel({
+    path: '/api/ws/device/passthrough',
+    permission: devicePerm.deviceCommand,
+    scope: 'group',
+    summary:
+      "Pass-through for DTU-style devices: raw bytes (base64) relayed between an operator and a device's `devices/<sn>/passthrough/up|down` topics (`?deviceIds=`), with the relay's state: in progress, or failed and why",
+    message: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('data'), deviceId: z.string(), data: z.base64(), at: z.string() }),
+      z.object({ type: z.literal('state'), deviceId: z.string(), state: z.enum(['inProgress', 'failed']), reason: z.string().nullable() }),
+    ]),
+    inbound: z.object({ deviceId: z.string().max(64), data: z.base64().max(64_000) }).strict(),
   }),
   'inbox.live': channel({
     path: '/api/ws/inbox',

@@ -5,6 +5,7 @@ import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Principal } from '@iot/contracts/http/principal.ts';
 import type { EventStore, StoredEvent, Subscription } from '@iot/contracts/ports/event-store.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
+import type { LiveInboundHandler } from '@iot/contracts/ports/live.ts';
 
 interface Listener {
   socket: WebSocket;
@@ -33,6 +34,7 @@ export interface Delivery {
 export async function registerChannels(app: FastifyInstance, channels: Record<string, ChannelSpec>, lookups: Lookups) {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const listeners = new Map<string, Set<Listener>>();
+  const inbound = new Map<string, LiveInboundHandler>();
   for (const [name, spec] of Object.entries(channels)) {
     const set = new Set<Listener>();
     listeners.set(name, set);
@@ -45,8 +47,26 @@ export async function registerChannels(app: FastifyInstance, channels: Record<st
       const listener: Listener = { socket, tenantId: principal.tenantId, groups, devices };
       set.add(listener);
       socket.on('close', () => set.delete(listener));
-      // Listeners only listen: anything they send is ignored.
-      socket.on('message', () => {});
+      // Listeners only listen, unless the channel declares what they may send (validated like any input).
+      socket.on('message', (raw: Buffer) => {
+        if (!spec.inbound) return;
+        let body: unknown;
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return;
+        }
+        const parsed = spec.inbound.safeParse(body);
+        if (!parsed.success) return;
+        inbound.get(name)?.(parsed.data, {
+          tenantId: principal.tenantId,
+          groups,
+          devices,
+          reply: (message) => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(spec.message.parse(message)));
+          },
+        });
+      });
     });
   }
   return {
@@ -62,6 +82,9 @@ export async function registerChannels(app: FastifyInstance, channels: Record<st
       }
     },
     listeners: (name: string) => listeners.get(name)?.size ?? 0,
+    onInbound(name: string, handler: LiveInboundHandler) {
+      inbound.set(name, handler);
+    },
   };
 }
 export type ChannelHub = Awaited<ReturnType<typeof registerChannels>>;
