@@ -37,6 +37,8 @@ export interface IngestOptions {
   live?: LiveFeed;
   /** The broker's downlink: commands go out on it. */
   publish?: (topic: string, payload: object) => Promise<void>;
+  /** This process sees every device session (the embedded broker): devices left online by a previous run are reconciled. */
+  ownsSessions?: boolean;
   /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
   publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
 }
@@ -247,6 +249,12 @@ export async function startIngest(options: IngestOptions) {
       return reply;
     },
   };
+  // Devices recorded online when the previous process stopped: offline unless they come back within the delay.
+  if (options.ownsSessions)
+    await registry.recordedOnline().then(
+      (online) => presence.reconcile(online),
+      (err: unknown) => logger.error({ err }, 'presence not reconciled'),
+    );
   return {
     intake,
     link,

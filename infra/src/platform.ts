@@ -309,6 +309,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         logger,
         kafka: config.KAFKA_BROKERS ? bus : null,
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
+        ownsSessions: !config.MQTT_URL,
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
         publishTo: mqtt.publishTo ? (clientId, topic, payload) => mqtt!.publishTo!(clientId, topic, payload, { qos: 1 }) : undefined,

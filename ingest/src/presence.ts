@@ -75,6 +75,16 @@ export function createPresence(options: PresenceOptions) {
       record(device, true);
       if (!timers.has(device.deviceId) || recorded.get(device.deviceId)) later(device, heartbeat, 'timeout');
     },
+    /**
+     * At start: devices the log says are online (the process that saw them connect stopped). Those that do not
+     * connect or report within the offline delay (a sub-device or HTTP device: the heartbeat time-out) go offline.
+     */
+    reconcile(devices: DeviceRef[]) {
+      for (const device of devices) {
+        if ((connections.get(device.deviceId) ?? 0) > 0 || timers.has(device.deviceId)) continue;
+        later(device, device.nodeType === 'subDevice' ? heartbeat : offlineAfter, 'disconnect');
+      }
+    },
     isOnline: (deviceId: string) => recorded.get(deviceId) === true,
     stop() {
       stopped = true;

@@ -65,6 +65,12 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
       return usable(row) ? refOf(row) : null;
     },
 
+    /** Devices the log says are online: at start, those without a session here are reconciled (presence). */
+    async recordedOnline(): Promise<DeviceRef[]> {
+      const rows = (await db.query<AuthRow>(`${select} where d.status = 'online'`)).rows;
+      return rows.map(refOf);
+    },
+
     /** The device by SN within a tenant (a topic naming a device the session is not). */
     async bySn(sn: string): Promise<DeviceRef | null> {
       const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];

@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../harness/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
+
+/**
+ * Presence across a restart (issue 11): the platform is killed while devices are connected, so the log still
+ * says they are online. On the next start, a device that does not come back is recorded offline after the
+ * offline delay; one that reconnects within it stays online with no offline event.
+ */
+let db: TestDatabase;
+let dataDir: string;
+let platform: PlatformProcess | null = null;
+let mqttPort: number;
+const clients: MqttClient[] = [];
+const env = () => ({ MQTT_PORT: String(mqttPort), PRESENCE_OFFLINE_AFTER_MS: '1500' });
+
+const ok = (r: { status: number; json: { data: any } | null }) => {
+  expect(r.status, JSON.stringify(r.json)).toBe(200);
+  return r.json!.data;
+};
+const connect = async (sn: string, secret: string) => {
+  const client = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { username: sn, password: secret, clientId: sn, reconnectPeriod: 0 });
+  clients.push(client);
+  return client;
+};
+const presence = async (id: string) =>
+  (
+    await db.pool.query<{ type: string }>(
+      `select type from es_events where stream_name like $1 and type in ('DeviceWentOnline', 'DeviceWentOffline') order by global_position`,
+      [`device-%.${id}`],
+    )
+  ).rows.map((r) => r.type);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-presence-'));
+  mqttPort = await freePort();
+  platform = await startProcess(db, dataDir, env());
+}, 120_000);
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await platform?.stop();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('presence at restart', () => {
+  it('records offline the devices that were online when the process died and did not come back; keeps the ones that did', async () => {
+    await onboardTenant(platform!, db, 'presenceCo', 'Tenant#pw1');
+    const token = await waitFor('the tenant administrator', async () => {
+      const r = await platform!.call('POST', '/api/auth/login', { account: 'presenceCo', password: 'Tenant#pw1', agreement: true });
+      return r.status === 200 ? (r.json!.data.token as string) : null;
+    });
+    const productId = ok(await platform!.call('POST', '/api/iot/product', { name: 'meter', code: 'P-METER', type: 'direct' }, token)).id;
+    const gone = ok(await platform!.call('POST', '/api/iot/device', { sn: 'P-GONE', name: 'gone', productId }, token));
+    const back = ok(await platform!.call('POST', '/api/iot/device', { sn: 'P-BACK', name: 'back', productId }, token));
+    await waitFor('the devices to be known', async () => (await db.pool.query('select 1 from rm_devices')).rowCount === 2);
+    await connect('P-GONE', gone.secret);
+    await connect('P-BACK', back.secret);
+    await waitFor('both online', async () => (await presence(gone.id)).length === 1 && (await presence(back.id)).length === 1);
+
+    // Killed: no disconnect is ever recorded, and the devices' connections drop with it.
+    platform!.child.kill('SIGKILL');
+    await platform!.exited;
+    for (const c of clients.splice(0)) c.end(true);
+    platform = await startProcess(db, dataDir, env());
+    await connect('P-BACK', back.secret);
+
+    await waitFor('the absent device offline', async () => (await presence(gone.id)).at(-1) === 'DeviceWentOffline', 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await presence(gone.id)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
+    expect(await presence(back.id)).toEqual(['DeviceWentOnline']);
+    const list = ok(await platform!.call('GET', '/api/iot/device?pageSize=10', undefined, token));
+    expect(Object.fromEntries((list.rows as { sn: string; status: string }[]).map((d) => [d.sn, d.status]))).toEqual({
+      'P-GONE': 'offline',
+      'P-BACK': 'online',
+    });
+  }, 180_000);
+});
