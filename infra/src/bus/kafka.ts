@@ -62,7 +62,13 @@ const quietLogCreator: logCreator =
     else console.info(line);
   };
 
-export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
+/** The Kafka bus, and what only Kafka can tell. */
+export interface KafkaBus extends Bus {
+  /** Messages of a topic that a port group has not committed yet (its consumer lag). */
+  lag(group: string, topic: string): Promise<number>;
+}
+
+export function createKafkaBus(options: KafkaBusOptions = {}): KafkaBus {
   const brokers = options.brokers ?? kafkaBrokersFromEnv();
   const partitions = options.partitions ?? 6;
   const retryDelayMs = options.retryDelayMs ?? 100;
@@ -254,6 +260,16 @@ export function createKafkaBus(options: KafkaBusOptions = {}): Bus {
       };
       consumers.add(subscription);
       return subscription;
+    },
+
+    async lag(group: string, topic: string): Promise<number> {
+      await connect();
+      const [committed] = await admin.fetchOffsets({ groupId: kafkaGroupId(group, topic), topics: [topic] });
+      const ends = await admin.fetchTopicOffsets(topic);
+      return ends.reduce((sum, end) => {
+        const at = Number(committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+        return sum + Number(end.high) - Math.max(at, Number(end.low));
+      }, 0);
     },
 
     async health() {
