@@ -28,6 +28,20 @@ export const configSchema = z.object({
     .optional(),
   CLICKHOUSE_URL: url(['http:', 'https:']),
   MQTT_URL: url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
+  /** With MQTT_URL: Mosquitto's dynamic security holds the device accounts, provisioned by the platform (MQTT_URL's account is its administrator). */
+  MQTT_DYNSEC: z.enum(['true', 'false']).default('false'),
+  /** With MQTT_URL: the ingest process's persistent session; stable across restarts, one per ingest process (default the host name). */
+  MQTT_CLIENT_ID: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/)
+    .optional(),
+  /** With MQTT_URL: the shared-subscription group the ingest processes split device messages in. */
+  MQTT_SHARE_GROUP: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/)
+    .default('ingest'),
+  /** The shared secret EMQX sends (header `x-mqtt-hook-secret`) to the platform's authentication and authorization hooks; unset: hooks off. */
+  MQTT_HOOK_SECRET: z.string().min(16).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']),
   /** Sender address of mail the platform sends. */
   SMTP_FROM: z.string().default('device-cloud <noreply@localhost>'),

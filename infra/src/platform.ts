@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
@@ -32,7 +33,12 @@ import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.
 import { createInProcessBus } from './bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from './bus/kafka.ts';
 import type { Bus } from './bus/port.ts';
-import { connectExternalMqtt } from './mqtt/client.ts';
+import { brokerAddress, connectExternalMqtt } from './mqtt/client.ts';
+import { connectMosquittoAccounts } from './broker-accounts/mosquitto.ts';
+import { noBrokerAccounts, type BrokerAccounts } from './broker-accounts/port.ts';
+import { brokerAccountsReactor } from './broker-accounts/reactor.ts';
+import { withBrokerSecrets } from './broker-accounts/secrets.ts';
+import { uplinkFilters } from '@iot/ingest';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
@@ -233,6 +239,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       });
     }
 
+    // Device accounts on an external broker that keeps its own (Mosquitto's dynamic security): provisioned from
+    // the device events by a reactor, and given each secret by the create and rotate routes.
+    let accounts: BrokerAccounts = noBrokerAccounts;
+    if (config.MQTT_URL && config.MQTT_DYNSEC === 'true') {
+      const mosquitto = await connectMosquittoAccounts({ url: config.MQTT_URL });
+      accounts = mosquitto;
+      stops.push(() => mosquitto.close());
+      engines.push({ name: 'mqtt:dynsec', check: () => mosquitto.health() });
+      if (role === 'all' || role === 'ingest') await mosquitto.grantPlatform(brokerAddress(config.MQTT_URL).username ?? '');
+    }
+
     let bus: Bus | null = null;
     let deliveryRef: Delivery | null = null;
     let mqtt: MqttPort | null = null;
@@ -245,7 +262,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops.push(() => b.close());
       engines.push({ name: config.KAFKA_BROKERS ? 'bus:kafka' : 'bus:in-process', check: () => b.health() });
       const m = config.MQTT_URL
-        ? await connectExternalMqtt({ url: config.MQTT_URL })
+        ? await connectExternalMqtt({
+            url: config.MQTT_URL,
+            group: config.MQTT_SHARE_GROUP,
+            // A persistent session: what this process had not acknowledged, and what arrives while it is away, waits for it.
+            clientId: config.MQTT_CLIENT_ID ?? `ingest-${hostname()}`,
+            persistentSession: true,
+            onHandlerError: (error, message) => logger.error({ err: error, topic: message.topic }, 'device message failed'),
+          })
         : await startEmbeddedMqtt({
             port: options.mqttPort ?? config.MQTT_PORT,
             // Devices are let in by the intake, once it is up (below): until then none may connect.
@@ -316,9 +340,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         reactors: [alarms],
       });
       ingest = started;
-      const registration = await mqtt.onMessage('#', (message) => started.intake.handle(message));
+      const broker = mqtt;
+      const registrations = await Promise.all(
+        (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) => broker.onMessage(filter, (message) => started.intake.handle(message))),
+      );
       stops.push(async () => {
-        await registration.off();
+        // An external broker's session keeps the subscriptions, so nothing is lost while this process is away.
+        if (config.MQTT_URL) await broker.close();
+        else await Promise.all(registrations.map((r) => r.off()));
         await started.stop();
       });
     }
@@ -336,6 +365,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         ...workflows.map((w) => workflowProjection(w, dispatch, afterStep)),
         notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
         alarmHooks(db, live, alarms),
+        ...(accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(accounts)]),
       ],
       {
         onLag: (name, lagMs) => metrics.observeProjection(name, lagMs),
@@ -452,7 +482,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           .map((p) => p.trim())
           .filter(Boolean),
         cookieDomain: config.COOKIE_DOMAIN,
-        table: { routes, handlers: handlers as unknown as Handlers<Record<string, never>>, ports, watch },
+        table: {
+          routes,
+          handlers: (accounts === noBrokerAccounts ? handlers : withBrokerSecrets(handlers, accounts, logger)) as unknown as Handlers<
+            Record<string, never>
+          >,
+          ports,
+          watch,
+        },
       });
       const listening = app;
       stops.push(() => listening.close());

@@ -39,6 +39,18 @@ export function parseUplink(topic: string): Uplink | null {
   return null;
 }
 
+/**
+ * What an ingest process subscribes to on an external broker: the uplink topics that name their device. The
+ * ThingsBoard topics (`me`) name none, and such a broker does not say who published: embedded broker only.
+ */
+export const uplinkFilters = [
+  'devices/+/telemetry',
+  'devices/+/attributes',
+  'devices/+/events/+',
+  'devices/+/reply/+',
+  'gateways/+/telemetry',
+];
+
 /** What a device may subscribe to: its own downlink. */
 export function downlinkFilters(sn: string): string[] {
   return [

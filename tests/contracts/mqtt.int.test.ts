@@ -189,6 +189,35 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
       await Promise.all(instances.map((p) => p.close()));
     });
 
+  // The external broker keeps what the platform has not acknowledged; the embedded one answers the device itself (below).
+  if (adapter.external)
+    it('acknowledges a QoS 1 message only once handled: a platform gone before that gets it again when it is back', async () => {
+      const prefix = `t/${randomUUID()}`;
+      const group = `platform-${randomUUID()}`;
+      const clientId = `ingest-${randomUUID()}`;
+      const seen: string[] = [];
+      const first = await connectExternalMqtt({ url: deviceUrl, group, clientId, persistentSession: true, closeTimeoutMs: 100 });
+      // Handles m0, and hangs in m1 as a process would that dies before its insert.
+      await first.onMessage(`${prefix}/+/telemetry`, (m) => {
+        seen.push(m.payload.toString());
+        return m.payload.toString() === 'm1' ? new Promise<void>(() => {}) : undefined;
+      });
+      const d = await device(deviceUrl);
+      await d.publishAsync(`${prefix}/d1/telemetry`, 'm0', { qos: 1 });
+      await d.publishAsync(`${prefix}/d1/telemetry`, 'm1', { qos: 1 });
+      await waitFor(() => seen.length === 2, 'both messages at the first instance');
+      await first.close();
+      await d.publishAsync(`${prefix}/d1/telemetry`, 'm2', { qos: 1 });
+
+      const again: string[] = [];
+      const second = await connectExternalMqtt({ url: deviceUrl, group, clientId, persistentSession: true });
+      await second.onMessage(`${prefix}/+/telemetry`, (m) => void again.push(m.payload.toString()));
+      await waitFor(() => again.length >= 2, 'the unacknowledged and the queued message');
+      await sleep(200);
+      expect(again).toEqual(['m1', 'm2']);
+      await second.close();
+    });
+
   it('reports unhealthy once closed', async () => {
     await close?.();
     close = undefined;

@@ -1,0 +1,81 @@
+import type { DeviceEvent, TenantEvent } from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { projection, type AnyProjection } from '@iot/projections/projection.ts';
+import type { BrokerAccounts } from './port.ts';
+
+/**
+ * Keeps the broker's device accounts in step with the devices, from the event log: a device created or
+ * imported gets an account, a disabled one (or one of a stopped tenant) is kept out, a deleted one loses it.
+ * Runs beside the projections, so a crash or a broker that is away resumes from the checkpoint (every call is
+ * idempotent); a new deployment replays the log and provisions every device there is. The secret is not in
+ * the log (only its hash): it reaches the broker from the create and rotate answers (`withBrokerSecrets`).
+ */
+export function brokerAccountsReactor(accounts: BrokerAccounts): AnyProjection {
+  const deviceOf = async (tx: Sql, deviceId: string) =>
+    (
+      await tx.query<{ sn: string; tenant_id: string; enabled: boolean }>(
+        'select sn, tenant_id, enabled from broker_accounts where device_id = $1',
+        [deviceId],
+      )
+    ).rows[0];
+  const tenantStopped = async (tx: Sql, tenantId: string) =>
+    (await tx.query('select 1 from broker_stopped_tenants where tenant_id = $1', [tenantId])).rowCount! > 0;
+
+  return projection<DeviceEvent | TenantEvent>({
+    name: 'reactor-broker-accounts',
+    handles: ['DeviceCreated', 'DeviceEnabled', 'DeviceDisabled', 'DeviceDeleted', 'TenantStopped', 'TenantStarted'],
+    schema: `
+      create table broker_accounts (
+        device_id text primary key,
+        tenant_id text not null,
+        sn text not null,
+        enabled boolean not null
+      );
+      create index broker_accounts_tenant on broker_accounts (tenant_id);
+      create table broker_stopped_tenants (tenant_id text primary key);`,
+    tables: ['broker_accounts', 'broker_stopped_tenants'],
+    async apply(tx, event) {
+      switch (event.type) {
+        case 'DeviceCreated': {
+          const { deviceId, sn, nodeType } = event.data;
+          await tx.query(
+            'insert into broker_accounts (device_id, tenant_id, sn, enabled) values ($1, $2, $3, true) on conflict (device_id) do nothing',
+            [deviceId, event.metadata.tenantId, sn],
+          );
+          await accounts.provision({ sn, gateway: nodeType === 'gateway' });
+          if (await tenantStopped(tx, event.metadata.tenantId)) await accounts.setEnabled(sn, false);
+          return;
+        }
+        case 'DeviceEnabled':
+        case 'DeviceDisabled': {
+          const enabled = event.type === 'DeviceEnabled';
+          const device = await deviceOf(tx, event.data.deviceId);
+          if (!device) return;
+          await tx.query('update broker_accounts set enabled = $2 where device_id = $1', [event.data.deviceId, enabled]);
+          await accounts.setEnabled(device.sn, enabled && !(await tenantStopped(tx, device.tenant_id)));
+          return;
+        }
+        case 'DeviceDeleted': {
+          const device = await deviceOf(tx, event.data.deviceId);
+          await tx.query('delete from broker_accounts where device_id = $1', [event.data.deviceId]);
+          await accounts.remove(device?.sn ?? event.data.sn);
+          return;
+        }
+        case 'TenantStopped':
+        case 'TenantStarted': {
+          const { tenantId } = event.data;
+          const started = event.type === 'TenantStarted';
+          if (started) await tx.query('delete from broker_stopped_tenants where tenant_id = $1', [tenantId]);
+          else await tx.query('insert into broker_stopped_tenants (tenant_id) values ($1) on conflict do nothing', [tenantId]);
+          const devices = await tx.query<{ sn: string; enabled: boolean }>('select sn, enabled from broker_accounts where tenant_id = $1', [
+            tenantId,
+          ]);
+          for (const device of devices.rows) await accounts.setEnabled(device.sn, started && device.enabled);
+          return;
+        }
+        default:
+          return;
+      }
+    },
+  });
+}

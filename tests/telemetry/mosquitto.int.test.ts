@@ -1,0 +1,227 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTimeSeriesStore } from '@iot/infra/timeseries/index.ts';
+import { resolveEngine } from '../harness/engines.ts';
+import { startMosquitto } from '../harness/mosquitto.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
+
+/**
+ * The platform at scale on Mosquitto (issue 11): devices log in against the broker's dynamic-security plugin,
+ * whose accounts the platform provisions as devices are created, rotated, disabled and deleted, and two
+ * processes that ingest (`--role all` and `--role ingest`) split the devices' messages through a shared
+ * subscription. Each process stores into its own chDB here (no ClickHouse server on this machine; with
+ * CLICKHOUSE_URL they share one): the first one's share comes back from the history query, the second's from
+ * its store once it has stopped, and together they hold every value once.
+ */
+let broker: { url: string; adminUrl: string; stop(): Promise<void> } | undefined;
+let skipped: string | undefined;
+let db: TestDatabase;
+const dirs: string[] = [];
+let all: PlatformProcess;
+let ingest: PlatformProcess;
+let token: string;
+let productId: string;
+const clients: MqttClient[] = [];
+
+const ok = (r: { status: number; json: { data: any } | null }) => {
+  expect(r.status, JSON.stringify(r.json)).toBe(200);
+  return r.json!.data;
+};
+
+async function device(username: string, password: string): Promise<MqttClient> {
+  const client = await connectAsync(broker!.url, {
+    username,
+    password,
+    clientId: `${username}-${Math.random().toString(36).slice(2)}`,
+    reconnectPeriod: 0,
+    connectTimeout: 5000,
+  });
+  clients.push(client);
+  return client;
+}
+/** Whether the broker lets the device in now. */
+const admitted = (username: string, password: string) =>
+  device(username, password).then(
+    (c) => (c.end(true), true),
+    () => false,
+  );
+
+async function createDevice(sn: string): Promise<{ id: string; secret: string }> {
+  const d = ok(await all.call('POST', '/api/iot/device', { sn, name: sn, productId }, token));
+  return { id: d.id, secret: d.secret };
+}
+
+beforeAll(async () => {
+  const resolved = await resolveEngine('Mosquitto with dynamic security', 'MOSQUITTO_DYNSEC_ADMIN_URL', async () => {
+    const started = await startMosquitto({ dynamicSecurity: true });
+    return { url: started.adminUrl, stop: started.stop };
+  });
+  if (!resolved.ok) {
+    skipped = resolved.reason;
+    return;
+  }
+  const adminUrl = resolved.engine.url;
+  broker = { url: adminUrl.replace(/\/\/[^@/]*@/, '//'), adminUrl, stop: resolved.engine.stop };
+  db = await createTestDatabase();
+  for (let i = 0; i < 2; i++) dirs.push(await mkdtemp(path.join(os.tmpdir(), 'dc-mosquitto-')));
+  const env = { MQTT_URL: adminUrl, MQTT_DYNSEC: 'true', MQTT_SHARE_GROUP: `ingest-${Date.now()}` };
+  all = await startProcess(db, dirs[0]!, { ...env, MQTT_CLIENT_ID: `ingest-a-${Date.now()}` });
+  ingest = await startProcess(db, dirs[1]!, { ...env, MQTT_CLIENT_ID: `ingest-b-${Date.now()}` }, ['--role', 'ingest']);
+  await onboardTenant(all, db, 'brokerCo', 'Tenant#pw1');
+  token = await waitFor('the tenant administrator', async () => {
+    const r = await all.call('POST', '/api/auth/login', { account: 'brokerCo', password: 'Tenant#pw1', agreement: true });
+    return r.status === 200 ? (r.json!.data.token as string) : null;
+  });
+  productId = ok(await all.call('POST', '/api/iot/product', { name: 'meter', code: 'MQ-METER', type: 'direct' }, token)).id;
+  ok(
+    await all.call(
+      'PUT',
+      '/api/iot/product/function',
+      {
+        productId,
+        function: { type: 'property', name: '计数', identifier: 'count', dataType: { type: 'int', min: 0, max: 1_000_000 } },
+      },
+      token,
+    ),
+  );
+  ok(await all.call('POST', '/api/iot/product/publish', { id: productId }, token));
+}, 240_000);
+
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await all?.stop();
+  await ingest?.stop();
+  await db?.drop();
+  await broker?.stop();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('Mosquitto with dynamic security and two ingest processes', () => {
+  it('lets a device created through the API in with its SN and secret, and refuses a wrong secret', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-1');
+    expect(await admitted('MQ-1', d.secret)).toBe(true);
+    expect(await admitted('MQ-1', 'not-the-secret')).toBe(false);
+    expect(await admitted('MQ-UNKNOWN', d.secret)).toBe(false);
+  });
+
+  it('lets a device publish and subscribe only on its own topics', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-2');
+    // What reaches the broker's subscribers, as the platform's account sees it (a subscription of its own, not shared).
+    const observer = await connectAsync(broker!.adminUrl, { clientId: `observer-${Date.now()}`, reconnectPeriod: 0 });
+    clients.push(observer);
+    const seen: string[] = [];
+    observer.on('message', (topic, payload) => seen.push(`${topic} ${payload.toString()}`));
+    await observer.subscribeAsync(['devices/MQ-1/telemetry', 'devices/MQ-2/telemetry'], { qos: 1 });
+    const client = await device('MQ-2', d.secret);
+
+    await expect(client.subscribeAsync('devices/MQ-1/command/+', { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    expect(await client.subscribeAsync('devices/MQ-2/command/+', { qos: 1 })).toMatchObject([{ topic: 'devices/MQ-2/command/+', qos: 1 }]);
+    // Mosquitto 2.0 disconnects an MQTT 3.1.1 client that publishes where it may not (as the embedded broker does).
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    client.publish('devices/MQ-1/telemetry', JSON.stringify({ count: 666 }), { qos: 1 });
+    await closed;
+    await (await device('MQ-2', d.secret)).publishAsync('devices/MQ-2/telemetry', JSON.stringify({ count: 7 }), { qos: 1 });
+
+    await waitFor('the device’s own message', async () => seen.length > 0, 5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toEqual(['devices/MQ-2/telemetry {"count":7}']);
+  });
+
+  it('refuses a disabled device, disconnecting it, and lets it in again once enabled', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-3');
+    const client = await device('MQ-3', d.secret);
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    ok(await all.call('POST', '/api/iot/device/disable', { id: d.id }, token));
+    await closed;
+    expect(await admitted('MQ-3', d.secret)).toBe(false);
+    ok(await all.call('POST', '/api/iot/device/enable', { id: d.id }, token));
+    await waitFor('the enabled device to be let in', () => admitted('MQ-3', d.secret), 10_000);
+  });
+
+  it('takes the new secret after a rotation and refuses the old one; a deleted device is refused', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-4');
+    const rotated = ok(await all.call('POST', '/api/iot/device/secret', { id: d.id }, token));
+    expect(await admitted('MQ-4', rotated.secret)).toBe(true);
+    expect(await admitted('MQ-4', d.secret)).toBe(false);
+    ok(await all.call('DELETE', `/api/iot/device?id=${d.id}`, undefined, token));
+    await waitFor('the deleted device to be refused', async () => !(await admitted('MQ-4', rotated.secret)), 10_000);
+  });
+
+  it('splits the devices’ messages across both processes and stores every value exactly once', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const fleet = await Promise.all(['MQ-F1', 'MQ-F2', 'MQ-F3'].map(async (sn) => ({ sn, ...(await createDevice(sn)) })));
+    const perDevice = 40;
+    const start = Date.now() - 60_000;
+    await Promise.all(
+      fleet.map(async (d) => {
+        const client = await device(d.sn, d.secret);
+        for (let i = 0; i < perDevice; i++)
+          await client.publishAsync(`devices/${d.sn}/telemetry`, JSON.stringify({ ts: start + i * 100, values: { count: i } }), { qos: 1 });
+      }),
+    );
+    const from = new Date(start - 1000).toISOString();
+    const to = new Date(start + perDevice * 100 + 1000).toISOString();
+
+    // The first process's share, through the history query; wait until it stops growing.
+    const historyOf = async (id: string) =>
+      (ok(
+        await all.call('GET', `/api/iot/device/history?id=${id}&variables=count&from=${from}&to=${to}&pageSize=5000`, undefined, token),
+      )[0]?.points ?? []) as { ts: string; value: number }[];
+    let previous = -1;
+    let viaApi: Map<string, number[]> = new Map();
+    await waitFor(
+      'the first process to have stored its share',
+      async () => {
+        viaApi = new Map(await Promise.all(fleet.map(async (d) => [d.sn, (await historyOf(d.id)).map((p) => p.value)] as const)));
+        const total = [...viaApi.values()].reduce((n, v) => n + v.length, 0);
+        const settled = total === previous && total > 0;
+        previous = total;
+        if (!settled) await new Promise((r) => setTimeout(r, 500));
+        return settled;
+      },
+      30_000,
+    );
+
+    // The second process's share, from its own store once it has stopped (it flushes on the way out).
+    await ingest.stop();
+    const store = createTimeSeriesStore({ dataDir: dirs[1]! });
+    const viaIngest = new Map<string, number[]>();
+    try {
+      for (const d of fleet) {
+        const page = await store.queryHistory({
+          tenantId: (await db.pool.query<{ tenant_id: string }>('select tenant_id from rm_devices where id = $1', [d.id])).rows[0]!
+            .tenant_id,
+          deviceId: d.id,
+          variable: 'count',
+          from: new Date(from),
+          to: new Date(to),
+          limit: 5000,
+          offset: 0,
+        });
+        viaIngest.set(
+          d.sn,
+          page.rows.map((r) => r.value!),
+        );
+      }
+    } finally {
+      await store.close();
+    }
+
+    const first = [...viaApi.values()].flat().length;
+    const second = [...viaIngest.values()].flat().length;
+    expect(first, 'messages stored by the --role all process').toBeGreaterThan(0);
+    expect(second, 'messages stored by the --role ingest process').toBeGreaterThan(0);
+    for (const d of fleet) {
+      const values = [...viaApi.get(d.sn)!, ...viaIngest.get(d.sn)!].sort((a, b) => a - b);
+      expect(values, d.sn).toEqual([...Array(perDevice).keys()]);
+    }
+  });
+});
