@@ -67,6 +67,8 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
 
     /** Devices the log says are online: at start, those without a session here are reconciled (presence). */
     async recordedOnline(): Promise<DeviceRef[]> {
+      // A first start has no read models yet, and so no device online.
+      if (!(await db.query<{ t: string | null }>(`select to_regclass('rm_devices') as t`)).rows[0]?.t) return [];
       const rows = (await db.query<AuthRow>(`${select} where d.status = 'online'`)).rows;
       return rows.map(refOf);
     },

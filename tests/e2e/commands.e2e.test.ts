@@ -47,9 +47,12 @@ describe('command dialog in a real browser', () => {
     const url = (sut.platform.mqtt as unknown as { url: string }).url;
     device = mqtt.connect(url, { username: 'PUMP-1', password: secret, clientId: 'pump-1', reconnectPeriod: 0 });
     await new Promise((resolve, reject) => device.once('connect', resolve).once('error', reject));
-    await device.subscribeAsync('devices/PUMP-1/command/+', { qos: 1 });
-    // The simulated device: answers every command on its reply topic with what it applied.
-    device.on('message', (_topic, payload) => {
+    await device.subscribeAsync(['devices/PUMP-1/command/+', 'devices/PUMP-1/passthrough/down'], { qos: 1 });
+    // The simulated device: answers every command on its reply topic with what it applied, and a pass-through frame
+    // with a Modbus-style answer of its own.
+    device.on('message', (topic, payload) => {
+      if (topic.endsWith('/passthrough/down'))
+        return void device.publishAsync('devices/PUMP-1/passthrough/up', Buffer.from([0x01, 0x03, 0x02, 0x05, 0xaa]), { qos: 1 });
       const message = JSON.parse(String(payload)) as { messageId: string; identifier: string; params: Record<string, unknown> };
       received.push(message);
       void device.publishAsync(`devices/PUMP-1/reply/${message.messageId}`, JSON.stringify({ applied: message.params.rpm }), { qos: 1 });
@@ -86,4 +89,17 @@ describe('command dialog in a real browser', () => {
     expect(text).toContain('setSpeed');
     await page.context().close();
   }, 120_000);
+
+  it('relays hex bytes to the device on the pass-through tab and shows its answer', async () => {
+    const page = await sut.loggedIn({ lang: 'en', account: 'yankeeAdmin', password: 'Yankee#pw1' });
+    await page.goto(`${sut.base}/device/device`);
+    await page.getByRole('button', { name: 'pump one' }).first().click();
+    const detail = page.getByRole('dialog').last();
+    await detail.getByRole('tab', { name: 'Pass-through' }).click();
+    await detail.getByRole('textbox', { name: 'Data (hex)' }).fill('01 03 00 00 00 01');
+    await detail.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => detail.getByLabel('Pass-through frames').textContent(), { timeout: 10_000 }).toContain('01 03 02 05 aa');
+    expect(await detail.getByTestId('passthrough-state').textContent()).toContain('Pass-through in progress');
+    await page.context().close();
+  }, 60_000);
 });

@@ -1,10 +1,11 @@
 import './i18n.ts';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Callout, Code, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { callRoute, messageOf } from '../api/client.ts';
+import { channels } from '@iot/contracts';
+import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { Field } from '../ui/form.tsx';
@@ -307,6 +308,96 @@ export function DeviceCommands({ deviceId, functions }: { deviceId: string; func
           </Table.Body>
         </Table.Root>
       )}
+    </Flex>
+  );
+}
+
+const toHex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+/** `01 03 00 00` or `01030000` as bytes; null when not whole hex bytes. */
+function fromHex(text: string): Uint8Array | null {
+  const clean = text.replace(/\s+/g, '');
+  if (clean.length === 0 || clean.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(clean)) return null;
+  return Uint8Array.from(clean.match(/../g)!.map((h) => parseInt(h, 16)));
+}
+const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+type Frame = { key: number; direction: 'up' | 'down'; hex: string; at: string };
+type PassthroughMessage =
+  | { type: 'data'; deviceId: string; data: string; at: string }
+  | { type: 'state'; deviceId: string; state: 'inProgress' | 'failed'; reason: string | null };
+
+/** Pass-through for DTU-style devices (spec §4): raw bytes in hex to the device, its answers back, and the relay's state. */
+export function Passthrough({ deviceId }: { deviceId: string }) {
+  const { t } = useTranslation();
+  const socket = useRef<WebSocket | null>(null);
+  const counter = useRef(0);
+  const [frames, setFrames] = useState<Frame[]>([]);
+  const [state, setState] = useState<{ state: 'inProgress' | 'failed'; reason: string | null } | null>(null);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const add = (direction: Frame['direction'], bytes: Uint8Array, at: string) =>
+    setFrames((old) => [{ key: ++counter.current, direction, hex: toHex(bytes), at }, ...old].slice(0, 200));
+  useEffect(() => {
+    const ws = new WebSocket(channelUrl(channels['device.passthrough'].path, { deviceIds: deviceId }));
+    ws.onmessage = (m) => {
+      const message = JSON.parse(String(m.data)) as PassthroughMessage;
+      if (message.type === 'data') add('up', fromBase64(message.data), message.at);
+      else setState({ state: message.state, reason: message.reason });
+    };
+    socket.current = ws;
+    return () => ws.close();
+  }, [deviceId]);
+  const send = () => {
+    const bytes = fromHex(text);
+    if (!bytes) return setError(t('cmd.badHex'));
+    setError(null);
+    socket.current?.send(JSON.stringify({ deviceId, data: toBase64(bytes) }));
+    add('down', bytes, new Date().toISOString());
+  };
+  return (
+    <Flex direction="column" gap="3" mt="3">
+      <Flex gap="2" align="end">
+        <div style={{ flex: 1 }}>
+          <Field label={t('cmd.hexData')} error={error ?? undefined}>
+            <TextField.Root
+              aria-label={t('cmd.hexData')}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              placeholder="01 03 00 00 00 02 C4 0B"
+            />
+          </Field>
+        </div>
+        <Button onClick={send}>{t('cmd.submit')}</Button>
+      </Flex>
+      {state && (
+        <Text data-testid="passthrough-state">
+          <Badge color={state.state === 'inProgress' ? 'green' : 'red'}>
+            {t(state.state === 'inProgress' ? 'cmd.inProgress' : 'cmd.failed')}
+          </Badge>
+          {state.reason ? ` ${state.reason}` : ''}
+        </Text>
+      )}
+      <Table.Root size="1" variant="surface" aria-label={t('cmd.frames')}>
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('cmd.direction')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('cmd.hexData')}</Table.ColumnHeaderCell>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {frames.map((f) => (
+            <Table.Row key={f.key}>
+              <Table.Cell>{formatDate(f.at, true)}</Table.Cell>
+              <Table.Cell>{t(f.direction === 'up' ? 'cmd.up' : 'cmd.down')}</Table.Cell>
+              <Table.Cell>
+                <Code>{f.hex}</Code>
+              </Table.Cell>
+            </Table.Row>
+          ))}
+        </Table.Body>
+      </Table.Root>
     </Flex>
   );
 }

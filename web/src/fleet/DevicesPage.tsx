@@ -18,7 +18,7 @@ import { SelectInput } from '../ui/widgets.tsx';
 import { authHeaders, downloadRoute } from './download.ts';
 import { useGroupOptions } from './groups.ts';
 import { describeSpec, useProductOptions } from './ProductsPage.tsx';
-import { DeviceCommands } from './CommandDialog.tsx';
+import { DeviceCommands, Passthrough } from './CommandDialog.tsx';
 
 const DEVICES = 'devices';
 
@@ -444,6 +444,7 @@ export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () =
               <Tabs.Trigger value="live">{t('fleet.liveValues')}</Tabs.Trigger>
               <Tabs.Trigger value="model">{t('fleet.thingModel')}</Tabs.Trigger>
               <Tabs.Trigger value="commands">{t('cmd.tab')}</Tabs.Trigger>
+              {can(me, devicePerm.deviceCommand) && <Tabs.Trigger value="passthrough">{t('cmd.passthrough')}</Tabs.Trigger>}
               {can(me, devicePerm.deviceHistory) && <Tabs.Trigger value="history">{t('fleet.timeline')}</Tabs.Trigger>}
             </Tabs.List>
             <Tabs.Content value="fields">
@@ -491,6 +492,9 @@ export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () =
             </Tabs.Content>
             <Tabs.Content value="commands">
               <DeviceCommands deviceId={id} functions={d.functions} />
+            </Tabs.Content>
+            <Tabs.Content value="passthrough">
+              <Passthrough deviceId={id} />
             </Tabs.Content>
             <Tabs.Content value="history">
               <History id={id} />
