@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import mqtt, { type MqttClient } from 'mqtt';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
@@ -302,6 +303,65 @@ describe('alarm lifecycle', () => {
       [`alarm-romeo.${first!.id}`],
     );
     expect(events.rows.map((e) => e.type)).toEqual(['AlarmRaised', 'AlarmAcknowledged', 'AlarmProcessed', 'AlarmCleared']);
+  });
+});
+
+describe('alarm detail and export', () => {
+  it("shows an alarm's timeline: raised by the evaluator with its value, acknowledged, processed with the note and cleared by a named user", async () => {
+    const [handled] = await alarms({ deviceId: devices['ALM-4']!.id, tab: 'history' });
+    const detail = ok(await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: handled!.id } }));
+    expect(detail.alarm).toMatchObject({ id: handled!.id, status: 'cleared', processNote: 'replaced the sensor' });
+    expect(
+      detail.timeline.map((e: { type: string; actorKind: string; actorName: string | null; note: string | null }) => [
+        e.type,
+        e.actorName,
+        e.note,
+      ]),
+    ).toEqual([
+      ['AlarmRaised', 'romeoAdmin', null],
+      ['AlarmAcknowledged', 'romeoAdmin', null],
+      ['AlarmProcessed', 'romeoAdmin', 'replaced the sensor'],
+      ['AlarmCleared', 'romeoAdmin', null],
+    ]);
+    // An alarm of the evaluator: raised and cleared by the platform, with the values that crossed.
+    const evaluated = (await alarms({ deviceId: devices['ALM-1']!.id, tab: 'history' })).find((a) => a.value === 85);
+    const auto = ok(await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: evaluated!.id } }));
+    expect(
+      auto.timeline.map((e: { type: string; actorKind: string; value: number | null; auto: boolean | null }) => [
+        e.type,
+        e.actorKind,
+        e.value,
+        e.auto,
+      ]),
+    ).toEqual([
+      ['AlarmRaised', 'system', 85, null],
+      ['AlarmCleared', 'system', 74, true],
+    ]);
+    expect(auto.timeline[0].measuredAt).toEqual(expect.stringMatching(/^\d{4}-/));
+    const missing = await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: 'no-such-alarm' } });
+    expect(missing.status).toBe(404);
+  });
+
+  it('exports the alarm list as XLSX beside CSV, with the filters of the list', async () => {
+    const query = { tab: 'history', deviceId: devices['ALM-4']!.id };
+    const csv = await sut.call('GET', '/api/iot/alarm/export', { token, query });
+    expect(csv.status).toBe(200);
+    const lines = csv.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
+    expect(lines[0]).toMatch(/^id,sn,deviceName,/);
+    const history = await alarms(query);
+    expect(lines).toHaveLength(history.length + 1);
+    const xlsx = await sut.call('GET', '/api/iot/alarm/export', { token, query: { ...query, format: 'xlsx' } });
+    expect(xlsx.status).toBe(200);
+    expect(xlsx.headers['content-type']).toContain('spreadsheetml');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(xlsx.rawPayload as never);
+    const sheet = book.worksheets[0]!;
+    expect(sheet.rowCount).toBe(history.length + 1);
+    expect(sheet.getRow(1).getCell(1).value).toBe('id');
+    expect(history.map((a) => a.id)).toContain(sheet.getRow(2).getCell(1).value);
   });
 });
 

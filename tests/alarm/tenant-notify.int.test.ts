@@ -294,6 +294,7 @@ describe('the in-app inbox per user', () => {
     expect(unreadForA.rows).toHaveLength(1);
     const unreadForB = ok(await sut.call('GET', '/api/iot/notifyRecord', { token: reader, query: { sendWay: 'inApp', read: 'false' } }));
     expect(unreadForB.rows).toHaveLength(0);
+    expect(unreadForB.total).toBe(0);
     // A message arriving later is unread for both.
     await raise('quebec', 3, 23);
     expect([(await inbox(token)).unread, (await inbox(reader)).unread]).toEqual([2, 1]);

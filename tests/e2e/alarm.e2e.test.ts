@@ -111,13 +111,64 @@ describe('fault alarms in a real browser', () => {
     await page.context().close();
   });
 
+  it("opens an alarm's detail with its timeline from the monitoring list, and from the bell", async () => {
+    const page = await operator();
+    await page.goto(`${base}/alarm/monitor`);
+    const row = page.getByRole('row').filter({ hasText: 'reset the compressor' });
+    await row.getByRole('button', { name: 'Details' }).click();
+    const detail = page.getByTestId('alarm-detail');
+    await expect.poll(() => detail.locator('[data-type]').count()).toBe(2);
+    expect(await detail.locator('[data-type]').evaluateAll((steps) => steps.map((s) => s.getAttribute('data-type')))).toEqual([
+      'AlarmRaised',
+      'AlarmProcessed',
+    ]);
+    expect(await detail.locator('[data-type=AlarmProcessed]').textContent()).toMatch(/Processed.*xrayAdmin.*note: reset the compressor/);
+    await detail.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => page.getByTestId('alarm-detail').count()).toBe(0);
+    // A message in the bell opens the alarm it is about.
+    await page.getByTestId('bell').click();
+    await page.getByText('Alarm on chiller one').first().click();
+    await expect.poll(() => page.getByTestId('alarm-timeline').locator('[data-type=AlarmRaised]').count()).toBe(1);
+    expect(page.url()).toContain('/alarm/monitor?alarm=');
+    await page.context().close();
+  });
+
+  it("edits the tenant's notification settings: its own SMTP server and quiet hours, the password never shown back", async () => {
+    const page = await operator();
+    await page.goto(`${base}/alarm/notifySettings`);
+    await page.getByTestId('edit-notify-settings').click();
+    await dialog(page).locator('input[name=smtpUrl]').fill('smtp://xray:XraySmtpPw9@127.0.0.1:2525');
+    await dialog(page).locator('input[name=smtpFrom]').fill('alarms@xray.example');
+    await dialog(page).locator('input[name=contactPerMinute]').fill('abc');
+    await dialog(page)
+      .getByRole('checkbox', { name: /Quiet hours/ })
+      .click();
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    // A cap that is not a number is refused in place.
+    await expect.poll(() => dialog(page).locator('label:has(input[name=contactPerMinute]) [role=alert]').count()).toBe(1);
+    await dialog(page).locator('input[name=contactPerMinute]').fill('5');
+    await dialog(page).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    const email = page.locator('[data-kind=email]');
+    await expect.poll(() => email.textContent()).toContain("This tenant's settings");
+    expect(await email.textContent()).toContain('127.0.0.1:2525');
+    expect(await page.getByTestId('quiet-hours').textContent()).toContain('22:00–07:00 (Asia/Shanghai)');
+    expect(await page.content()).not.toContain('XraySmtpPw9');
+    // Opened again, the password field is empty: stored, never shown.
+    await page.getByTestId('edit-notify-settings').click();
+    expect(await dialog(page).locator('input[name=smtpUrl]').inputValue()).toBe('');
+    expect(await dialog(page).textContent()).toContain('Stored (never shown)');
+    expect(await dialog(page).locator('input[name=contactPerMinute]').inputValue()).toBe('5');
+    await page.context().close();
+  });
+
   it('shows the alarm screens in Chinese', async () => {
     const page = await operator('zh');
     await page.goto(`${base}/alarm/monitor`);
     await expect.poll(() => page.getByRole('button', { name: '故障录入' }).count()).toBe(1);
     expect(await page.getByText('当前告警').count()).toBeGreaterThan(0);
     await page.goto(`${base}/alarm/notifyRecords`);
-    await expect.poll(() => page.getByRole('cell', { name: '站内信' }).count()).toBe(2);
+    await expect.poll(() => page.getByRole('cell', { name: '站内信' }).count(), { timeout: 10_000 }).toBe(2);
     await page.context().close();
   });
 });

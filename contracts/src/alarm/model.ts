@@ -166,6 +166,36 @@ export const alarmListFilters = {
   from: z.string().datetime({ offset: true }).optional(),
   to: z.string().datetime({ offset: true }).optional(),
 };
+/** One step of an alarm's life, as its stream recorded it: who (a user, or the system) and when. */
+export const alarmTimelineEntry = z.object({
+  type: z.enum([
+    'AlarmRaised',
+    'AlarmRepeated',
+    'AlarmAcknowledged',
+    'AlarmProcessed',
+    'AlarmCleared',
+    'AlarmTicketOpened',
+    'AlarmTicketClosed',
+  ]),
+  at: z.string(),
+  actorKind: z.string(),
+  actorId: z.string(),
+  /** The user's name; null for the platform's own steps (the evaluator). */
+  actorName: z.string().nullable(),
+  /** The triggering or clearing value, and when it was measured. */
+  value: z.number().nullable(),
+  text: z.string().nullable(),
+  measuredAt: z.string().nullable(),
+  note: z.string().nullable(),
+  /** Repeats counted so far (trigger 'every'). */
+  count: z.number().int().nullable(),
+  auto: z.boolean().nullable(),
+  ticketId: z.string().nullable(),
+});
+export type AlarmTimelineEntry = z.infer<typeof alarmTimelineEntry>;
+export const alarmDetail = z.object({ alarm: alarmRow, timeline: z.array(alarmTimelineEntry) });
+export const exportFormat = z.enum(['csv', 'xlsx']).default('csv');
+
 export const alarmIdsBody = z.object({ ids: idList.pipe(z.array(entityId).min(1).max(200)) }).strict();
 export const alarmProcessBody = z
   .object({ ids: idList.pipe(z.array(entityId).min(1).max(200)), note: z.string().trim().min(1).max(512) })

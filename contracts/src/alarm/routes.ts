@@ -3,6 +3,7 @@ import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
 import { entityId, idBody, idList } from '../identity/common.ts';
 import {
+  alarmDetail,
   alarmIdsBody,
   alarmListFilters,
   alarmProcessBody,
@@ -17,6 +18,7 @@ import {
   contactRow,
   contactSortable,
   contactUpdateBody,
+  exportFormat,
   manualEntryBody,
   notifyConfigFields,
   notifyConfigRow,
@@ -58,11 +60,23 @@ export const alarmRoutes = {
     path: '/api/iot/alarm/export',
     permission: p.alarmExport,
     tag: 'alarm',
-    summary: 'The alarm list as CSV, with the filters of the list',
-    query: listQuery(alarmSortable, alarmListFilters),
+    summary: 'The alarm list as CSV or XLSX (format=xlsx), with the filters of the list, streamed as it is read',
+    query: listQuery(alarmSortable, { ...alarmListFilters, format: exportFormat }),
     produces: 'text/csv',
     response: csv,
     reads: ['alarms'],
+  }),
+  'alarm.detail': route({
+    method: 'GET',
+    path: '/api/iot/alarm/detail',
+    permission: p.alarmList,
+    tag: 'alarm',
+    summary:
+      'One alarm and its timeline: raised with the triggering value, repeated, acknowledged, processed with the note, cleared; who and when',
+    query: z.object({ id: entityId }).strict(),
+    response: alarmDetail,
+    reads: ['alarms'],
+    errors: ['NOT_FOUND'],
   }),
   'alarm.counts': route({
     method: 'GET',

@@ -6,13 +6,17 @@ import {
   tenantChannelKinds,
   type AlarmRoutes,
   type AlarmRow,
+  type AlarmTimelineEntry,
   type NotifySecretKey,
   type QuietHours,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { readByUser } from '@iot/projections/alarm/outbox.ts';
-import { csvAnswer } from '../shared/csv.ts';
+import { csvCell } from '../shared/csv.ts';
 import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 type AlarmQuery = z.output<AlarmRoutes['alarm.list']['query']>;
@@ -120,8 +124,56 @@ const recordRow = (r: Record<string, unknown>) => ({
   via: (r.via as string | null) ?? null,
 });
 
+/** The alarms of a list's filters, page after page (never all in memory), up to the export limit. */
+async function* alarmRows(ctx: RequestContext, q: AlarmQuery): AsyncGenerator<AlarmRow> {
+  const spec = await alarmSpec(ctx, q);
+  const pageSize = 2_000;
+  for (let page = 1; (page - 1) * pageSize < EXPORT_LIMIT; page++) {
+    const rows = await pageOf(ctx.ports.db, { ...q, page, pageSize }, spec, toAlarmRow);
+    yield* rows.rows;
+    if (rows.rows.length < pageSize) return;
+  }
+}
+const exportCell = (row: AlarmRow, column: (typeof exportColumns)[number]) => {
+  const v = row[column];
+  return v === null || v === undefined ? '' : v;
+};
+
+async function* alarmCsv(rows: AsyncIterable<AlarmRow>) {
+  yield `\uFEFF${exportColumns.join(',')}\n`;
+  let chunk = '';
+  for await (const row of rows) {
+    chunk += `${exportColumns
+      .map((c) => {
+        const cell = String(csvCell(String(exportCell(row, c))));
+        return /[",\n\r]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+      })
+      .join(',')}\n`;
+    if (chunk.length > 64 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+async function* alarmXlsx(rows: AsyncIterable<AlarmRow>) {
+  const out = new PassThrough();
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const sheet = book.addWorksheet('alarms');
+  sheet.columns = exportColumns.map((c) => ({ header: c, key: c, width: c === 'processNote' ? 32 : 18 }));
+  const writing = (async () => {
+    for await (const row of rows) sheet.addRow(Object.fromEntries(exportColumns.map((c) => [c, exportCell(row, c)]))).commit();
+    sheet.commit();
+    await book.commit();
+  })();
+  for await (const chunk of out) yield chunk as Uint8Array;
+  await writing;
+}
+
 type AlarmReads =
   | 'alarm.list'
+  | 'alarm.detail'
   | 'alarm.export'
   | 'alarm.counts'
   | 'alarmRule.list'
@@ -140,8 +192,49 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   },
 
   async 'alarm.export'({ query: q }, ctx) {
-    const page = await pageOf(ctx.ports.db, { ...q, page: 1, pageSize: EXPORT_LIMIT }, await alarmSpec(ctx, q), toAlarmRow);
-    return csvAnswer(`alarms-${q.tab}-${new Date().toISOString().slice(0, 10)}.csv`, exportColumns, page.rows);
+    const name = `alarms-${q.tab}-${new Date().toISOString().slice(0, 10)}`;
+    return q.format === 'xlsx'
+      ? rawAnswer('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', alarmXlsx(alarmRows(ctx, q)), `${name}.xlsx`)
+      : rawAnswer('text/csv; charset=utf-8', alarmCsv(alarmRows(ctx, q)), `${name}.csv`);
+  },
+
+  async 'alarm.detail'({ query }, ctx) {
+    const caller = callerOf(ctx);
+    const params: unknown[] = [caller.tenantId, query.id];
+    const scope = caller.stationId
+      ? `and group_id = any(${param(params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`
+      : '';
+    const row = (await ctx.ports.db.query(`select * from rm_alarms where tenant_id = $1 and id = $2 ${scope}`, params)).rows[0];
+    if (!row) throw new DomainError('NOT_FOUND');
+    const events = await ctx.ports.store.readStream(`alarm-${caller.tenantId}.${query.id}`);
+    const userIds = [...new Set(events.filter((e) => e.metadata.actor.kind === 'user').map((e) => e.metadata.actor.id))];
+    const names = new Map(
+      (
+        await ctx.ports.db.query<{ id: string; username: string }>(
+          'select id, username from rm_users where tenant_id = $1 and id = any($2)',
+          [caller.tenantId, userIds],
+        )
+      ).rows.map((u) => [u.id, u.username]),
+    );
+    const timeline = events.map((e): AlarmTimelineEntry => {
+      const d = e.data as Record<string, unknown>;
+      const actor = e.metadata.actor;
+      return {
+        type: e.type as AlarmTimelineEntry['type'],
+        at: e.metadata.occurredAt,
+        actorKind: actor.kind,
+        actorId: actor.id,
+        actorName: actor.kind === 'user' ? (names.get(actor.id) ?? null) : null,
+        value: typeof d.value === 'number' ? d.value : null,
+        text: typeof d.text === 'string' ? d.text : null,
+        measuredAt: typeof d.at === 'string' ? d.at : null,
+        note: typeof d.note === 'string' ? d.note : null,
+        count: typeof d.count === 'number' ? d.count : null,
+        auto: typeof d.auto === 'boolean' ? d.auto : null,
+        ticketId: typeof d.ticketId === 'string' ? d.ticketId : null,
+      };
+    });
+    return { alarm: toAlarmRow(row), timeline };
   },
 
   async 'alarm.counts'(_input, ctx) {
@@ -265,21 +358,22 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   async 'notifyRecord.list'({ query: q }, ctx) {
     const caller = callerOf(ctx);
     // Read marks are the caller's own (in-app messages only).
-    const read = `(notify_records.send_way = 'inApp' and ${readByUser('notify_records', '$2')})`;
+    const read = `(r.send_way = 'inApp' and ${readByUser('r', '$2')})`;
     const spec: ListSpec = {
-      select: `*, ${read} as read_by_me`,
-      from: 'notify_records',
-      where: ['tenant_id = $1'],
+      select: `r.*, ${read} as read_by_me`,
+      // The caller ($2) is named in the from clause too, so that the count alone (an empty page) binds it.
+      from: 'notify_records r join (select $2::text as user_id) caller on true',
+      where: ['r.tenant_id = $1'],
       params: [caller.tenantId, caller.id],
-      sortable: { createTime: 'created_at', status: 'status' },
-      defaultSort: 'created_at',
+      sortable: { createTime: 'r.created_at', status: 'r.status' },
+      defaultSort: 'r.created_at',
     };
-    if (q.status) spec.where.push(`status = ${param(spec.params, q.status)}`);
-    if (q.sendWay) spec.where.push(`send_way = ${param(spec.params, q.sendWay)}`);
+    if (q.status) spec.where.push(`r.status = ${param(spec.params, q.status)}`);
+    if (q.sendWay) spec.where.push(`r.send_way = ${param(spec.params, q.sendWay)}`);
     if (q.read !== undefined) spec.where.push(`${read} = ${param(spec.params, q.read)}`);
-    if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
-    if (q.alarmId) spec.where.push(`alarm_id = ${param(spec.params, q.alarmId)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => ({ ...recordRow(r), read: r.read_by_me as boolean }));
+    if (q.sn) spec.where.push(`r.sn ilike ${param(spec.params, `%${q.sn}%`)}`);
+    if (q.alarmId) spec.where.push(`r.alarm_id = ${param(spec.params, q.alarmId)}`);
+    return pageOf(ctx.ports.db, q, spec, (row) => ({ ...recordRow(row), read: row.read_by_me as boolean }));
   },
 
   async 'notify.settings'(_input, ctx) {

@@ -1,5 +1,6 @@
 import './i18n.ts';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { Badge, Button, Flex, IconButton, SegmentedControl, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { PlusIcon, TrashIcon } from '@radix-ui/react-icons';
@@ -15,6 +16,7 @@ import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { LevelBadge, reportBulk, useAlarmFeed } from './common.tsx';
+import { AlarmDetailDialog } from './AlarmDetail.tsx';
 
 type AlarmRow = Awaited<ReturnType<typeof callRoute<'alarm.list'>>>['rows'][number];
 const ALARMS = 'alarms';
@@ -215,6 +217,19 @@ export function AlarmsPage() {
   const [tab, setTab] = useState<'current' | 'history'>('current');
   const [entering, setEntering] = useState(false);
   const [noting, setNoting] = useState<{ kind: 'process' | 'ticket'; rows: AlarmRow[] } | null>(null);
+  // The alarm shown in the detail dialog is in the address (?alarm=ID), so the bell and a link can open it.
+  const [search, setSearch] = useSearchParams();
+  const shown = search.get('alarm');
+  const show = (id: string | null) =>
+    setSearch(
+      (s) => {
+        const next = new URLSearchParams(s);
+        if (id) next.set('alarm', id);
+        else next.delete('alarm');
+        return next;
+      },
+      { replace: !id },
+    );
   const change = useListChange(ALARMS);
   useAlarmFeed([ALARMS]);
   const bulk = (name: 'alarm.ack' | 'alarm.clear', rows: AlarmRow[]) =>
@@ -345,22 +360,26 @@ export function AlarmsPage() {
               ]
             : []),
         ]}
-        rowActions={(row) =>
-          row.ticketId && can(user, alarmPerm.alarmTicket) ? (
-            <PermittedRowButton
-              permission={alarmPerm.alarmTicket}
-              label={t('alarm.closeTicket')}
-              onClick={() => void change(() => callRoute('alarm.closeTicket', { body: { id: row.id } }), t('alarm.done'))}
-            />
-          ) : (
-            <PermittedRowButton
-              permission={alarmPerm.alarmTicket}
-              label={t('alarm.openTicket')}
-              onClick={() => setNoting({ kind: 'ticket', rows: [row] })}
-            />
-          )
-        }
+        rowActions={(row) => (
+          <>
+            <PermittedRowButton permission={alarmPerm.alarmList} label={t('alarm.details')} onClick={() => show(row.id)} />
+            {row.ticketId && can(user, alarmPerm.alarmTicket) ? (
+              <PermittedRowButton
+                permission={alarmPerm.alarmTicket}
+                label={t('alarm.closeTicket')}
+                onClick={() => void change(() => callRoute('alarm.closeTicket', { body: { id: row.id } }), t('alarm.done'))}
+              />
+            ) : (
+              <PermittedRowButton
+                permission={alarmPerm.alarmTicket}
+                label={t('alarm.openTicket')}
+                onClick={() => setNoting({ kind: 'ticket', rows: [row] })}
+              />
+            )}
+          </>
+        )}
       />
+      <AlarmDetailDialog alarmId={shown} onClose={() => show(null)} />
       <ManualEntryDialog open={entering} onClose={() => setEntering(false)} />
       <NoteDialog target={noting} onClose={() => setNoting(null)} />
     </>

@@ -70,7 +70,7 @@ export function Bell() {
               key={m.id}
               className="inbox-item"
               data-unread={m.read ? undefined : 'true'}
-              onClick={() => void navigate('/alarm/monitor')}
+              onClick={() => void navigate(m.alarmId ? `/alarm/monitor?alarm=${encodeURIComponent(m.alarmId)}` : '/alarm/monitor')}
             >
               <Text as="div" size="2" weight={m.read ? 'regular' : 'bold'}>
                 {m.subject}
