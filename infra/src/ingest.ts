@@ -8,6 +8,7 @@ import {
   createIntake,
   createIntakeTables,
   createPresence,
+  gatewayCommandTopic,
   passthroughDownTopic,
   rpcRequestTopic,
   TB_ATTRIBUTES_TOPIC,
@@ -199,7 +200,9 @@ export async function startIngest(options: IngestOptions) {
     const ref = await registry.bySn(device.sn);
     const gateway = ref?.gatewayId ? intake.sessionOf(ref.gatewayId) : null;
     if (!ref || !gateway) return null;
-    return gateway.thingsboard ? { style: 'tbGateway' as const, clientId: gateway.clientId, name: ref.name } : { style: 'native' as const };
+    return gateway.thingsboard
+      ? { style: 'tbGateway' as const, clientId: gateway.clientId, name: ref.name }
+      : { style: 'nativeGateway' as const, gatewaySn: gateway.device.sn };
   };
   const awaitReply = (messageId: string, waitMs: number) =>
     new Promise<DeviceReply>((resolve) => {
@@ -219,9 +222,11 @@ export async function startIngest(options: IngestOptions) {
       const delivery = await deliveryOf(device);
       if (waitMs !== null && !delivery) return { ok: false, reason: 'offline' };
       if (!options.publish) return { ok: false, reason: 'offline' };
-      if (!delivery || delivery.style === 'native') {
+      if (!delivery || delivery.style === 'native' || delivery.style === 'nativeGateway') {
         const reply = waitMs === null ? null : awaitReply(message.messageId, waitMs);
-        await options.publish(commandTopic(device.sn, message.messageId), message);
+        if (delivery?.style === 'nativeGateway')
+          await options.publish(gatewayCommandTopic(delivery.gatewaySn, message.messageId), { ...message, sn: device.sn });
+        else await options.publish(commandTopic(device.sn, message.messageId), message);
         return reply;
       }
       const publishTo = options.publishTo;

@@ -224,6 +224,14 @@ export function createIntake(options: IntakeOptions) {
           case 'reply':
             options.onReply?.(device, uplink.messageId, body);
             return;
+          case 'subReply': {
+            const reply = (body ?? {}) as { sn?: unknown; output?: unknown };
+            if (device.nodeType !== 'gateway' || typeof reply.sn !== 'string') return dead(device, message, 'not a sub-device reply');
+            const sub = await registry.subDevice(device, reply.sn);
+            if (!sub) return dead(device, message, `${reply.sn.slice(0, 64)} is not a sub-device of this gateway`);
+            options.onReply?.(sub, uplink.messageId, reply.output ?? null);
+            return;
+          }
           case 'gatewayReply': {
             const reply = (body ?? {}) as { device?: unknown; id?: unknown; data?: unknown };
             if (device.nodeType !== 'gateway' || typeof reply.device !== 'string' || reply.id === undefined)

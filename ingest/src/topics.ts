@@ -10,6 +10,8 @@ export type Uplink =
   | { kind: 'gatewayConnect' | 'gatewayDisconnect'; sn: string | null }
   /** A ThingsBoard gateway's answer to a server-side RPC for one of its devices (`v1/gateway/rpc`). */
   | { kind: 'gatewayReply'; sn: string | null }
+  /** A gateway's answer to a command for one of its sub-devices (`gateways/{sn}/reply/{messageId}`, the sub-device named inside). */
+  | { kind: 'subReply'; sn: string; messageId: string }
   /** Raw bytes of a DTU-style device for the operator relaying them (pass-through). */
   | { kind: 'passthrough'; sn: string };
 
@@ -25,6 +27,7 @@ export function parseUplink(topic: string): Uplink | null {
     return null;
   }
   if (t[0] === 'gateways' && t.length === 3 && t[1] && t[2] === 'telemetry') return { kind: 'gatewayTelemetry', sn: t[1], style: 'native' };
+  if (t[0] === 'gateways' && t.length === 4 && t[1] && t[2] === 'reply' && t[3]) return { kind: 'subReply', sn: t[1], messageId: t[3] };
   if (t[0] === 'v1' && t[1] === 'devices' && t[2] === 'me') {
     if (t.length === 4 && (t[3] === 'telemetry' || t[3] === 'attributes')) return { kind: t[3], sn: null };
     if (t.length === 6 && t[3] === 'rpc' && t[4] === 'response' && t[5]) return { kind: 'reply', sn: null, messageId: t[5] };
@@ -49,6 +52,8 @@ export const uplinkFilters = [
   'devices/+/events/+',
   'devices/+/reply/+',
   'gateways/+/telemetry',
+  'gateways/+/reply/+',
+  'devices/+/passthrough/up',
 ];
 
 /** What a device may subscribe to: its own downlink. */
@@ -57,6 +62,7 @@ export function downlinkFilters(sn: string): string[] {
     `devices/${sn}/command/+`,
     `devices/${sn}/command/#`,
     `devices/${sn}/passthrough/down`,
+    `gateways/${sn}/command/+`,
     'v1/devices/me/rpc/request/+',
     'v1/devices/me/attributes',
     'v1/devices/me/attributes/response/+',
@@ -77,3 +83,5 @@ export const TB_GATEWAY_RPC_TOPIC = 'v1/gateway/rpc';
 export const TB_GATEWAY_ATTRIBUTES_TOPIC = 'v1/gateway/attributes';
 /** Pass-through: the raw bytes an operator sends a DTU-style device (it answers on `devices/<sn>/passthrough/up`). */
 export const passthroughDownTopic = (sn: string) => `devices/${sn}/passthrough/down`;
+/** A command to a sub-device, through its gateway's own downlink (the payload names the sub-device by `sn`). */
+export const gatewayCommandTopic = (gatewaySn: string, messageId: string) => `gateways/${gatewaySn}/command/${messageId}`;

@@ -85,6 +85,7 @@ beforeAll(async () => {
     ['VALVE-TB', direct],
     ['DTU-1', direct],
     ['TB-GW-1', gateway],
+    ['GW-N-1', gateway],
   ] as const) {
     const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
     devices[sn] = { id: d.id, secret: d.secret };
@@ -97,6 +98,13 @@ beforeAll(async () => {
     }),
   );
   devices['TB-SUB-1'] = { id: s.id, secret: s.secret };
+  const n = ok(
+    await sut.call('POST', '/api/iot/device', {
+      token,
+      body: { sn: 'SUB-N-1', name: 'meter n', productId: sub, gatewayId: devices['GW-N-1']!.id },
+    }),
+  );
+  devices['SUB-N-1'] = { id: n.id, secret: n.secret };
   await sut.platform.runner.catchUp();
 }, 120_000);
 afterAll(async () => {
@@ -228,6 +236,27 @@ describe('ThingsBoard RPC downlink', () => {
     );
     expect(r).toMatchObject({ status: 'replied', output: { success: true, method: 'toggle' } });
     expect(gw.got[0]!.body).toEqual({ device: 'Meter A', data: { id: expect.any(Number), method: 'toggle', params: { pin: 1 } } });
+  });
+});
+
+describe('commands through a gateway', () => {
+  it('sends a command for a sub-device on its gateway downlink and takes the reply the gateway relays', async () => {
+    const gw = await connectDevice('GW-N-1', devices['GW-N-1']!.secret, ['gateways/GW-N-1/command/+']);
+    gw.client.on('message', (topic, payload) => {
+      const { messageId, sn, params } = JSON.parse(String(payload)) as { messageId: string; sn: string; params: { pin: number } };
+      void gw.client.publishAsync(`gateways/GW-N-1/reply/${messageId}`, JSON.stringify({ sn, output: { toggled: params.pin } }), {
+        qos: 1,
+      });
+    });
+    const r = ok(
+      await sut.call('POST', '/api/iot/device/command', {
+        token,
+        body: { id: devices['SUB-N-1']!.id, kind: 'service', identifier: 'toggle', params: { pin: 5 } },
+      }),
+    );
+    expect(r).toMatchObject({ status: 'replied', output: { toggled: 5 } });
+    expect(gw.got[0]!.topic).toMatch(/^gateways\/GW-N-1\/command\//);
+    expect(gw.got[0]!.body).toMatchObject({ sn: 'SUB-N-1', kind: 'service', identifier: 'toggle', params: { pin: 5 } });
   });
 });
 
