@@ -8,7 +8,7 @@ import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
-import { benchExport } from './history.ts';
+import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
 import type { Figure } from './figure.ts';
 
@@ -32,6 +32,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
 benches['export-csv'] = benchExport;
+benches['history-30d'] = benchHistory30d;
 benches.alarms = benchAlarms;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {

@@ -31,7 +31,8 @@ import {
 
 /** A history page larger than this is an export, not a page: stream it elsewhere. */
 export const MAX_HISTORY_LIMIT = 10_000;
-const MAX_ROWS_PER_INSERT = 50_000;
+/** ClickHouse advises inserts of 10k-100k rows: each is a part to merge, and chDB merges many small ones at a cost. */
+const MAX_ROWS_PER_INSERT = 100_000;
 
 /** A telemetry row as the table stores it. */
 export interface TelemetryDbRow {
@@ -115,8 +116,9 @@ function offsetMinutes(timeZone: string, at: Date): number {
 
 /**
  * The rollup that answers a statistic exactly, or null for the raw table: the statistic must be one the
- * rollup keeps, the range must start and end on the rollup's step, and the query's buckets (in its time zone)
- * must be whole rollup buckets: the hourly one only where the zone's offset is whole hours over the range.
+ * rollup keeps, the range must hold at least one whole step of it (the parts of the range before the first
+ * and after the last whole step are folded from the raw samples, in the same query), and the query's buckets
+ * (in its time zone) must be whole rollup buckets: the hourly one only where the zone's offset is whole hours.
  */
 function rollupFor(query: AggregateQuery): Rollup | null {
   if (!(query.fn in foldRollup)) return null;
@@ -124,7 +126,8 @@ function rollupFor(query: AggregateQuery): Rollup | null {
   for (const rollup of [...rollups].reverse()) {
     const stepMin = rollup.stepMs / 60_000;
     if (bucketMinutes[query.bucket] < stepMin || bucketMinutes[query.bucket] % stepMin !== 0) continue;
-    if (query.from.getTime() % rollup.stepMs !== 0 || query.to.getTime() % rollup.stepMs !== 0) continue;
+    const { lo, hi } = wholeSteps(query, rollup);
+    if (lo >= hi) continue;
     let zone: number[];
     try {
       zone = [offsetMinutes(tz, query.from), offsetMinutes(tz, query.to)];
@@ -134,6 +137,14 @@ function rollupFor(query: AggregateQuery): Rollup | null {
     if (zone.every((m) => m % stepMin === 0)) return rollup;
   }
   return null;
+}
+
+/** The whole rollup steps within the range: [lo, hi) in epoch ms. */
+function wholeSteps(query: AggregateQuery, rollup: Rollup): { lo: number; hi: number } {
+  return {
+    lo: Math.ceil(query.from.getTime() / rollup.stepMs) * rollup.stepMs,
+    hi: Math.floor(query.to.getTime() / rollup.stepMs) * rollup.stepMs,
+  };
 }
 
 const inRange = `tenant_id = {tenantId:String}
@@ -234,14 +245,26 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (query.deviceIds?.length === 0) return [];
     const rollup = this.withRollups ? rollupFor(query) : null;
     // The result alias must not be `value`: ClickHouse resolves aliases in WHERE, too.
+    // With a rollup: its rows for the whole steps, and the same states folded from the raw samples of the edges.
     const sql = rollup
       ? `SELECT device_id,
                 toUnixTimestamp(toDateTime(${bucketStart[query.bucket].replaceAll('(ts,', '(bucket,')}, {tz:String})) AS bucket_s,
                 toFloat64(${foldRollup[query.fn as RollupFn]}) AS folded
-         FROM ${this.table}_${rollup.suffix}
-         WHERE tenant_id = {tenantId:String}
-           AND bucket >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
-           AND variable = {variable:String} ${byDevice}
+         FROM (
+           SELECT device_id, bucket, avg_s, toFloat64(sum_s) AS sum_s, toFloat64(min_s) AS min_s, toFloat64(max_s) AS max_s,
+                  toUInt64(cnt_s) AS cnt_s, first_s, last_s
+           FROM ${this.table}_${rollup.suffix}
+           WHERE tenant_id = {tenantId:String}
+             AND bucket >= toDateTime(intDiv({loMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({hiMs:Int64}, 1000), 'UTC')
+             AND variable = {variable:String} ${byDevice}
+           UNION ALL
+           SELECT device_id, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
+                  max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
+           FROM (SELECT device_id, ts, assumeNotNull(value) AS v FROM ${this.table}
+                 WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
+                   AND (ts < fromUnixTimestamp64Milli({loMs:Int64}, 'UTC') OR ts >= fromUnixTimestamp64Milli({hiMs:Int64}, 'UTC')))
+           GROUP BY device_id, bucket
+         )
          GROUP BY device_id, bucket_s
          ORDER BY device_id, bucket_s`
       : `SELECT device_id,
@@ -257,6 +280,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       folded: number | null;
     }>(sql, {
       ...rangeParams(query.tenantId, query.from, query.to),
+      ...(rollup ? { loMs: wholeSteps(query, rollup).lo, hiMs: wholeSteps(query, rollup).hi } : {}),
       variable: query.variable,
       tz: query.timeZone ?? 'UTC',
       ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
