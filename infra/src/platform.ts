@@ -38,7 +38,8 @@ import { connectMosquittoAccounts } from './broker-accounts/mosquitto.ts';
 import { noBrokerAccounts, type BrokerAccounts } from './broker-accounts/port.ts';
 import { brokerAccountsReactor } from './broker-accounts/reactor.ts';
 import { withBrokerSecrets } from './broker-accounts/secrets.ts';
-import { uplinkFilters } from '@iot/ingest';
+import { createDeviceRegistry, uplinkFilters } from '@iot/ingest';
+import { mqttHookRoutes } from './mqtt/hooks.ts';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
 
@@ -383,6 +384,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         30_000,
       );
       stops.push(async () => clearInterval(reload));
+      // The pending duration windows, written before the process goes.
+      stops.push(() => reactor.flush());
     }
     if (role === 'all' || role === 'projections') {
       await runner.startAll();
@@ -474,7 +477,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       const principals = createPrincipalCache(db, store, watch);
       await principals.start();
       stops.push(() => principals.stop());
-      app = await createApp(context, routeModules, {
+      // EMQX asks the platform whether a device may connect, publish and subscribe (README "External MQTT broker").
+      const hooks = config.MQTT_HOOK_SECRET
+        ? [
+            mqttHookRoutes({
+              secret: config.MQTT_HOOK_SECRET,
+              registry: createDeviceRegistry(db),
+              platform: config.MQTT_URL ? brokerAddress(config.MQTT_URL) : undefined,
+            }),
+          ]
+        : [];
+      app = await createApp(context, [...routeModules, ...hooks], {
         staticDir,
         resolvePrincipal: (token) => principals.resolve(token),
         channels: { specs: channels, lookups: ports.lookups, onHub: (hub) => live.attach(hub) },

@@ -244,6 +244,84 @@ describe('alarm evaluation on live telemetry', () => {
     expect((await alarms({ deviceId, tab: 'history' })).map((a) => a.id)).toContain(before[0]!.id);
   });
 
+  it('a restarted evaluator goes on with a pending duration window: it raises when the duration is reached, not a whole duration later', async () => {
+    const { store, db } = sut.platform.context;
+    const deviceId = devices['ALM-3']!.id;
+    const windowRule = ok(
+      await sut.call('POST', '/api/iot/alarm/rule', {
+        token,
+        body: {
+          name: 'warm for 10 s',
+          productId,
+          deviceId,
+          variable: 'temperature',
+          type: 'cloud',
+          mode: 'crossUpper',
+          operator: 'gt',
+          threshold: 50,
+          durationSec: 10,
+          level: 2,
+        },
+      }),
+    ).id as string;
+    await sut.platform.runner.catchUp();
+    const evaluator = async () => {
+      const ports = {
+        store,
+        db,
+        notifier: sut.platform.context.notifier,
+        lookups: createLookups(db),
+        live: { publish() {}, listening: () => false },
+        timeseries: null,
+        intake: null,
+        link: null,
+      };
+      const reactor = createAlarmReactor({
+        db,
+        dispatch: createDispatch(commandDispatchers(ports)),
+        onError: (e) => {
+          throw e;
+        },
+      });
+      await reactor.load();
+      return reactor;
+    };
+    const device = { deviceId, tenantId: 'romeo', productId };
+    const t0 = Date.now();
+    const row = (value: number, s: number) => ({
+      tenantId: 'romeo',
+      deviceId,
+      productId,
+      variable: 'temperature',
+      ts: new Date(t0 + s * 1000),
+      value,
+      text: null,
+    });
+    const raised = async () => (await alarms({ deviceId, ruleId: windowRule })).map((a) => a.value);
+    const before = await evaluator();
+    before.observe(device, [row(60, 0), row(61, 4)]);
+    await before.flush();
+    const snapshot = await db.query<{ breach_since: Date; samples: number }>(
+      'select breach_since, samples from alarm_rule_states where key = $1',
+      [`${deviceId}:${windowRule}`],
+    );
+    expect(snapshot.rows.map((r) => [r.breach_since.getTime(), r.samples])).toEqual([[t0, 2]]);
+    // The process stops; a new one takes over the window where it was.
+    const after = await evaluator();
+    after.observe(device, [row(62, 7)]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await raised()).toEqual([]);
+    after.observe(device, [row(63, 10.5)]);
+    await expect.poll(raised).toEqual([63]);
+    // Raised: the window is over, and no longer kept.
+    await expect
+      .poll(async () => {
+        await after.flush();
+        return (await db.query('select 1 from alarm_rule_states where key = $1', [`${deviceId}:${windowRule}`])).rowCount;
+      })
+      .toBe(0);
+  });
+
   it('evaluates values reported over the HTTP ingest route as it does MQTT ones', async () => {
     const deviceId = devices['ALM-1']!.id;
     expect(await alarms({ deviceId })).toEqual([]);

@@ -11,6 +11,7 @@ import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
 import { notifyInboxSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
+import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -34,4 +35,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
   v1('notify.inbox', ['notify_inbox_reads', 'notify_inbox_marks'], notifyInboxSchema),
+  v1('alarm.ruleStates', ['alarm_rule_states'], alarmRuleStatesSchema),
 ];

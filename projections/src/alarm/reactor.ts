@@ -5,6 +5,22 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { freshState, step, thresholdText, type Decision, type RuleSpec, type RuleState } from './evaluate.ts';
 
+/**
+ * Pending duration windows (a value beyond the threshold, its duration not yet reached), snapshotted so that a
+ * restarted evaluator goes on counting from when the breach began instead of starting the window again.
+ */
+export const alarmRuleStatesSchema = `
+create table alarm_rule_states (
+  key text primary key,
+  tenant_id text not null,
+  breach_since timestamptz not null,
+  samples int not null,
+  updated_at timestamptz not null default now()
+);`;
+
+/** How long a changed window waits before it is written (changes in between are written once). */
+const SNAPSHOT_MS = 1_000;
+
 interface DeviceOf {
   deviceId: string;
   tenantId: string;
@@ -16,8 +32,9 @@ interface DeviceOf {
  * device; raises and clears go through the dispatch port, where a claim on (device, rule) lets only one
  * alarm be active. A restart rebuilds the active alarms from those claims, so none is lost or doubled.
  */
-export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onError(error: unknown): void }) {
+export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onError(error: unknown): void; snapshotMs?: number }) {
   const { db, dispatch } = options;
+  const snapshotMs = options.snapshotMs ?? SNAPSHOT_MS;
   const rules = new Map<string, RuleSpec>();
   /** Rules of a whole product, and rules of one device, each by variable: what one sample is checked against. */
   let byProduct = new Map<string, Map<string, RuleSpec[]>>();
@@ -47,6 +64,55 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
     const forDevice = byDevice.get(device.deviceId)?.get(variable);
     if (!forDevice) return forProduct ?? [];
     return forProduct ? [...forProduct, ...forDevice] : forDevice;
+  }
+
+  /** Windows changed since the last snapshot (only of rules with a duration: the others have no window to keep). */
+  const dirty = new Map<string, string>();
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+  let restored = false;
+  const hasWindow = (rule: RuleSpec) => rule.durationSec > 0 || rule.durationSamples > 1;
+  function touched(k: string, rule: RuleSpec, before: number | null, state: RuleState | null) {
+    if (!hasWindow(rule) || (state && before === null && state.breachSince === null)) return;
+    dirty.set(k, rule.tenantId);
+    if (!flushTimer) {
+      flushTimer = setTimeout(() => void flush(), snapshotMs);
+      flushTimer.unref?.();
+    }
+  }
+  /** Writes the changed windows: pending ones upserted, ended ones (cleared, or raised) deleted. */
+  function flush(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    flushing = flushing.then(async () => {
+      if (dirty.size === 0) return;
+      const batch = [...dirty];
+      dirty.clear();
+      const pending = batch.filter(([k]) => {
+        const state = states.get(k);
+        return state && state.breachSince !== null && !state.activeAlarmId;
+      });
+      const ended = batch.filter(([k]) => !pending.some(([p]) => p === k)).map(([k]) => k);
+      try {
+        if (pending.length)
+          await db.query(
+            `insert into alarm_rule_states (key, tenant_id, breach_since, samples)
+             select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[])
+             on conflict (key) do update set breach_since = excluded.breach_since, samples = excluded.samples, updated_at = now()`,
+            [
+              pending.map(([k]) => k),
+              pending.map(([, tenantId]) => tenantId),
+              pending.map(([k]) => new Date(states.get(k)!.breachSince!).toISOString()),
+              pending.map(([k]) => states.get(k)!.samples),
+            ],
+          );
+        if (ended.length) await db.query('delete from alarm_rule_states where key = any($1)', [ended]);
+      } catch (error) {
+        for (const [k, tenantId] of batch) if (!dirty.has(k)) dirty.set(k, tenantId);
+        options.onError(error);
+      }
+    });
+    return flushing;
   }
 
   function stateOf(deviceId: string, ruleId: string) {
@@ -98,6 +164,8 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
           metadata('raise'),
         ).then((result) => {
           state.activeAlarmId = result.id ?? null;
+          // Raised: the window is over.
+          touched(key(device.deviceId, rule.id), rule, null, null);
         });
         break;
       case 'repeat':
@@ -135,7 +203,24 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
       }
       // A claim released elsewhere (cleared by hand, or by another process): this device and rule may raise again.
       for (const [k, state] of states) if (!held.has(k) && !state.busy) state.activeAlarmId = null;
+      if (!restored) {
+        restored = true;
+        // The duration windows pending when the last process stopped go on from when their breach began.
+        const windows = await db.query<{ key: string; breach_since: Date; samples: number }>(
+          'select key, breach_since, samples from alarm_rule_states',
+        );
+        for (const w of windows.rows) {
+          const state = states.get(w.key) ?? freshState();
+          if (state.activeAlarmId || state.breachSince !== null) continue;
+          state.breachSince = w.breach_since.getTime();
+          state.samples = w.samples;
+          states.set(w.key, state);
+        }
+      }
     },
+
+    /** Writes the pending duration windows now (at shutdown; otherwise within a second of a change). */
+    flush,
 
     /** Rule changes and alarms cleared by hand, from the event log. */
     onEvent(event: StoredEventOf<AlarmRuleEvent | AlarmEvent>) {
@@ -152,7 +237,12 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
           stale = true;
           return;
         case 'AlarmCleared':
-          for (const state of states.values()) if (state.activeAlarmId === event.data.alarmId) Object.assign(state, freshState());
+          for (const [k, state] of states)
+            if (state.activeAlarmId === event.data.alarmId) {
+              Object.assign(state, freshState());
+              const rule = rules.get(k.slice(k.indexOf(':') + 1));
+              if (rule) touched(k, rule, null, null);
+            }
           return;
         default:
           return;
@@ -168,7 +258,9 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
           if (rule.tenantId !== device.tenantId || rule.mode === 'event' || (rule.deviceId && rule.productId !== device.productId))
             continue;
           const state = stateOf(device.deviceId, rule.id);
+          const before = state.breachSince;
           const decision = step(rule, state, { value: row.value, text: row.text, ts: row.ts.getTime() });
+          touched(key(device.deviceId, rule.id), rule, before, state);
           if (decision) act(device, rule, state, decision);
         }
       }
