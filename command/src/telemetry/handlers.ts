@@ -223,13 +223,15 @@ function reports(desired: unknown, row: TelemetryRow): boolean {
 
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
 export async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
-  const { state, functions } = await deviceWithModel(ports, tenantId, deviceId);
   const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredDeviceEvent[];
+  const desired = [...desiredOf(history)].filter(([, want]) => !before || want.at < before);
+  // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
+  if (desired.length === 0) return null;
+  const { state, functions } = await deviceWithModel(ports, tenantId, deviceId);
   const reported = await reportedOf(ports, tenantId, deviceId);
   const names = new Set(writable(functions).map((f) => f.identifier));
-  const pending = [...desiredOf(history)]
-    .filter(([identifier, want]) => names.has(identifier) && (!before || want.at < before))
-    .filter(([identifier, want]) => !(reported.has(identifier) && reports(want.value, reported.get(identifier)!)))
+  const pending = desired
+    .filter(([identifier, want]) => names.has(identifier) && !(reported.has(identifier) && reports(want.value, reported.get(identifier)!)))
     .map(([identifier, want]) => ({ identifier, value: want.value }));
   return { state, pending };
 }
@@ -239,8 +241,9 @@ export function replyDispatchers(ports: Omit<Ports, 'dispatch'>) {
   return {
     /** A device (re)connected: the desired values it does not report yet go out again, each recorded as a command. */
     async ResendDesired(command: { deviceId: string; before?: string }, metadata: DispatchMetadata) {
-      const { state, pending } = await pendingDesired(ports, metadata.tenantId, command.deviceId, command.before);
-      if (!state.enabled || !ports.link) return { position: null };
+      const found = await pendingDesired(ports, metadata.tenantId, command.deviceId, command.before);
+      if (!found || !found.state.enabled || !ports.link) return { position: null };
+      const { state, pending } = found;
       let position: string | null = null;
       for (const { identifier, value } of pending) {
         const messageId = randomUUID();
