@@ -17,6 +17,13 @@ export interface KafkaBusOptions {
   partitions?: number;
   /** Wait before a failed batch is delivered again; doubles up to 30x. */
   retryDelayMs?: number;
+  /**
+   * Most bytes one fetch brings, and per partition (one partition's part is one batch for the handler). A
+   * consumer fetches again only once its handler has worked through the last fetch, so this bounds the memory
+   * of a consumer whose handler falls behind: the rest waits in Kafka. Default 16 MB and 4 MB.
+   */
+  fetchMaxBytes?: number;
+  fetchMaxBytesPerPartition?: number;
   /** kafkajs' own logging; errors only by default. */
   logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
 }
@@ -180,6 +187,8 @@ export function createKafkaBus(options: KafkaBusOptions = {}): KafkaBus {
       const consumer: Consumer = kafka.consumer({
         groupId,
         maxWaitTimeInMs: 500,
+        maxBytes: options.fetchMaxBytes ?? 16 * 1024 * 1024,
+        maxBytesPerPartition: options.fetchMaxBytesPerPartition ?? 4 * 1024 * 1024,
         heartbeatInterval: 1000,
         sessionTimeout: 10_000,
         allowAutoTopicCreation: false,
