@@ -56,6 +56,12 @@ export const uplinkFilters = [
   'devices/+/passthrough/up',
 ];
 
+/** A device publishes only on its own topics (a gateway for its sub-devices through its own); `me` is the device itself. */
+export function mayPublishOn(sn: string, topic: string): boolean {
+  const uplink = parseUplink(topic);
+  return !!uplink && (uplink.sn === null || uplink.sn === sn);
+}
+
 /** What a device may subscribe to: its own downlink. */
 export function downlinkFilters(sn: string): string[] {
   return [

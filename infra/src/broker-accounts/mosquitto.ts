@@ -33,11 +33,12 @@ export class DynsecError extends Error {
 }
 
 const roleOf = (sn: string) => `device:${sn}`;
-const aclsOf = (device: BrokerDevice) => [
-  { acltype: 'publishClientSend', topic: `devices/${device.sn}/#`, allow: true },
-  { acltype: 'subscribePattern', topic: `devices/${device.sn}/command/#`, allow: true },
-  ...(device.gateway ? [{ acltype: 'publishClientSend', topic: `gateways/${device.sn}/#`, allow: true }] : []),
-];
+/** A device's own namespace (README "MQTT topics"), a gateway's too: up- and downlink topics may grow inside it. */
+const aclsOf = (device: BrokerDevice) =>
+  [`devices/${device.sn}/#`, ...(device.gateway ? [`gateways/${device.sn}/#`] : [])].flatMap((topic) => [
+    { acltype: 'publishClientSend', topic, allow: true },
+    { acltype: 'subscribePattern', topic, allow: true },
+  ]);
 
 export interface MosquittoAccounts extends BrokerAccounts {
   /** Gives the platform's own account (`username`) the downlink; adding a role disconnects that account's clients once. */
@@ -143,7 +144,8 @@ export async function connectMosquittoAccounts(options: MosquittoAccountsOptions
           command: 'createRole',
           rolename: PLATFORM_ROLE,
           acls: [
-            { acltype: 'publishClientSend', topic: 'devices/+/command/#', allow: true },
+            { acltype: 'publishClientSend', topic: 'devices/#', allow: true },
+            { acltype: 'publishClientSend', topic: 'gateways/#', allow: true },
             { acltype: 'subscribePattern', topic: 'devices/#', allow: true },
             { acltype: 'subscribePattern', topic: 'gateways/#', allow: true },
           ],

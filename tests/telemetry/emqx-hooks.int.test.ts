@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MQTT_HOOK_SECRET_HEADER, mqttHookPaths } from '@iot/contracts/telemetry/mqtt-hooks.ts';
+import { resolveEngine } from '../harness/engines.ts';
+import { startMosquitto } from '../harness/mosquitto.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * EMQX's HTTP authentication and authorization hooks (issue 11), over HTTP against a started platform, in
+ * EMQX 5's request and answer formats: EMQX does not install here, so the test plays its part. The platform
+ * itself runs against a Mosquitto (MQTT_URL), so that its own broker account is known to the hooks.
+ */
+const SECRET = 'hook-secret-0123456789abcdef';
+const PLATFORM_ACCOUNT = { username: 'platform', password: 'Platform#mqtt1' };
+let sut: TestPlatform;
+let stopBroker: (() => Promise<void>) | undefined;
+let skipped: string | undefined;
+let token: string;
+const devices: Record<string, { id: string; secret: string }> = {};
+
+async function hook(path: string, body: unknown, secret: string | null = SECRET) {
+  const response = await fetch(`${sut.platform.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret === null ? {} : { [MQTT_HOOK_SECRET_HEADER]: secret }) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+const authenticate = (username: string, password: string, clientid = `c-${username}`) =>
+  hook(mqttHookPaths.authenticate, { username, password, clientid });
+const authorize = (username: string, action: 'publish' | 'subscribe', topic: string) =>
+  hook(mqttHookPaths.authorize, { username, clientid: `c-${username}`, topic, action, qos: 1, retain: 'false' });
+
+beforeAll(async () => {
+  const resolved = await resolveEngine('Mosquitto', 'MQTT_URL', startMosquitto);
+  if (!resolved.ok) {
+    skipped = resolved.reason;
+    return;
+  }
+  stopBroker = resolved.engine.stop;
+  const url = new URL(resolved.engine.url);
+  url.username = PLATFORM_ACCOUNT.username;
+  url.password = encodeURIComponent(PLATFORM_ACCOUNT.password);
+  sut = await startTestPlatform({ MQTT_HOOK_SECRET: SECRET, MQTT_URL: url.toString(), MQTT_CLIENT_ID: `ingest-hooks-${Date.now()}` });
+  await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
+  token = await sut.login('romeoAdmin', 'Romeo#pw1');
+  const productId = (await sut.api('POST', '/api/iot/product', { token, body: { name: 'hooked', code: 'HOOKED', type: 'direct' } })).body
+    .data.id;
+  for (const sn of ['HK-1', 'HK-2']) {
+    const r = await sut.api('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    devices[sn] = { id: r.body.data.id, secret: r.body.data.secret };
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await sut?.stop();
+  await stopBroker?.();
+});
+
+describe('EMQX HTTP authentication hook', () => {
+  it('allows a device with its SN and secret, not as a superuser', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect(await authenticate('HK-1', devices['HK-1']!.secret)).toEqual({ status: 200, json: { result: 'allow', is_superuser: false } });
+  });
+
+  it('denies a wrong secret, an unknown SN and a disabled device', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authenticate('HK-1', devices['HK-2']!.secret)).json).toMatchObject({ result: 'deny' });
+    expect((await authenticate('HK-404', devices['HK-1']!.secret)).json).toMatchObject({ result: 'deny' });
+    expect((await sut.api('POST', '/api/iot/device/disable', { token, body: { id: devices['HK-2']!.id } })).status).toBe(200);
+    expect((await authenticate('HK-2', devices['HK-2']!.secret)).json).toMatchObject({ result: 'deny' });
+    expect((await sut.api('POST', '/api/iot/device/enable', { token, body: { id: devices['HK-2']!.id } })).status).toBe(200);
+    expect((await authenticate('HK-2', devices['HK-2']!.secret)).json).toMatchObject({ result: 'allow' });
+  });
+
+  it('allows a ThingsBoard device whose username is its token and whose password is empty', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authenticate(devices['HK-1']!.secret, '')).json).toEqual({ result: 'allow', is_superuser: false });
+  });
+
+  it('lets the platform’s own broker account in as a superuser, with its password only', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authenticate(PLATFORM_ACCOUNT.username, PLATFORM_ACCOUNT.password)).json).toEqual({
+      result: 'allow',
+      is_superuser: true,
+    });
+    expect((await authenticate(PLATFORM_ACCOUNT.username, 'guess')).json).toEqual({ result: 'deny', is_superuser: false });
+  });
+
+  it('answers a caller without the shared secret 401, and a malformed body 400, in the envelope', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const body = { username: 'HK-1', password: devices['HK-1']!.secret };
+    for (const secret of [null, 'not-the-secret']) {
+      const r = await hook(mqttHookPaths.authenticate, body, secret);
+      expect(r.status).toBe(401);
+      expect(r.json).toMatchObject({ code: 401, data: { error: 'UNAUTHENTICATED' } });
+    }
+    const bad = await hook(mqttHookPaths.authorize, { username: 'HK-1', topic: 'devices/HK-1/telemetry', action: 'delete' });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 400, data: { error: 'VALIDATION' } });
+  });
+});
+
+describe('EMQX HTTP authorization hook', () => {
+  it('lets a device publish on its own topics only', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authorize('HK-1', 'publish', 'devices/HK-1/telemetry')).json).toEqual({ result: 'allow' });
+    expect((await authorize('HK-1', 'publish', 'devices/HK-1/events/alarm')).json).toEqual({ result: 'allow' });
+    expect((await authorize('HK-1', 'publish', 'devices/HK-2/telemetry')).json).toEqual({ result: 'deny' });
+    expect((await authorize('HK-1', 'publish', 'devices/HK-1/unknown')).json).toEqual({ result: 'deny' });
+  });
+
+  it('lets a device subscribe to its own downlink only', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authorize('HK-1', 'subscribe', 'devices/HK-1/command/+')).json).toEqual({ result: 'allow' });
+    expect((await authorize('HK-1', 'subscribe', 'devices/HK-2/command/+')).json).toEqual({ result: 'deny' });
+    expect((await authorize('HK-1', 'subscribe', '#')).json).toEqual({ result: 'deny' });
+  });
+
+  it('denies an unknown client, and allows the platform’s account everything', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authorize('HK-404', 'publish', 'devices/HK-404/telemetry')).json).toEqual({ result: 'deny' });
+    expect((await authorize(PLATFORM_ACCOUNT.username, 'subscribe', '$share/ingest/devices/+/telemetry')).json).toEqual({
+      result: 'allow',
+    });
+  });
+});
