@@ -13,6 +13,8 @@ export type DeviceRef = {
   nodeType: NodeType;
   gatewayId: string | null;
   groupId: string | null;
+  /** Days its samples are kept: its template's retention period; none without a template (kept for ever). */
+  retentionDays?: number | null;
 };
 
 type AuthRow = DeviceRef & {
@@ -26,7 +28,8 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 
 const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.name, d.product_id as "productId",
   d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.group_id as "groupId", d.secret_hash as "secretHash",
-  d.enabled, coalesce(t.status = 'approved', false) as "tenantActive"
+  d.enabled, coalesce(t.status = 'approved', false) as "tenantActive",
+  (select (tp.fields->>'retentionDays')::int from rm_templates tp where tp.id = d.template_id) as "retentionDays"
   from rm_devices d left join rm_tenants t on t.id = d.tenant_id`;
 
 /**
@@ -63,6 +66,13 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
         ])
       ).rows[0];
       return usable(row) ? refOf(row) : null;
+    },
+
+    /** The enabled sub-devices of a gateway (their commands go through it). */
+    async subDevicesOf(gateway: DeviceRef): Promise<DeviceRef[]> {
+      const rows = (await db.query<AuthRow>(`${select} where d.tenant_id = $1 and d.gateway_id = $2`, [gateway.tenantId, gateway.deviceId]))
+        .rows;
+      return rows.filter(usable).map(refOf);
     },
 
     /** Devices the log says are online: at start, those without a session here are reconciled (presence). */

@@ -31,7 +31,7 @@ function cell(fn: Extract<ThingFunction, { type: 'property' }>, value: unknown):
  * identifiers, events and services, wrong types and out-of-range values are refused one by one; the rest is kept.
  */
 export function validateSample(
-  device: { tenantId: string; deviceId: string; productId: string },
+  device: { tenantId: string; deviceId: string; productId: string; retentionDays?: number | null },
   model: ReadonlyMap<string, ThingFunction>,
   sample: Sample,
 ): { rows: TelemetryRow[]; rejected: Rejection[] } {
@@ -51,6 +51,7 @@ export function validateSample(
         variable: identifier,
         ts,
         ...cell(fn, value),
+        ...(device.retentionDays ? { retentionDays: device.retentionDays } : {}),
       });
   }
   return { rows, rejected };

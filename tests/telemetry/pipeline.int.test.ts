@@ -114,6 +114,29 @@ describe('telemetry pipeline', () => {
     expect(values.state).toMatchObject({ value: 1, display: '运行' });
   });
 
+  it("stores a device's samples with its template's retention period, the days the store's TTL keeps them", async () => {
+    const productId = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id: devices['PIPE-2']!.id } })).productId;
+    const tpl = ok(
+      await sut.call('POST', '/api/iot/template', {
+        token,
+        body: { name: 'keep a week', productId, protocol: 'mqtt', acquisitionPeriod: 60, retentionDays: 7 },
+      }),
+    ).id;
+    ok(await sut.call('POST', '/api/iot/template/apply', { token, body: { id: tpl, deviceIds: [devices['PIPE-2']!.id] } }));
+    await sut.platform.runner.catchUp();
+    const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
+    await publish(client, 'devices/PIPE-2/telemetry', { temperature: 20 });
+    const store = sut.platform.timeseries as unknown as { client: { query(q: object): Promise<{ json<T>(): Promise<T[]> }> } };
+    const rows = await (
+      await store.client.query({
+        query: `SELECT DISTINCT retention_days FROM telemetry WHERE device_id = {id:String}`,
+        query_params: { id: devices['PIPE-2']!.id },
+        format: 'JSONEachRow',
+      })
+    ).json<{ retention_days: number }>();
+    expect(rows).toEqual([{ retention_days: 7 }]);
+  });
+
   it('refuses unknown identifiers and out-of-range values one by one, keeps the rest, and records them as dead letters', async () => {
     const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
     await publish(client, 'devices/PIPE-2/telemetry', { temperature: 500, state: 0, humidity: 3, __proto__: 1 });

@@ -20,9 +20,14 @@ type WireRow = [
   ts: number,
   value: number | null,
   text: string | null,
+  /** Absent on rows written before it was carried: kept for ever. */
+  retentionDays?: number,
 ];
-const toWire = (r: TelemetryRow): WireRow => [r.tenantId, r.deviceId, r.productId ?? '', r.variable, r.ts.getTime(), r.value, r.text];
-const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text]: WireRow): TelemetryRow => ({
+const toWire = (r: TelemetryRow): WireRow =>
+  r.retentionDays
+    ? [r.tenantId, r.deviceId, r.productId ?? '', r.variable, r.ts.getTime(), r.value, r.text, r.retentionDays]
+    : [r.tenantId, r.deviceId, r.productId ?? '', r.variable, r.ts.getTime(), r.value, r.text];
+const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text, retentionDays]: WireRow): TelemetryRow => ({
   tenantId,
   deviceId,
   productId,
@@ -30,6 +35,7 @@ const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text]: Wi
   ts: new Date(ts),
   value,
   text,
+  ...(retentionDays ? { retentionDays } : {}),
 });
 
 /** The intake's sink: resolves once the bus has accepted every row (Kafka: acknowledged by the broker). */
