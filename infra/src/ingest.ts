@@ -14,6 +14,7 @@ import {
   TB_ATTRIBUTES_TOPIC,
   TB_GATEWAY_ATTRIBUTES_TOPIC,
   TB_GATEWAY_RPC_TOPIC,
+  type DeviceRef,
   type TelemetrySink,
 } from '@iot/ingest';
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
@@ -91,25 +92,36 @@ export async function startIngest(options: IngestOptions) {
   const relaying = new Set<string>();
   /** Desired values go out again once a device is back: soon after it subscribes to its downlink, or a second after it connects. */
   const resendTimers = new Map<string, NodeJS.Timeout>();
-  const resendLater = (device: { deviceId: string; tenantId: string }, ms: number) => {
+  const resend = (device: { deviceId: string; tenantId: string }, before: string) => {
+    const key = `desired:${device.deviceId}:${Date.now()}`;
+    return options
+      .dispatch(
+        { type: 'ResendDesired', deviceId: device.deviceId, before },
+        {
+          tenantId: device.tenantId,
+          actor: { kind: 'system', id: 'desired-state' },
+          correlationId: key,
+          causationId: null,
+          idempotencyKey: key,
+        },
+      )
+      .catch((err: unknown) => logger.error({ err }, 'desired values not re-sent'));
+  };
+  const resendLater = (device: DeviceRef, ms: number) => {
     clearTimeout(resendTimers.get(device.deviceId));
     // Values set after this instant went out live to the subscribed device: only older ones are re-sent.
     const before = new Date().toISOString();
     const timer = setTimeout(() => {
       resendTimers.delete(device.deviceId);
-      const key = `desired:${device.deviceId}:${Date.now()}`;
-      void options
-        .dispatch(
-          { type: 'ResendDesired', deviceId: device.deviceId, before },
-          {
-            tenantId: device.tenantId,
-            actor: { kind: 'system', id: 'desired-state' },
-            correlationId: key,
-            causationId: null,
-            idempotencyKey: key,
+      void resend(device, before);
+      // A gateway back: its sub-devices' commands go through it, so theirs go out again too.
+      if (device.nodeType === 'gateway')
+        void registry.subDevicesOf(device).then(
+          async (subs) => {
+            for (const sub of subs) await resend(sub, before);
           },
-        )
-        .catch((err: unknown) => logger.error({ err }, 'desired values not re-sent'));
+          (err: unknown) => logger.error({ err }, 'sub-devices not found'),
+        );
     }, ms);
     timer.unref();
     resendTimers.set(device.deviceId, timer);
@@ -172,7 +184,6 @@ export async function startIngest(options: IngestOptions) {
       }
     },
   });
-  const isConnected = (deviceId: string) => intake.sessionOf(deviceId) !== null;
   // Pass-through (DTU-style devices): an operator's bytes go to the device's own connection here, or fail at once.
   options.live?.onInbound?.('device.passthrough', (message, from) => {
     const { deviceId, data } = message as { deviceId: string; data: string };
@@ -217,7 +228,7 @@ export async function startIngest(options: IngestOptions) {
       });
     });
   const link: DeviceLinkPort = {
-    isConnected,
+    reachable: async (device) => (await deliveryOf(device)) !== null,
     async send(device, message, waitMs) {
       const delivery = await deliveryOf(device);
       if (waitMs !== null && !delivery) return { ok: false, reason: 'offline' };

@@ -320,7 +320,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         link: {
           send: (device, message, waitMs) =>
             ingest?.link.send(device, message, waitMs) ?? Promise.resolve({ ok: false, reason: 'offline' }),
-          isConnected: (deviceId) => ingest?.link.isConnected(deviceId) ?? false,
+          reachable: async (device) => (await ingest?.link.reachable(device)) ?? false,
         },
       }),
     );

@@ -138,7 +138,7 @@ describe('desired and reported state', () => {
     // Offline: the desired value is recorded, and goes out when the device is back and subscribed.
     first.client.end(true);
     await waitFor(
-      () => sut.platform.ingest!.link.isConnected(id),
+      () => sut.platform.ingest!.intake.sessionOf(id) !== null,
       (c) => !c,
     );
     expect(ok(await setDesired(55.5))).toEqual({ messageId: null, status: 'offline' });
@@ -154,7 +154,7 @@ describe('desired and reported state', () => {
     expect(await desired(id)).toMatchObject({ setpoint: { desired: 55.5, reported: 55.5, inSync: true } });
     second.client.end(true);
     await waitFor(
-      () => sut.platform.ingest!.link.isConnected(id),
+      () => sut.platform.ingest!.intake.sessionOf(id) !== null,
       (c) => !c,
     );
     const third = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
@@ -257,6 +257,25 @@ describe('commands through a gateway', () => {
     expect(r).toMatchObject({ status: 'replied', output: { toggled: 5 } });
     expect(gw.got[0]!.topic).toMatch(/^gateways\/GW-N-1\/command\//);
     expect(gw.got[0]!.body).toMatchObject({ sn: 'SUB-N-1', kind: 'service', identifier: 'toggle', params: { pin: 5 } });
+  });
+
+  it("re-sends a sub-device's desired value through its gateway when the gateway reconnects", async () => {
+    const sub = devices['SUB-N-1']!.id;
+    const gateway = devices['GW-N-1']!.id;
+    for (const c of clients) c.end(true);
+    await waitFor(
+      () => sut.platform.ingest!.intake.sessionOf(gateway) !== null,
+      (c) => !c,
+    );
+    expect(
+      ok(await sut.call('POST', '/api/iot/device/desired', { token, body: { id: sub, identifier: 'setpoint', value: 12 } })).status,
+    ).toBe('offline');
+    const gw = await connectDevice('GW-N-1', devices['GW-N-1']!.secret, ['gateways/GW-N-1/command/+']);
+    await waitFor(
+      () => gw.got.length,
+      (n) => n >= 1,
+    );
+    expect(gw.got[0]!.body).toMatchObject({ sn: 'SUB-N-1', kind: 'property', identifier: 'setpoint', params: { value: 12 } });
   });
 });
 

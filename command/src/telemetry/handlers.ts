@@ -126,9 +126,10 @@ export const commandHandlers: Pick<
     await runCommand(ctx, deviceDecider, stream, { type: 'SetDesired', deviceId: body.id, identifier: body.identifier, value: body.value });
     const messageId = randomUUID();
     const message = { messageId, kind: 'property' as const, identifier: body.identifier, params: { value: body.value } };
-    if (!ctx.ports.link?.isConnected(body.id)) return { messageId: null, status: 'offline' as const };
+    const link = ctx.ports.link;
+    if (!link || !(await link.reachable({ sn: state.sn!, deviceId: body.id }))) return { messageId: null, status: 'offline' as const };
     await runCommand(ctx, deviceDecider, stream, { type: 'SendCommand', deviceId: body.id, ...message, mode: 'async' });
-    await ctx.ports.link.send({ sn: state.sn!, deviceId: body.id }, message, null);
+    await link.send({ sn: state.sn!, deviceId: body.id }, message, null);
     return { messageId, status: 'sent' as const };
   },
 };

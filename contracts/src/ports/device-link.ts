@@ -12,6 +12,6 @@ export type DeviceReply = { ok: true; output: unknown } | { ok: false; reason: '
 /** The downlink as the command side reaches it: send to a device and, for a synchronous call, await its reply. */
 export interface DeviceLinkPort {
   send(device: { sn: string; deviceId: string }, message: DeviceCommandMessage, waitMs: number | null): Promise<DeviceReply | null>;
-  /** Whether the device has a session with this process's broker now. */
-  isConnected(deviceId: string): boolean;
+  /** Whether a command would reach the device now: its own session with this process's broker, or its gateway's. */
+  reachable(device: { sn: string; deviceId: string }): Promise<boolean>;
 }
