@@ -44,6 +44,7 @@ export async function startProcess(db: TestDatabase, dataDir: string, env: Recor
   return {
     child,
     exited,
+    url,
     call,
     async stop() {
       child.kill('SIGTERM');

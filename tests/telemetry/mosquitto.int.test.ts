@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMosquittoAccounts } from '@iot/infra/broker-accounts/mosquitto.ts';
 import { createTimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
-import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
+import { onboardTenant, PROCESS_ADMIN_PASSWORD, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
 
 /**
  * The platform at scale on Mosquitto (issue 11): devices log in against the broker's dynamic-security plugin,
@@ -24,6 +25,7 @@ const dirs: string[] = [];
 let all: PlatformProcess;
 let ingest: PlatformProcess;
 let token: string;
+let tenantId: string;
 let productId: string;
 const clients: MqttClient[] = [];
 
@@ -71,7 +73,7 @@ beforeAll(async () => {
   const env = { MQTT_URL: adminUrl, MQTT_DYNSEC: 'true', MQTT_SHARE_GROUP: `ingest-${Date.now()}` };
   all = await startProcess(db, dirs[0]!, { ...env, MQTT_CLIENT_ID: `ingest-a-${Date.now()}` });
   ingest = await startProcess(db, dirs[1]!, { ...env, MQTT_CLIENT_ID: `ingest-b-${Date.now()}` }, ['--role', 'ingest']);
-  await onboardTenant(all, db, 'brokerCo', 'Tenant#pw1');
+  tenantId = await onboardTenant(all, db, 'brokerCo', 'Tenant#pw1');
   token = await waitFor('the tenant administrator', async () => {
     const r = await all.call('POST', '/api/auth/login', { account: 'brokerCo', password: 'Tenant#pw1', agreement: true });
     return r.status === 200 ? (r.json!.data.token as string) : null;
@@ -155,6 +157,30 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     await waitFor('the deleted device to be refused', async () => !(await admitted('MQ-4', rotated.secret)), 10_000);
   });
 
+  it('provisions an imported device, which gets its broker password at its first rotation', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const imported = await fetch(`${all.url}/api/iot/device/import?jobId=broker-import-1&filename=devices.csv`, {
+      method: 'POST',
+      headers: { authentication: token, 'content-type': 'text/csv' },
+      body: 'sn,name,product\nMQ-IMP-1,imported one,MQ-METER\n',
+    });
+    expect(((await imported.json()) as { data: unknown }).data).toMatchObject({ created: 1, failed: 0 });
+    // The account and its role come from the event log, before anybody knows the secret.
+    const accounts = await connectMosquittoAccounts({ url: broker!.adminUrl });
+    try {
+      const account = await waitFor('the imported device’s account', async () => {
+        const r = await accounts.send({ command: 'getClient', username: 'MQ-IMP-1' });
+        return r.error ? null : r.data;
+      });
+      expect(account).toMatchObject({ client: { username: 'MQ-IMP-1', roles: [{ rolename: 'device:MQ-IMP-1' }] } });
+    } finally {
+      await accounts.close();
+    }
+    const id = (await db.pool.query<{ id: string }>(`select id from rm_devices where sn = 'MQ-IMP-1'`)).rows[0]!.id;
+    const rotated = ok(await all.call('POST', '/api/iot/device/secret', { id }, token));
+    expect(await admitted('MQ-IMP-1', rotated.secret)).toBe(true);
+  });
+
   it('splits the devices’ messages across both processes and stores every value exactly once', async (context) => {
     if (skipped) return context.skip(skipped);
     const fleet = await Promise.all(['MQ-F1', 'MQ-F2', 'MQ-F3'].map(async (sn) => ({ sn, ...(await createDevice(sn)) })));
@@ -223,5 +249,18 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
       const values = [...viaApi.get(d.sn)!, ...viaIngest.get(d.sn)!].sort((a, b) => a - b);
       expect(values, d.sn).toEqual([...Array(perDevice).keys()]);
     }
+  });
+
+  it('refuses the devices of a stopped tenant and lets them in again once it is started', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-T1');
+    expect(await admitted('MQ-T1', d.secret)).toBe(true);
+    const admin = ok(
+      await all.call('POST', '/api/auth/login', { account: 'admin', password: PROCESS_ADMIN_PASSWORD, agreement: true }),
+    ).token;
+    ok(await all.call('POST', '/api/auth/tenant/stop', { id: tenantId }, admin));
+    await waitFor('the stopped tenant’s device to be refused', async () => !(await admitted('MQ-T1', d.secret)), 10_000);
+    ok(await all.call('POST', '/api/auth/tenant/start', { id: tenantId }, admin));
+    await waitFor('the started tenant’s device to be let in', () => admitted('MQ-T1', d.secret), 10_000);
   });
 });
