@@ -102,7 +102,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
         position,
         groupId: groupId(group),
         roleIds: [builtinRoleId(tenantId, role)],
-        description: 'Demo user',
+        description: '演示用户',
         homePage: null,
         isSystemAdmin: false,
         isTenantAdmin: false,

@@ -1,7 +1,47 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Platform } from '@iot/infra/platform.ts';
+import { en } from '../../web/src/i18n/en.ts';
+import { zh } from '../../web/src/i18n/zh.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { png } from '../harness/png.ts';
+
+/** In the page: what of the brand (logo, system name) leaves the sidebar and what of the header leaves it or crowds it. */
+const HEADER_AND_SIDEBAR_FAULTS = `(() => {
+  const box = (selector) => document.querySelector(selector)?.getBoundingClientRect();
+  const sidebar = box('.sidebar');
+  const header = box('.header');
+  const brand = box('.brand');
+  const faults = [];
+  // The name is not shown in the collapsed sidebar.
+  for (const selector of ['.brand img', '.brand-name']) {
+    const b = box(selector);
+    if (b && (b.left < sidebar.left || b.right > sidebar.right + 0.5 || b.bottom > brand.bottom + 0.5)) faults.push(selector);
+  }
+  for (const selector of ['.user-button', '[data-testid=lang-switch]']) {
+    const b = box(selector);
+    if (b.right > header.right + 0.5 || b.left < header.left) faults.push(selector);
+  }
+  // A long user name takes its share of the header, not the breadcrumb's room.
+  if (box('.user-button').width > 240) faults.push('user name wider than 240 px');
+  const crumbs = document.querySelector('.breadcrumb');
+  if (crumbs.scrollWidth > crumbs.clientWidth + 1) faults.push('breadcrumb cut');
+  if (document.documentElement.scrollWidth > window.innerWidth) faults.push('page scrolls sideways');
+  return faults;
+})()`;
+
+/** In the page: every visible text, the tab title, placeholders, titles and accessible labels. */
+const VISIBLE_TEXTS = `(() => {
+  const out = [document.title];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (el && el.offsetParent !== null && n.textContent.trim()) out.push(n.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[placeholder],[title],[aria-label]'))
+    for (const a of ['placeholder', 'title', 'aria-label']) if (el.getAttribute(a)) out.push(el.getAttribute(a));
+  return out;
+})()`;
 
 /** Defects of the admin shell found clicking through it (issue 9 "Admin screens"), each held by a test. */
 describe('admin shell in a real browser', () => {
@@ -165,5 +205,219 @@ describe('admin shell in a real browser', () => {
     await page.waitForURL('**/login**');
     expect(new URL(page.url()).search).toBe('');
     await page.context().close();
+  });
+
+  /** The API as a logged-in user, for what a test sets up rather than tests. */
+  async function apiAs(account: string, password: string) {
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account, password, agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    return async (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<any> => {
+      const r = await fetch(`${base}${path}`, {
+        method,
+        headers: { authentication: token, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+      });
+      const json = (await r.json()) as { code: number; msg: string; data: any };
+      expect(json.code, `${method} ${path}: ${json.msg}`).toBe(200);
+      return json.data;
+    };
+  }
+
+  /** A built-in role's id in the tenant, to give a user created through the API. */
+  const builtinRole = async (api: Awaited<ReturnType<typeof apiAs>>, key: string) =>
+    ((await api('GET', '/api/auth/role?pageSize=50')).rows as { id: string; builtin: string | null }[]).find((r) => r.builtin === key)!.id;
+
+  it('narrows the user list to the group chosen in the header, keeps it across a reload, forgets it at logout', async () => {
+    const api = await apiAs('victorAdmin', 'Victor#1');
+    const auditor = await builtinRole(api, 'auditor');
+    const north = (await api('POST', '/api/auth/dept', { name: 'North Region', type: 'institution' })).id as string;
+    const site = (await api('POST', '/api/auth/dept', { name: 'North Site', type: 'site', parentId: north })).id as string;
+    const south = (await api('POST', '/api/auth/dept', { name: 'South Region', type: 'institution' })).id as string;
+    const user = (username: string, groupId: string, phone: string) =>
+      api('POST', '/api/auth/user', {
+        username,
+        groupId,
+        phone,
+        password: 'Victor#3',
+        email: `${username.toLowerCase()}@victor.example`,
+        sex: 'female',
+        status: 'enabled',
+        roleIds: [auditor],
+      });
+    await user('victorNorth', site, '13800000101');
+    await user('victorSouth', south, '13800000102');
+
+    const page = await loggedIn('en', '/system/user');
+    const listed = (name: string) => page.getByRole('cell', { name, exact: true }).count();
+    await expect.poll(() => listed('victorSouth')).toBe(1);
+    const switcher = page.getByTestId('station-switch');
+    await switcher.click();
+    await page.getByRole('option', { name: 'North Region' }).click();
+    // Its subtree only: the user of the child group, not the other region's nor the administrator without a group.
+    await expect.poll(() => listed('victorSouth')).toBe(0);
+    await expect.poll(() => listed('victorNorth')).toBe(1);
+    expect(await listed('victorAdmin')).toBe(0);
+    expect(await page.evaluate(() => localStorage.getItem('stationId'))).toBe(north);
+
+    await page.reload();
+    await expect.poll(() => switcher.textContent()).toContain('North Region');
+    await expect.poll(() => listed('victorNorth')).toBe(1);
+    expect(await listed('victorSouth')).toBe(0);
+    // The switcher still offers every group (it is asked without the current one), so another can be chosen.
+    await switcher.click();
+    await expect.poll(() => page.getByRole('option', { name: 'South Region' }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.getByRole('alertdialog').getByRole('button').last().click();
+    await page.waitForURL('**/login**');
+    expect(await page.evaluate(() => localStorage.getItem('stationId'))).toBeNull();
+    await page.fill('input[name=account]', 'victorAdmin');
+    await page.fill('input[name=password]', 'Victor#1');
+    await page.click('[data-testid=agreement]');
+    await page.click('button[type=submit]');
+    await page.waitForURL('**/index');
+    await page.goto(`${base}/system/user`);
+    await expect.poll(() => listed('victorSouth')).toBe(1);
+    expect(await listed('victorNorth')).toBe(1);
+    await page.context().close();
+  });
+
+  it('paints the reject button of the tenant audit red, in the row and in its dialog', async () => {
+    const register = await fetch(`${base}/api/auth/register/code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'email', target: 'pending@victor.example' }),
+    });
+    expect(register.status).toBe(200);
+    const code = (
+      await platform.context.db.query<{ body: string }>(
+        "select body from notify_outbox where recipient = 'pending@victor.example' order by id desc limit 1",
+      )
+    ).rows[0]!.body.match(/\b\d{6}\b/)![0];
+    const registered = await fetch(`${base}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenantName: 'pendingCo',
+        contactName: 'Li Lei',
+        company: 'Pending Ltd',
+        method: 'email',
+        email: 'pending@victor.example',
+        code,
+        password: 'Pending#1',
+      }),
+    });
+    expect(registered.status, await registered.clone().text()).toBe(200);
+    const page = await sut.loggedIn({ lang: 'en', account: 'admin', password: 'admin123', then: '/system/tenant' });
+    const row = page.getByRole('row').filter({ hasText: 'pendingCo' });
+    const reject = row.getByRole('button', { name: 'Reject', exact: true });
+    await expect.poll(() => reject.count()).toBe(1);
+    const approveColour = await row
+      .getByRole('button', { name: 'Approve', exact: true })
+      .evaluate((b) => b.ownerDocument.defaultView!.getComputedStyle(b).color);
+    const red = (colour: string) => {
+      const [r, g, b] = colour.match(/\d+/g)!.map(Number);
+      return r! > 150 && r! > g! + 60 && r! > b! + 60;
+    };
+    expect(red(await reject.evaluate((b) => b.ownerDocument.defaultView!.getComputedStyle(b).color))).toBe(true);
+    expect(red(approveColour)).toBe(false);
+    await reject.click();
+    const submit = page.getByRole('dialog').getByRole('button', { name: 'Reject', exact: true });
+    expect(red(await submit.evaluate((b) => b.ownerDocument.defaultView!.getComputedStyle(b).backgroundColor))).toBe(true);
+    await page.context().close();
+  });
+
+  it('keeps a wide logo, a long system name and a long user name inside the header and the sidebar', async () => {
+    const longName = 'Shanghai Municipal Integrated Energy and Equipment Monitoring Cloud'.slice(0, 64);
+    const longUser = 'victorOperatorWithAVeryLongAccountNameIndeed';
+    const api = await apiAs('victorAdmin', 'Victor#1');
+    const auditor = await builtinRole(api, 'auditor');
+    await api('PUT', '/api/auth/settings', { systemName: longName });
+    await api('POST', '/api/auth/settings/logo', png(600, 60), 'image/png');
+    await api('POST', '/api/auth/user', {
+      username: longUser,
+      password: 'Victor#4',
+      email: 'long@victor.example',
+      phone: '13800000103',
+      sex: 'male',
+      status: 'enabled',
+      roleIds: [auditor],
+    });
+    for (const width of [1440, 1024]) {
+      const page = await sut.loggedIn({
+        lang: 'en',
+        account: longUser,
+        password: 'Victor#4',
+        then: '/system/user',
+        viewport: { width, height: 800 },
+      });
+      await expect
+        .poll(() =>
+          page.locator('.brand img').evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth),
+        )
+        .toBe(600);
+      const inside = async () => page.evaluate<string[]>(HEADER_AND_SIDEBAR_FAULTS);
+      expect(await inside(), `at ${width} px`).toEqual([]);
+      // The whole name stays reachable on hover.
+      expect(await page.locator('.user-button').getAttribute('title')).toBe(longUser);
+      // Collapsed, the logo keeps to the narrow sidebar.
+      await page.getByRole('button', { name: 'Collapse' }).click();
+      await expect.poll(inside).toEqual([]);
+      await page.getByRole('button', { name: 'Expand' }).click();
+      await page.context().close();
+    }
+    await api('PUT', '/api/auth/settings', { systemName: 'victorCo cloud' });
+  });
+
+  describe('the system screens speak one language', () => {
+    const cjk = /[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]/;
+    // English labels of the app that have a Chinese translation: on a Chinese screen each is a string left untranslated.
+    const leaves = (o: unknown, path = ''): Array<[string, string]> =>
+      typeof o === 'string' ? [[path, o]] : Object.entries(o as object).flatMap(([k, v]) => leaves(v, path ? `${path}.${k}` : k));
+    const zhByKey = new Map(leaves(zh));
+    const englishOnly = new Set(
+      leaves(en)
+        .filter(([key, text]) => zhByKey.has(key) && zhByKey.get(key) !== text && /[a-z]{3}/i.test(text) && !text.includes('{{'))
+        .map(([, text]) => text),
+    );
+    // What a screen shows for a name it has no translation of ('TenantOnboarded' read as 'Tenant onboarded').
+    const fallbackEnglish = /^[A-Z][a-z]+( [a-z]+)+$/;
+    it('knows the English labels to look for', () => expect(englishOnly.size).toBeGreaterThan(200));
+    // The tenant's administrator sees the tenant's screens and log; the system administrator the menus and tenants.
+    const visits = [
+      { account: 'admin', password: 'admin123', screens: ['/index', '/system/log', '/system/menu', '/system/tenant'] },
+      {
+        account: 'victorAdmin',
+        password: 'Victor#1',
+        screens: ['/index', ...['user', 'role', 'dept', 'app', 'dict', 'settings', 'log'].map((s) => `/system/${s}`)],
+      },
+    ];
+    const textsOf = (page: Page) => page.evaluate<string[]>(VISIBLE_TEXTS);
+
+    for (const lang of ['en', 'zh'] as const) {
+      it(`shows no string of the other language on the system screens in ${lang}`, async () => {
+        const faults: string[] = [];
+        for (const { account, password, screens } of visits) {
+          const page = await sut.loggedIn({ lang, account, password });
+          for (const screen of screens) {
+            await page.goto(`${base}${screen}`);
+            await page.waitForLoadState('networkidle');
+            await page.waitForTimeout(300);
+            for (const text of await textsOf(page)) {
+              if (lang === 'en' ? cjk.test(text) : englishOnly.has(text) || fallbackEnglish.test(text))
+                faults.push(`${account} ${screen}: ${text}`);
+            }
+          }
+          await page.context().close();
+        }
+        expect([...new Set(faults)]).toEqual([]);
+      });
+    }
   });
 });

@@ -2,7 +2,6 @@ import { execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '@iot/infra/config.ts';
@@ -10,6 +9,7 @@ import { startPlatform, type Platform } from '@iot/infra/platform.ts';
 import { WEB_DIST } from '../harness/browser.ts';
 import { freePort } from '../harness/free-port.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { png } from '../harness/png.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -22,30 +22,6 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-
-/** A real PNG of the given size, one colour: what an operator would pick as a logo. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, Buffer.from([0x2e, 0x68, 0xea]))]);
-  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(pixels)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 // No Chromium is a failure, never a skip: `npm test` installs it first (.ci/install-engines.sh).
 if (!existsSync(CHROMIUM)) {

@@ -238,6 +238,13 @@ describe('groups, roles and menus', () => {
       await sut.call('GET', '/api/auth/user/userListByDeptRole', { token: admin, headers: { stationid: roomId }, query: { roleId } }),
     );
     expect(byStation.total).toBe(1);
+    // The user list narrows to the header's group subtree too (the header switcher's choice).
+    const listed = async (headers: Record<string, string>) =>
+      data(await sut.call('GET', '/api/auth/user', { token: admin, headers, query: { pageSize: '100' } })).rows.map(
+        (u: { username: string }) => u.username,
+      );
+    expect(await listed({ stationid: siteId })).toEqual(['keeper']);
+    expect(await listed({})).toEqual(expect.arrayContaining(['keeper', 'gammaAdmin']));
     const tree = data(await sut.call('GET', '/api/auth/dept', { token: admin }));
     expect(tree[0].children[0].name).toBe('Site 1');
     expect(data(await sut.call('GET', '/api/auth/dept/getDeptTypeList', { token: admin })).length).toBe(9);

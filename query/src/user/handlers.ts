@@ -64,7 +64,11 @@ export const userQueryHandlers: Pick<
   'user.list' | 'user.detail' | 'user.check' | 'user.ofAgency' | 'user.byGroupRole' | 'user.positions' | 'user.profile'
 > = {
   async 'user.list'({ query: q }, ctx) {
-    const spec = listSpec(callerOf(ctx).tenantId);
+    const caller = callerOf(ctx);
+    const spec = listSpec(caller.tenantId);
+    // The header's group (spec §6 stationId) narrows the list to the users of its subtree.
+    if (caller.stationId)
+      spec.where.push(`u.group_id = any(${param(spec.params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`);
     if (q.username)
       spec.where.push(
         `(u.username ilike ${param(spec.params, `%${q.username}%`)} or u.email ilike $${spec.params.length} or u.phone ilike $${spec.params.length})`,

@@ -39,12 +39,12 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-function headers(contentType: string | null): Record<string, string> {
+function headers(contentType: string | null, withStation = true): Record<string, string> {
   const out: Record<string, string> = { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh' };
   const token = session.token();
   if (token) out.Authentication = token;
   // Spec §6: the current group narrows most requests to its subtree (the header's group switcher sets it).
-  const station = localStorage.getItem(STATION_KEY);
+  const station = withStation ? localStorage.getItem(STATION_KEY) : null;
   if (station) out.stationid = station;
   const authTimestamp = localStorage.getItem('authtimestamp');
   if (authTimestamp) out.authtimestamp = authTimestamp;
@@ -67,6 +67,8 @@ function queryString(query: Query | undefined, withTimestamp: boolean): string {
 export interface CallOptions {
   /** Do not send the browser to login on 401/403 (the login call itself). */
   noRedirect?: boolean;
+  /** Spec §6: "unless a call says otherwise" — leave the current group out (the switcher lists every group). */
+  noStation?: boolean;
 }
 
 async function call<T>(method: string, path: string, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
@@ -79,7 +81,10 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   try {
     response = await fetch(path + queryString(query, method === 'GET' || method === 'DELETE'), {
       method,
-      headers: headers(!hasBody ? null : isFile ? (body as Blob).type || 'application/octet-stream' : 'application/json'),
+      headers: headers(
+        !hasBody ? null : isFile ? (body as Blob).type || 'application/octet-stream' : 'application/json',
+        !options.noStation,
+      ),
       body: hasBody ? (isFile ? (body as Blob) : JSON.stringify(body)) : undefined,
       credentials: 'same-origin',
       signal: controller.signal,

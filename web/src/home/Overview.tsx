@@ -11,6 +11,7 @@ import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { formatDate } from '../ui/format.ts';
+import { useLogNames } from '../system/logNames.ts';
 
 const zhCards = {
   users: '用户',
@@ -39,6 +40,7 @@ const enCards: typeof zhCards = {
  */
 export function Overview() {
   const { i18n, t } = useTranslation();
+  const names = useLogNames();
   const me = useSession();
   const label = (k: keyof typeof zhCards) => (i18n.language === 'en' ? enCards : zhCards)[k];
   const quiet = { noRedirect: true };
@@ -133,9 +135,9 @@ export function Overview() {
                 {recent.data.rows.map((r) => (
                   <Table.Row key={r.position}>
                     <Table.Cell>{formatDate(r.occurredAt, true)}</Table.Cell>
-                    <Table.Cell>{r.actorName ?? r.actorId}</Table.Cell>
+                    <Table.Cell>{names.actorOf(r)}</Table.Cell>
                     <Table.Cell>{i18n.exists(`event.${r.eventType}`) ? t(`event.${r.eventType}`) : r.eventType}</Table.Cell>
-                    <Table.Cell>{r.targetName ?? ''}</Table.Cell>
+                    <Table.Cell>{r.targetName ? names.targetOf(r).name : ''}</Table.Cell>
                   </Table.Row>
                 ))}
               </Table.Body>

@@ -278,9 +278,11 @@ export function Layout() {
           <LanguageSwitch />
           <DropdownMenu.Root>
             <DropdownMenu.Trigger>
-              <button type="button" className="user-button" aria-label={t('shell.userMenu')}>
+              <button type="button" className="user-button" aria-label={t('shell.userMenu')} title={user?.username}>
                 <Avatar size="1" radius="full" fallback={(user?.username ?? '?').slice(0, 1).toUpperCase()} />
-                <Text size="2">{user?.username}</Text>
+                <Text size="2" className="user-name">
+                  {user?.username}
+                </Text>
                 <ChevronDownIcon />
               </button>
             </DropdownMenu.Trigger>

@@ -1,11 +1,12 @@
 import { useTranslation } from 'react-i18next';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { endpoints } from '../api/endpoints.ts';
-import { en } from '../i18n/en.ts';
+// The device and alarm areas name their own events: the log shows them too.
+import '../fleet/i18n.ts';
+import '../alarm/i18n.ts';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
-
-const eventTypes = Object.keys(en.event);
+import { useLogNames } from './logNames.ts';
 
 /** 'MenuCreated' reads 'Menu created' when the event has no translation yet. */
 const words = (type: string) => type.replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
@@ -13,17 +14,13 @@ const words = (type: string) => type.replace(/([a-z])([A-Z])/g, (_, a: string, b
 /** Who did what, when, from where: read only, exportable. */
 export function OperationLogPage() {
   const { t, i18n } = useTranslation();
+  const eventTypes = Object.keys((i18n.getResourceBundle('en', 'translation') as { event: object }).event);
   const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : words(type));
-  // A stream is 'kind-tenant.id' (menu-system.user): the kind in the user's language, then the target's name.
+  const { actorOf, targetOf } = useLogNames();
   const target = (row: OplogRow) => {
-    const dash = row.stream.indexOf('-');
-    const kind = dash > 0 ? row.stream.slice(0, dash) : '';
-    const name = row.targetName ?? row.stream.slice(dash + 1);
+    const { kind, name } = targetOf(row);
     return i18n.exists(`log.stream.${kind}`) ? `${t(`log.stream.${kind}`)} · ${name}` : row.stream;
   };
-  // The platform's own actors ('anonymous' for a visitor registering) in the user's language.
-  const actorOf = (row: OplogRow) =>
-    row.actorName ?? (row.actorKind === 'system' ? t(`log.systemActor.${row.actorId}`, { defaultValue: row.actorId }) : row.actorId);
   const columns: ListColumn<OplogRow>[] = [
     { id: 'occurredAt', header: t('log.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
     { id: 'actorId', header: t('log.actor'), value: (r) => actorOf(r), sortable: true, width: 130 },

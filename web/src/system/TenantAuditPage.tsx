@@ -112,6 +112,7 @@ export function TenantAuditPage() {
         dirty={reason !== ''}
         busy={busy}
         submitLabel={t('tenant.reject')}
+        danger
         onClose={() => setRejecting(null)}
         onSubmit={async () => {
           if (!rejecting) return;

@@ -161,6 +161,7 @@ export function FormDialog({
   children,
   width = '520px',
   submitLabel,
+  danger = false,
 }: {
   open: boolean;
   title: string;
@@ -171,6 +172,8 @@ export function FormDialog({
   children: ReactNode;
   width?: string;
   submitLabel?: string;
+  /** The submit button is red: the dialog does something that cannot be taken back (reject, stop). */
+  danger?: boolean;
 }) {
   const { t } = useTranslation();
   const guard = useLeaveGuard(open && dirty);
@@ -187,7 +190,7 @@ export function FormDialog({
             <Button type="button" variant="soft" color="gray" onClick={() => void close()}>
               {t('common.cancel')}
             </Button>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={busy} color={danger ? 'red' : undefined}>
               {submitLabel ?? t('common.save')}
             </Button>
           </Flex>
