@@ -20,10 +20,10 @@ export const telemetryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.repor
   },
 };
 
-/** A command's parameters must fit the thing model: a service's inputs, or the property's own type. */
 /** How long a synchronous property set waits for the device's reply. */
 const PROPERTY_TIMEOUT_MS = 10_000;
 
+/** A command's parameters must fit the thing model: a service's inputs, or the property's own type. */
 function checkParams(fn: ThingFunction | undefined, kind: 'service' | 'property', params: Record<string, unknown>) {
   if (!fn) throw new DomainError('COMMAND_INVALID', { reason: 'unknown identifier' });
   if (kind === 'property') {
@@ -57,6 +57,9 @@ export const commandHandlers: Pick<
     );
     const mode = body.mode ?? checked.mode;
     const timeoutMs = mode === 'async' ? null : (checked.timeoutMs ?? PROPERTY_TIMEOUT_MS);
+    // A process without a broker (`--role api`) has no downlink: nothing is recorded as sent.
+    const link = ctx.ports.link;
+    if (!link) throw new DomainError('INTERNAL');
     const messageId = randomUUID();
     await runCommand(ctx, deviceDecider, stream, {
       type: 'SendCommand',
@@ -67,8 +70,7 @@ export const commandHandlers: Pick<
       params: body.params,
       mode,
     });
-    if (!ctx.ports.link) throw new DomainError('INTERNAL');
-    const reply = await ctx.ports.link.send(
+    const reply = await link.send(
       { sn: state.sn!, deviceId: body.id },
       { messageId, kind: body.kind, identifier: body.identifier, params: body.params },
       timeoutMs,
@@ -223,7 +225,7 @@ function reports(desired: unknown, row: TelemetryRow): boolean {
 }
 
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
-export async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
+async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
   const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredDeviceEvent[];
   const desired = [...desiredOf(history)].filter(([, want]) => !before || want.at < before);
   // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
