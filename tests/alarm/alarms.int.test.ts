@@ -598,7 +598,9 @@ describe('notifications', () => {
   });
 
   it('caps a storm per recipient and minute, and sends one summary for what it held back', async () => {
+    // A fresh minute: no notification written yet, none counted.
     await sut.db.pool.query('delete from notify_records');
+    await sut.db.pool.query('delete from notify_rate');
     const sent = mails.length;
     const rows = Array.from({ length: 8 }, (_, i) => ({
       deviceId: devices['ALM-4']!.id,

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationReactor } from '@iot/projections';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
@@ -298,5 +299,85 @@ describe('the in-app inbox per user', () => {
     // A message arriving later is unread for both.
     await raise('quebec', 3, 23);
     expect([(await inbox(token)).unread, (await inbox(reader)).unread]).toEqual([2, 1]);
+  });
+});
+
+describe('storm caps across processes', () => {
+  it('counts per recipient and minute in Postgres: two notification reactors racing write one record per recipient, not two', async () => {
+    await tenant('tango');
+    ok(await sut.call('PUT', '/api/iot/notifySettings', { token: tokens.tango, body: { contactPerMinute: 1 } }));
+    // Both transactions in the same minute.
+    if (new Date().getSeconds() >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - new Date().getSeconds()) * 1000));
+    const raised = (alarmId: string) => ({
+      id: alarmId,
+      streamName: `alarm-tango.${alarmId}`,
+      version: 1,
+      position: '0',
+      recordedAt: new Date(),
+      type: 'AlarmRaised',
+      data: {
+        alarmId,
+        ruleId: null,
+        ruleName: 'race',
+        deviceId: deviceOf.tango,
+        variable: 'pressure',
+        type: 'device',
+        category: null,
+        mode: null,
+        level: 3,
+        trigger: 'manual',
+        threshold: null,
+        value: 1,
+        text: null,
+        at: new Date().toISOString(),
+        faultFlag: true,
+        cause: null,
+        suggestion: null,
+        push: 'firstTime',
+        pushIntervalMin: null,
+      },
+      metadata: {
+        tenantId: 'tango',
+        actor: { kind: 'system' as const, id: 'test' },
+        correlationId: alarmId,
+        causationId: null,
+        occurredAt: new Date().toISOString(),
+        schemaVersion: 1,
+      },
+    });
+    // Two processes' reactors, each in its own transaction; the first holds its transaction open.
+    const caps = { tenantPerMinute: 1000, contactPerMinute: 1000 };
+    const [first, second] = [notificationReactor(caps), notificationReactor(caps)];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let applied!: () => void;
+    const firstApplied = new Promise<void>((resolve) => (applied = resolve));
+    const one = sut.db.pool.transaction(async (tx) => {
+      await first.apply(tx, raised('race-alarm-1'));
+      applied();
+      await gate;
+    });
+    await firstApplied;
+    let secondDone = false;
+    const two = sut.db.pool
+      .transaction((tx) => second.apply(tx, raised('race-alarm-2')))
+      .then(() => {
+        secondDone = true;
+      });
+    // The second waits on the counters the first holds: it cannot count without seeing the first's notifications.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(secondDone).toBe(false);
+    release();
+    await Promise.all([one, two]);
+    const records = await sut.db.pool.query<{ alarm_id: string; send_way: string }>(
+      `select alarm_id, send_way from notify_records where tenant_id = 'tango' order by send_way`,
+    );
+    expect(records.rows.map((r) => [r.alarm_id, r.send_way])).toEqual([
+      ['race-alarm-1', 'email'],
+      ['race-alarm-1', 'inApp'],
+      ['race-alarm-1', 'sms'],
+    ]);
+    const held = await sut.db.pool.query<{ n: number }>(`select sum(suppressed)::int as n from notify_storm where tenant_id = 'tango'`);
+    expect(held.rows[0]!.n).toBe(3);
   });
 });

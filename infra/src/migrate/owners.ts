@@ -10,7 +10,7 @@ import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
-import { notifyInboxSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
+import { notifyInboxSchema, notifyRateSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
@@ -36,4 +36,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
   v1('notify.inbox', ['notify_inbox_reads', 'notify_inbox_marks'], notifyInboxSchema),
   v1('alarm.ruleStates', ['alarm_rule_states'], alarmRuleStatesSchema),
+  v1('notify.rate', ['notify_rate'], notifyRateSchema),
 ];

@@ -74,6 +74,8 @@ export function startDelivery(options: DeliveryOptions) {
        on conflict do nothing`,
       [reminderMin],
     );
+    // The storm caps' counters of minutes long past.
+    await db.query(`delete from notify_rate where minute < now() - interval '10 minutes'`);
     // A storm's minute is over: one summary per recipient for what the caps held back.
     await db.query(
       `with done as (

@@ -51,6 +51,20 @@ async function recipientsOf(tx: Sql, config: { type: string; send_ways: string[]
 }
 
 /**
+ * Counts one more notification of this minute under `key`, unless `cap` is reached: answers whether it was counted.
+ * The upsert locks the counter's row, so a concurrent reactor waits for this transaction and then sees its count.
+ */
+async function take(tx: Sql, tenantId: string, key: string, cap: number): Promise<boolean> {
+  const taken = await tx.query(
+    `insert into notify_rate (tenant_id, minute, key, n) values ($1, date_trunc('minute', now()), $2, 1)
+     on conflict (tenant_id, minute, key) do update set n = notify_rate.n + 1 where notify_rate.n < $3
+     returning n`,
+    [tenantId, key, cap],
+  );
+  return taken.rowCount > 0;
+}
+
+/**
  * Writes one record per recipient under the storm caps; beyond a cap the recipient's count of suppressed
  * notifications for the minute grows instead, and the delivery worker sends one summary once it is over.
  */
@@ -71,14 +85,17 @@ async function enqueue(
   },
   to: Recipient,
 ) {
-  const counts = (
-    await tx.query<{ tenant: number; recipient: number }>(
-      `select count(*)::int as tenant, count(*) filter (where recipient = $2 and send_way = $3)::int as recipient
-       from notify_records where tenant_id = $1 and created_at >= date_trunc('minute', now()) and not summary`,
-      [record.tenantId, to.recipient, to.sendWay],
-    )
-  ).rows[0]!;
-  if (counts.tenant >= caps.tenantPerMinute || counts.recipient >= caps.contactPerMinute) {
+  const recipientKey = `${to.sendWay}:${to.recipient}`;
+  let within = await take(tx, record.tenantId, recipientKey, caps.contactPerMinute);
+  if (within && !(await take(tx, record.tenantId, '*', caps.tenantPerMinute))) {
+    // The tenant's cap is reached: the recipient's count goes back to what was written.
+    await tx.query(`update notify_rate set n = n - 1 where tenant_id = $1 and minute = date_trunc('minute', now()) and key = $2`, [
+      record.tenantId,
+      recipientKey,
+    ]);
+    within = false;
+  }
+  if (!within) {
     await tx.query(
       `insert into notify_storm (tenant_id, minute, send_way, recipient, contact_id, suppressed) values ($1, date_trunc('minute', now()), $2, $3, $4, 1)
        on conflict (tenant_id, minute, send_way, recipient) do update set suppressed = notify_storm.suppressed + 1`,

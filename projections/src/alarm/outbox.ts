@@ -69,3 +69,17 @@ create table notify_inbox_marks (
 export const readByUser = (record: string, user: string) =>
   `(${record}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${record}.tenant_id and m.user_id = ${user}), 0)
     or exists (select 1 from notify_inbox_reads x where x.user_id = ${user} and x.record_id = ${record}.id))`;
+
+/**
+ * The storm caps' counters: notifications written per tenant (key '*') and per recipient (`<way>:<recipient>`) and
+ * minute. Each is taken by a conditional upsert, whose row lock makes concurrent reactors (several processes) count
+ * one after the other, so a cap holds across processes.
+ */
+export const notifyRateSchema = `
+create table notify_rate (
+  tenant_id text not null,
+  minute timestamptz not null,
+  key text not null,
+  n int not null,
+  primary key (tenant_id, minute, key)
+);`;
