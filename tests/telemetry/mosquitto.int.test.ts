@@ -24,6 +24,9 @@ let db: TestDatabase;
 const dirs: string[] = [];
 let all: PlatformProcess;
 let ingest: PlatformProcess;
+let ingestEnv: Record<string, string>;
+/** The `--role ingest` process, always on the same data folder and MQTT session. */
+const startIngest = () => startProcess(db, dirs[1]!, ingestEnv, ['--role', 'ingest']);
 let token: string;
 let tenantId: string;
 let productId: string;
@@ -52,6 +55,62 @@ const admitted = (username: string, password: string) =>
     () => false,
   );
 
+/** Each device's values of `count` in [from, to): through the history query (the `all` process's share). */
+async function historyOf(fleet: { sn: string; id: string }[], from: string, to: string): Promise<Map<string, number[]>> {
+  const values = async (id: string) =>
+    (
+      (ok(
+        await all.call('GET', `/api/iot/device/history?id=${id}&variables=count&from=${from}&to=${to}&pageSize=5000`, undefined, token),
+      )[0]?.points ?? []) as { value: number }[]
+    ).map((p) => p.value);
+  return new Map(await Promise.all(fleet.map(async (d) => [d.sn, await values(d.id)] as const)));
+}
+
+/** The history query's answer once it stops growing. */
+async function settledHistory(fleet: { sn: string; id: string }[], from: string, to: string): Promise<Map<string, number[]>> {
+  let previous = -1;
+  let answer = new Map<string, number[]>();
+  await waitFor(
+    'the first process to have stored its share',
+    async () => {
+      answer = await historyOf(fleet, from, to);
+      const total = [...answer.values()].reduce((n, v) => n + v.length, 0);
+      const settled = total === previous && total > 0;
+      previous = total;
+      if (!settled) await new Promise((r) => setTimeout(r, 1000));
+      return settled;
+    },
+    60_000,
+  );
+  return answer;
+}
+
+/** What the `--role ingest` process stored, read from its own chDB once it has stopped. */
+async function storedByIngest(fleet: { sn: string; id: string }[], from: string, to: string): Promise<Map<string, number[]>> {
+  const store = createTimeSeriesStore({ dataDir: dirs[1]! });
+  try {
+    const answer = new Map<string, number[]>();
+    for (const d of fleet) {
+      const page = await store.queryHistory({
+        tenantId,
+        deviceId: d.id,
+        variable: 'count',
+        from: new Date(from),
+        to: new Date(to),
+        limit: 5000,
+        offset: 0,
+      });
+      answer.set(
+        d.sn,
+        page.rows.map((r) => r.value!),
+      );
+    }
+    return answer;
+  } finally {
+    await store.close();
+  }
+}
+
 async function createDevice(sn: string): Promise<{ id: string; secret: string }> {
   const d = ok(await all.call('POST', '/api/iot/device', { sn, name: sn, productId }, token));
   return { id: d.id, secret: d.secret };
@@ -72,7 +131,8 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) dirs.push(await mkdtemp(path.join(os.tmpdir(), 'dc-mosquitto-')));
   const env = { MQTT_URL: adminUrl, MQTT_DYNSEC: 'true', MQTT_SHARE_GROUP: `ingest-${Date.now()}` };
   all = await startProcess(db, dirs[0]!, { ...env, MQTT_CLIENT_ID: `ingest-a-${Date.now()}` });
-  ingest = await startProcess(db, dirs[1]!, { ...env, MQTT_CLIENT_ID: `ingest-b-${Date.now()}` }, ['--role', 'ingest']);
+  ingestEnv = { ...env, MQTT_CLIENT_ID: `ingest-b-${Date.now()}` };
+  ingest = await startIngest();
   tenantId = await onboardTenant(all, db, 'brokerCo', 'Tenant#pw1');
   token = await waitFor('the tenant administrator', async () => {
     const r = await all.call('POST', '/api/auth/login', { account: 'brokerCo', password: 'Tenant#pw1', agreement: true });
@@ -196,50 +256,10 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     const from = new Date(start - 1000).toISOString();
     const to = new Date(start + perDevice * 100 + 1000).toISOString();
 
-    // The first process's share, through the history query; wait until it stops growing.
-    const historyOf = async (id: string) =>
-      (ok(
-        await all.call('GET', `/api/iot/device/history?id=${id}&variables=count&from=${from}&to=${to}&pageSize=5000`, undefined, token),
-      )[0]?.points ?? []) as { ts: string; value: number }[];
-    let previous = -1;
-    let viaApi: Map<string, number[]> = new Map();
-    await waitFor(
-      'the first process to have stored its share',
-      async () => {
-        viaApi = new Map(await Promise.all(fleet.map(async (d) => [d.sn, (await historyOf(d.id)).map((p) => p.value)] as const)));
-        const total = [...viaApi.values()].reduce((n, v) => n + v.length, 0);
-        const settled = total === previous && total > 0;
-        previous = total;
-        if (!settled) await new Promise((r) => setTimeout(r, 500));
-        return settled;
-      },
-      30_000,
-    );
-
-    // The second process's share, from its own store once it has stopped (it flushes on the way out).
+    // The first process's share, through the history query; the second's from its store once it has stopped (it flushes on the way out).
+    const viaApi = await settledHistory(fleet, from, to);
     await ingest.stop();
-    const store = createTimeSeriesStore({ dataDir: dirs[1]! });
-    const viaIngest = new Map<string, number[]>();
-    try {
-      for (const d of fleet) {
-        const page = await store.queryHistory({
-          tenantId: (await db.pool.query<{ tenant_id: string }>('select tenant_id from rm_devices where id = $1', [d.id])).rows[0]!
-            .tenant_id,
-          deviceId: d.id,
-          variable: 'count',
-          from: new Date(from),
-          to: new Date(to),
-          limit: 5000,
-          offset: 0,
-        });
-        viaIngest.set(
-          d.sn,
-          page.rows.map((r) => r.value!),
-        );
-      }
-    } finally {
-      await store.close();
-    }
+    const viaIngest = await storedByIngest(fleet, from, to);
 
     const first = [...viaApi.values()].flat().length;
     const second = [...viaIngest.values()].flat().length;
@@ -248,6 +268,41 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     for (const d of fleet) {
       const values = [...viaApi.get(d.sn)!, ...viaIngest.get(d.sn)!].sort((a, b) => a - b);
       expect(values, d.sn).toEqual([...Array(perDevice).keys()]);
+    }
+  });
+
+  it('loses nothing when an ingest process is killed mid-stream and restarted on its persistent session', async (context) => {
+    if (skipped) return context.skip(skipped);
+    ingest = await startIngest();
+    const fleet = await Promise.all(['MQ-K1', 'MQ-K2', 'MQ-K3'].map(async (sn) => ({ sn, ...(await createDevice(sn)) })));
+    const perDevice = 60;
+    const start = Date.now() - 120_000;
+    let killed: Promise<unknown> | undefined;
+    await Promise.all(
+      fleet.map(async (d, n) => {
+        const client = await device(d.sn, d.secret);
+        for (let i = 0; i < perDevice; i++) {
+          // Killed while the devices publish: messages it holds unacknowledged, and those the broker queues for it.
+          if (n === 0 && i === perDevice / 3) killed = (ingest.child.kill('SIGKILL'), ingest.exited);
+          await client.publishAsync(`devices/${d.sn}/telemetry`, JSON.stringify({ ts: start + i * 100, values: { count: i } }), { qos: 1 });
+        }
+      }),
+    );
+    expect(await killed).toBe('SIGKILL');
+    ingest = await startIngest();
+    const from = new Date(start - 1000).toISOString();
+    const to = new Date(start + perDevice * 100 + 1000).toISOString();
+    const viaApi = await settledHistory(fleet, from, to);
+    await new Promise((r) => setTimeout(r, 2000));
+    await ingest.stop();
+    const viaIngest = await storedByIngest(fleet, from, to);
+
+    for (const d of fleet) {
+      const values = new Set([...viaApi.get(d.sn)!, ...viaIngest.get(d.sn)!]);
+      expect(
+        [...values].sort((a, b) => a - b),
+        d.sn,
+      ).toEqual([...Array(perDevice).keys()]);
     }
   });
 
