@@ -25,7 +25,7 @@ const numeric = new Set(['int', 'long', 'float', 'double']);
 function parseValue(spec: Spec, text: string): { ok: true; value: unknown } | { ok: false } {
   const type = spec.type ?? 'text';
   if (numeric.has(type)) return text.trim() !== '' && Number.isFinite(Number(text)) ? { ok: true, value: Number(text) } : { ok: false };
-  if (type === 'bool') return { ok: true, value: text === 'true' };
+  if (type === 'bool') return text === 'true' || text === 'false' ? { ok: true, value: text === 'true' } : { ok: false };
   if (type === 'enum') {
     const match = spec.enumValues?.find((e) => String(e.value) === text);
     return match ? { ok: true, value: match.value } : { ok: false };
@@ -105,7 +105,7 @@ export function CommandDialog({ deviceId, functions, onClose }: { deviceId: stri
     for (const input of inputs) {
       const parsed = parseValue(input.dataType, values[input.identifier] ?? '');
       if (!parsed.ok) {
-        setError(`${input.name}: ${t('cmd.badJson')}`);
+        setError(`${input.name}: ${t('cmd.badValue')}`);
         return null;
       }
       out[input.identifier] = parsed.value;
