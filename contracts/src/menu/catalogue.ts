@@ -144,7 +144,7 @@ const areas: Area[] = [
         router: 'NotifySettings',
         entries: [
           ['list', '查询', 'interface'],
-          ['edit', '编辑', 'button'],
+          ['edit', '修改', 'button'],
         ],
       },
       { key: 'contacts', name: '告警联系人', router: 'AlertContacts', entries: crud },
