@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
+import { claimExistingAppNames } from '@iot/command/app/names.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import {
@@ -429,6 +430,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // Names and codes of rows made before claims existed are claimed by their rows.
       await claimExistingRoleNames(db);
       await claimExistingDictCodes(db);
+      await claimExistingAppNames(db);
     }
     // A newcomer's first start shows live values: the demo fleet publishes over the embedded broker.
     if (demo && role === 'all' && mqtt && !config.MQTT_URL && config.DEMO_FLEET !== '0') {

@@ -47,6 +47,25 @@ describe('claims', () => {
     expect(rows.rowCount).toBe(1);
   });
 
+  it('lets one of 50 concurrent creates of an app name win; a rename onto it is refused, a deleted app frees it', async () => {
+    const app = (name: string) => ({ type: 'server', name, scope: [], sharing: 'private', remark: null });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => sut.call('POST', '/api/auth/app', { token: admin, body: app(i % 2 ? 'Reporter' : 'REPORTER') })),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(49, 'APP_NAME_TAKEN')]);
+    await sut.platform.runner.catchUp();
+    const rows = await sut.db.pool.query(`select id from rm_apps where tenant_id = 'kappa' and lower(name) = 'reporter'`);
+    expect(rows.rowCount).toBe(1);
+    const winner = answers.find((r) => r.status === 200)!.json!.data.id as string;
+    const other = data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') })).id as string;
+    const renamed = await sut.call('PUT', '/api/auth/app', { token: admin, body: { id: other, ...app('reporter'), status: 'enabled' } });
+    expect(renamed.json!.data.error).toBe('APP_NAME_TAKEN');
+    data(await sut.call('DELETE', '/api/auth/app', { token: admin, query: { id: winner } }));
+    data(await sut.call('PUT', '/api/auth/app', { token: admin, body: { id: other, ...app('Reporter'), status: 'enabled' } }));
+    // The name it left is free again.
+    data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') }));
+  });
+
   it('lets one of 10 roles renamed at once to one name have it; the others keep their names', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++)

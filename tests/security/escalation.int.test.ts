@@ -69,6 +69,43 @@ describe('privilege escalation', () => {
     expect(await sut.login('escCo', 'Esc#admin1')).toBeTruthy();
   });
 
+  it('refuses a role editor who creates or grants a role with menus beyond their own, and keeps the built-in roles', async () => {
+    const granters = (
+      await sut.api('POST', '/api/auth/role', {
+        token: admin,
+        body: {
+          name: 'granters',
+          remark: null,
+          menuIds: menusOf('system:role:list', 'system:role:add', 'system:role:grant', 'system:role:delete', 'system:user:list'),
+        },
+      })
+    ).body.data.id;
+    await sut.api('POST', '/api/auth/user', { token: admin, body: user('granter1', [granters]) });
+    const granter = await sut.login('granter1', 'Esc#pw1234');
+    const beyond = menusOf('system:user:list', 'system:user:delete');
+    const created = await sut.api('POST', '/api/auth/role', { token: granter, body: { name: 'deleters', remark: null, menuIds: beyond } });
+    expect(created.status).toBe(403);
+    expect(created.body.data.error).toBe('SCOPE_EXCEEDED');
+    const own = (
+      await sut.api('POST', '/api/auth/role', {
+        token: granter,
+        body: { name: 'listers', remark: null, menuIds: menusOf('system:user:list') },
+      })
+    ).body.data.id;
+    const granted = await sut.api('PUT', '/api/auth/role/menu', { token: granter, body: { id: own, menuIds: beyond } });
+    expect(granted.status).toBe(403);
+    expect(granted.body.data.error).toBe('SCOPE_EXCEEDED');
+    expect((await sut.api('GET', `/api/auth/role/menu?id=${own}`, { token: admin })).body.data.menuIds).toEqual(
+      menusOf('system:user:list'),
+    );
+    // The built-in administrator role cannot be deleted, by anyone; nor any other built-in role.
+    for (const token of [granter, admin]) {
+      expect((await sut.call('DELETE', '/api/auth/role', { token, query: { id: adminRole } })).json!.data.error).toBe('ADMIN_PROTECTED');
+      const operator = builtinRoleId('esc', 'operator');
+      expect((await sut.call('DELETE', '/api/auth/role', { token, query: { id: operator } })).json!.data.error).toBe('BUILTIN_ROLE');
+    }
+  });
+
   it('lets the editor act on a user who holds less', async () => {
     const r = await sut.api('POST', '/api/auth/user/password/reset', { token: editor, body: { id: peerId, password: 'Peer#new12' } });
     expect(r.status).toBe(200);

@@ -7,7 +7,9 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { setPassword, verifyPassword } from '../auth/credentials.ts';
 import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { createSession, revokeSubjectSessions, SESSION_HOURS } from '../auth/sessions.ts';
+import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
 import { appDecider, appStream } from './decide.ts';
+import { appNameClaim, appNameScope } from './names.ts';
 
 /** App secrets sit in the credential store beside passwords, hashed with argon2id, under their own subject. */
 export const appCredentialSubject = (appId: string) => `app:${appId}`;
@@ -35,14 +37,16 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
     const appId = newAggregateId(commandContextOf(ctx));
     const appKey = `ak${randomBytes(12).toString('hex')}`;
     const appSecret = newSecret();
-    await runCommand(ctx, appDecider, appStream(principal.tenantId, appId), {
-      type: 'CreateApp',
-      appId,
-      appKey,
-      ownerId: principal.id,
-      grantable: grantableOf(principal),
-      app: body,
-    });
+    await withClaim(ctx.ports.db, appNameClaim(principal.tenantId, body.name, appId), 'APP_NAME_TAKEN', () =>
+      runCommand(ctx, appDecider, appStream(principal.tenantId, appId), {
+        type: 'CreateApp',
+        appId,
+        appKey,
+        ownerId: principal.id,
+        grantable: grantableOf(principal),
+        app: body,
+      }),
+    );
     await setPassword(ctx.ports.db, appCredentialSubject(appId), principal.tenantId, appSecret);
     return { id: appId, appKey, appSecret };
   },
@@ -50,14 +54,16 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
   async 'app.update'({ body }, ctx) {
     const principal = callerOf(ctx);
     const { id, status, ...fields } = body;
-    const result = await runCommand(ctx, appDecider, appStream(principal.tenantId, id), {
-      type: 'UpdateApp',
-      appId: id,
-      status,
-      mayManage: await mayManage(ctx, principal, id),
-      grantable: grantableOf(principal),
-      app: fields,
-    });
+    const result = await moveClaim(ctx.ports.db, appNameClaim(principal.tenantId, fields.name, id), 'APP_NAME_TAKEN', async () =>
+      runCommand(ctx, appDecider, appStream(principal.tenantId, id), {
+        type: 'UpdateApp',
+        appId: id,
+        status,
+        mayManage: await mayManage(ctx, principal, id),
+        grantable: grantableOf(principal),
+        app: fields,
+      }),
+    );
     if (result.state.fields?.status === 'stopped') await revokeSubjectSessions(ctx.ports.db, id);
     return { id };
   },
@@ -90,6 +96,7 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
     });
     await revokeSubjectSessions(db, id);
     await db.query('delete from auth_credentials where subject_id = $1', [appCredentialSubject(id)]);
+    await releaseClaims(db, appNameScope(principal.tenantId), id);
     return { id };
   },
 

@@ -28,7 +28,7 @@ export const appRoutes = {
     body: appCreateBody,
     response: appCredentials,
     reads: ['apps'],
-    errors: ['SCOPE_EXCEEDED'],
+    errors: ['SCOPE_EXCEEDED', 'APP_NAME_TAKEN'],
   }),
   'app.update': route({
     method: 'PUT',
@@ -39,7 +39,7 @@ export const appRoutes = {
     body: appUpdateBody,
     response: idResult,
     reads: ['apps'],
-    errors: ['NOT_FOUND', 'SCOPE_EXCEEDED'],
+    errors: ['NOT_FOUND', 'SCOPE_EXCEEDED', 'APP_NAME_TAKEN'],
   }),
   'app.rotateSecret': route({
     method: 'POST',
