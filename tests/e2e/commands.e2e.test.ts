@@ -42,6 +42,10 @@ describe('command dialog in a real browser', () => {
         inputs: [{ identifier: 'rpm', name: 'Speed', dataType: { type: 'int', min: 0, max: 3000 } }],
       },
     });
+    await call('PUT', '/api/iot/product/function', {
+      productId,
+      function: { type: 'property', name: 'Setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
+    });
     await call('POST', '/api/iot/product/publish', { id: productId });
     const { secret } = await call('POST', '/api/iot/device', { sn: 'PUMP-1', name: 'pump one', productId });
     const url = (sut.platform.mqtt as unknown as { url: string }).url;
@@ -89,6 +93,29 @@ describe('command dialog in a real browser', () => {
     expect(text).toContain('setSpeed');
     await page.context().close();
   }, 120_000);
+
+  it('sets a desired value and shows it pending until the device reports it, then in sync', async () => {
+    const page = await sut.loggedIn({ lang: 'en', account: 'yankeeAdmin', password: 'Yankee#pw1' });
+    await page.goto(`${sut.base}/device/device`);
+    await page.getByRole('button', { name: 'pump one' }).first().click();
+    const detail = page.getByRole('dialog').last();
+    await detail.getByRole('tab', { name: 'Commands' }).click();
+    await detail.getByRole('button', { name: 'Send command' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send a command' });
+    await dialog.getByRole('combobox', { name: 'Service or property' }).click();
+    await page.getByRole('option', { name: /Setpoint \(setpoint\)/ }).click();
+    await dialog.getByRole('spinbutton', { name: 'value' }).fill('37.5');
+    await dialog.getByRole('button', { name: 'Set as desired' }).click();
+    await expect.poll(() => dialog.getByTestId('command-result').textContent(), { timeout: 10_000 }).toContain('Sent');
+    await expect.poll(() => received.some((m) => m.identifier === 'setpoint')).toBe(true);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const desired = detail.getByLabel('Desired state');
+    await expect.poll(() => desired.textContent(), { timeout: 10_000 }).toContain('Not applied yet');
+    await device.publishAsync('devices/PUMP-1/telemetry', JSON.stringify({ setpoint: 37.5 }), { qos: 1 });
+    await expect.poll(() => desired.textContent(), { timeout: 15_000 }).toContain('In sync');
+    expect(await desired.textContent()).toContain('yankeeAdmin');
+    await page.context().close();
+  }, 60_000);
 
   it('relays hex bytes to the device on the pass-through tab and shows its answer', async () => {
     const page = await sut.loggedIn({ lang: 'en', account: 'yankeeAdmin', password: 'Yankee#pw1' });
