@@ -19,7 +19,7 @@ export * from './projection.ts';
 export * from './runner.ts';
 export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
 export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
-export { notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';
+export { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */
 export const projections: AnyProjection[] = [

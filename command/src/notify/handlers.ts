@@ -39,9 +39,9 @@ async function mustOwnRecords(ctx: RequestContext, ids: string[]) {
   if (found.rowCount === 0) throw new DomainError('NOT_FOUND');
 }
 
-/** Whether record `r` is read for the user `$2` (the inbox tables of projections/src/alarm/outbox.ts). */
+/** Whether record `r` of the tenant `$1` is read for the user `$2` (the inbox tables of projections/src/alarm/outbox.ts). */
 const readByUser = (r: string) =>
-  `(${r}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${r}.tenant_id and m.user_id = $2), 0)
+  `(${r}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = $1 and m.user_id = $2), 0)
     or exists (select 1 from notify_inbox_reads x where x.user_id = $2 and x.record_id = ${r}.id))`;
 
 type NotifyWrites =

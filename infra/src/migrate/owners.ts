@@ -10,7 +10,7 @@ import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
-import { notifyInboxSchema, notifyRateSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
+import { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
@@ -34,7 +34,14 @@ export const commandOwners: MigrationOwner[] = [
   v1('ingest.reports', ['device_reports'], reportsSchema),
   v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
-  v1('notify.inbox', ['notify_inbox_reads', 'notify_inbox_marks'], notifyInboxSchema),
+  {
+    owner: 'notify.inbox',
+    tables: ['notify_inbox_reads', 'notify_inbox_marks'],
+    migrations: [
+      { version: 1, name: 'create', sql: notifyInboxSchema },
+      { version: 2, name: 'in-app index', sql: notifyInboxIndex },
+    ],
+  },
   v1('alarm.ruleStates', ['alarm_rule_states'], alarmRuleStatesSchema),
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
 ];

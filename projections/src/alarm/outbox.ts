@@ -65,9 +65,15 @@ create table notify_inbox_marks (
   primary key (tenant_id, user_id)
 );`;
 
-/** SQL: whether record `r` is read for user `$user` (a placeholder such as `$2`). */
-export const readByUser = (record: string, user: string) =>
-  `(${record}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${record}.tenant_id and m.user_id = ${user}), 0)
+/** The unread messages are the newest: found by a range over this index from the user's "all read" mark. */
+export const notifyInboxIndex = `create index notify_records_in_app on notify_records (tenant_id, id) where send_way = 'inApp';`;
+
+/**
+ * SQL: whether record `record` of tenant `tenant` is read for user `user` (placeholders such as `$1`, `$2`). The
+ * mark is read once per statement (no correlation), so "not read" becomes a range `id > mark` over the index.
+ */
+export const readByUser = (record: string, tenant: string, user: string) =>
+  `(${record}.id <= coalesce((select m.read_through from notify_inbox_marks m where m.tenant_id = ${tenant} and m.user_id = ${user}), 0)
     or exists (select 1 from notify_inbox_reads x where x.user_id = ${user} and x.record_id = ${record}.id))`;
 
 /**

@@ -358,7 +358,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   async 'notifyRecord.list'({ query: q }, ctx) {
     const caller = callerOf(ctx);
     // Read marks are the caller's own (in-app messages only).
-    const read = `(r.send_way = 'inApp' and ${readByUser('r', '$2')})`;
+    const read = `(r.send_way = 'inApp' and ${readByUser('r', '$1', '$2')})`;
     const spec: ListSpec = {
       select: `r.*, ${read} as read_by_me`,
       // The caller ($2) is named in the from clause too, so that the count alone (an empty page) binds it.
@@ -436,11 +436,11 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     const { tenantId, id: userId } = callerOf(ctx);
     const { db } = ctx.ports;
     const count = await db.query<{ n: number }>(
-      `select count(*)::int as n from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r', '$2')}`,
+      `select count(*)::int as n from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r', '$1', '$2')}`,
       [tenantId, userId],
     );
     const latest = await db.query(
-      `select r.*, ${readByUser('r', '$2')} as read_by_me from notify_records r
+      `select r.*, ${readByUser('r', '$1', '$2')} as read_by_me from notify_records r
        where r.tenant_id = $1 and r.send_way = 'inApp' order by r.created_at desc, r.id desc limit 10`,
       [tenantId, userId],
     );
