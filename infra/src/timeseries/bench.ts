@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChdbTimeSeriesStore } from './chdb.ts';
-import { toDbRow } from './clickhouse.ts';
+import { ClickHouseTimeSeriesStore, toDbRow } from './clickhouse.ts';
 import type { TelemetryRow } from './port.ts';
 import { telemetryTableDdl } from './schema.ts';
 
@@ -14,10 +14,12 @@ export interface InsertRate {
 export interface TelemetryInsertBench {
   rows: number;
   batchSize: number;
-  /** `insertTelemetry` of the port, batch by batch. */
+  /** `insertTelemetry` of the port, batch by batch (RowBinary through a file, both rollups kept). */
   port: InsertRate;
-  /** The limit: the same rows, already JSONEachRow text, as plain `INSERT ... FORMAT JSONEachRow` through the same client. */
+  /** The limit: the same rows through the same insert into a twin table without rollups (the fastest insert). */
   raw: InsertRate;
+  /** For comparison: the same rows, already JSONEachRow text, as plain `INSERT ... FORMAT JSONEachRow`, no rollups. */
+  json: InsertRate;
 }
 
 const variables = ['temp', 'humidity', 'voltage', 'current'];
@@ -54,41 +56,49 @@ export async function benchTelemetryInsert(
   const suffix = Date.now().toString(36);
   const portTable = `bench_telemetry_port_${suffix}`;
   const rawTable = `bench_telemetry_raw_${suffix}`;
+  const jsonTable = `bench_telemetry_json_${suffix}`;
   const store = new ChdbTimeSeriesStore({
     path: join(dataDir, 'chdb'),
     table: portTable,
   });
   try {
     await store.migrate();
-    await store.client.command({ query: telemetryTableDdl(rawTable) });
+    const bare = new ClickHouseTimeSeriesStore(store.client, 'chdb', rawTable, false);
+    await bare.migrate();
+    await store.client.command({ query: telemetryTableDdl(jsonTable) });
     const rows = telemetry(count, options.devices ?? 1_000);
     const batches: TelemetryRow[][] = [];
     for (let i = 0; i < rows.length; i += batchSize) batches.push(rows.slice(i, i + batchSize));
     const bodies = batches.map((batch) => batch.map((row) => JSON.stringify(toDbRow(row))).join('\n'));
 
-    // Warm both tables (first part, first parse) outside the timed runs.
+    // Warm the tables (first part, first parse) outside the timed runs.
     await store.insertTelemetry(rows.slice(0, 100));
+    await bare.insertTelemetry(rows.slice(0, 100));
     await store.client.command({
-      query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[0]!.split('\n', 100).join('\n')}`,
+      query: `INSERT INTO ${jsonTable} FORMAT JSONEachRow\n${bodies[0]!.split('\n', 100).join('\n')}`,
     });
 
-    // Interleaved batch by batch, so background merges and machine noise weigh on both alike.
+    // Interleaved batch by batch, so background merges and machine noise weigh on all alike.
     let portMs = 0;
     let rawMs = 0;
+    let jsonMs = 0;
     for (const [i, batch] of batches.entries()) {
       portMs += await elapsed(() => store.insertTelemetry(batch));
-      rawMs += await elapsed(() =>
+      rawMs += await elapsed(() => bare.insertTelemetry(batch));
+      jsonMs += await elapsed(() =>
         store.client.command({
-          query: `INSERT INTO ${rawTable} FORMAT JSONEachRow\n${bodies[i]}`,
+          query: `INSERT INTO ${jsonTable} FORMAT JSONEachRow\n${bodies[i]}`,
         }),
       );
     }
     const port = rate(count, portMs);
     const raw = rate(count, rawMs);
+    const json = rate(count, jsonMs);
 
-    await store.client.command({ query: `DROP TABLE ${portTable}` });
-    await store.client.command({ query: `DROP TABLE ${rawTable}` });
-    return { rows: count, batchSize, port, raw };
+    for (const table of [`${portTable}_1h_mv`, `${portTable}_5m_mv`]) await store.client.command({ query: `DROP VIEW ${table}` });
+    for (const table of [portTable, `${portTable}_5m`, `${portTable}_1h`, rawTable, jsonTable])
+      await store.client.command({ query: `DROP TABLE ${table}` });
+    return { rows: count, batchSize, port, raw, json };
   } finally {
     await store.close();
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
