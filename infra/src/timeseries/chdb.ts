@@ -17,8 +17,8 @@ type OwnerSlot = { [OWNER]?: string };
  *
  * Event loop: measured (chdb.int.test.ts), chDB runs queries on libuv's thread pool;
  * a 2 s aggregation left a 5 ms setInterval ticking (largest gap 8 ms). What does run on the event
- * loop is encoding inserts and decoding results (1M JSONEachRow rows: 2 s), which the port bounds
- * (50k-row insert chunks, 10k-row history pages, aggregates of one row per bucket). A worker_threads owner is not an option: the chdb addon segfaults the
+ * loop is encoding inserts and decoding results (1M JSONEachRow rows: 2 s; inserts are RowBinary, cheaper), which
+ * the port bounds (100k-row insert chunks, 10k-row history pages, aggregates of one row per bucket). A worker_threads owner is not an option: the chdb addon segfaults the
  * process when a worker that loaded it exits (chdb 3.4, Node 20).
  */
 export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
