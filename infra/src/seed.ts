@@ -7,7 +7,7 @@ import { builtinRoleId } from '@iot/command/role/builtin.ts';
 import { registerTenant, tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
-import { claimUsername } from '@iot/command/user/usernames.ts';
+import { claimEmail, claimUsername } from '@iot/command/user/usernames.ts';
 import type { AppContext } from '@iot/infra/http/context.ts';
 import { seedDemoAlarms, seedDemoFleet } from './seed-fleet.ts';
 
@@ -88,6 +88,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
   for (const [username, role, group, position] of users) {
     const userId = newAggregateId({ tenantId, idempotencyKey: `demo-user:${username}` });
     await claimUsername(context.db, username, userId);
+    await claimEmail(context.db, `${username}@demo.example`, userId);
     const created = await handleCommand(
       context.store,
       userDecider,

@@ -66,6 +66,49 @@ describe('claims', () => {
     data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') }));
   });
 
+  it('lets one of 20 concurrent users with one email have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
+    await sut.seedTenant({ id: 'lambda', name: 'lambdaCo', adminUsername: 'lambdaAdmin', adminPassword: 'Lambda#pw1' });
+    const other = await sut.login('lambdaAdmin', 'Lambda#pw1');
+    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const otherRole = data(await sut.call('GET', '/api/auth/role', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
+    const user = (username: string, email: string, roleId = role) => ({
+      username,
+      email,
+      sex: 'male',
+      phone: '13700000000',
+      status: 'enabled',
+      password: 'Mail#pw123',
+      roleIds: [roleId],
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2
+          ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`mailer${i}`, 'Shared@Example.com') })
+          : sut.call('POST', '/api/auth/user', { token: other, body: user(`mailer${i}`, 'shared@example.com', otherRole) }),
+      ),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(19, 'EMAIL_TAKEN')]);
+    await sut.platform.runner.catchUp();
+    expect((await sut.db.pool.query(`select 1 from rm_users where lower(email) = 'shared@example.com'`)).rowCount).toBe(1);
+    // Every loser's username was given back with its email.
+    const losers = answers.flatMap((r, i) => (r.status === 200 ? [] : [`mailer${i}`]));
+    const claimed = await sut.db.pool.query('select 1 from username_claims where username = any($1)', [losers.map((l) => l.toLowerCase())]);
+    expect(claimed.rowCount).toBe(0);
+
+    const mine = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user('mailOwner', 'owner@example.com') }))
+      .id as string;
+    const edit = (email: string) =>
+      sut.call('PUT', '/api/auth/user', { token: admin, body: { id: mine, ...user('mailOwner', email), password: undefined } });
+    expect((await edit('SHARED@example.com')).json!.data.error).toBe('EMAIL_TAKEN');
+    // Refused, the user keeps its own email: nobody else can take it.
+    expect(
+      (await sut.call('POST', '/api/auth/user', { token: other, body: user('mailThief', 'owner@example.com', otherRole) })).json!.data
+        .error,
+    ).toBe('EMAIL_TAKEN');
+    data(await edit('new-owner@example.com'));
+    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('mailHeir', 'owner@example.com', otherRole) }));
+  });
+
   it('lets one of 10 roles renamed at once to one name have it; the others keep their names', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++)

@@ -7,7 +7,7 @@ import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { revokeSubjectSessions } from '../auth/sessions.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
-import { claimUsername, releaseUsernames } from './usernames.ts';
+import { claimEmail, claimUsername, releaseUsernames, returnUnusedClaims } from './usernames.ts';
 import { assertMayActOn, assertMayGrantRoles } from './privilege.ts';
 
 /** The group and roles a user points to must be the caller's tenant's own. */
@@ -46,6 +46,7 @@ export const userHandlers: Pick<
     const userId = newAggregateId(commandContextOf(ctx));
     await claimUsername(db, profile.username, userId);
     try {
+      await claimEmail(db, profile.email, userId);
       await setPassword(db, userId, tenantId, password);
       await runCommand(ctx, userDecider, userStream(tenantId, userId), {
         type: 'CreateUser',
@@ -69,19 +70,16 @@ export const userHandlers: Pick<
     await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
     await assertMayActOn(ctx, id);
     await assertMayGrantRoles(ctx, profile.roleIds);
-    await claimUsername(db, profile.username, id);
     try {
+      await claimUsername(db, profile.username, id);
+      await claimEmail(db, profile.email, id);
       await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
     } catch (error) {
-      // Refused (not this tenant's user, ...): the new name goes back unless it already was the user's.
-      await db.query(
-        `delete from username_claims where owner = $1 and username = lower($2)
-         and not exists (select 1 from rm_users where id = $1 and lower(username) = lower($2))`,
-        [id, profile.username],
-      );
+      // Refused (a name or email taken, not this tenant's user, ...): the new ones go back unless they already were the user's.
+      await returnUnusedClaims(db, id);
       throw error;
     }
-    await releaseUsernames(db, id, profile.username);
+    await releaseUsernames(db, id, [profile.username, profile.email]);
     const result = await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'SetUserStatus', userId: id, status });
     if (result.state.status === 'stopped') await revokeSubjectSessions(db, id);
     return { id };
@@ -150,7 +148,15 @@ export const userHandlers: Pick<
     const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
     if (!state.profile) throw new DomainError('NOT_FOUND');
     const profile: UserProfile = { ...state.profile, ...body };
-    await runCommand(ctx, userDecider, stream, { type: 'UpdateUser', userId: self.id, ...profile });
+    const { db } = ctx.ports;
+    try {
+      await claimEmail(db, profile.email, self.id);
+      await runCommand(ctx, userDecider, stream, { type: 'UpdateUser', userId: self.id, ...profile });
+    } catch (error) {
+      await returnUnusedClaims(db, self.id);
+      throw error;
+    }
+    await releaseUsernames(db, self.id, [profile.username, profile.email]);
     return { id: self.id };
   },
 };

@@ -23,9 +23,39 @@ export async function claimUsername(db: Sql, username: string, owner: string, ta
   if (claimed.rowCount === 0) throw new DomainError(taken);
 }
 
-/** Frees every username of `owner` but `keep` (after a rename, a delete or a rejected registration). */
-export async function releaseUsernames(db: Sql, owner: string, keep?: string): Promise<void> {
-  await db.query('delete from username_claims where owner = $1 and username <> lower($2)', [owner, keep ?? '']);
+/**
+ * Logins name no tenant and take an account or an email, so emails are claimed in the same table,
+ * platform-wide: a username has no '@' and an email always has one, so neither can shadow the other.
+ */
+export async function claimEmail(db: Sql, email: string | null, owner: string): Promise<void> {
+  if (email) await claimUsername(db, email, owner, 'EMAIL_TAKEN');
+}
+
+/** Gives back what `owner` claimed beyond the username and email its user has now: an edit that was refused. */
+export async function returnUnusedClaims(db: Sql, owner: string): Promise<void> {
+  await db.query(
+    `delete from username_claims c where owner = $1
+     and not exists (select 1 from rm_users u where u.id = $1 and (lower(u.username) = c.username or lower(u.email) = c.username))`,
+    [owner],
+  );
+}
+
+/** Frees every username and email of `owner` but those in `keep` (after an edit, a delete or a rejected registration). */
+export async function releaseUsernames(db: Sql, owner: string, keep: Array<string | null> = []): Promise<void> {
+  const kept = keep.filter((k): k is string => !!k).map((k) => k.toLowerCase());
+  await db.query('delete from username_claims where owner = $1 and not (username = any($2::text[]))', [owner, kept]);
+}
+
+/** Emails of users and pending registrations made before emails were claimed: the earliest keeps a duplicate. */
+export async function claimExistingEmails(db: Sql): Promise<void> {
+  await db.query(
+    `insert into username_claims (username, owner)
+     select distinct on (lower(email)) lower(email), owner from (
+       select email, id as owner, created_at from rm_users where email is not null
+       union all select email, 'registration:' || id, apply_time from rm_tenants where status = 'underReview' and email is not null
+     ) e order by lower(email), created_at
+     on conflict (username) do nothing`,
+  );
 }
 
 export async function transferUsernames(db: Sql, from: string, to: string): Promise<void> {
