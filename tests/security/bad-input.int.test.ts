@@ -69,6 +69,32 @@ describe('bad input on every route of the table', () => {
     }
   });
 
+  /**
+   * Known exception, reported to the alarm area's owner: its update body is z.intersection({id}, fields), which lets
+   * an undeclared key through. Remove it from here once the schema is strict (the walk then covers it).
+   */
+  const notYetStrict = new Set(['alarmRule.update']);
+  it('refuses a field a route does not declare, on every route of the table, naming it; stationId and timestamp pass', async () => {
+    const before = await events();
+    const faults: string[] = [];
+    for (const [name, spec] of table) {
+      if (spec.produces || spec.consumes || notYetStrict.has(name)) continue;
+      const query = spec.method === 'GET' || spec.method === 'DELETE';
+      const r = query
+        ? await sut.call(spec.method, pathOf(spec), {
+            token: tokenFor(spec),
+            query: { zzUndeclared: '1', timestamp: '1', stationId: 'g1' },
+          })
+        : await sut.call(spec.method, pathOf(spec), { token: tokenFor(spec), body: { zzUndeclared: 'x' } });
+      const fields = ((r.json?.data?.fields ?? []) as Array<{ field: string }>).map((f) => f.field);
+      const expected = query ? 'querystring.zzUndeclared' : 'body.zzUndeclared';
+      if (r.status !== 400 || !fields.includes(expected) || fields.some((f) => /timestamp|stationId/.test(f)))
+        faults.push(`${name}: ${r.status} ${fields.join(',')}`);
+    }
+    expect(faults).toEqual([]);
+    expect(await events()).toBe(before);
+  });
+
   it('answers oversized headers with 431 in the envelope', async () => {
     const response = await fetch(`${sut.platform.url!.replace('localhost', '127.0.0.1')}/api/auth/user/currentUser`, {
       headers: { 'x-padding': 'x'.repeat(64 * 1024) },
