@@ -115,22 +115,23 @@ describe('telemetry pipeline', () => {
   });
 
   it("stores a device's samples with its template's retention period, the days the store's TTL keeps them", async () => {
-    const productId = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id: devices['PIPE-2']!.id } })).productId;
+    const productId = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id: devices['PIPE-1']!.id } })).productId;
+    const device = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'PIPE-KEEP', name: 'PIPE-KEEP', productId } }));
     const tpl = ok(
       await sut.call('POST', '/api/iot/template', {
         token,
         body: { name: 'keep a week', productId, protocol: 'mqtt', acquisitionPeriod: 60, retentionDays: 7 },
       }),
     ).id;
-    ok(await sut.call('POST', '/api/iot/template/apply', { token, body: { id: tpl, deviceIds: [devices['PIPE-2']!.id] } }));
+    ok(await sut.call('POST', '/api/iot/template/apply', { token, body: { id: tpl, deviceIds: [device.id] } }));
     await sut.platform.runner.catchUp();
-    const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
-    await publish(client, 'devices/PIPE-2/telemetry', { temperature: 20 });
+    const client = await connect('PIPE-KEEP', device.secret);
+    await publish(client, 'devices/PIPE-KEEP/telemetry', { temperature: 20 });
     const store = sut.platform.timeseries as unknown as { client: { query(q: object): Promise<{ json<T>(): Promise<T[]> }> } };
     const rows = await (
       await store.client.query({
         query: `SELECT DISTINCT retention_days FROM telemetry WHERE device_id = {id:String}`,
-        query_params: { id: devices['PIPE-2']!.id },
+        query_params: { id: device.id },
         format: 'JSONEachRow',
       })
     ).json<{ retention_days: number }>();
