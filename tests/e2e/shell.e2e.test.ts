@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Platform } from '@iot/infra/platform.ts';
@@ -373,6 +374,10 @@ describe('admin shell in a real browser', () => {
       await page.context().close();
     }
     await api('PUT', '/api/auth/settings', { systemName: 'victorCo cloud' });
+  });
+
+  it('has a CJK font for Chinese screens and screenshots (installed with the browser)', () => {
+    expect(execSync('fc-list :lang=zh family', { encoding: 'utf8' })).toMatch(/CJK|Hei|Song|Kai|Ming|WenQuanYi/);
   });
 
   describe('the system screens speak one language', () => {
