@@ -33,6 +33,8 @@ export class DynsecError extends Error {
 }
 
 const roleOf = (sn: string) => `device:${sn}`;
+/** Commands sent in one control message (each account costs two at most). */
+const COMMANDS_PER_MESSAGE = 500;
 /** A device's own namespace (README "MQTT topics"), a gateway's too: up- and downlink topics may grow inside it. */
 const aclsOf = (device: BrokerDevice) =>
   [`devices/${device.sn}/#`, ...(device.gateway ? [`gateways/${device.sn}/#`] : [])].flatMap((topic) => [
@@ -81,80 +83,128 @@ export async function connectMosquittoAccounts(options: MosquittoAccountsOptions
     for (const response of body.responses ?? []) if (response.correlationData) waiting.get(response.correlationData)?.(response);
   });
   await new Promise<void>((resolve, reject) => {
-    client.once('connect', () => resolve());
-    client.once('error', reject);
+    const refused = (error: Error) => {
+      client.end(true);
+      reject(error);
+    };
+    client.once('connect', () => {
+      client.off('error', refused);
+      resolve();
+    });
+    client.once('error', refused);
   });
   await client.subscribeAsync(RESPONSE, { qos: 1 });
 
-  async function send(command: Command, waitMs = timeoutMs): Promise<Response> {
-    const correlationData = `${prefix}-${++sequence}`;
-    const answered = new Promise<Response>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(correlationData);
-        reject(new DynsecError(command.command, `no answer within ${waitMs} ms`));
-      }, waitMs);
-      waiting.set(correlationData, (response) => {
-        clearTimeout(timer);
-        waiting.delete(correlationData);
-        resolve(response);
-      });
+  /**
+   * Sends commands in one control message (the plugin runs them in order, and a round trip costs tens of
+   * milliseconds on a broker without `set_tcp_nodelay`) and resolves with their answers, in order.
+   */
+  async function sendAll(commands: Command[], waitMs = timeoutMs): Promise<Response[]> {
+    const ids = commands.map(() => `${prefix}-${++sequence}`);
+    const answers = commands.map(
+      (command, i) =>
+        new Promise<Response>((resolve, reject) => {
+          const id = ids[i]!;
+          const timer = setTimeout(() => {
+            waiting.delete(id);
+            reject(
+              new DynsecError(
+                command.command,
+                `no answer within ${waitMs} ms (is the dynamic-security plugin loaded, and MQTT_URL's account its administrator?)`,
+              ),
+            );
+          }, waitMs);
+          waiting.set(id, (response) => {
+            clearTimeout(timer);
+            waiting.delete(id);
+            resolve(response);
+          });
+        }),
+    );
+    // Every answer is awaited (or timed out) even when one fails, so that none is left unhandled.
+    const settled = Promise.allSettled(answers);
+    await client.publishAsync(CONTROL, JSON.stringify({ commands: commands.map((c, i) => ({ ...c, correlationData: ids[i] })) }), {
+      qos: 1,
     });
-    await client.publishAsync(CONTROL, JSON.stringify({ commands: [{ ...command, correlationData }] }), { qos: 1 });
-    return answered;
+    const results = await settled;
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<Response>).value);
+  }
+  const send = async (command: Command, waitMs = timeoutMs) => (await sendAll([command], waitMs))[0]!;
+
+  /** Runs commands, a chunk per message; an error among `tolerated` (the state is already what was asked) counts as done. */
+  async function run(commands: Command[], ...tolerated: string[]): Promise<Response[]> {
+    const responses: Response[] = [];
+    for (let i = 0; i < commands.length; i += COMMANDS_PER_MESSAGE) {
+      const chunk = commands.slice(i, i + COMMANDS_PER_MESSAGE);
+      responses.push(...(await sendAll(chunk)));
+    }
+    const failed = responses.find((r) => r.error && !tolerated.includes(r.error));
+    if (failed) throw new DynsecError(failed.command, failed.error!);
+    return responses;
   }
 
-  /** Runs a command; an error among `tolerated` (the state is already what was asked) counts as done. */
-  async function run(command: Command, ...tolerated: string[]): Promise<Response> {
-    const response = await send(command);
-    if (response.error && !tolerated.includes(response.error)) throw new DynsecError(command.command, response.error);
-    return response;
-  }
-
-  const createRole = (device: BrokerDevice) =>
-    run({ command: 'createRole', rolename: roleOf(device.sn), acls: aclsOf(device) }, 'Role already exists');
+  const createRole = (device: BrokerDevice): Command => ({ command: 'createRole', rolename: roleOf(device.sn), acls: aclsOf(device) });
+  const createClient = (device: BrokerDevice, password?: string): Command => ({
+    command: 'createClient',
+    username: device.sn,
+    ...(password === undefined ? {} : { password }),
+    roles: [{ rolename: roleOf(device.sn) }],
+  });
 
   return {
-    async provision(device) {
-      await createRole(device);
-      await run({ command: 'createClient', username: device.sn, roles: [{ rolename: roleOf(device.sn) }] }, 'Client already exists');
+    async provision(devices) {
+      await run(
+        devices.flatMap((d) => [createRole(d), createClient(d)]),
+        'Role already exists',
+        'Client already exists',
+      );
     },
 
     async setSecret(device, secret) {
-      await createRole(device);
-      const created = await run(
-        { command: 'createClient', username: device.sn, password: secret, roles: [{ rolename: roleOf(device.sn) }] },
-        'Client already exists',
-      );
+      const [, created] = await run([createRole(device), createClient(device, secret)], 'Role already exists', 'Client already exists');
       // Made already (by the reactor, or an older secret): a new password, which also disconnects the device.
-      if (created.error) await run({ command: 'setClientPassword', username: device.sn, password: secret });
+      if (created!.error) await run([{ command: 'setClientPassword', username: device.sn, password: secret }]);
     },
 
-    async setEnabled(sn, enabled) {
-      await run({ command: enabled ? 'enableClient' : 'disableClient', username: sn }, 'Client not found');
+    async setEnabled(sns, enabled) {
+      await run(
+        sns.map((username) => ({ command: enabled ? 'enableClient' : 'disableClient', username })),
+        'Client not found',
+      );
     },
 
     async remove(sn) {
-      await run({ command: 'deleteClient', username: sn }, 'Client not found');
-      await run({ command: 'deleteRole', rolename: roleOf(sn) }, 'Role not found');
+      await run(
+        [
+          { command: 'deleteClient', username: sn },
+          { command: 'deleteRole', rolename: roleOf(sn) },
+        ],
+        'Client not found',
+        'Role not found',
+      );
     },
 
     async grantPlatform(username) {
       await run(
-        {
-          command: 'createRole',
-          rolename: PLATFORM_ROLE,
-          acls: [
-            { acltype: 'publishClientSend', topic: 'devices/#', allow: true },
-            { acltype: 'publishClientSend', topic: 'gateways/#', allow: true },
-            { acltype: 'subscribePattern', topic: 'devices/#', allow: true },
-            { acltype: 'subscribePattern', topic: 'gateways/#', allow: true },
-          ],
-        },
+        [
+          {
+            command: 'createRole',
+            rolename: PLATFORM_ROLE,
+            acls: [
+              { acltype: 'publishClientSend', topic: 'devices/#', allow: true },
+              { acltype: 'publishClientSend', topic: 'gateways/#', allow: true },
+              { acltype: 'subscribePattern', topic: 'devices/#', allow: true },
+              { acltype: 'subscribePattern', topic: 'gateways/#', allow: true },
+            ],
+          },
+        ],
         'Role already exists',
       );
       const granted = async () => {
-        const account = await run({ command: 'getClient', username });
-        return ((account.data as { client?: { roles?: { rolename: string }[] } }).client?.roles ?? []).some(
+        const [account] = await run([{ command: 'getClient', username }]);
+        return ((account!.data as { client?: { roles?: { rolename: string }[] } }).client?.roles ?? []).some(
           (r) => r.rolename === PLATFORM_ROLE,
         );
       };

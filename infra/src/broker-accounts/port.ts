@@ -10,12 +10,12 @@ export interface BrokerDevice {
 }
 
 export interface BrokerAccounts {
-  /** The device's account exists and may use its own topics (idempotent); its password is set only by `setSecret`. */
-  provision(device: BrokerDevice): Promise<void>;
+  /** The devices' accounts exist and may use their own topics (idempotent); a password is set only by `setSecret`. */
+  provision(devices: readonly BrokerDevice[]): Promise<void>;
   /** The device's password is its secret (at create and rotate, the only moments the platform knows it). */
   setSecret(device: BrokerDevice, secret: string): Promise<void>;
   /** Let in or keep out (a disabled device, or one of a stopped tenant); a connected device is disconnected. */
-  setEnabled(sn: string, enabled: boolean): Promise<void>;
+  setEnabled(sns: readonly string[], enabled: boolean): Promise<void>;
   /** Removes the account (a deleted device); absent already is fine. */
   remove(sn: string): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;

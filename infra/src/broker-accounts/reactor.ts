@@ -1,4 +1,5 @@
 import type { DeviceEvent, TenantEvent } from '@iot/contracts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { projection, type AnyProjection } from '@iot/projections/projection.ts';
 import type { BrokerAccounts } from './port.ts';
@@ -21,6 +22,83 @@ export function brokerAccountsReactor(accounts: BrokerAccounts): AnyProjection {
   const tenantStopped = async (tx: Sql, tenantId: string) =>
     (await tx.query('select 1 from broker_stopped_tenants where tenant_id = $1', [tenantId])).rowCount! > 0;
 
+  type Event = StoredEventOf<DeviceEvent | TenantEvent>;
+  type Created = Extract<Event, { type: 'DeviceCreated' }>;
+
+  /** Devices created together (an import) are provisioned together: one control message per few hundred. */
+  async function provisionAll(tx: Sql, created: Created[]) {
+    if (created.length === 0) return;
+    await tx.query(
+      `insert into broker_accounts (device_id, tenant_id, sn, enabled)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::boolean[]) on conflict (device_id) do nothing`,
+      [
+        created.map((e) => e.data.deviceId),
+        created.map((e) => e.metadata.tenantId),
+        created.map((e) => e.data.sn),
+        created.map(() => true),
+      ],
+    );
+    await accounts.provision(created.map((e) => ({ sn: e.data.sn, gateway: e.data.nodeType === 'gateway' })));
+    const stopped = (
+      await tx.query<{ tenant_id: string }>('select tenant_id from broker_stopped_tenants where tenant_id = any($1)', [
+        [...new Set(created.map((e) => e.metadata.tenantId))],
+      ])
+    ).rows.map((r) => r.tenant_id);
+    if (stopped.length > 0)
+      await accounts.setEnabled(
+        created.filter((e) => stopped.includes(e.metadata.tenantId)).map((e) => e.data.sn),
+        false,
+      );
+  }
+
+  async function applyBatch(tx: Sql, events: Event[]) {
+    let created: Created[] = [];
+    for (const event of events) {
+      if (event.type === 'DeviceCreated') {
+        created.push(event);
+        continue;
+      }
+      await provisionAll(tx, created);
+      created = [];
+      switch (event.type) {
+        case 'DeviceEnabled':
+        case 'DeviceDisabled': {
+          const enabled = event.type === 'DeviceEnabled';
+          const device = await deviceOf(tx, event.data.deviceId);
+          if (!device) break;
+          await tx.query('update broker_accounts set enabled = $2 where device_id = $1', [event.data.deviceId, enabled]);
+          await accounts.setEnabled([device.sn], enabled && !(await tenantStopped(tx, device.tenant_id)));
+          break;
+        }
+        case 'DeviceDeleted': {
+          const device = await deviceOf(tx, event.data.deviceId);
+          await tx.query('delete from broker_accounts where device_id = $1', [event.data.deviceId]);
+          await accounts.remove(device?.sn ?? event.data.sn);
+          break;
+        }
+        case 'TenantStopped':
+        case 'TenantStarted': {
+          const { tenantId } = event.data;
+          const started = event.type === 'TenantStarted';
+          if (started) await tx.query('delete from broker_stopped_tenants where tenant_id = $1', [tenantId]);
+          else await tx.query('insert into broker_stopped_tenants (tenant_id) values ($1) on conflict do nothing', [tenantId]);
+          const devices = await tx.query<{ sn: string }>(
+            `select sn from broker_accounts where tenant_id = $1 ${started ? 'and enabled' : ''}`,
+            [tenantId],
+          );
+          await accounts.setEnabled(
+            devices.rows.map((d) => d.sn),
+            started,
+          );
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    await provisionAll(tx, created);
+  }
+
   return projection<DeviceEvent | TenantEvent>({
     name: 'reactor-broker-accounts',
     handles: ['DeviceCreated', 'DeviceEnabled', 'DeviceDisabled', 'DeviceDeleted', 'TenantStopped', 'TenantStarted'],
@@ -34,48 +112,7 @@ export function brokerAccountsReactor(accounts: BrokerAccounts): AnyProjection {
       create index broker_accounts_tenant on broker_accounts (tenant_id);
       create table broker_stopped_tenants (tenant_id text primary key);`,
     tables: ['broker_accounts', 'broker_stopped_tenants'],
-    async apply(tx, event) {
-      switch (event.type) {
-        case 'DeviceCreated': {
-          const { deviceId, sn, nodeType } = event.data;
-          await tx.query(
-            'insert into broker_accounts (device_id, tenant_id, sn, enabled) values ($1, $2, $3, true) on conflict (device_id) do nothing',
-            [deviceId, event.metadata.tenantId, sn],
-          );
-          await accounts.provision({ sn, gateway: nodeType === 'gateway' });
-          if (await tenantStopped(tx, event.metadata.tenantId)) await accounts.setEnabled(sn, false);
-          return;
-        }
-        case 'DeviceEnabled':
-        case 'DeviceDisabled': {
-          const enabled = event.type === 'DeviceEnabled';
-          const device = await deviceOf(tx, event.data.deviceId);
-          if (!device) return;
-          await tx.query('update broker_accounts set enabled = $2 where device_id = $1', [event.data.deviceId, enabled]);
-          await accounts.setEnabled(device.sn, enabled && !(await tenantStopped(tx, device.tenant_id)));
-          return;
-        }
-        case 'DeviceDeleted': {
-          const device = await deviceOf(tx, event.data.deviceId);
-          await tx.query('delete from broker_accounts where device_id = $1', [event.data.deviceId]);
-          await accounts.remove(device?.sn ?? event.data.sn);
-          return;
-        }
-        case 'TenantStopped':
-        case 'TenantStarted': {
-          const { tenantId } = event.data;
-          const started = event.type === 'TenantStarted';
-          if (started) await tx.query('delete from broker_stopped_tenants where tenant_id = $1', [tenantId]);
-          else await tx.query('insert into broker_stopped_tenants (tenant_id) values ($1) on conflict do nothing', [tenantId]);
-          const devices = await tx.query<{ sn: string; enabled: boolean }>('select sn, enabled from broker_accounts where tenant_id = $1', [
-            tenantId,
-          ]);
-          for (const device of devices.rows) await accounts.setEnabled(device.sn, started && device.enabled);
-          return;
-        }
-        default:
-          return;
-      }
-    },
+    apply: (tx, event) => applyBatch(tx, [event]),
+    applyBatch,
   });
 }
