@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODE_LIMITS } from '@iot/command/auth/throttle.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /** Issue 9 (medium): one-time codes and login attempts are counted atomically, whatever the interleaving. */
@@ -82,5 +83,34 @@ describe('races on one-time codes and login throttling', () => {
     expect(statuses.slice(10)).toEqual([429, 429]);
     const sent = await sut.db.pool.query('select 1 from notify_outbox where recipient = $1', [target]);
     expect(sent.rowCount).toBe(10);
+  });
+
+  it('sends at most the hourly number of codes to one client, whatever the addresses', async () => {
+    const client = '10.7.0.1';
+    const statuses: number[] = [];
+    for (let i = 0; i < CODE_LIMITS.perClientPerHour + 2; i++)
+      statuses.push(
+        (await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target: `c${i}@acme.test` }, remoteAddress: client }))
+          .status,
+      );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(CODE_LIMITS.perClientPerHour);
+    expect(statuses.slice(-2)).toEqual([429, 429]);
+  });
+
+  it('tells whether a tenant name is taken only to someone who proved the code', async () => {
+    const target = 'prober@acme.test';
+    await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target }, remoteAddress: '10.8.0.1' });
+    const code = /\b(\d{6})\b/.exec(
+      (await sut.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [target]))
+        .rows[0]!.body,
+    )![1]!;
+    const register = (withCode: string) =>
+      sut.call('POST', '/api/auth/register', {
+        // 'raceCo' is a tenant (and its administrator's username) already.
+        body: { tenantName: 'raceCo', contactName: 'X', company: '', method: 'email', email: target, code: withCode, password: 'secret12' },
+        remoteAddress: '10.8.0.1',
+      });
+    expect((await register(code === '000000' ? '111111' : '000000')).json!.data.error).toBe('CODE_INVALID');
+    expect((await register(code)).json!.data.error).toBe('TENANT_NAME_TAKEN');
   });
 });
