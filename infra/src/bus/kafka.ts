@@ -1,5 +1,6 @@
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
+import { WriteBatcher } from '../timeseries/batcher.ts';
 import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
 
 const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
@@ -36,6 +37,9 @@ export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set');
   return brokers;
 }
+
+/** Messages in one produce request at most (group commit of concurrent publishes; a partition takes 1 MB a request). */
+const MAX_MESSAGES_PER_SEND = 2_000;
 
 /** Offset metadata of a batch handed to a handler and not yet committed: `pending:<first>-<last>`. */
 const PENDING = 'pending:';
@@ -139,6 +143,26 @@ export function createKafkaBus(options: KafkaBusOptions = {}): KafkaBus {
 
   const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /**
+   * Group commit per topic: publishes made while a send is in flight go together in the next one. With one
+   * request in flight (above), a send per publish would make the intake wait a round trip per MQTT message.
+   */
+  const senders = new Map<string, WriteBatcher<OutgoingMessage>>();
+  const sendsOf = (topic: string): WriteBatcher<OutgoingMessage> => {
+    let sender = senders.get(topic);
+    if (!sender) {
+      sender = new WriteBatcher<OutgoingMessage>(async (messages) => {
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: messages.map((m) => ({ key: m.key ?? null, value: encodeValue(m.value), headers: m.headers })),
+        });
+      }, MAX_MESSAGES_PER_SEND);
+      senders.set(topic, sender);
+    }
+    return sender;
+  };
+
   /** The batches a group's members had handed out and not committed, from their committed offsets' metadata. */
   const pendingBatches = async (groupId: string, topic: string): Promise<Map<number, PendingBatch>> => {
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
@@ -168,15 +192,7 @@ export function createKafkaBus(options: KafkaBusOptions = {}): KafkaBus {
       if (closed) throw new Error('bus is closed');
       if (messages.length === 0) return;
       await ensureTopic(topic);
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: messages.map((m) => ({
-          key: m.key ?? null,
-          value: encodeValue(m.value),
-          headers: m.headers,
-        })),
-      });
+      await sendsOf(topic).enqueue(messages);
     },
 
     async subscribe({ topic, group, fromBeginning = false, onMessages }: SubscribeOptions): Promise<Subscription> {

@@ -39,7 +39,7 @@ const fromWire = ([tenantId, deviceId, productId, variable, ts, value, text, ret
 });
 
 /** The intake's sink: resolves once the bus has accepted every row (Kafka: acknowledged by the broker). */
-export function busTelemetrySink(bus: Bus): { write(rows: TelemetryRow[]): Promise<void> } {
+export function busTelemetrySink(bus: Bus, topic: string = TELEMETRY_TOPIC): { write(rows: TelemetryRow[]): Promise<void> } {
   return {
     async write(rows) {
       const byDevice = new Map<string, WireRow[]>();
@@ -49,7 +49,7 @@ export function busTelemetrySink(bus: Bus): { write(rows: TelemetryRow[]): Promi
         else byDevice.set(r.deviceId, [toWire(r)]);
       }
       await bus.publish(
-        TELEMETRY_TOPIC,
+        topic,
         [...byDevice].map(([key, value]) => ({ key, value })),
       );
     },
@@ -89,10 +89,12 @@ export function startTimeseriesWriter(options: {
   onMalformed?: (message: BusMessage, error: unknown) => void;
   /** After each batch is stored, before the bus moves its position (a fault-injection point for crash tests). */
   afterInsert?: (batch: readonly BusMessage[]) => void;
+  /** Another topic than the platform's (a benchmark's). */
+  topic?: string;
 }): Promise<Subscription> {
   const { bus, timeseries } = options;
   return bus.subscribe({
-    topic: TELEMETRY_TOPIC,
+    topic: options.topic ?? TELEMETRY_TOPIC,
     group: TIMESERIES_WRITER_GROUP,
     fromBeginning: true,
     onMessages: async (batch) => {
