@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callRoute, STATION_KEY } from './client.ts';
+import { callRoute, DEV_TENANT_KEY, STATION_KEY } from './client.ts';
 import { session } from './session.ts';
 
 /** The browser's own fetch, replaced: what the typed client sends is what is checked here. */
@@ -29,6 +29,17 @@ describe('the client typed by the route table', () => {
     expect(await callRoute('user.delete', { query: { id: 'u1' } })).toEqual({ id: 'u1' });
     expect(sent[0]!.method).toBe('DELETE');
     expect(sent[0]!.url).toMatch(/^\/api\/auth\/user\?id=u1&timestamp=\d+$/);
+  });
+
+  it('sends the `tenant` header of a development build (spec §7) only once one is set', async () => {
+    const sent = recordFetch();
+    await callRoute('user.delete', { query: { id: 'u1' } });
+    expect(sent[0]!.headers.tenant).toBeUndefined();
+    localStorage.setItem(DEV_TENANT_KEY, 'demo');
+    await callRoute('user.delete', { query: { id: 'u1' } });
+    // Vitest runs the client as a development build (import.meta.env.DEV); the production bundle drops the branch.
+    expect(sent[1]!.headers.tenant).toBe('demo');
+    localStorage.removeItem(DEV_TENANT_KEY);
   });
 
   it('sends the current group as `stationid` on every call once one is chosen, and none after logout', async () => {

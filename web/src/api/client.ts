@@ -4,6 +4,8 @@ import i18n from '../i18n/index.ts';
 import { session, STATION_KEY } from './session.ts';
 
 export { STATION_KEY };
+/** Where a development build keeps the tenant its `tenant` header names (set by hand in the browser's storage). */
+export const DEV_TENANT_KEY = 'tenant';
 
 /** The websocket address of a channel of the route table, with the current group (spec §6) narrowing group-scoped feeds. */
 export function channelUrl(path: string, params: Record<string, string> = {}): string {
@@ -46,6 +48,10 @@ function headers(contentType: string | null, withStation = true): Record<string,
   // Spec §6: the current group narrows most requests to its subtree (the header's group switcher sets it).
   const station = withStation ? localStorage.getItem(STATION_KEY) : null;
   if (station) out.stationid = station;
+  // Spec §7: development builds also send a `tenant` header (a server in APP_MODE=development lets the system
+  // administrator act in that tenant); a production build never does.
+  const devTenant = import.meta.env.DEV ? localStorage.getItem(DEV_TENANT_KEY) : null;
+  if (devTenant) out.tenant = devTenant;
   const authTimestamp = localStorage.getItem('authtimestamp');
   if (authTimestamp) out.authtimestamp = authTimestamp;
   if (contentType) out['content-type'] = contentType;
