@@ -25,10 +25,11 @@ interface Load {
   p50Ms: number;
   p99Ms: number;
 }
-async function load(url: string, credentials: string, vars: number, seconds: number): Promise<Load> {
+/** Runs the generator; each device publishes on `devices/<sn>/<suffix>`. */
+export async function load(url: string, credentials: string, vars: number, seconds: number, suffix = 'telemetry'): Promise<Load> {
   const { stdout } = await run(
     process.execPath,
-    ['--import', 'tsx', 'tests/bench/mqtt-load.ts', url, credentials, String(vars), String(seconds), String(WINDOW)],
+    ['--import', 'tsx', 'tests/bench/mqtt-load.ts', url, credentials, String(vars), String(seconds), String(WINDOW), suffix],
     {
       maxBuffer: 1 << 20,
     },

@@ -1,12 +1,12 @@
 /**
  * The MQTT load generator of the ingest benchmarks, in a process of its own: N MQTT.js clients, each keeping
  * `window` QoS 1 publishes in flight, for `seconds`; prints {sent, acked, seconds, p50Ms, p99Ms} as JSON.
- * Usage: tsx tests/bench/mqtt-load.ts URL CREDENTIALS_FILE VARS SECONDS WINDOW [TOPIC_STYLE]
+ * Usage: tsx tests/bench/mqtt-load.ts URL CREDENTIALS_FILE VARS SECONDS WINDOW [SUFFIX] (devices/<sn>/<SUFFIX>, default telemetry)
  */
 import { readFileSync } from 'node:fs';
 import mqtt from 'mqtt';
 
-const [url, file, varsArg, secondsArg, windowArg] = process.argv.slice(2);
+const [url, file, varsArg, secondsArg, windowArg, suffix = 'telemetry'] = process.argv.slice(2);
 const vars = Number(varsArg);
 const seconds = Number(secondsArg);
 const window = Number(windowArg);
@@ -41,7 +41,7 @@ const payload = () => {
 const started = performance.now();
 await Promise.all(
   clients.map(async (client, i) => {
-    const topic = `devices/${devices[i]!.sn}/telemetry`;
+    const topic = `devices/${devices[i]!.sn}/${suffix}`;
     const lane = async () => {
       while (Date.now() < deadline) {
         const t = performance.now();

@@ -1,0 +1,154 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { loadConfig } from '@iot/infra/config.ts';
+import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { WriteBatcher } from '@iot/infra/timeseries/batcher.ts';
+import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
+import { freePort } from '../harness/free-port.ts';
+import { startMosquitto } from '../harness/mosquitto.ts';
+import type { Figure } from './figure.ts';
+import { load } from './ingest.ts';
+
+const DEVICES = 100;
+
+/**
+ * `ingest-mosquitto` (issue 11, at scale): the same 100 devices and generator as `ingest-3dp`, through Mosquitto
+ * with dynamic security to one ingest process on its shared subscription (authentication by the broker,
+ * validation, chDB; a QoS 1 message acknowledged to the broker once stored). The limit is a bare subscriber on
+ * the same broker in the same run: shared subscription, JSON.parse, batch, insert into chDB, nothing else.
+ * A device's acknowledgement comes from the broker here, so `lost` counts what was acknowledged to devices and
+ * is not in the store once the store has stopped growing.
+ */
+export async function benchIngestMosquitto(): Promise<Figure[]> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+  const vars = 3;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-mosquitto-'));
+  const broker = await startMosquitto({ dynamicSecurity: true });
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const platform = await startPlatform(
+    loadConfig({
+      DATABASE_URL: pg.url,
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench#adm1',
+      LOG_LEVEL: 'silent',
+      MQTT_URL: broker.adminUrl,
+      MQTT_DYNSEC: 'true',
+      MQTT_CLIENT_ID: 'bench-ingest',
+    }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
+  );
+  const bare = await connectExternalMqtt({ url: broker.adminUrl, group: 'bench-bare', clientId: 'bench-bare' });
+  try {
+    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
+    const base = platform.url!.replace('localhost', '127.0.0.1');
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const call = async (url: string, body: unknown, method = 'POST') => {
+      const r = await fetch(`${base}${url}`, {
+        method,
+        headers: { authentication: token, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await r.json()) as { code: number; data: any; msg: string };
+      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
+      return json.data;
+    };
+    const product = await call('/api/iot/product', { name: 'bench', code: 'BENCH-MOSQUITTO', type: 'direct' });
+    for (let i = 1; i <= vars; i++)
+      await call(
+        '/api/iot/product/function',
+        { productId: product.id, function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } } },
+        'PUT',
+      );
+    await call('/api/iot/product/publish', { id: product.id });
+    const lines: string[] = [];
+    for (let i = 0; i < DEVICES; i++) {
+      const d = await call('/api/iot/device', { sn: `MOSQ-${i}`, name: `mosquitto ${i}`, productId: product.id });
+      lines.push(`MOSQ-${i},${d.secret}`);
+    }
+    await platform.context.awaitProjections?.();
+    const credentials = path.join(dir, 'devices.csv');
+    await writeFile(credentials, lines.join('\n'));
+
+    const store = platform.timeseries as ClickHouseTimeSeriesStore;
+    const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare', false);
+    await bareStore.migrate();
+    // Group commit, as the platform's writer does: one insert per batch of messages.
+    const bareBatcher = new WriteBatcher<TelemetryRow>((rows) => bareStore.insertTelemetry(rows), 100_000);
+    const count = async (table: string) =>
+      Number(
+        (
+          (await (await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json()) as {
+            n: string;
+          }[]
+        )[0]!.n,
+      );
+    /** The table's count once it stops growing (the broker may still hold messages when the generator is done). */
+    const settled = async (table: string) => {
+      let previous = -1;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 1000));
+        const n = await count(table);
+        if (n === previous) return n;
+        previous = n;
+      }
+    };
+
+    const before = await count('telemetry');
+    const measured = await load(broker.url, credentials, vars, seconds);
+    const stored = (await settled('telemetry')) - before;
+
+    // The bare pipeline on the same broker and accounts, on a topic of the devices' own that the platform does not take.
+    await bare.onMessage('devices/+/bench', async (message) => {
+      const deviceId = message.topic.split('/')[1]!;
+      const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
+      const ts = new Date();
+      const rows: TelemetryRow[] = Object.entries(values).map(([variable, value]) => ({
+        tenantId: 'bench',
+        deviceId,
+        variable,
+        ts,
+        value,
+        text: null,
+      }));
+      await bareBatcher.enqueue(rows);
+    });
+    const bareBefore = await count('telemetry_bare');
+    const limit = await load(broker.url, credentials, vars, seconds, 'bench');
+    const bareStored = (await settled('telemetry_bare')) - bareBefore;
+
+    const dps = (measured.acked * vars) / measured.seconds;
+    const limitDps = (limit.acked * vars) / limit.seconds;
+    return [
+      {
+        bench: 'ingest-mosquitto',
+        value: Math.round(dps),
+        unit: 'dp/s',
+        limit: Math.round(limitDps),
+        limit_of: 'bare subscriber on the same Mosquitto (shared subscription, JSON.parse, group-commit batches into chDB), same generator',
+        ratio: Number((dps / limitDps).toFixed(3)),
+        p99_ms: measured.p99Ms,
+        limit_p99_ms: limit.p99Ms,
+        lost: measured.acked * vars - stored,
+        limit_lost: limit.acked * vars - bareStored,
+        devices: DEVICES,
+        seconds,
+      },
+    ];
+  } finally {
+    await bare.close();
+    await platform.stop();
+    await pg.stop();
+    await broker.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
