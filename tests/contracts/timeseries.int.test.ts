@@ -230,6 +230,7 @@ function contract(name: string, subject: () => Subject): void {
         })),
       );
       const ranges: [Date, Date][] = [
+        [start, hour(3)],
         [new Date(start.getTime() + 127_000), new Date(hour(3).getTime() - 61_001)],
         [new Date(start.getTime() + 301_000), new Date(hour(2).getTime() + 59_999)],
         [new Date(start.getTime() + 60_000), new Date(start.getTime() + 240_000)],

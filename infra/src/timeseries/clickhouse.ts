@@ -244,8 +244,20 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
     if (query.deviceIds?.length === 0) return [];
     const rollup = this.withRollups ? rollupFor(query) : null;
+    const steps = rollup ? wholeSteps(query, rollup) : null;
+    // The edges of a range off the rollup's steps: the same states, folded from the raw samples.
+    const edges =
+      rollup && steps && (steps.lo !== query.from.getTime() || steps.hi !== query.to.getTime())
+        ? `UNION ALL
+           SELECT device_id, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
+                  max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
+           FROM (SELECT device_id, ts, assumeNotNull(value) AS v FROM ${this.table}
+                 WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
+                   AND (ts < fromUnixTimestamp64Milli({loMs:Int64}, 'UTC') OR ts >= fromUnixTimestamp64Milli({hiMs:Int64}, 'UTC')))
+           GROUP BY device_id, bucket`
+        : '';
     // The result alias must not be `value`: ClickHouse resolves aliases in WHERE, too.
-    // With a rollup: its rows for the whole steps, and the same states folded from the raw samples of the edges.
+    // With a rollup: its rows for the whole steps, and the edges.
     const sql = rollup
       ? `SELECT device_id,
                 toUnixTimestamp(toDateTime(${bucketStart[query.bucket].replaceAll('(ts,', '(bucket,')}, {tz:String})) AS bucket_s,
@@ -257,13 +269,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
            WHERE tenant_id = {tenantId:String}
              AND bucket >= toDateTime(intDiv({loMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({hiMs:Int64}, 1000), 'UTC')
              AND variable = {variable:String} ${byDevice}
-           UNION ALL
-           SELECT device_id, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
-                  max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
-           FROM (SELECT device_id, ts, assumeNotNull(value) AS v FROM ${this.table}
-                 WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
-                   AND (ts < fromUnixTimestamp64Milli({loMs:Int64}, 'UTC') OR ts >= fromUnixTimestamp64Milli({hiMs:Int64}, 'UTC')))
-           GROUP BY device_id, bucket
+           ${edges}
          )
          GROUP BY device_id, bucket_s
          ORDER BY device_id, bucket_s`
@@ -280,7 +286,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       folded: number | null;
     }>(sql, {
       ...rangeParams(query.tenantId, query.from, query.to),
-      ...(rollup ? { loMs: wholeSteps(query, rollup).lo, hiMs: wholeSteps(query, rollup).hi } : {}),
+      ...(steps ? { loMs: steps.lo, hiMs: steps.hi } : {}),
       variable: query.variable,
       tz: query.timeZone ?? 'UTC',
       ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
