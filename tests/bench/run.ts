@@ -8,7 +8,6 @@ import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
-import { benchIngestKafka, benchKafkaClients } from './ingest-kafka.ts';
 import { benchIngestMosquitto } from './ingest-mosquitto.ts';
 import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
@@ -34,7 +33,6 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
-Object.assign(benches, { 'ingest-kafka': benchIngestKafka, 'kafka-clients': benchKafkaClients });
 benches['ingest-mosquitto'] = benchIngestMosquitto;
 benches['export-csv'] = benchExport;
 benches['history-30d'] = benchHistory30d;
