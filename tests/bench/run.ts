@@ -8,7 +8,7 @@ import { benchApiRead } from './api-read.ts';
 import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
-import { benchIngestMosquitto } from './ingest-mosquitto.ts';
+import { benchIngestKafka, benchKafkaClients } from './ingest-kafka.ts';
 import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
 import type { Figure } from './figure.ts';
@@ -33,7 +33,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
-benches['ingest-mosquitto'] = benchIngestMosquitto;
+Object.assign(benches, { 'ingest-kafka': benchIngestKafka, 'kafka-clients': benchKafkaClients });
 benches['export-csv'] = benchExport;
 benches['history-30d'] = benchHistory30d;
 benches.alarms = benchAlarms;
