@@ -9,6 +9,7 @@ import { benchCommands } from './commands.ts';
 import { benchDevices } from './devices.ts';
 import { benchIngest } from './ingest.ts';
 import { benchIngestKafka, benchKafkaClients } from './ingest-kafka.ts';
+import { benchIngestMosquitto } from './ingest-mosquitto.ts';
 import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
 import type { Figure } from './figure.ts';
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
 benches.devices = benchDevices;
 benches.ingest = benchIngest;
 Object.assign(benches, { 'ingest-kafka': benchIngestKafka, 'kafka-clients': benchKafkaClients });
+benches['ingest-mosquitto'] = benchIngestMosquitto;
 benches['export-csv'] = benchExport;
 benches['history-30d'] = benchHistory30d;
 benches.alarms = benchAlarms;
