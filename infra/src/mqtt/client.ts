@@ -101,7 +101,8 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
     (client as unknown as { _sendPacket(packet: object): void })._sendPacket({ cmd: 'puback', messageId: packet.messageId });
   };
 
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // Pauses of message handling never keep the process alive on their own (the connection does while open).
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
   /**
    * The handlers of the subscriptions a delivery names (MQTT 5 subscription identifiers: a message matching two
    * filters comes once per subscription), else of every filter the topic matches. A persistent session
