@@ -400,7 +400,7 @@ describe('admin shell in a real browser', () => {
       {
         account: 'victorAdmin',
         password: 'Victor#1',
-        screens: ['/index', ...['user', 'role', 'dept', 'app', 'dict', 'settings', 'log'].map((s) => `/system/${s}`)],
+        screens: ['/index', ...['user', 'role', 'dept', 'app', 'dict', 'settings', 'log', 'audit'].map((s) => `/system/${s}`)],
       },
     ];
     const textsOf = (page: Page) => page.evaluate<string[]>(VISIBLE_TEXTS);

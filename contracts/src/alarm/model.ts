@@ -84,7 +84,8 @@ export const alarmRuleFields = z
   });
 export type AlarmRuleFields = z.output<typeof alarmRuleFields>;
 export const alarmRuleCreateBody = alarmRuleFields;
-export const alarmRuleUpdateBody = z.intersection(z.object({ id: entityId }), alarmRuleFields);
+// safeExtend keeps the fields' refinements and strictness, so an undeclared key is refused here as on create.
+export const alarmRuleUpdateBody = alarmRuleFields.safeExtend({ id: entityId });
 export const alarmRuleRow = z.object({
   id: z.string(),
   name: z.string(),

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button, Card, Flex, Grid, Heading, Text, TextField } from '@radix-ui/themes';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
+import { useLogNames } from '../system/logNames.ts';
 import { routes } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
@@ -80,12 +81,19 @@ function TenantAsOf() {
 export function AuditPage() {
   const { t, i18n } = useTranslation();
   const eventName = (type: string) => (i18n.exists(`event.${type}`) ? t(`event.${type}`) : type);
+  const { actorOf, targetOf } = useLogNames();
+  const kindName = (kind: string) => (i18n.exists(`log.stream.${kind}`) ? t(`log.stream.${kind}`) : kind);
   const columns: ListColumn<OplogRow>[] = [
     { id: 'occurredAt', header: t('fleet.time'), value: (r) => formatDate(r.occurredAt, true), sortable: true, width: 160 },
-    { id: 'actorId', header: t('fleet.actor'), value: (r) => r.actorName ?? r.actorId, sortable: true, width: 130 },
+    { id: 'actorId', header: t('fleet.actor'), value: (r) => actorOf(r), sortable: true, width: 130 },
     { id: 'eventType', header: t('fleet.action'), value: (r) => eventName(r.eventType), sortable: true, width: 190 },
-    { id: 'entityType', header: t('fleet.entityType'), value: (r) => r.stream.slice(0, r.stream.indexOf('-')), width: 110 },
-    { id: 'entity', header: t('fleet.entity'), value: (r) => r.targetName ?? r.stream.slice(r.stream.indexOf('.') + 1), width: 220 },
+    { id: 'entityType', header: t('fleet.entityType'), value: (r) => kindName(targetOf(r).kind), width: 110 },
+    {
+      id: 'entity',
+      header: t('fleet.entity'),
+      value: (r) => (r.targetName ? targetOf(r).name : r.stream.slice(r.stream.indexOf('.') + 1)),
+      width: 220,
+    },
     { id: 'ip', header: 'IP', value: (r) => r.ip, width: 120 },
   ];
   return (
@@ -101,7 +109,12 @@ export function AuditPage() {
         defaultSort={{ sort: 'occurredAt', order: 'desc' }}
         filters={[
           { name: 'actor', label: t('fleet.actor') },
-          { name: 'entityType', label: t('fleet.entityType'), type: 'select', options: entityTypes.map((v) => ({ value: v, label: v })) },
+          {
+            name: 'entityType',
+            label: t('fleet.entityType'),
+            type: 'select',
+            options: entityTypes.map((v) => ({ value: v, label: kindName(v) })),
+          },
           { name: 'entity', label: t('fleet.entity') },
           { name: 'eventType', label: t('fleet.action') },
           { name: 'from', label: t('fleet.from'), type: 'datetime' },
