@@ -5,6 +5,8 @@ import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeser
 import {
   commandTopic,
   createDeviceRegistry,
+  gatewayReplyTopic,
+  replyTopic,
   createIntake,
   createIntakeTables,
   createPresence,
@@ -14,6 +16,7 @@ import {
   TB_ATTRIBUTES_TOPIC,
   TB_GATEWAY_ATTRIBUTES_TOPIC,
   TB_GATEWAY_RPC_TOPIC,
+  type DeviceMessage,
   type DeviceRef,
   type TelemetrySink,
 } from '@iot/ingest';
@@ -41,6 +44,11 @@ export interface IngestOptions {
   publish?: (topic: string, payload: object) => Promise<void>;
   /** This process sees every device session (the embedded broker): devices left online by a previous run are reconciled. */
   ownsSessions?: boolean;
+  /**
+   * External broker: a subscription of this process alone (not shared), for the reply to a command it waits for,
+   * which the shared subscription may hand to another ingest process.
+   */
+  watch?: (topicFilter: string, handler: (message: DeviceMessage) => Promise<void>) => Promise<{ off(): Promise<void> }>;
   /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
   publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
 }
@@ -78,6 +86,8 @@ export async function startIngest(options: IngestOptions) {
   const registry = createDeviceRegistry(db);
   /** Synchronous commands waiting for their reply, by message id. */
   const waiting = new Map<string, (reply: DeviceReply) => void>();
+  /** Replies a waiting command got here lately: a second copy (shared and own subscription) is not recorded again. */
+  const answered = new Set<string>();
   /** ThingsBoard RPC request ids (integers, as its firmware expects) of commands in flight: `deviceId:requestId` -> message id. */
   const rpcIds = new Map<string, string>();
   let rpcCounter = 0;
@@ -153,7 +163,12 @@ export async function startIngest(options: IngestOptions) {
       const messageId = rpcIds.get(rpcKey) ?? replyId;
       rpcIds.delete(rpcKey);
       const resolve = waiting.get(messageId);
-      if (resolve) return resolve({ ok: true, output });
+      if (resolve) {
+        answered.add(messageId);
+        if (answered.size > 10_000) answered.delete(answered.values().next().value!);
+        return resolve({ ok: true, output });
+      }
+      if (answered.has(messageId)) return;
       // Nobody waits (an asynchronous command, or a late reply): recorded on the device's stream all the same.
       void options
         .dispatch(
@@ -206,6 +221,7 @@ export async function startIngest(options: IngestOptions) {
   });
   /** How a command reaches a device: its own session, or its ThingsBoard gateway's; null when neither is connected here. */
   const deliveryOf = async (device: { sn: string; deviceId: string }) => {
+    if (!options.ownsSessions) return externalDeliveryOf(device);
     const own = intake.sessionOf(device.deviceId);
     if (own) return own.thingsboard ? { style: 'thingsboard' as const, clientId: own.clientId } : { style: 'native' as const };
     const ref = await registry.bySn(device.sn);
@@ -214,6 +230,15 @@ export async function startIngest(options: IngestOptions) {
     return gateway.thingsboard
       ? { style: 'tbGateway' as const, clientId: gateway.clientId, name: ref.name }
       : { style: 'nativeGateway' as const, gatewaySn: gateway.device.sn };
+  };
+  /**
+   * Over an external broker no process sees the devices' sessions: a device is reachable while its presence says
+   * online (it reported within the heartbeat time-out), a sub-device while its gateway is.
+   */
+  const externalDeliveryOf = async (device: { deviceId: string }) => {
+    const found = await registry.reachability(device.deviceId);
+    if (found?.gatewaySn) return found.gatewayOnline ? { style: 'nativeGateway' as const, gatewaySn: found.gatewaySn } : null;
+    return found?.online ? { style: 'native' as const } : null;
   };
   const awaitReply = (messageId: string, waitMs: number) =>
     new Promise<DeviceReply>((resolve) => {
@@ -227,6 +252,22 @@ export async function startIngest(options: IngestOptions) {
         resolve(r);
       });
     });
+  /**
+   * The reply to a command sent now. Over an external broker the shared subscription may hand it to another
+   * ingest process: this one also subscribes alone to that one reply topic while it waits.
+   */
+  const replyTo = async (topic: string, messageId: string, waitMs: number): Promise<{ reply: Promise<DeviceReply> }> => {
+    const reply = awaitReply(messageId, waitMs);
+    if (!options.watch) return { reply };
+    const watching = await options
+      .watch(topic, (message) => intake.handle(message))
+      .catch((err: unknown) => {
+        logger.error({ err, topic }, 'reply topic not watched');
+        return null;
+      });
+    void reply.finally(() => watching?.off().catch((err: unknown) => logger.error({ err, topic }, 'reply topic not unwatched')));
+    return { reply };
+  };
   const link: DeviceLinkPort = {
     reachable: async (device) => (await deliveryOf(device)) !== null,
     async send(device, message, waitMs) {
@@ -234,11 +275,12 @@ export async function startIngest(options: IngestOptions) {
       if (waitMs !== null && !delivery) return { ok: false, reason: 'offline' };
       if (!options.publish) return { ok: false, reason: 'offline' };
       if (!delivery || delivery.style === 'native' || delivery.style === 'nativeGateway') {
-        const reply = waitMs === null ? null : awaitReply(message.messageId, waitMs);
-        if (delivery?.style === 'nativeGateway')
-          await options.publish(gatewayCommandTopic(delivery.gatewaySn, message.messageId), { ...message, sn: device.sn });
+        const gatewaySn = delivery?.style === 'nativeGateway' ? delivery.gatewaySn : null;
+        const topic = gatewaySn ? gatewayReplyTopic(gatewaySn, message.messageId) : replyTopic(device.sn, message.messageId);
+        const waited = waitMs === null ? null : await replyTo(topic, message.messageId, waitMs);
+        if (gatewaySn) await options.publish(gatewayCommandTopic(gatewaySn, message.messageId), { ...message, sn: device.sn });
         else await options.publish(commandTopic(device.sn, message.messageId), message);
-        return reply;
+        return waited ? waited.reply : null;
       }
       const publishTo = options.publishTo;
       if (!publishTo) return { ok: false, reason: 'offline' };

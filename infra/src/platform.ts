@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { claimExistingAppNames } from '@iot/command/app/names.ts';
-import { claimExistingEmails } from '@iot/command/user/usernames.ts';
+import { claimExistingEmails, claimExistingPhones } from '@iot/command/user/usernames.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import {
@@ -340,6 +340,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
         publishTo: mqtt.publishTo ? (clientId, topic, payload) => mqtt!.publishTo!(clientId, topic, payload, { qos: 1 }) : undefined,
+        // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
+        watch: config.MQTT_URL ? (filter, handler) => mqtt!.onMessage(filter, handler, { shared: false }) : undefined,
         reactors: [alarms],
       });
       ingest = started;
@@ -433,6 +435,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       await claimExistingDictCodes(db);
       await claimExistingAppNames(db);
       await claimExistingEmails(db);
+      await claimExistingPhones(db);
     }
     // A newcomer's first start shows live values: the demo fleet publishes over the embedded broker.
     if (demo && role === 'all' && mqtt && !config.MQTT_URL && config.DEMO_FLEET !== '0') {

@@ -83,6 +83,22 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
       return rows.map(refOf);
     },
 
+    /**
+     * Whether a command would reach the device over an external broker, which tells no connects: its presence in
+     * the read model (online from its reports, offline after the heartbeat time-out), or its gateway's for a
+     * sub-device, whose commands go through the gateway.
+     */
+    async reachability(deviceId: string): Promise<{ online: boolean; gatewaySn: string | null; gatewayOnline: boolean } | null> {
+      const row = (
+        await db.query<{ online: boolean; gatewaySn: string | null; gatewayOnline: boolean }>(
+          `select d.status = 'online' as online, g.sn as "gatewaySn", coalesce(g.status = 'online', false) as "gatewayOnline"
+           from rm_devices d left join rm_devices g on g.id = d.gateway_id where d.id = $1 and d.enabled`,
+          [deviceId],
+        )
+      ).rows[0];
+      return row ?? null;
+    },
+
     /** The device by SN within a tenant (a topic naming a device the session is not). */
     async bySn(sn: string): Promise<DeviceRef | null> {
       const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];

@@ -91,3 +91,6 @@ export const TB_GATEWAY_ATTRIBUTES_TOPIC = 'v1/gateway/attributes';
 export const passthroughDownTopic = (sn: string) => `devices/${sn}/passthrough/down`;
 /** A command to a sub-device, through its gateway's own downlink (the payload names the sub-device by `sn`). */
 export const gatewayCommandTopic = (gatewaySn: string, messageId: string) => `gateways/${gatewaySn}/command/${messageId}`;
+/** Where a device answers a command (a gateway answers for its sub-devices on its own). */
+export const replyTopic = (sn: string, messageId: string) => `devices/${sn}/reply/${messageId}`;
+export const gatewayReplyTopic = (gatewaySn: string, messageId: string) => `gateways/${gatewaySn}/reply/${messageId}`;

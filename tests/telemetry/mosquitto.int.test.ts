@@ -241,6 +241,52 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     expect(await admitted('MQ-IMP-1', rotated.secret)).toBe(true);
   });
 
+  it('answers a synchronous service invoked through one process with the reply the shared subscription may hand the other', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const valve = ok(await all.call('POST', '/api/iot/product', { name: 'valve', code: 'MQ-VALVE', type: 'direct' }, token)).id;
+    for (const fn of [
+      { type: 'property', name: '计数', identifier: 'count', dataType: { type: 'int', min: 0, max: 1_000_000 } },
+      {
+        type: 'service',
+        name: 'toggle',
+        identifier: 'toggle',
+        invoke: 'sync',
+        timeoutMs: 5000,
+        inputs: [{ identifier: 'pin', name: 'pin', dataType: { type: 'int', min: 0, max: 16 } }],
+      },
+    ])
+      ok(await all.call('PUT', '/api/iot/product/function', { productId: valve, function: fn }, token));
+    ok(await all.call('POST', '/api/iot/product/publish', { id: valve }, token));
+    const d = ok(await all.call('POST', '/api/iot/device', { sn: 'MQ-C1', name: 'MQ-C1', productId: valve }, token));
+    const invoke = async (pin: number) =>
+      ok(await all.call('POST', '/api/iot/device/command', { id: d.id, kind: 'service', identifier: 'toggle', params: { pin } }, token));
+
+    // Never heard of over this broker: offline, at once.
+    expect(await invoke(1)).toMatchObject({ status: 'offline' });
+
+    const client = await device('MQ-C1', d.secret);
+    client.on('message', (topic, payload) => {
+      const command = JSON.parse(payload.toString()) as { messageId: string; params: { pin: number } };
+      void client.publishAsync(`devices/MQ-C1/reply/${command.messageId}`, JSON.stringify({ pin: command.params.pin, on: true }), {
+        qos: 1,
+      });
+    });
+    await client.subscribeAsync('devices/MQ-C1/command/+', { qos: 1 });
+    // A report puts it online (an external broker tells no connects), whichever process takes it.
+    await client.publishAsync('devices/MQ-C1/telemetry', JSON.stringify({ count: 1 }), { qos: 1 });
+    await waitFor(
+      'the reporting device to be online',
+      async () =>
+        (await db.pool.query<{ status: string }>(`select status from rm_devices where id = $1`, [d.id])).rows[0]?.status === 'online',
+      15_000,
+    );
+    // The broker hands the replies to the two processes in turn: each call waits in the first, and gets its reply.
+    for (let pin = 2; pin < 8; pin++)
+      expect(await invoke(pin), `pin ${pin}`).toMatchObject({ status: 'replied', output: { pin, on: true } });
+    const history = ok(await all.call('GET', `/api/iot/device/commands?id=${d.id}&limit=20`, undefined, token)) as { status: string }[];
+    expect(history.map((c) => c.status)).toEqual([...Array(6).fill('replied'), 'offline']);
+  });
+
   it('splits the devices’ messages across both processes and stores every value exactly once', async (context) => {
     if (skipped) return context.skip(skipped);
     const fleet = await Promise.all(['MQ-F1', 'MQ-F2', 'MQ-F3'].map(async (sn) => ({ sn, ...(await createDevice(sn)) })));

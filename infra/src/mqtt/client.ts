@@ -1,6 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt';
-import { encodePayload, matchesTopicFilter, type MqttHandler, type MqttMessage, type MqttPort, type PublishOptions } from './port.ts';
+import {
+  encodePayload,
+  matchesTopicFilter,
+  type MqttHandler,
+  type MqttMessage,
+  type MqttPort,
+  type OnMessageOptions,
+  type PublishOptions,
+} from './port.ts';
 
 /**
  * The platform as a client of an external broker (`MQTT_URL`: Mosquitto, EMQX). Device messages come
@@ -66,8 +74,8 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
   const maxInFlight = options.maxInFlight ?? 1000;
   const persistent = options.persistentSession ?? false;
   const onHandlerError = options.onHandlerError ?? ((error, message) => console.error(`mqtt handler failed for ${message.topic}`, error));
-  /** One broker subscription per filter, however many handlers it has. */
-  const subscriptions = new Map<string, { id: number; handlers: Set<MqttHandler> }>();
+  /** One broker subscription per subscribed filter (`$share/<group>/<filter>` or the filter itself), however many handlers it has. */
+  const subscriptions = new Map<string, { id: number; filter: string; handlers: Set<MqttHandler> }>();
   let closed = false;
   let registered = () => {};
   let nextRegistration = new Promise<void>((resolve) => (registered = resolve));
@@ -113,8 +121,7 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
     const deadline = Date.now() + (persistent ? UNCLAIMED_WAIT_MS : 0);
     for (;;) {
       const named = [...subscriptions.values()].filter((s) => ids.includes(s.id));
-      const matching =
-        named.length > 0 ? named : [...subscriptions].filter(([filter]) => matchesTopicFilter(filter, packet.topic)).map(([, s]) => s);
+      const matching = named.length > 0 ? named : [...subscriptions.values()].filter((s) => matchesTopicFilter(s.filter, packet.topic));
       if (matching.length > 0 || closed || Date.now() > deadline) return matching.flatMap((s) => [...s.handlers]);
       await Promise.race([nextRegistration, sleep(deadline - Date.now())]);
     }
@@ -174,22 +181,23 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
     client.once('error', onError);
   });
 
-  const subscription = (topicFilter: string) => (shared ? `$share/${group}/${topicFilter}` : topicFilter);
+  const subscriptionOf = (topicFilter: string, share: boolean) => (share ? `$share/${group}/${topicFilter}` : topicFilter);
   let closing: Promise<void> | undefined;
 
   return {
-    async onMessage(topicFilter: string, handler: MqttHandler) {
-      let entry = subscriptions.get(topicFilter);
+    async onMessage(topicFilter: string, handler: MqttHandler, { shared: share = shared }: OnMessageOptions = {}) {
+      const subscription = subscriptionOf(topicFilter, share);
+      let entry = subscriptions.get(subscription);
       if (!entry) {
-        const id = subscriptionIdOf(topicFilter);
+        const id = subscriptionIdOf(subscription);
         try {
           // mqtt.js rejects when the broker answers the subscription with a failure code.
-          await client.subscribeAsync(subscription(topicFilter), { qos, properties: { subscriptionIdentifier: id } });
+          await client.subscribeAsync(subscription, { qos, properties: { subscriptionIdentifier: id } });
         } catch (error) {
-          throw new Error(`broker refused the subscription to ${subscription(topicFilter)}: ${(error as Error).message}`, { cause: error });
+          throw new Error(`broker refused the subscription to ${subscription}: ${(error as Error).message}`, { cause: error });
         }
-        entry = subscriptions.get(topicFilter) ?? { id, handlers: new Set() };
-        subscriptions.set(topicFilter, entry);
+        entry = subscriptions.get(subscription) ?? { id, filter: topicFilter, handlers: new Set() };
+        subscriptions.set(subscription, entry);
       }
       const own = entry;
       own.handlers.add(handler);
@@ -198,10 +206,9 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
       return {
         async off() {
           // Unsubscribed first: a message already on its way still finds its handler and is not acknowledged unhandled.
-          if (own.handlers.size === 1 && own.handlers.has(handler) && client.connected)
-            await client.unsubscribeAsync(subscription(topicFilter));
+          if (own.handlers.size === 1 && own.handlers.has(handler) && client.connected) await client.unsubscribeAsync(subscription);
           own.handlers.delete(handler);
-          if (own.handlers.size === 0 && subscriptions.get(topicFilter) === own) subscriptions.delete(topicFilter);
+          if (own.handlers.size === 0 && subscriptions.get(subscription) === own) subscriptions.delete(subscription);
         },
       };
     },

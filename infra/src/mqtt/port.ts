@@ -23,6 +23,15 @@ export interface PublishOptions {
   retain?: boolean;
 }
 
+export interface OnMessageOptions {
+  /**
+   * External broker: false subscribes this process alone (not through the shared group), so it gets every
+   * matching message, as well as whichever process the shared subscription hands it to. The embedded broker
+   * delivers every message to its own process anyway.
+   */
+  shared?: boolean;
+}
+
 export interface MqttHandlerRegistration {
   /** Stops delivering to this handler (and drops the broker subscription). */
   off(): Promise<void>;
@@ -33,7 +42,7 @@ export interface MqttPort {
    * Receives device messages whose topic matches `topicFilter` (`+` and `#` wildcards). Over an
    * external broker the subscription is shared (`$share/<group>/<filter>`): each message reaches one platform instance.
    */
-  onMessage(topicFilter: string, handler: MqttHandler): Promise<MqttHandlerRegistration>;
+  onMessage(topicFilter: string, handler: MqttHandler, options?: OnMessageOptions): Promise<MqttHandlerRegistration>;
   /** Sends a downlink message to whichever devices subscribe to `topic`; resolves once the broker has it. */
   publish(topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<void>;
   /**
