@@ -31,6 +31,7 @@ export const errorCatalogue = {
   ROLE_EXISTS: { status: 400, zh: '角色已存在', en: 'Role already exists' },
   USERNAME_TAKEN: { status: 400, zh: '用户名已存在', en: 'Username already exists' },
   EMAIL_TAKEN: { status: 400, zh: '邮箱已被使用', en: 'Email already in use' },
+  PHONE_TAKEN: { status: 400, zh: '手机号已被使用', en: 'Phone number already in use' },
   PASSWORD_WRONG: { status: 400, zh: '原密码错误', en: 'The old password is wrong' },
   ROOT_GROUP_FORBIDDEN: {
     status: 400,

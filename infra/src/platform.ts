@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { claimExistingAppNames } from '@iot/command/app/names.ts';
-import { claimExistingEmails } from '@iot/command/user/usernames.ts';
+import { claimExistingEmails, claimExistingPhones } from '@iot/command/user/usernames.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import {
@@ -435,6 +435,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       await claimExistingDictCodes(db);
       await claimExistingAppNames(db);
       await claimExistingEmails(db);
+      await claimExistingPhones(db);
     }
     // A newcomer's first start shows live values: the demo fleet publishes over the embedded broker.
     if (demo && role === 'all' && mqtt && !config.MQTT_URL && config.DEMO_FLEET !== '0') {

@@ -7,7 +7,7 @@ import { builtinRoleId } from '@iot/command/role/builtin.ts';
 import { registerTenant, tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { tenantDecider, tenantStream } from '@iot/command/tenant/decide.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
-import { claimEmail, claimUsername } from '@iot/command/user/usernames.ts';
+import { claimEmail, claimPhone, claimUsername } from '@iot/command/user/usernames.ts';
 import type { AppContext } from '@iot/infra/http/context.ts';
 import { seedDemoAlarms, seedDemoFleet } from './seed-fleet.ts';
 
@@ -81,14 +81,16 @@ export async function seedDemoData(context: AppContext): Promise<void> {
       { ...seed, idempotencyKey: `demo-group:${key}` },
     );
   }
-  const users: Array<[username: string, role: BuiltinRole, group: string, position: string]> = [
-    ['demo_operator', 'operator', 'east-plant', '运维工程师'],
-    ['demo_auditor', 'auditor', 'east-office', '审计专员'],
+  // Phones are unique platform-wide like usernames and emails: one each.
+  const users: Array<[username: string, role: BuiltinRole, group: string, position: string, phone: string]> = [
+    ['demo_operator', 'operator', 'east-plant', '运维工程师', '13800000001'],
+    ['demo_auditor', 'auditor', 'east-office', '审计专员', '13800000002'],
   ];
-  for (const [username, role, group, position] of users) {
+  for (const [username, role, group, position, phone] of users) {
     const userId = newAggregateId({ tenantId, idempotencyKey: `demo-user:${username}` });
     await claimUsername(context.db, username, userId);
     await claimEmail(context.db, `${username}@demo.example`, userId);
+    await claimPhone(context.db, phone, userId);
     const created = await handleCommand(
       context.store,
       userDecider,
@@ -98,7 +100,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
         userId,
         username,
         email: `${username}@demo.example`,
-        phone: '13800000000',
+        phone,
         sex: 'unknown',
         position,
         groupId: groupId(group),

@@ -464,13 +464,16 @@ describe('admin web app in a real browser', () => {
 
   it('users: edit and save changes the row; delete removes it (both failed before)', async () => {
     const role = await asAdmin<{ id: string }>('POST', '/api/auth/role', { name: 'Edit probe', remark: null, menuIds: [] });
-    for (const username of ['editme', 'deleteme'])
+    for (const [username, phone] of [
+      ['editme', '13600000001'],
+      ['deleteme', '13600000002'],
+    ])
       await asAdmin('POST', '/api/auth/user', {
         username,
         password: 'probe123',
         sex: 'male',
         email: `${username}@example.com`,
-        phone: '13600000001',
+        phone,
         roleIds: [role.id],
         status: 'enabled',
         position: null,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { uniquePhone } from '../harness/phone.ts';
+import { claimExistingPhones } from '@iot/command/user/usernames.ts';
 
 /**
  * Uniqueness that spans streams is a claim taken before the append (ARCHITECTURE.md "Event store"):
@@ -75,7 +77,7 @@ describe('claims', () => {
       username,
       email,
       sex: 'male',
-      phone: '13700000000',
+      phone: uniquePhone(),
       status: 'enabled',
       password: 'Mail#pw123',
       roleIds: [roleId],
@@ -107,6 +109,80 @@ describe('claims', () => {
     ).toBe('EMAIL_TAKEN');
     data(await edit('new-owner@example.com'));
     data(await sut.call('POST', '/api/auth/user', { token: other, body: user('mailHeir', 'owner@example.com', otherRole) }));
+  });
+
+  it('lets one of 20 concurrent users with one phone have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
+    await sut.seedTenant({ id: 'mu', name: 'muCo', adminUsername: 'muAdmin', adminPassword: 'Mu#pw1234' });
+    const other = await sut.login('muAdmin', 'Mu#pw1234');
+    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const otherRole = data(await sut.call('GET', '/api/auth/role', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
+    const user = (username: string, phone: string, roleId = role) => ({
+      username,
+      email: `${username.toLowerCase()}@phones.test`,
+      sex: 'female',
+      phone,
+      status: 'enabled',
+      password: 'Phone#pw12',
+      roleIds: [roleId],
+    });
+    // Three spellings of one number, across two tenants.
+    const spellings = ['13712345678', '+8613712345678', '8613712345678'];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2
+          ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`caller${i}`, spellings[i % 3]!) })
+          : sut.call('POST', '/api/auth/user', { token: other, body: user(`caller${i}`, spellings[i % 3]!, otherRole) }),
+      ),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(19, 'PHONE_TAKEN')]);
+    await sut.platform.runner.catchUp();
+    expect((await sut.db.pool.query(`select 1 from rm_users where right(phone, 11) = '13712345678'`)).rowCount).toBe(1);
+    // Every loser's username and email went back with its phone.
+    const losers = answers.flatMap((r, i) => (r.status === 200 ? [] : [`caller${i}`]));
+    const names = losers.flatMap((l) => [l.toLowerCase(), `${l.toLowerCase()}@phones.test`]);
+    expect((await sut.db.pool.query('select 1 from username_claims where username = any($1)', [names])).rowCount).toBe(0);
+    expect((await sut.db.pool.query(`select 1 from claims where scope = 'user.phone' and key = '13712345678'`)).rowCount).toBe(1);
+
+    const mine = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user('phoneOwner', '13755550000') })).id as string;
+    const edit = (phone: string) =>
+      sut.call('PUT', '/api/auth/user', { token: admin, body: { id: mine, ...user('phoneOwner', phone), password: undefined } });
+    expect((await edit('+8613712345678')).json!.data.error).toBe('PHONE_TAKEN');
+    // Refused, the user keeps its own phone: nobody else can take it, in any spelling.
+    const thief = await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneThief', '8613755550000', otherRole) });
+    expect(thief.json!.data.error).toBe('PHONE_TAKEN');
+    // The profile route claims too.
+    const owner = await sut.login('phoneOwner', 'Phone#pw12');
+    const profile = await sut.call('PUT', '/api/auth/user/profile', {
+      token: owner,
+      body: { sex: 'female', email: 'phoneowner@phones.test', phone: '13712345678' },
+    });
+    expect(profile.json!.data.error).toBe('PHONE_TAKEN');
+    data(await edit('13755550001'));
+    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneHeir', '13755550000', otherRole) }));
+    // A deleted user's phone is free again.
+    data(await sut.call('DELETE', '/api/auth/user', { token: admin, query: { id: mine } }));
+    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneHeir2', '13755550001', otherRole) }));
+  });
+
+  it('claims at start the phones of users made before phones were claimed: the earliest user keeps a duplicate', async () => {
+    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const create = (username: string, phone: string) =>
+      sut.call('POST', '/api/auth/user', {
+        token: admin,
+        body: { username, email: `${username}@old.test`, sex: 'male', phone, status: 'enabled', password: 'Old#pw1234', roleIds: [role] },
+      });
+    const first = data(await create('oldFirst', '13566660000')).id as string;
+    const second = data(await create('oldSecond', '13566661111')).id as string;
+    await sut.platform.runner.catchUp();
+    // As rows stood before phones were claimed: no claims, one number stored twice in two spellings.
+    await sut.db.pool.query(`update rm_users set phone = '+8613566660000' where id = $1`, [second]);
+    await sut.db.pool.query(`delete from claims where scope = 'user.phone' and owner = any($1)`, [[first, second]]);
+    await claimExistingPhones(sut.platform.context.db);
+    const holders = await sut.db.pool.query(`select key, owner from claims where scope = 'user.phone' and owner = any($1)`, [
+      [first, second],
+    ]);
+    expect(holders.rows).toEqual([{ key: '13566660000', owner: first }]);
+    expect((await create('oldThird', '8613566660000')).json!.data.error).toBe('PHONE_TAKEN');
   });
 
   it('lets one of 10 roles renamed at once to one name have it; the others keep their names', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '@iot/contracts';
 import { isTenantActive } from '@iot/query/shared/lookups.ts';
 import { ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { uniquePhone } from '../harness/phone.ts';
 
 let sut: TestPlatform;
 let admin: string;
@@ -13,7 +14,7 @@ const data = (r: { status: number; body: string }) => {
 const user = (over: Record<string, unknown> = {}) => ({
   sex: 'male',
   email: 'zhang@example.com',
-  phone: '13700000000',
+  phone: uniquePhone(),
   status: 'enabled',
   password: 'Zhang#123',
   ...over,

@@ -104,6 +104,37 @@ describe('tenant registration and audit through HTTP', () => {
     expect(sms.rows[0]).toMatchObject({ channel: 'sms', body: expect.stringContaining('incomplete papers') });
   });
 
+  it('claims a registration’s phone platform-wide: another spelling is refused while pending, the approved administrator keeps it, a rejection frees it', async () => {
+    const registerByPhone = async (name: string, phone: string) => {
+      expect((await t.api('POST', '/api/auth/register/code', { body: { method: 'phone', target: phone } })).status).toBe(200);
+      const code = await codeSentTo(t, phone);
+      return t.api('POST', '/api/auth/register', {
+        headers: { lang: 'en' },
+        body: { tenantName: name, contactName: 'Zhao', company: '', method: 'phone', phone, code, password: 'secret12' },
+      });
+    };
+    const held = await registerByPhone('Gamma Grid', '13911112222');
+    expect(held.status).toBe(200);
+    const pending = await registerByPhone('Delta Grid', '+8613911112222');
+    expect(pending.body).toMatchObject({ code: 400, msg: 'Phone number already in use', data: { error: 'PHONE_TAKEN' } });
+    // Refused, its name was given back with its phone.
+    expect((await t.db.pool.query(`select 1 from username_claims where username = 'delta grid'`)).rowCount).toBe(0);
+
+    const approved = await t.api('POST', '/api/auth/register/createUserByRegist', { token: adminToken, body: { id: held.body.data.id } });
+    expect(approved.status).toBe(200);
+    await t.platform.runner.catchUp();
+    const holder = await t.db.pool.query(`select owner from claims where scope = 'user.phone' and key = '13911112222'`);
+    expect(holder.rows).toEqual([{ owner: approved.body.data.adminUserId }]);
+    expect((await registerByPhone('Delta Grid', '8613911112222')).body.data.error).toBe('PHONE_TAKEN');
+
+    const rejected = await registerByPhone('Epsilon Grid', '13911113333');
+    expect(rejected.status).toBe(200);
+    expect(
+      (await t.api('POST', '/api/auth/register/rejectRegist', { token: adminToken, body: { id: rejected.body.data.id } })).status,
+    ).toBe(200);
+    expect((await registerByPhone('Zeta Grid', '+8613911113333')).status).toBe(200);
+  });
+
   it('throttles code resends within 60 seconds', async () => {
     const email = 'throttle@acme.test';
     expect((await t.api('POST', '/api/auth/register/code', { body: { method: 'email', target: email } })).status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { uniquePhone } from '../harness/phone.ts';
 
 /** Usernames are unique across tenants (login is by account alone), even under concurrent creates. */
 describe('username claims', () => {
@@ -22,7 +23,7 @@ describe('username claims', () => {
     username,
     sex: 'male',
     email,
-    phone: '13900000002',
+    phone: uniquePhone(),
     status: 'enabled',
     roleIds: [roles[token]!],
     password: 'secret12',

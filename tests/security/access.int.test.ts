@@ -140,6 +140,7 @@ beforeAll(async () => {
         ...user,
         username: 'alphaLimitedQ',
         email: 'alpha.limited@example.com',
+        phone: '13900000002',
         password: A.limitedPassword,
         roleIds: [ids.emptyRole],
       },

@@ -3,6 +3,7 @@ import { builtinMenus } from '@iot/contracts/menu/catalogue.ts';
 import { builtinRoleId } from '@iot/command/role/builtin.ts';
 import { tenantAdminId } from '@iot/command/tenant/handlers.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { uniquePhone } from '../harness/phone.ts';
 
 const menusOf = (...permissions: string[]) => permissions.map((p) => builtinMenus.find((m) => m.permission === p)!.id);
 
@@ -19,7 +20,7 @@ describe('privilege escalation', () => {
     username,
     sex: 'male',
     email: `${username}@esc.test`,
-    phone: '13800000002',
+    phone: uniquePhone(),
     roleIds,
     status: 'enabled',
     password: 'Esc#pw1234',

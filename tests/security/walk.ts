@@ -1,3 +1,5 @@
+import { uniquePhone } from '../harness/phone.ts';
+
 /** Builds a request for every /api route of the OpenAPI document, filling ids with another tenant's real ids. */
 
 export interface OpenApiOperation {
@@ -65,7 +67,7 @@ export function sample(schema: JsonSchema | undefined, field: string, url: strin
       const picked = pick(field, url);
       if (picked !== undefined) return picked;
       if (schema.format === 'email' || /email/i.test(field)) return 'walker@example.com';
-      if (/phone/i.test(field)) return '13800000000';
+      if (/phone/i.test(field)) return uniquePhone();
       if (/password|secret/i.test(field)) return 'Walk#pass1';
       if (/permission|scope/i.test(field)) return 'system:user:list';
       if (schema.format === 'date-time') return new Date().toISOString();

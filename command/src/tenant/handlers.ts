@@ -7,7 +7,7 @@ import { anonymousCommandContextOf, runCommand } from '../request.ts';
 import { moveCredential, setPassword } from '../auth/credentials.ts';
 import { provisionTenant } from '../role/builtin.ts';
 import { userDecider, userStream } from '../user/decide.ts';
-import { claimEmail, claimUsername, releaseUsernames, transferUsernames } from '../user/usernames.ts';
+import { claimEmail, claimPhone, claimUsername, releaseUsernames, transferUsernames } from '../user/usernames.ts';
 import { consumeCode, issueCode } from './codes.ts';
 import { reserveCodeRequest } from '../auth/throttle.ts';
 import { tenantDecider, tenantStream } from './decide.ts';
@@ -43,11 +43,14 @@ export interface Registration {
 export async function registerTenant(ports: Pick<Ports, 'store' | 'db'>, registration: Registration, context: CommandContext) {
   const { password, ...tenant } = registration;
   await claimUsername(ports.db, tenant.name, pendingCredential(tenant.tenantId), 'TENANT_NAME_TAKEN');
-  // The registration's email becomes its administrator's: claimed now, handed over on approval.
-  await claimEmail(ports.db, tenant.email, pendingCredential(tenant.tenantId)).catch(async (error: unknown) => {
+  // The registration's email and phone become its administrator's: claimed now, handed over on approval.
+  try {
+    await claimEmail(ports.db, tenant.email, pendingCredential(tenant.tenantId));
+    await claimPhone(ports.db, tenant.phone, pendingCredential(tenant.tenantId));
+  } catch (error) {
     await releaseUsernames(ports.db, pendingCredential(tenant.tenantId));
     throw error;
-  });
+  }
   const result = await handleCommand(
     ports.store,
     tenantDecider,

@@ -7,7 +7,7 @@ import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { revokeSubjectSessions } from '../auth/sessions.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
-import { claimEmail, claimUsername, releaseUsernames, returnUnusedClaims } from './usernames.ts';
+import { claimEmail, claimPhone, claimUsername, releaseUsernames, returnPhone, returnUnusedClaims } from './usernames.ts';
 import { assertMayActOn, assertMayGrantRoles } from './privilege.ts';
 
 /** The group and roles a user points to must be the caller's tenant's own. */
@@ -47,6 +47,7 @@ export const userHandlers: Pick<
     await claimUsername(db, profile.username, userId);
     try {
       await claimEmail(db, profile.email, userId);
+      await claimPhone(db, profile.phone, userId);
       await setPassword(db, userId, tenantId, password);
       await runCommand(ctx, userDecider, userStream(tenantId, userId), {
         type: 'CreateUser',
@@ -70,16 +71,19 @@ export const userHandlers: Pick<
     await assertReferences(ctx, tenantId, profile.groupId, profile.roleIds);
     await assertMayActOn(ctx, id);
     await assertMayGrantRoles(ctx, profile.roleIds);
+    let tookPhone = false;
     try {
       await claimUsername(db, profile.username, id);
       await claimEmail(db, profile.email, id);
+      tookPhone = await claimPhone(db, profile.phone, id);
       await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
     } catch (error) {
-      // Refused (a name or email taken, not this tenant's user, ...): the new ones go back unless they already were the user's.
+      // Refused (a name, email or phone taken, not this tenant's user, ...): the new ones go back unless they already were the user's.
       await returnUnusedClaims(db, id);
+      await returnPhone(db, profile.phone, id, tookPhone);
       throw error;
     }
-    await releaseUsernames(db, id, [profile.username, profile.email]);
+    await releaseUsernames(db, id, [profile.username, profile.email], profile.phone);
     const result = await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'SetUserStatus', userId: id, status });
     if (result.state.status === 'stopped') await revokeSubjectSessions(db, id);
     return { id };
@@ -149,14 +153,17 @@ export const userHandlers: Pick<
     if (!state.profile) throw new DomainError('NOT_FOUND');
     const profile: UserProfile = { ...state.profile, ...body };
     const { db } = ctx.ports;
+    let tookPhone = false;
     try {
       await claimEmail(db, profile.email, self.id);
+      tookPhone = await claimPhone(db, profile.phone, self.id);
       await runCommand(ctx, userDecider, stream, { type: 'UpdateUser', userId: self.id, ...profile });
     } catch (error) {
       await returnUnusedClaims(db, self.id);
+      await returnPhone(db, profile.phone, self.id, tookPhone);
       throw error;
     }
-    await releaseUsernames(db, self.id, [profile.username, profile.email]);
+    await releaseUsernames(db, self.id, [profile.username, profile.email], profile.phone);
     return { id: self.id };
   },
 };

@@ -1,5 +1,6 @@
 import { DomainError, type ErrorCode } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { claim, releaseClaim } from '../shared/claims.ts';
 
 /**
  * Usernames are unique across the platform (login is by account alone). A read model cannot promise that
@@ -40,10 +41,46 @@ export async function returnUnusedClaims(db: Sql, owner: string): Promise<void> 
   );
 }
 
-/** Frees every username and email of `owner` but those in `keep` (after an edit, a delete or a rejected registration). */
-export async function releaseUsernames(db: Sql, owner: string, keep: Array<string | null> = []): Promise<void> {
+/**
+ * Phones are unique platform-wide too, but no login takes one, so they are claimed apart from usernames
+ * (a username may be all digits), in the claims table under this scope.
+ */
+export const phoneScope = 'user.phone';
+
+/**
+ * The key a phone is claimed under: without spaces or dashes and without a mainland +86 or 86 prefix, so
+ * that two spellings of one number are one key. `phoneKeySql` is the same for rows already stored.
+ */
+export const phoneKey = (phone: string): string => phone.replace(/[\s-]/g, '').replace(/^\+?86(1\d{10})$/, '$1');
+const phoneKeySql = (column: string) => `regexp_replace(regexp_replace(${column}, '[\\s-]', '', 'g'), '^\\+?86(1\\d{10})$', '\\1')`;
+
+/** Claims a phone for `owner`: true when this call took it (so a refused change gives it back), false when already theirs or none. */
+export async function claimPhone(db: Sql, phone: string | null, owner: string): Promise<boolean> {
+  return phone ? claim(db, phoneScope, phoneKey(phone), owner, 'PHONE_TAKEN') : false;
+}
+
+/** Gives back a phone this request took for `owner` when the change that needed it was refused. */
+export async function returnPhone(db: Sql, phone: string | null, owner: string, took: boolean): Promise<void> {
+  if (took && phone) await releaseClaim(db, phoneScope, phoneKey(phone), owner);
+}
+
+/**
+ * Frees every username and email of `owner` but those in `keep`, and every phone but `keepPhone`
+ * (after an edit, a delete or a rejected registration).
+ */
+export async function releaseUsernames(
+  db: Sql,
+  owner: string,
+  keep: Array<string | null> = [],
+  keepPhone: string | null = null,
+): Promise<void> {
   const kept = keep.filter((k): k is string => !!k).map((k) => k.toLowerCase());
   await db.query('delete from username_claims where owner = $1 and not (username = any($2::text[]))', [owner, kept]);
+  await db.query('delete from claims where scope = $1 and owner = $2 and key is distinct from $3', [
+    phoneScope,
+    owner,
+    keepPhone ? phoneKey(keepPhone) : null,
+  ]);
 }
 
 /** Emails of users and pending registrations made before emails were claimed: the earliest keeps a duplicate. */
@@ -58,6 +95,21 @@ export async function claimExistingEmails(db: Sql): Promise<void> {
   );
 }
 
+/** Phones of users and pending registrations made before phones were claimed: the earliest keeps a duplicate. */
+export async function claimExistingPhones(db: Sql): Promise<void> {
+  await db.query(
+    `insert into claims (scope, key, owner)
+     select distinct on (key) $1, key, owner from (
+       select ${phoneKeySql('phone')} as key, id as owner, created_at from rm_users where phone is not null
+       union all select ${phoneKeySql('phone')}, 'registration:' || id, apply_time from rm_tenants where status = 'underReview' and phone is not null
+     ) p order by key, created_at
+     on conflict (scope, key) do nothing`,
+    [phoneScope],
+  );
+}
+
+/** A registration's name, email and phone become its administrator's on approval. */
 export async function transferUsernames(db: Sql, from: string, to: string): Promise<void> {
   await db.query('update username_claims set owner = $2 where owner = $1', [from, to]);
+  await db.query('update claims set owner = $3 where scope = $1 and owner = $2', [phoneScope, from, to]);
 }

@@ -29,7 +29,7 @@ export const tenantRoutes = {
     body: registerBody,
     response: z.object({ id: z.string(), status: z.literal('underReview') }),
     reads: ['tenants'],
-    errors: ['TENANT_NAME_TAKEN', 'EMAIL_TAKEN', 'CODE_INVALID'],
+    errors: ['TENANT_NAME_TAKEN', 'EMAIL_TAKEN', 'PHONE_TAKEN', 'CODE_INVALID'],
   }),
   'tenant.list': route({
     method: 'GET',

@@ -37,7 +37,7 @@ export const userRoutes = {
     body: userCreateBody,
     response: idResult,
     reads: ['users'],
-    errors: ['USERNAME_TAKEN', 'EMAIL_TAKEN', 'NOT_FOUND'],
+    errors: ['USERNAME_TAKEN', 'EMAIL_TAKEN', 'PHONE_TAKEN', 'NOT_FOUND'],
   }),
   'user.update': route({
     method: 'PUT',
@@ -48,7 +48,7 @@ export const userRoutes = {
     body: userUpdateBody,
     response: idResult,
     reads: ['users'],
-    errors: ['USERNAME_TAKEN', 'EMAIL_TAKEN', 'NOT_FOUND', 'ADMIN_PROTECTED'],
+    errors: ['USERNAME_TAKEN', 'EMAIL_TAKEN', 'PHONE_TAKEN', 'NOT_FOUND', 'ADMIN_PROTECTED'],
   }),
   'user.status': route({
     method: 'PUT',
@@ -113,7 +113,7 @@ export const userRoutes = {
     body: profileBody,
     response: idResult,
     reads: ['users'],
-    errors: ['EMAIL_TAKEN'],
+    errors: ['EMAIL_TAKEN', 'PHONE_TAKEN'],
   }),
   'user.list': route({
     method: 'GET',
