@@ -34,6 +34,8 @@ export interface IngestOptions {
   /** Kafka between the intake and the writer: a publish is durable once Kafka has it. Absent: straight to the store. */
   kafka?: Bus | null;
   offlineAfterMs?: number;
+  /** A device heard from only by its reports (HTTP, a sub-device, any device over an external broker) is offline after this long without one. */
+  heartbeatMs?: number;
   /** The reactors on the telemetry (alarm rules): told of every stored sample and reported event. */
   reactors?: {
     observe(device: { deviceId: string; tenantId: string; productId: string }, rows: readonly TelemetryRow[]): void;
@@ -66,6 +68,9 @@ export async function startIngest(options: IngestOptions) {
   const presence = createPresence({
     dispatch: options.dispatch,
     offlineAfterMs: options.offlineAfterMs,
+    heartbeatTimeoutMs: options.heartbeatMs,
+    // An external broker's processes each see some of a device's reports: presence is kept in the read model.
+    shared: !options.ownsSessions,
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
   const batcher = new WriteBatcher<TelemetryRow>((rows) => timeseries.insertTelemetry(rows), 100_000);
@@ -313,6 +318,24 @@ export async function startIngest(options: IngestOptions) {
       (online) => presence.reconcile(online),
       (err: unknown) => logger.error({ err }, 'presence not reconciled'),
     );
+  // Over an external broker: devices no process heard from for the heartbeat time-out go offline (every process
+  // looks; the log records a state a device is already in only once).
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      for (const device of await registry.silentOnline(presence.heartbeatTimeoutMs)) presence.timedOut(device);
+    } catch (err) {
+      logger.error({ err }, 'silent devices not timed out');
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = options.ownsSessions
+    ? null
+    : setInterval(() => void sweep(), Math.max(200, Math.min(presence.heartbeatTimeoutMs / 4, 30_000)));
+  sweeper?.unref();
   return {
     intake,
     link,
@@ -324,6 +347,7 @@ export async function startIngest(options: IngestOptions) {
       await tables.flush();
     },
     async stop() {
+      clearInterval(sweeper ?? undefined);
       for (const timer of resendTimers.values()) clearTimeout(timer);
       presence.stop();
       await consumer?.stop();

@@ -336,6 +336,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         logger,
         kafka: config.KAFKA_BROKERS ? bus : null,
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
+        heartbeatMs: config.PRESENCE_HEARTBEAT_MS,
         ownsSessions: !config.MQTT_URL,
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),

@@ -8,6 +8,14 @@ export interface PresenceOptions {
   /** A device that only reports (HTTP) is offline after this long without a report. */
   heartbeatTimeoutMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * Several processes share the devices (an external broker's shared subscription): no process sees all of a
+   * device's reports, so none times it out on its own. A report records it online (again at most every
+   * `heartbeatTimeoutMs / 2`, whatever another process recorded meanwhile), and `timedOut` records offline the
+   * devices the read model shows silent for the heartbeat time-out.
+   */
+  shared?: boolean;
+  now?: () => number;
 }
 
 /**
@@ -22,6 +30,10 @@ export function createPresence(options: PresenceOptions) {
   const timers = new Map<string, NodeJS.Timeout>();
   const connections = new Map<string, number>();
   const onError = options.onError ?? (() => {});
+  const now = options.now ?? Date.now;
+  /** Shared: when this process last recorded each device online. */
+  const onlineAt = new Map<string, number>();
+  const refreshMs = Math.min(heartbeat / 2, 60_000);
 
   let stopped = false;
   const record = (device: DeviceRef, online: boolean, reason?: 'disconnect' | 'timeout') => {
@@ -71,6 +83,14 @@ export function createPresence(options: PresenceOptions) {
     },
     /** A report from a device without a connection of its own (HTTP, or a gateway's sub-device). */
     reported(device: DeviceRef) {
+      if (options.shared) {
+        const at = now();
+        if (at - (onlineAt.get(device.deviceId) ?? -Infinity) < refreshMs) return;
+        onlineAt.set(device.deviceId, at);
+        if (onlineAt.size > 100_000) onlineAt.delete(onlineAt.keys().next().value!);
+        recorded.delete(device.deviceId);
+        return record(device, true);
+      }
       if ((connections.get(device.deviceId) ?? 0) > 0) return;
       record(device, true);
       if (!timers.has(device.deviceId) || recorded.get(device.deviceId)) later(device, heartbeat, 'timeout');
@@ -85,6 +105,13 @@ export function createPresence(options: PresenceOptions) {
         later(device, device.nodeType === 'subDevice' ? heartbeat : offlineAfter, 'disconnect');
       }
     },
+    /** Shared: a device no process heard from for the heartbeat time-out goes offline (its next report brings it back). */
+    timedOut(device: DeviceRef) {
+      onlineAt.delete(device.deviceId);
+      recorded.delete(device.deviceId);
+      record(device, false, 'timeout');
+    },
+    heartbeatTimeoutMs: heartbeat,
     isOnline: (deviceId: string) => recorded.get(deviceId) === true,
     stop() {
       stopped = true;

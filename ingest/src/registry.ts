@@ -99,6 +99,22 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
       return row ?? null;
     },
 
+    /**
+     * Devices recorded online that no process heard from for `afterMs` (by when their reports arrived): over an
+     * external broker, which tells no disconnects, these go offline (the heartbeat time-out).
+     */
+    async silentOnline(afterMs: number, limit = 1000): Promise<DeviceRef[]> {
+      const rows = (
+        await db.query<AuthRow>(
+          `${select} where d.status = 'online' and not exists
+             (select 1 from device_reports r where r.device_id = d.id and r.seen_at > now() - make_interval(secs => $1::float8 / 1000))
+           limit $2`,
+          [afterMs, limit],
+        )
+      ).rows;
+      return rows.map(refOf);
+    },
+
     /** The device by SN within a tenant (a topic naming a device the session is not). */
     async bySn(sn: string): Promise<DeviceRef | null> {
       const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];

@@ -22,6 +22,9 @@ create table device_reports (
   last_report_at timestamptz not null
 );`;
 
+/** When a report last arrived, by the database's clock (the report's own time may be the device's, or old). */
+export const reportsSeenAt = `alter table device_reports add column seen_at timestamptz;`;
+
 /** NUL cannot be stored in PostgreSQL text; a dead letter keeps the rest of what the device sent. */
 const storable = (text: string | null) => (text === null ? null : text.replace(/\0/g, '\uFFFD').replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
 
@@ -54,9 +57,9 @@ export function createIntakeTables(db: Sql, options: { everyMs?: number; maxBuff
       );
     if (r.size > 0)
       await db.query(
-        `insert into device_reports (device_id, tenant_id, last_report_at)
-         select * from unnest($1::text[], $2::text[], $3::timestamptz[])
-         on conflict (device_id) do update set last_report_at = greatest(device_reports.last_report_at, excluded.last_report_at)`,
+        `insert into device_reports (device_id, tenant_id, last_report_at, seen_at)
+         select *, now() from unnest($1::text[], $2::text[], $3::timestamptz[])
+         on conflict (device_id) do update set last_report_at = greatest(device_reports.last_report_at, excluded.last_report_at), seen_at = now()`,
         [[...r.keys()], [...r.values()].map((v) => v.tenantId), [...r.values()].map((v) => v.at)],
       );
   };

@@ -18,6 +18,7 @@ import { onboardTenant, PROCESS_ADMIN_PASSWORD, startProcess, waitFor, type Plat
  * CLICKHOUSE_URL they share one): the first one's share comes back from the history query, the second's from
  * its store once it has stopped, and together they hold every value once.
  */
+const HEARTBEAT_MS = 6000;
 let broker: { url: string; adminUrl: string; stop(): Promise<void> } | undefined;
 let skipped: string | undefined;
 let db: TestDatabase;
@@ -129,7 +130,13 @@ beforeAll(async () => {
   broker = { url: adminUrl.replace(/\/\/[^@/]*@/, '//'), adminUrl, stop: resolved.engine.stop };
   db = await createTestDatabase();
   for (let i = 0; i < 2; i++) dirs.push(await mkdtemp(path.join(os.tmpdir(), 'dc-mosquitto-')));
-  const env = { MQTT_URL: adminUrl, MQTT_DYNSEC: 'true', MQTT_SHARE_GROUP: `ingest-${Date.now()}` };
+  // Presence over this broker comes from reports: a short heartbeat time-out, so the test sees a device go offline.
+  const env = {
+    MQTT_URL: adminUrl,
+    MQTT_DYNSEC: 'true',
+    MQTT_SHARE_GROUP: `ingest-${Date.now()}`,
+    PRESENCE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+  };
   all = await startProcess(db, dirs[0]!, { ...env, MQTT_CLIENT_ID: `ingest-a-${Date.now()}` });
   ingestEnv = { ...env, MQTT_CLIENT_ID: `ingest-b-${Date.now()}` };
   ingest = await startIngest();
@@ -286,6 +293,41 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     const history = ok(await all.call('GET', `/api/iot/device/commands?id=${d.id}&limit=20`, undefined, token)) as { status: string }[];
     expect(history.map((c) => c.status)).toEqual([...Array(6).fill('replied'), 'offline']);
   });
+
+  it('shows a device online in the list while it reports to either process, offline after the heartbeat time-out, online again at its next report', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-P1');
+    const statusInList = async () =>
+      ((ok(await all.call('GET', '/api/iot/device?pageSize=10&sn=MQ-P1', undefined, token)).rows as { sn: string; status: string }[])[0]
+        ?.status ?? null) as string | null;
+    const events = async () =>
+      (
+        await db.pool.query<{ type: string }>(
+          `select type from es_events where stream_name = $1 and type in ('DeviceWentOnline', 'DeviceWentOffline') order by global_position`,
+          [`device-${tenantId}.${d.id}`],
+        )
+      ).rows.map((r) => r.type);
+    expect(await statusInList()).toBe('offline');
+    const client = await device('MQ-P1', d.secret);
+    const report = (i: number) => client.publishAsync('devices/MQ-P1/telemetry', JSON.stringify({ count: i }), { qos: 1 });
+    await report(0);
+    await waitFor('the reporting device online in the list', async () => (await statusInList()) === 'online', 10_000);
+    // Reports every half second for twice the time-out, which the shared subscription splits between the two
+    // processes: neither sees them all, and the device stays online throughout.
+    const until = Date.now() + 2 * HEARTBEAT_MS;
+    for (let i = 1; Date.now() < until; i++) {
+      await report(i);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await statusInList()).toBe('online');
+    }
+    // Silent: offline once neither process heard from it for the time-out.
+    const silentSince = Date.now();
+    await waitFor('the silent device offline in the list', async () => (await statusInList()) === 'offline', 3 * HEARTBEAT_MS);
+    expect(Date.now() - silentSince).toBeGreaterThanOrEqual(HEARTBEAT_MS - 1500);
+    await report(1000);
+    await waitFor('the device online again at its next report', async () => (await statusInList()) === 'online', 10_000);
+    expect(await events()).toEqual(['DeviceWentOnline', 'DeviceWentOffline', 'DeviceWentOnline']);
+  }, 60_000);
 
   it('splits the devices’ messages across both processes and stores every value exactly once', async (context) => {
     if (skipped) return context.skip(skipped);

@@ -9,7 +9,7 @@ import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
-import { deadLettersSchema, reportsSchema } from '@iot/ingest/tables.ts';
+import { deadLettersSchema, reportsSchema, reportsSeenAt } from '@iot/ingest/tables.ts';
 import { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 
@@ -31,7 +31,14 @@ export const commandOwners: MigrationOwner[] = [
   v1('device.import', ['device_import_jobs', 'device_import_faults'], importSchema),
   v1('device.mqttSecrets', ['mqtt_config_secrets'], mqttSecretsSchema),
   v1('ingest.deadLetters', ['ingest_dead_letters'], deadLettersSchema),
-  v1('ingest.reports', ['device_reports'], reportsSchema),
+  {
+    owner: 'ingest.reports',
+    tables: ['device_reports'],
+    migrations: [
+      { version: 1, name: 'create', sql: reportsSchema },
+      { version: 2, name: 'seen at', sql: reportsSeenAt },
+    ],
+  },
   v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
   {
