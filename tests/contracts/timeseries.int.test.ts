@@ -1,10 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
+import { rowBinaryDir } from '@iot/infra/timeseries/rowbinary.ts';
 import { createTimeSeriesStore, type TelemetryRow, type TimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { ClickHouseServerTimeSeriesStore } from '@iot/infra/timeseries/server.ts';
 
@@ -537,6 +539,21 @@ describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
     expect(await rowsOf<{ retention_days: number }>(`SELECT DISTINCT retention_days FROM telemetry WHERE device_id = 'edge'`)).toEqual([
       { retention_days: 0 },
     ]);
+  });
+
+  it('removes at start the RowBinary files of a process killed mid-insert, not those of live ones', async () => {
+    const dead = spawnSync('true').pid!;
+    const orphan = join(rowBinaryDir, `iot-telemetry-${dead}-telemetry-7.bin`);
+    const own = join(rowBinaryDir, `iot-telemetry-${process.pid}-elsewhere-7.bin`);
+    writeFileSync(orphan, 'x');
+    writeFileSync(own, 'x');
+    try {
+      await sut.migrate();
+      expect([existsSync(orphan), existsSync(own)]).toEqual([false, true]);
+    } finally {
+      rmSync(orphan, { force: true });
+      rmSync(own, { force: true });
+    }
   });
 
   it("upgrades a previous release's tables in place: codec, retention column, TTL, and rollup views that carry retention", async () => {

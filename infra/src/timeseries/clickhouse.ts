@@ -15,8 +15,14 @@ import type {
   TimeSeriesStore,
 } from './port.ts';
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { encodeRowBinary, retentionOf, ROW_BINARY_COLUMN_NAMES, ROW_BINARY_COLUMNS, rowBinaryDir } from './rowbinary.ts';
+import {
+  encodeRowBinary,
+  removeOrphanedRowBinaryFiles,
+  retentionOf,
+  ROW_BINARY_COLUMN_NAMES,
+  ROW_BINARY_COLUMNS,
+  rowBinaryFile,
+} from './rowbinary.ts';
 import {
   rollupMigrations,
   rollupSelect,
@@ -173,6 +179,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
   }
 
   async migrate(): Promise<void> {
+    if (this.engine === 'chdb') removeOrphanedRowBinaryFiles();
     await this.client.command({ query: telemetryTableDdl(this.table) });
     await this.client.command({ query: dedupSettingDdl(this.table) });
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
@@ -370,7 +377,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       return;
     }
     // chDB: RowBinary through a file (its client insert takes only text formats); the token applies as to any insert.
-    const file = join(rowBinaryDir, `iot-telemetry-${process.pid}-${this.table}-${this.fileSeq++}.bin`);
+    const file = rowBinaryFile(this.table, this.fileSeq++);
     await writeFile(file, encodeRowBinary(rows));
     try {
       await this.client.command({

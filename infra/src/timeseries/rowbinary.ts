@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { TelemetryQuality, TelemetryRow } from './port.ts';
 
@@ -18,6 +19,27 @@ export const ROW_BINARY_COLUMN_NAMES = ROW_BINARY_COLUMNS.split(/, (?=[a-z_]+ )/
 
 /** Where the files go: a RAM disk where there is one, so an insert never waits for a disk. */
 export const rowBinaryDir = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
+/** The file of one insert: named by process, so that a process can tell the files of dead ones. */
+export const rowBinaryFile = (table: string, seq: number): string => join(rowBinaryDir, `iot-telemetry-${process.pid}-${table}-${seq}.bin`);
+
+/** Removes the files a killed process left behind (it died between writing one and its insert's end). */
+export function removeOrphanedRowBinaryFiles(): void {
+  for (const name of readdirSync(rowBinaryDir)) {
+    const pid = /^iot-telemetry-(\d+)-.+\.bin$/.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid || alive(Number(pid))) continue;
+    rmSync(join(rowBinaryDir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 const qualityCode: Record<TelemetryQuality, number> = { good: 0, uncertain: 1, bad: 2 };
 /**
