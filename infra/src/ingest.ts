@@ -21,6 +21,7 @@ import {
   type TelemetrySink,
 } from '@iot/ingest';
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
+import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Bus } from './bus/port.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
@@ -42,6 +43,8 @@ export interface IngestOptions {
     observeEvent(device: { deviceId: string; tenantId: string; productId: string }, identifier: string, payload: unknown, ts: Date): void;
   }[];
   live?: LiveFeed;
+  /** The event log: devices the intake keeps are forgotten as they change (disabled, deleted, rotated, tenant stopped). */
+  events?: Pick<EventStore, 'subscribe' | 'headPosition'>;
   /** The broker's downlink: commands go out on it. */
   publish?: (topic: string, payload: object) => Promise<void>;
   /** This process sees every device session (the embedded broker): devices left online by a previous run are reconciled. */
@@ -89,6 +92,29 @@ export async function startIngest(options: IngestOptions) {
     sink = { write: (rows) => batcher.enqueue(rows) };
   }
   const registry = createDeviceRegistry(db);
+  /** What the registry keeps of a device goes as soon as it changes; presence and commands change nothing it keeps. */
+  const unchanging = new Set([
+    'DeviceWentOnline',
+    'DeviceWentOffline',
+    'DeviceCommandSent',
+    'DeviceCommandReplied',
+    'DeviceCommandFailed',
+    'DeviceDesiredSet',
+  ]);
+  const changes = options.events
+    ? options.events.subscribe({
+        after: await options.events.headPosition(),
+        categories: ['device', 'tenant'],
+        onEvents: async (events) => {
+          for (const event of events) {
+            if (event.type === 'TenantStopped' || event.type === 'TenantStarted') registry.forget();
+            else if (event.streamName.startsWith('device-') && !unchanging.has(event.type))
+              registry.forget(event.streamName.slice(event.streamName.indexOf('.') + 1));
+          }
+        },
+        onError: (err) => logger.error({ err }, 'device changes not followed'),
+      })
+    : null;
   /** Synchronous commands waiting for their reply, by message id. */
   const waiting = new Map<string, (reply: DeviceReply) => void>();
   /** Replies a waiting command got here lately: a second copy (shared and own subscription) is not recorded again. */
@@ -348,6 +374,7 @@ export async function startIngest(options: IngestOptions) {
     },
     async stop() {
       clearInterval(sweeper ?? undefined);
+      await changes?.stop();
       for (const timer of resendTimers.values()) clearTimeout(timer);
       presence.stop();
       await consumer?.stop();

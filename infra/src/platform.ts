@@ -337,6 +337,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         kafka: config.KAFKA_BROKERS ? bus : null,
         offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
         heartbeatMs: config.PRESENCE_HEARTBEAT_MS,
+        events: store,
         ownsSessions: !config.MQTT_URL,
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
@@ -490,7 +491,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         ? [
             mqttHookRoutes({
               secret: config.MQTT_HOOK_SECRET,
-              registry: createDeviceRegistry(db),
+              // The intake's registry forgets a device as it changes; without one here, nothing is kept.
+              registry: ingest?.registry ?? createDeviceRegistry(db, { deviceTtlMs: 0 }),
               platform: config.MQTT_URL ? brokerAddress(config.MQTT_URL) : undefined,
             }),
           ]

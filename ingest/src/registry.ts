@@ -37,11 +37,19 @@ const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.na
  * alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a gateway, and thing models.
  * A published version never changes, so its model is kept; the draft (version 0) only for a few seconds.
  */
-export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } = {}) {
+export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number; deviceTtlMs?: number; maxDevices?: number } = {}) {
   const models = new Map<string, { at: number; model: Map<string, ThingFunction> }>();
   const draftTtl = options.draftTtlMs ?? 5_000;
+  /**
+   * Devices by SN, for messages that name their device (every message over an external broker): kept
+   * `deviceTtlMs`, and forgotten at once when their device or tenant changes (`forget`, from the event log).
+   */
+  const devices = new Map<string, { at: number; device: DeviceRef | null }>();
+  const deviceTtl = options.deviceTtlMs ?? 60_000;
+  const maxDevices = options.maxDevices ?? 100_000;
   const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: AuthRow): DeviceRef => ref;
   const usable = (row: AuthRow | undefined): row is AuthRow => !!row && row.enabled && row.tenantActive;
+  let forgotAt = 0;
 
   return {
     /** A device that may connect: known, enabled, its tenant active, its secret right. */
@@ -100,13 +108,14 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
     },
 
     /**
-     * Devices recorded online that no process heard from for `afterMs` (by when their reports arrived): over an
-     * external broker, which tells no disconnects, these go offline (the heartbeat time-out).
+     * Devices recorded online at least `afterMs` ago that no process heard from since (by when their reports
+     * arrived, which reach the table a second after the device went online): over an external broker, which tells
+     * no disconnects, these go offline (the heartbeat time-out).
      */
     async silentOnline(afterMs: number, limit = 1000): Promise<DeviceRef[]> {
       const rows = (
         await db.query<AuthRow>(
-          `${select} where d.status = 'online' and not exists
+          `${select} where d.status = 'online' and d.status_at < now() - make_interval(secs => $1::float8 / 1000) and not exists
              (select 1 from device_reports r where r.device_id = d.id and r.seen_at > now() - make_interval(secs => $1::float8 / 1000))
            limit $2`,
           [afterMs, limit],
@@ -117,8 +126,28 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number } =
 
     /** The device by SN within a tenant (a topic naming a device the session is not). */
     async bySn(sn: string): Promise<DeviceRef | null> {
+      const cached = devices.get(sn);
+      if (cached && Date.now() - cached.at < deviceTtl) return cached.device;
+      const at = Date.now();
       const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];
-      return usable(row) ? refOf(row) : null;
+      const device = usable(row) ? refOf(row) : null;
+      // Forgotten while the query ran (the device changed): not kept, the next message asks again.
+      if (forgotAt < at) {
+        devices.delete(sn);
+        devices.set(sn, { at, device });
+        if (devices.size > maxDevices) devices.delete(devices.keys().next().value!);
+      }
+      return device;
+    },
+
+    /**
+     * A device changed (disabled, deleted, its secret rotated, moved...), or, without an id, a tenant stopped or
+     * started: what is kept of it is dropped, and a look-up in flight is not kept either.
+     */
+    forget(deviceId?: string) {
+      forgotAt = Date.now();
+      if (!deviceId) return devices.clear();
+      for (const [sn, entry] of devices) if (entry.device?.deviceId === deviceId || !entry.device) devices.delete(sn);
     },
 
     /** The thing model a device reports against, by identifier. */

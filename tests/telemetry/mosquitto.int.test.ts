@@ -329,6 +329,49 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     expect(await events()).toEqual(['DeviceWentOnline', 'DeviceWentOffline', 'DeviceWentOnline']);
   }, 60_000);
 
+  it('refuses, at once in both processes, the messages still naming a device once it is disabled, and takes them again once enabled', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const d = await createDevice('MQ-D1');
+    const client = await device('MQ-D1', d.secret);
+    // The platform's own account may publish on device topics: what a disabled device's messages look like when
+    // they reach the processes after it was kicked (queued in a session, in flight).
+    const platform = await connectAsync(broker!.adminUrl, { clientId: `stand-in-${Date.now()}`, reconnectPeriod: 0 });
+    clients.push(platform);
+    const lastReport = async () =>
+      (
+        await db.pool.query<{ at: Date }>(`select last_report_at as at from device_reports where device_id = $1`, [d.id])
+      ).rows[0]?.at.getTime() ?? null;
+    const refused = async () =>
+      Number(
+        (
+          await db.pool.query<{ n: string }>(
+            `select count(*) as n from ingest_dead_letters where topic = 'devices/MQ-D1/telemetry' and reason = 'unknown or disabled device'`,
+          )
+        ).rows[0]!.n,
+      );
+    const t0 = Date.now() - 30_000;
+    // Each process takes some of these, and keeps the device for its next messages.
+    for (let i = 0; i < 4; i++)
+      await client.publishAsync('devices/MQ-D1/telemetry', JSON.stringify({ ts: t0 + i, values: { count: i } }), { qos: 1 });
+    await waitFor('the reports stored', async () => (await lastReport()) === t0 + 3, 10_000);
+
+    const kicked = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    ok(await all.call('POST', '/api/iot/device/disable', { id: d.id }, token));
+    await kicked;
+    await new Promise((r) => setTimeout(r, 1500));
+    for (let i = 4; i < 8; i++)
+      await platform.publishAsync('devices/MQ-D1/telemetry', JSON.stringify({ ts: t0 + i, values: { count: i } }), { qos: 1 });
+    await waitFor('every message of the disabled device refused', async () => (await refused()) === 4, 10_000);
+    expect(await lastReport()).toBe(t0 + 3);
+
+    ok(await all.call('POST', '/api/iot/device/enable', { id: d.id }, token));
+    await new Promise((r) => setTimeout(r, 1500));
+    for (let i = 8; i < 12; i++)
+      await platform.publishAsync('devices/MQ-D1/telemetry', JSON.stringify({ ts: t0 + i, values: { count: i } }), { qos: 1 });
+    await waitFor('the enabled device’s reports stored', async () => (await lastReport()) === t0 + 11, 10_000);
+    expect(await refused()).toBe(4);
+  });
+
   it('splits the devices’ messages across both processes and stores every value exactly once', async (context) => {
     if (skipped) return context.skip(skipped);
     const fleet = await Promise.all(['MQ-F1', 'MQ-F2', 'MQ-F3'].map(async (sn) => ({ sn, ...(await createDevice(sn)) })));
