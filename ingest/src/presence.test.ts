@@ -23,7 +23,7 @@ describe('presence shared by several processes (external broker)', () => {
       heartbeatTimeoutMs: 10_000,
       now: () => clock,
       dispatch: async (command) => {
-        const c = command as { online: boolean; reason?: string };
+        const c = command as unknown as { online: boolean; reason?: string };
         recorded.push(c.online ? 'online' : `offline:${c.reason}`);
         return { position: null };
       },
