@@ -1,30 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Select } from '@radix-ui/themes';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { GroupNode } from '@iot/contracts/identity/group.ts';
-import { callRoute, STATION_KEY } from '../api/client.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { STATION_KEY } from '../api/client.ts';
+import { useGroupOptions } from '../fleet/groups.ts';
 
 const ALL = '*';
-
-/** Every group of the tenant, indented by depth: asked without the current group, which would narrow the tree to itself. */
-function useAllGroups() {
-  return useQuery({
-    queryKey: ['groups', 'switcher'],
-    queryFn: async () => {
-      const tree = await callRoute('group.tree', { query: {} }, { noRedirect: true, noStation: true }).catch(() => [] as GroupNode[]);
-      const out: Array<{ value: string; label: string }> = [];
-      const walk = (nodes: GroupNode[], depth: number) => {
-        for (const n of nodes) {
-          out.push({ value: n.id, label: `${'\u3000'.repeat(depth)}${n.name}` });
-          walk(n.children as GroupNode[], depth + 1);
-        }
-      };
-      walk(tree, 0);
-      return out;
-    },
-  });
-}
 
 /**
  * The header's group switcher (spec §6): the chosen group travels as `stationId` on every request, so
@@ -33,7 +14,7 @@ function useAllGroups() {
 export function StationSwitch() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const groups = useAllGroups();
+  const groups = useGroupOptions({ everyGroup: true });
   const [station, setStation] = useState(() => localStorage.getItem(STATION_KEY) ?? '');
   const options = groups.data ?? [];
   if (options.length === 0) return null;
