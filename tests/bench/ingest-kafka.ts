@@ -6,7 +6,6 @@ import { promisify } from 'node:util';
 import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka';
 import kafkajs from 'kafkajs';
 import pino from 'pino';
-import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
 import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
 import { loadConfig } from '@iot/infra/config.ts';
@@ -16,6 +15,7 @@ import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startKafka } from '../harness/kafka.ts';
+import { bareRows, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -111,27 +111,9 @@ export async function benchIngestKafka(): Promise<Figure[]> {
     const bareSink = busTelemetrySink(bareBus, bareTopic);
     const bareWriter = await startTimeseriesWriter({ bus: bareBus, timeseries: bareStore, topic: bareTopic });
     await bare.onMessage('devices/+/telemetry', async (message) => {
-      const deviceId = message.topic.split('/')[1]!;
-      const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
-      const ts = new Date();
-      const rows: TelemetryRow[] = Object.entries(values).map(([variable, value]) => ({
-        tenantId: 'bench',
-        deviceId,
-        variable,
-        ts,
-        value,
-        text: null,
-      }));
-      await bareSink.write(rows);
+      await bareSink.write(bareRows(message));
     });
-    const count = async (table: string) =>
-      Number(
-        (
-          (await (await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json()) as {
-            n: string;
-          }[]
-        )[0]!.n,
-      );
+    const count = (table: string) => countRows(store.client, table);
     /** Waits for a writer to catch up; returns how long that took after the load ended. */
     const drain = async (topic: string): Promise<number> => {
       const started = performance.now();

@@ -11,6 +11,7 @@ import { WriteBatcher } from '@iot/infra/timeseries/batcher.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
+import { bareRows, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { load } from './ingest.ts';
 
@@ -84,14 +85,7 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     await bareStore.migrate();
     // Group commit, as the platform's writer does: one insert per batch of messages.
     const bareBatcher = new WriteBatcher<TelemetryRow>((rows) => bareStore.insertTelemetry(rows), 100_000);
-    const count = async (table: string) =>
-      Number(
-        (
-          (await (await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json()) as {
-            n: string;
-          }[]
-        )[0]!.n,
-      );
+    const count = (table: string) => countRows(store.client, table);
     /** The table's count once it stops growing (the broker may still hold messages when the generator is done). */
     const settled = async (table: string) => {
       let previous = -1;
@@ -109,18 +103,7 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
 
     // The bare pipeline on the same broker and accounts, on a topic of the devices' own that the platform does not take.
     await bare.onMessage('devices/+/bench', async (message) => {
-      const deviceId = message.topic.split('/')[1]!;
-      const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
-      const ts = new Date();
-      const rows: TelemetryRow[] = Object.entries(values).map(([variable, value]) => ({
-        tenantId: 'bench',
-        deviceId,
-        variable,
-        ts,
-        value,
-        text: null,
-      }));
-      await bareBatcher.enqueue(rows);
+      await bareBatcher.enqueue(bareRows(message));
     });
     const bareBefore = await count('telemetry_bare');
     const limit = await load(broker.url, credentials, vars, seconds, 'bench');

@@ -9,8 +9,8 @@ import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { freePort } from '../harness/free-port.ts';
+import { bareRows, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -96,27 +96,9 @@ export async function benchIngest(): Promise<Figure[]> {
     const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare', false);
     await bareStore.migrate();
     await bare.onMessage('devices/+/telemetry', async (message) => {
-      const deviceId = message.topic.split('/')[1]!;
-      const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
-      const ts = new Date();
-      const rows: TelemetryRow[] = Object.entries(values).map(([variable, value]) => ({
-        tenantId: 'bench',
-        deviceId,
-        variable,
-        ts,
-        value,
-        text: null,
-      }));
-      await bareStore.insertTelemetry(rows);
+      await bareStore.insertTelemetry(bareRows(message));
     });
-    const count = async (table: string) =>
-      Number(
-        (
-          (await (await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json()) as {
-            n: string;
-          }[]
-        )[0]!.n,
-      );
+    const count = (table: string) => countRows(store.client, table);
 
     for (const vars of [3, 10]) {
       const rss0 = process.memoryUsage().rss;
