@@ -74,6 +74,8 @@ export async function startIngest(options: IngestOptions) {
     heartbeatTimeoutMs: options.heartbeatMs,
     // An external broker's processes each see some of a device's reports: presence is kept in the read model.
     shared: !options.ownsSessions,
+    // An external broker tells no connects: a device recorded back online gets its desired values again.
+    onWentOnline: options.ownsSessions ? undefined : (device) => resendLater(device, 1_000),
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
   const batcher = new WriteBatcher<TelemetryRow>((rows) => timeseries.insertTelemetry(rows), 100_000);

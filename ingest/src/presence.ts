@@ -15,6 +15,8 @@ export interface PresenceOptions {
    * devices the read model shows silent for the heartbeat time-out.
    */
   shared?: boolean;
+  /** The log recorded the device online (it was not): over an external broker, the sign that a device is back. */
+  onWentOnline?: (device: DeviceRef) => void;
   now?: () => number;
 }
 
@@ -51,6 +53,9 @@ export function createPresence(options: PresenceOptions) {
           idempotencyKey: `presence:${device.deviceId}:${online ? 'on' : 'off'}:${at}`,
         },
       )
+      .then((result) => {
+        if (online && result.position !== null) options.onWentOnline?.(device);
+      })
       .catch((error: unknown) => {
         recorded.delete(device.deviceId);
         onError(error);

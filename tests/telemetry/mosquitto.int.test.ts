@@ -329,6 +329,28 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     expect(await events()).toEqual(['DeviceWentOnline', 'DeviceWentOffline', 'DeviceWentOnline']);
   }, 60_000);
 
+  it('sends a desired value set while the device was away once it reports again', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const thermostat = ok(await all.call('POST', '/api/iot/product', { name: 'thermostat', code: 'MQ-THERMO', type: 'direct' }, token)).id;
+    const fn = { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } };
+    ok(await all.call('PUT', '/api/iot/product/function', { productId: thermostat, function: fn }, token));
+    ok(await all.call('POST', '/api/iot/product/publish', { id: thermostat }, token));
+    const d = ok(await all.call('POST', '/api/iot/device', { sn: 'MQ-S1', name: 'MQ-S1', productId: thermostat }, token));
+    expect(ok(await all.call('POST', '/api/iot/device/desired', { id: d.id, identifier: 'setpoint', value: 21.5 }, token))).toEqual({
+      messageId: null,
+      status: 'offline',
+    });
+
+    const client = await device('MQ-S1', d.secret);
+    const got: unknown[] = [];
+    client.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())));
+    await client.subscribeAsync('devices/MQ-S1/command/+', { qos: 1 });
+    // Back: its first report (to either process) records it online, and the value it does not report goes out.
+    await client.publishAsync('devices/MQ-S1/telemetry', JSON.stringify({ setpoint: 18 }), { qos: 1 });
+    await waitFor('the desired value sent to the device', async () => got.length > 0, 15_000);
+    expect(got).toMatchObject([{ kind: 'property', identifier: 'setpoint', params: { value: 21.5 } }]);
+  });
+
   it('refuses, at once in both processes, the messages still naming a device once it is disabled, and takes them again once enabled', async (context) => {
     if (skipped) return context.skip(skipped);
     const d = await createDevice('MQ-D1');
