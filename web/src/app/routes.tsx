@@ -83,7 +83,8 @@ function RequireAuth() {
       .then((fresh) => sessionStore.update(fresh))
       .catch(() => undefined);
   }, []);
-  if (!user || !session.token()) return <Navigate to={`/login?redirect=${encodeURIComponent(location.pathname)}`} replace />;
+  if (!user || !session.token())
+    return <Navigate to={sessionStore.endedByUser() ? '/login' : `/login?redirect=${encodeURIComponent(location.pathname)}`} replace />;
   return <Outlet />;
 }
 
@@ -128,5 +129,6 @@ export const router = createBrowserRouter([
 setUnauthorizedHandler(() => {
   sessionStore.clear();
   const here = window.location.pathname;
-  if (here !== '/login') void router.navigate(`/login?redirect=${encodeURIComponent(here)}`, { replace: true });
+  if (here === '/login') return;
+  void router.navigate(sessionStore.endedByUser() ? '/login' : `/login?redirect=${encodeURIComponent(here)}`, { replace: true });
 });

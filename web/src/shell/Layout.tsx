@@ -242,7 +242,7 @@ export function Layout() {
       // page to return to; a deliberate logout returns to nothing.
       await navigate('/login', { replace: true });
       await callRoute('auth.logout', {}, { noRedirect: true }).catch(() => undefined);
-      sessionStore.clear();
+      sessionStore.clear({ byUser: true });
       tagStore.reset();
       queryClient.clear();
     } finally {
