@@ -394,9 +394,8 @@ if (clickhouseUrl) {
     cleanup: () => {},
   }));
 } else {
-  describe.skip('TimeSeriesStore contract: ClickHouse server (CLICKHOUSE_URL is not set; no usable server installs here)', () => {
-    it('needs CLICKHOUSE_URL', () => {});
-  });
+  // No registry here carries a current ClickHouse server (ARCHITECTURE.md): the suite runs where CLICKHOUSE_URL is set.
+  console.info('TimeSeriesStore contract: ClickHouse server not run (CLICKHOUSE_URL is not set; no usable server installs here)');
 }
 
 describe('chDB ownership', () => {
