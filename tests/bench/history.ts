@@ -4,11 +4,12 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import type { AggregatePoint } from '@iot/contracts/ports/timeseries.ts';
 import { freePort } from '../harness/free-port.ts';
+import { benchTenantApi } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -31,22 +32,7 @@ export async function benchExport(): Promise<Figure[]> {
     { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
   );
   try {
-    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { authentication: token, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return ((await r.json()) as { data: any }).data;
-    };
+    const { base, token, call } = await benchTenantApi(platform);
     const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-EXPORT', type: 'direct' });
     await call('PUT', '/api/iot/product/function', {
       productId: product.id,

@@ -10,12 +10,12 @@ import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
 import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startKafka } from '../harness/kafka.ts';
-import { bareRows, countRows } from './bare.ts';
+import { bareRows, benchTenantApi, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -69,24 +69,7 @@ export async function benchIngestKafka(): Promise<Figure[]> {
   const bareBus = createKafkaBus({ brokers: [broker.url], clientId: 'bench-bare' });
   const lagOf = (topic: string) => bareBus.lag(TIMESERIES_WRITER_GROUP, topic);
   try {
-    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { authentication: token, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: any; msg: string };
-      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
-      return json.data;
-    };
+    const { call } = await benchTenantApi(platform);
     const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-KAFKA', type: 'direct' });
     for (let i = 1; i <= vars; i++)
       await call('PUT', '/api/iot/product/function', {

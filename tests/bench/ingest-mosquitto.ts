@@ -6,12 +6,12 @@ import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
 import { WriteBatcher } from '@iot/infra/timeseries/batcher.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
-import { bareRows, countRows } from './bare.ts';
+import { bareRows, benchTenantApi, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { load } from './ingest.ts';
 
@@ -45,24 +45,8 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
   );
   const bare = await connectExternalMqtt({ url: broker.adminUrl, group: 'bench-bare', clientId: 'bench-bare' });
   try {
-    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (url: string, body: unknown, method = 'POST') => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { authentication: token, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: any; msg: string };
-      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
-      return json.data;
-    };
+    const { call: api } = await benchTenantApi(platform);
+    const call = (url: string, body: unknown, method = 'POST') => api(method, url, body);
     const product = await call('/api/iot/product', { name: 'bench', code: 'BENCH-MOSQUITTO', type: 'direct' });
     for (let i = 1; i <= vars; i++)
       await call(

@@ -7,10 +7,10 @@ import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
-import { bareRows, countRows } from './bare.ts';
+import { bareRows, benchTenantApi, countRows } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -57,24 +57,7 @@ export async function benchIngest(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const bare = await startEmbeddedMqtt({ port: 0 });
   try {
-    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { authentication: token, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: any; msg: string };
-      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
-      return json.data;
-    };
+    const { call } = await benchTenantApi(platform);
     const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-INGEST', type: 'direct' });
     for (let i = 1; i <= 10; i++)
       await call('PUT', '/api/iot/product/function', {
