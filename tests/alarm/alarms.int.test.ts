@@ -38,6 +38,30 @@ async function connect(sn: string) {
   });
   return client;
 }
+/** An alarm evaluator as a new process would start it: it knows only what the database knows. */
+async function freshEvaluator() {
+  const { store, db, notifier } = sut.platform.context;
+  const ports = {
+    store,
+    db,
+    notifier,
+    lookups: createLookups(db),
+    live: { publish() {}, listening: () => false },
+    timeseries: null,
+    intake: null,
+    link: null,
+  };
+  const reactor = createAlarmReactor({
+    db,
+    dispatch: createDispatch(commandDispatchers(ports)),
+    onError: (e) => {
+      throw e;
+    },
+  });
+  await reactor.load();
+  return reactor;
+}
+
 const alarms = async (query: Record<string, string> = {}) => {
   await sut.platform.runner.catchUp();
   return ok(await sut.call('GET', '/api/iot/alarm', { token, query: { pageSize: '100', ...query } })).rows as {
@@ -203,29 +227,11 @@ describe('alarm evaluation on live telemetry', () => {
   });
 
   it('a restarted evaluator neither loses nor doubles the active alarm: it clears the one raised before', async () => {
-    const { store, db } = sut.platform.context;
     const deviceId = devices['ALM-1']!.id;
     const before = await alarms({ deviceId });
     expect(before).toHaveLength(1);
     // A new process: its evaluator knows only what the database knows.
-    const ports = {
-      store,
-      db,
-      notifier: sut.platform.context.notifier,
-      lookups: createLookups(db),
-      live: { publish() {}, listening: () => false },
-      timeseries: null,
-      intake: null,
-      link: null,
-    };
-    const restarted = createAlarmReactor({
-      db,
-      dispatch: createDispatch(commandDispatchers(ports)),
-      onError: (e) => {
-        throw e;
-      },
-    });
-    await restarted.load();
+    const restarted = await freshEvaluator();
     const device = { deviceId, tenantId: 'romeo', productId };
     const row = (value: number, s: number) => ({
       tenantId: 'romeo',
@@ -245,7 +251,7 @@ describe('alarm evaluation on live telemetry', () => {
   });
 
   it('a restarted evaluator goes on with a pending duration window: it raises when the duration is reached, not a whole duration later', async () => {
-    const { store, db } = sut.platform.context;
+    const { db } = sut.platform.context;
     const deviceId = devices['ALM-3']!.id;
     const windowRule = ok(
       await sut.call('POST', '/api/iot/alarm/rule', {
@@ -265,27 +271,7 @@ describe('alarm evaluation on live telemetry', () => {
       }),
     ).id as string;
     await sut.platform.runner.catchUp();
-    const evaluator = async () => {
-      const ports = {
-        store,
-        db,
-        notifier: sut.platform.context.notifier,
-        lookups: createLookups(db),
-        live: { publish() {}, listening: () => false },
-        timeseries: null,
-        intake: null,
-        link: null,
-      };
-      const reactor = createAlarmReactor({
-        db,
-        dispatch: createDispatch(commandDispatchers(ports)),
-        onError: (e) => {
-          throw e;
-        },
-      });
-      await reactor.load();
-      return reactor;
-    };
+    const evaluator = freshEvaluator;
     const device = { deviceId, tenantId: 'romeo', productId };
     const t0 = Date.now();
     const row = (value: number, s: number) => ({
