@@ -15,6 +15,7 @@ import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListColumn, type ListParams } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { authHeaders, downloadRoute } from './download.ts';
 import { useGroupOptions } from './groups.ts';
 import { describeSpec, useProductOptions } from './ProductsPage.tsx';
@@ -680,8 +681,8 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
       header: t('fleet.deviceName'),
       value: (r) => r.name,
       cell: (r) => (
-        <Button variant="ghost" size="1" onClick={() => setOpen(r.id)}>
-          {r.name}
+        <Button variant="ghost" size="1" onClick={() => setOpen(r.id)} style={{ maxWidth: '100%' }}>
+          <Ellipsis value={r.name} />
         </Button>
       ),
       sortable: true,
