@@ -158,13 +158,26 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
     return { updated: result.rows[0]!.updated };
   },
 
+  // Send again: a failed record is tried anew; a sent one is sent once more as a new record beside it (its own
+  // history stays: when it went, what carried it); an unsent one is on its way already.
   async 'notifyRecord.retry'({ body }, ctx) {
-    const result = await ctx.ports.db.query(
+    const { db } = ctx.ports;
+    const { tenantId } = callerOf(ctx);
+    const failed = await db.query(
       `update notify_records set status = 'unsent', attempts = 0, next_at = now(), error = null
        where tenant_id = $1 and id::text = any($2) and status = 'failed'`,
-      [callerOf(ctx).tenantId, body.ids],
+      [tenantId, body.ids],
     );
-    if (result.rowCount === 0) await mustOwnRecords(ctx, body.ids);
-    return { updated: result.rowCount };
+    const sent = await db.query(
+      `insert into notify_records (tenant_id, source_key, config_id, alarm_id, ticket_id, sn, group_id, send_way, type, recipient,
+         contact_id, contact_name, subject, body, summary)
+       select r.tenant_id, r.source_key || '#again:' || gen_random_uuid(), r.config_id, r.alarm_id, r.ticket_id, r.sn, r.group_id,
+         r.send_way, r.type, r.recipient, r.contact_id, r.contact_name, r.subject, r.body, r.summary
+       from notify_records r where r.tenant_id = $1 and r.id::text = any($2) and r.status = 'sent'`,
+      [tenantId, body.ids],
+    );
+    const updated = failed.rowCount + sent.rowCount;
+    if (updated === 0) await mustOwnRecords(ctx, body.ids);
+    return { updated };
   },
 };

@@ -375,7 +375,8 @@ export const alarmRoutes = {
   'notifyRecord.read': route({
     method: 'PUT',
     path: '/api/iot/notifyRecord/read',
-    permission: p.recordRead,
+    // Marking one's own inbox read writes no tenant data: whoever sees the bell (may list records) may do it.
+    permission: p.recordList,
     tag: 'notifyRecord',
     summary: 'Mark in-app messages read (all of them when no ids are given)',
     body: z.object({ ids: idList.optional() }).strict(),
@@ -387,7 +388,7 @@ export const alarmRoutes = {
     path: '/api/iot/notifyRecord/retry',
     permission: p.recordRetry,
     tag: 'notifyRecord',
-    summary: 'Send failed records again',
+    summary: 'Send records again: a failed one is tried anew, a sent one goes once more as a new record (unsent ones are on their way)',
     body: z.object({ ids: idList }).strict(),
     response: z.object({ updated: z.number().int() }),
     reads: [],

@@ -19,6 +19,7 @@ import {
 import { callRoute } from '../api/client.ts';
 import { crudActions, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
@@ -533,7 +534,7 @@ export function NotifyRecordsPage() {
     <ListPage<RecordRow>
       queryKey={RECORDS}
       endpoint={routes['notifyRecord.list'].path}
-      exportName={t('notify.recordStatus')}
+      exportName={t('notify.recordsFile')}
       columns={columns}
       defaultSort={{ sort: 'createTime', order: 'desc' }}
       filters={[
@@ -549,7 +550,7 @@ export function NotifyRecordsPage() {
       actions={[
         {
           label: t('notify.markRead'),
-          permission: alarmPerm.recordRead,
+          permission: alarmPerm.recordList,
           select: 'some',
           variant: 'soft',
           onClick: (rows) => change(() => callRoute('notifyRecord.read', { body: { ids: rows.map((r) => r.id) } }), t('alarm.done')),
@@ -559,15 +560,16 @@ export function NotifyRecordsPage() {
           permission: alarmPerm.recordRetry,
           select: 'some',
           variant: 'soft',
-          onClick: (rows) =>
-            change(
-              () => callRoute('notifyRecord.retry', { body: { ids: rows.filter((r) => r.status === 'failed').map((r) => r.id) } }),
-              t('alarm.done'),
-            ),
+          onClick: (rows) => {
+            // An unsent record is on its way already: only sent and failed ones go again.
+            const ids = rows.filter((r) => r.status !== 'unsent').map((r) => r.id);
+            if (ids.length === 0) return notice.warning(t('notify.nothingToSendAgain'));
+            return change(() => callRoute('notifyRecord.retry', { body: { ids } }), t('alarm.done'));
+          },
         },
       ]}
       rowActions={(row) =>
-        row.status === 'failed' ? (
+        row.status !== 'unsent' ? (
           <PermittedRowButton
             permission={alarmPerm.recordRetry}
             label={t('notify.retry')}

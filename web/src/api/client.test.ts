@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callRoute, DEV_TENANT_KEY, STATION_KEY } from './client.ts';
+import { callRoute, DEV_TENANT_KEY, setUnauthorizedHandler, STATION_KEY } from './client.ts';
 import { session } from './session.ts';
 
 /** The browser's own fetch, replaced: what the typed client sends is what is checked here. */
@@ -68,5 +68,30 @@ describe('the client typed by the route table', () => {
     const sent = recordFetch();
     await callRoute('user.status', { body: { id: 'u1', status: 'stopped' } });
     expect(sent[0]).toMatchObject({ url: '/api/auth/user/status', method: 'PUT', body: { id: 'u1', status: 'stopped' } });
+  });
+});
+
+describe('what a refused call does', () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const answer = (status: number, error: string, msg: string) =>
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(JSON.stringify({ code: status, msg, data: { error } }), { status })),
+    );
+
+  it('keeps the user on the screen on a 403 (a forbidden action), with the message to show', async () => {
+    const toLogin = vi.fn();
+    setUnauthorizedHandler(toLogin);
+    answer(403, 'FORBIDDEN', '没有权限');
+    await expect(callRoute('notifyRecord.read', { body: {} })).rejects.toMatchObject({ status: 403, message: '没有权限' });
+    expect(toLogin).not.toHaveBeenCalled();
+  });
+
+  it('sends the user to login on a 401 (the session expired or was revoked)', async () => {
+    const toLogin = vi.fn();
+    setUnauthorizedHandler(toLogin);
+    answer(401, 'UNAUTHENTICATED', '请先登录');
+    await expect(callRoute('notifyRecord.read', { body: {} })).rejects.toMatchObject({ status: 401 });
+    expect(toLogin).toHaveBeenCalledTimes(1);
   });
 });

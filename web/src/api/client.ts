@@ -36,7 +36,10 @@ let loggingOut = false;
 export function setLoggingOut(value: boolean): void {
   loggingOut = value;
 }
-/** The app tells the client where to go on 401/403 (spec §8: back to login). */
+/**
+ * The app tells the client where to go on 401: the session expired or was revoked, back to login. A 403 (a
+ * forbidden action) is an error like any other: its message is shown and the user stays where they are.
+ */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
@@ -71,7 +74,7 @@ function queryString(query: Query | undefined, withTimestamp: boolean): string {
 }
 
 export interface CallOptions {
-  /** Do not send the browser to login on 401/403 (the login call itself). */
+  /** Do not send the browser to login on 401 (the login call itself). */
   noRedirect?: boolean;
   /** Spec §6: "unless a call says otherwise" — leave the current group out (the switcher lists every group). */
   noStation?: boolean;
@@ -106,7 +109,7 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   } catch {
     // Not JSON (a proxy's error page): fall back to our own message below.
   }
-  if ((response.status === 401 || response.status === 403) && !options.noRedirect) {
+  if (response.status === 401 && !options.noRedirect) {
     const error = new ApiError(response.status, payload.data?.error ?? 'UNAUTHENTICATED', payload.msg ?? i18n.t('error.unauthenticated'));
     if (!loggingOut) onUnauthorized();
     throw error;

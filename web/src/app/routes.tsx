@@ -125,7 +125,7 @@ export const router = createBrowserRouter([
   },
 ]);
 
-// Spec §8: HTTP 401 or 403 sends the browser to login.
+// Spec §8 as issue 22 narrows it: a 401 (no session, or one expired or revoked) sends the browser to login; a 403 stays.
 setUnauthorizedHandler(() => {
   sessionStore.clear();
   const here = window.location.pathname;

@@ -2,13 +2,14 @@ import '../alarm/i18n.ts';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { Badge, Box, Button, Flex, IconButton, Popover, Text } from '@radix-ui/themes';
+import { Badge, Button, Flex, IconButton, Popover, Text } from '@radix-ui/themes';
 import { BellIcon } from '@radix-ui/react-icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { alarmPerm, channels } from '@iot/contracts';
-import { callRoute, channelUrl } from '../api/client.ts';
+import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
+import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 
 const INBOX = 'inbox';
@@ -38,7 +39,11 @@ export function Bell() {
   if (!allowed) return null;
   const unread = inbox.data?.unread ?? 0;
   const markAll = async () => {
-    await callRoute('notifyRecord.read', { body: {} });
+    try {
+      await callRoute('notifyRecord.read', { body: {} });
+    } catch (error) {
+      notice.error(messageOf(error));
+    }
     await queryClient.invalidateQueries({ queryKey: [INBOX] });
   };
   return (
@@ -66,7 +71,8 @@ export function Bell() {
           </Text>
         ) : (
           (inbox.data?.latest ?? []).map((m) => (
-            <Box
+            <button
+              type="button"
               key={m.id}
               className="inbox-item"
               data-unread={m.read ? undefined : 'true'}
@@ -78,7 +84,7 @@ export function Bell() {
               <Text as="div" size="1" color="gray">
                 {formatDate(m.createTime, true)} · {m.body.slice(0, 80)}
               </Text>
-            </Box>
+            </button>
           ))
         )}
       </Popover.Content>
