@@ -241,6 +241,18 @@ describe('history for auditors', () => {
     expect(tenantThen.products).toBe(tenantNow.products);
     expect(tenantThen.users).toBeGreaterThanOrEqual(1);
   });
+
+  it('says a secret was rotated only once it was, in the as-of state and in the timeline', async () => {
+    const pid = await product(admin, 'ROT');
+    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'ROT-1', name: 'r', productId: pid } })).id;
+    const asOf = async () =>
+      ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: new Date(Date.now() + 1000).toISOString() } }));
+    expect((await asOf()).device.secretRotated).toBe(false);
+    ok(await sut.call('POST', '/api/iot/device/secret', { token: admin, body: { id } }));
+    expect((await asOf()).device.secretRotated).toBe(true);
+    const [rotated] = ok(await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } }));
+    expect(rotated).toMatchObject({ eventType: 'DeviceSecretRotated', changes: [{ field: 'secretRotated', before: false, after: true }] });
+  });
 });
 
 const csv = (lines: string[]) => Buffer.from(`\uFEFF${lines.join('\n')}\n`);

@@ -20,6 +20,8 @@ export interface DeviceState {
   enabled: boolean;
   templateId: string | null;
   secretHash: string | null;
+  /** A secret rotated after creation (every device is created with one). */
+  secretRotated: boolean;
   online: boolean;
   /** Commands sent and not yet replied to or failed, by message id. */
   openCommands: Record<string, true>;
@@ -42,6 +44,7 @@ export const initialState: DeviceState = {
   enabled: true,
   templateId: null,
   secretHash: null,
+  secretRotated: false,
   online: false,
   openCommands: {},
 };
@@ -61,7 +64,7 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
     case 'DeviceGatewayBound':
       return { ...state, gatewayId: event.data.gatewayId };
     case 'DeviceSecretRotated':
-      return { ...state, secretHash: event.data.secretHash };
+      return { ...state, secretHash: event.data.secretHash, secretRotated: true };
     case 'DeviceEnabled':
       return { ...state, enabled: true };
     case 'DeviceDisabled':
@@ -90,6 +93,6 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
 
 /** What an auditor sees of a device: everything but its secret's hash. */
 export function visibleFields(state: DeviceState): Record<string, unknown> {
-  const { exists: _e, deleted, secretHash, openCommands: _open, ...fields } = state;
-  return { ...fields, deleted, secretRotated: secretHash !== null };
+  const { exists: _e, deleted, secretHash: _hash, openCommands: _open, ...fields } = state;
+  return { ...fields, deleted };
 }
