@@ -3,7 +3,7 @@ import { DomainError, activeAlarmScope, isIncomplete, type AlarmRaisedData, type
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
-import { perItemFound as perItem } from '../device/handlers.ts';
+import { perItemFound } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { claim, releaseClaims } from '../shared/claims.ts';
@@ -99,16 +99,16 @@ type AlarmWrites =
 /** Alarm settings and the alarm lifecycle (issue 12): who acknowledged, processed or cleared what is on each alarm's stream. */
 export const alarmHandlers: Pick<Handlers<AlarmRoutes>, AlarmWrites> = {
   async 'alarm.ack'({ body }, ctx) {
-    return perItem(body.ids, (id) => alarmCommand(ctx, id, { type: 'AcknowledgeAlarm' }).then(found), ctx.lang);
+    return perItemFound(body.ids, (id) => alarmCommand(ctx, id, { type: 'AcknowledgeAlarm' }).then(found), ctx.lang);
   },
 
   async 'alarm.process'({ body }, ctx) {
-    return perItem(body.ids, (id) => alarmCommand(ctx, id, { type: 'ProcessAlarm', note: body.note }).then(found), ctx.lang);
+    return perItemFound(body.ids, (id) => alarmCommand(ctx, id, { type: 'ProcessAlarm', note: body.note }).then(found), ctx.lang);
   },
 
   async 'alarm.clear'({ body }, ctx) {
     const at = new Date().toISOString();
-    return perItem(
+    return perItemFound(
       body.ids,
       (id) => clearAlarm(ctx.ports, id, { value: null, at, auto: false, note: null }, commandContextOf(ctx)),
       ctx.lang,
@@ -190,7 +190,7 @@ export const alarmHandlers: Pick<Handlers<AlarmRoutes>, AlarmWrites> = {
   },
 
   async 'alarmRule.delete'({ query }, ctx) {
-    return perItem(
+    return perItemFound(
       query.ids,
       (id) => runCommand(ctx, alarmRuleDecider, alarmRuleStream(callerOf(ctx).tenantId, id), { type: 'Delete', id }),
       ctx.lang,

@@ -1,5 +1,5 @@
 import type { AlarmRuleEvent, AlarmRuleFields } from '@iot/contracts';
-import { recordDecider } from '../notify/record.ts';
+import { recordDecider } from '../shared/record-decider.ts';
 
 /** An alarm rule is a record an operator keeps; what it raises is the alarm aggregate's business. */
 export const alarmRuleDecider = recordDecider<AlarmRuleFields, AlarmRuleEvent>(

@@ -1,9 +1,10 @@
-import { DomainError, deviceSnScope, errorCatalogue, type DeviceRoutes, type ErrorCode } from '@iot/contracts';
+import { DomainError, deviceSnScope, type DeviceRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { releaseClaim, withClaim } from '../shared/claims.ts';
+import { perItem } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
 import { latestVersion } from '../product/product.ts';
 import { templateDecider, templateStream } from '../template/decide.ts';
@@ -23,29 +24,6 @@ export async function assertGateway(ctx: RequestContext, gatewayId: string): Pro
 
 const command = (ctx: RequestContext, deviceId: string, cmd: DeviceCommand) =>
   runCommand(ctx, deviceDecider, deviceStream(callerOf(ctx).tenantId, deviceId), cmd);
-
-/** One result per device of a bulk action: a refusal of one never stops the others. */
-export async function perDevice(ids: string[], act: (id: string) => Promise<unknown>, lang: 'zh' | 'en') {
-  const results = [];
-  for (const id of [...new Set(ids)]) {
-    try {
-      await act(id);
-      results.push({ id, ok: true, code: null, msg: null });
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      results.push({ id, ok: false, code: error.code, msg: errorCatalogue[error.code as ErrorCode][lang] });
-    }
-  }
-  const ok = results.filter((r) => r.ok).length;
-  return { ok, failed: results.length - ok, results };
-}
-
-/** A bulk action of which no item exists in the caller's tenant answers NOT_FOUND, as a single-item route would. */
-export async function perItemFound(ids: string[], act: (id: string) => Promise<unknown>, lang: 'zh' | 'en') {
-  const answer = await perDevice(ids, act, lang);
-  if (answer.ok === 0 && answer.results.every((r) => r.code === 'NOT_FOUND')) throw new DomainError('NOT_FOUND');
-  return answer;
-}
 
 async function deleteDevice(ctx: RequestContext, id: string) {
   const { tenantId } = callerOf(ctx);
@@ -157,12 +135,12 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
       disable: (id: string) => command(ctx, id, { type: 'DisableDevice', deviceId: id }),
       applyTemplate: (id: string) => applyTemplate(ctx, id, templateId!),
     }[action];
-    return perDevice(ids, act, ctx.lang);
+    return perItem(ids, act, ctx.lang);
   },
 
   async 'gateway.bind'({ body }, ctx) {
     if (body.gatewayId) await assertGateway(ctx, body.gatewayId);
-    return perDevice(body.deviceIds, (id) => command(ctx, id, { type: 'BindGateway', deviceId: id, gatewayId: body.gatewayId }), ctx.lang);
+    return perItem(body.deviceIds, (id) => command(ctx, id, { type: 'BindGateway', deviceId: id, gatewayId: body.gatewayId }), ctx.lang);
   },
 
   async 'template.apply'({ body }, ctx) {
@@ -177,7 +155,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
           [tenantId, state.fields!.productId],
         )
       ).rows.map((r) => r.id);
-    return perDevice(ids, (id) => applyTemplate(ctx, id, body.id), ctx.lang);
+    return perItem(ids, (id) => applyTemplate(ctx, id, body.id), ctx.lang);
   },
 };
 

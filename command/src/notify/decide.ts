@@ -6,7 +6,7 @@ import type {
   NotifyTemplateEvent,
   NotifyTemplateFields,
 } from '@iot/contracts';
-import { recordDecider } from './record.ts';
+import { recordDecider } from '../shared/record-decider.ts';
 
 export const contactDecider = recordDecider<ContactFields, ContactEvent>(
   { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },

@@ -1,7 +1,7 @@
 import { DomainError, notifyTemplateCodeScope, type AlarmRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { newAggregateId } from '../handler.ts';
-import { perItemFound as perItem } from '../device/handlers.ts';
+import { perItemFound } from '../shared/bulk.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
 import {
@@ -71,7 +71,7 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
   },
   async 'contact.delete'({ query }, ctx) {
     const stream = (id: string) => contactStream(callerOf(ctx).tenantId, id);
-    return perItem(query.ids, (id) => runCommand(ctx, contactDecider, stream(id), { type: 'Delete', id }), ctx.lang);
+    return perItemFound(query.ids, (id) => runCommand(ctx, contactDecider, stream(id), { type: 'Delete', id }), ctx.lang);
   },
 
   async 'notifyTemplate.create'({ body }, ctx) {
@@ -92,7 +92,7 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
   },
   async 'notifyTemplate.delete'({ query }, ctx) {
     const { tenantId } = callerOf(ctx);
-    return perItem(
+    return perItemFound(
       query.ids,
       async (id) => {
         const used = await ctx.ports.db.query('select 1 from rm_notify_configs where tenant_id = $1 and template_id = $2 limit 1', [
@@ -121,7 +121,7 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
   },
   async 'notifyConfig.delete'({ query }, ctx) {
     const stream = (id: string) => notifyConfigStream(callerOf(ctx).tenantId, id);
-    return perItem(query.ids, (id) => runCommand(ctx, notifyConfigDecider, stream(id), { type: 'Delete', id }), ctx.lang);
+    return perItemFound(query.ids, (id) => runCommand(ctx, notifyConfigDecider, stream(id), { type: 'Delete', id }), ctx.lang);
   },
 
   // The outbox is operational state beside the log, not events: reading and resending change only its rows.
