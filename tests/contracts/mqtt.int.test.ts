@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
+import { connect, connectAsync, type IClientOptions, type IConnackPacket, type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { startEmbeddedMqtt, type EmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
@@ -12,6 +12,8 @@ import { startMosquitto } from '../harness/mosquitto.ts';
 interface Adapter {
   name: string;
   external: boolean;
+  /** How the devices connect (MQTT 3.1.1 unless told). */
+  devices?: IClientOptions;
   open(): Promise<{ sut: MqttPort; deviceUrl: string; close(): Promise<void> } | { skip: string }>;
 }
 
@@ -19,6 +21,16 @@ const adapters: Adapter[] = [
   {
     name: 'embedded aedes',
     external: false,
+    async open() {
+      const sut = await startEmbeddedMqtt({ port: 0, host: '127.0.0.1' });
+      return { sut, deviceUrl: sut.url, close: () => sut.close() };
+    },
+  },
+  {
+    // Aedes speaks 3.1.1: MQTT 5 devices reach it through the bridge in infra/src/mqtt/v5.ts.
+    name: 'embedded aedes, MQTT 5 devices',
+    external: false,
+    devices: { protocolVersion: 5 },
     async open() {
       const sut = await startEmbeddedMqtt({ port: 0, host: '127.0.0.1' });
       return { sut, deviceUrl: sut.url, close: () => sut.close() };
@@ -55,7 +67,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_00
 }
 
 const devices: MqttClient[] = [];
-async function device(url: string, options: IClientOptions = {}): Promise<MqttClient> {
+async function connectDevice(url: string, options: IClientOptions = {}): Promise<MqttClient> {
   const client = await connectAsync(url, {
     clientId: `device-${randomUUID()}`,
     reconnectPeriod: 0,
@@ -71,6 +83,7 @@ afterEach(async () => {
 describe.each(adapters)('mqtt contract: $name', (adapter) => {
   let sut: MqttPort;
   let deviceUrl: string;
+  const device = (url: string, options: IClientOptions = {}) => connectDevice(url, { ...adapter.devices, ...options });
   let close: (() => Promise<void>) | undefined;
   let skipped: string | undefined;
 
@@ -225,9 +238,13 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
   });
 });
 
-describe('embedded aedes: auth hooks and shutdown', () => {
+describe.each([
+  { version: 4 as const, refused: /Bad username or password/, subscribeRefused: 128 },
+  { version: 5 as const, refused: /Bad User Name or Password/, subscribeRefused: 135 },
+])('embedded aedes: auth hooks and shutdown, MQTT protocol level $version', ({ version, refused, subscribeRefused }) => {
   let sut: EmbeddedMqtt;
   const handled: MqttMessage[] = [];
+  const device = (url: string, options: IClientOptions = {}) => connectDevice(url, { protocolVersion: version, ...options });
 
   beforeAll(async () => {
     sut = await startEmbeddedMqtt({
@@ -237,9 +254,16 @@ describe('embedded aedes: auth hooks and shutdown', () => {
       authorizePublish: (client, topic) => topic.startsWith(`device/${client.username}/`),
       authorizeSubscribe: (client, filter) => filter.startsWith(`device/${client.username}/`),
     });
-    await sut.onMessage('device/#', (m) => void handled.push(m));
+    await sut.onMessage('device/#', (m) => {
+      handled.push(m);
+      // The platform does not take what it does not know: acknowledged, kept as a dead letter, the device stays.
+      if (m.topic.endsWith('/unknown')) return { refused: 'topic' };
+      if (m.payload.toString() === 'not json') return { refused: 'payload' };
+      return undefined;
+    });
   });
   afterAll(async () => sut?.close());
+  afterEach(() => void handled.splice(0));
 
   it('accepts a device with the right password', async () => {
     const d = await device(sut.url, {
@@ -250,8 +274,8 @@ describe('embedded aedes: auth hooks and shutdown', () => {
   });
 
   it('rejects a device with a bad password', async () => {
-    await expect(device(sut.url, { username: 'meter-1', password: 'wrong' })).rejects.toThrow(/Bad username or password/i);
-    await expect(device(sut.url, {})).rejects.toThrow(/Bad username or password/i);
+    await expect(device(sut.url, { username: 'meter-1', password: 'wrong' })).rejects.toThrow(refused);
+    await expect(device(sut.url, {})).rejects.toThrow(refused);
   });
 
   it('refuses a publish outside the device’s topics and disconnects it', async () => {
@@ -260,12 +284,16 @@ describe('embedded aedes: auth hooks and shutdown', () => {
       password: 'secret',
     });
     const closed = new Promise<void>((resolve) => d.once('close', () => resolve()));
+    const disconnects: number[] = [];
+    d.on('disconnect', (packet) => disconnects.push(packet.reasonCode ?? -1));
     await d.publishAsync('device/meter-1/telemetry', 'mine', { qos: 0 });
     d.publish('device/meter-2/telemetry', 'not mine', { qos: 0 });
     await closed;
     await sleep(50);
     expect(handled.map((m) => m.payload.toString())).toEqual(['mine']);
     expect(handled[0]!.clientId).toBe(d.options.clientId);
+    // An MQTT 5 server says why it closes: not authorized (3.1.1 has no server DISCONNECT).
+    expect(disconnects).toEqual(version === 5 ? [0x87] : []);
   });
 
   it('refuses a subscription outside the device’s topics and keeps the device connected', async () => {
@@ -273,9 +301,31 @@ describe('embedded aedes: auth hooks and shutdown', () => {
       username: 'meter-1',
       password: 'secret',
     });
-    await expect(d.subscribeAsync('device/meter-2/command', { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    const granted = await new Promise<number[]>((resolve, reject) =>
+      d.subscribe('device/meter-2/command', { qos: 1 }, (error, grants) =>
+        // MQTT.js fails a 3.1.1 refusal and reports an MQTT 5 one in the grant.
+        error ? resolve([subscribeRefused]) : grants ? resolve(grants.map((g) => g.qos)) : reject(new Error('no grant')),
+      ),
+    );
+    expect(granted).toEqual([subscribeRefused]);
     expect(d.connected).toBe(true);
-    expect(await d.subscribeAsync('device/meter-1/command', { qos: 1 })).toEqual([{ topic: 'device/meter-1/command', qos: 1 }]);
+    expect(await d.subscribeAsync('device/meter-1/command', { qos: 1 })).toMatchObject([{ topic: 'device/meter-1/command', qos: 1 }]);
+  });
+
+  it('acknowledges a message the platform refuses and keeps the device connected, telling an MQTT 5 device why', async () => {
+    const d = await device(sut.url, { username: 'meter-1', password: 'secret' });
+    const outcome = (topic: string, payload: string) =>
+      d.publishAsync(topic, payload, { qos: 1 }).then(
+        () => 0,
+        (error: { code?: number }) => error.code ?? -1,
+      );
+
+    expect(await outcome('device/meter-1/unknown', '{}')).toBe(version === 5 ? 0x90 : 0);
+    expect(await outcome('device/meter-1/telemetry', 'not json')).toBe(version === 5 ? 0x99 : 0);
+    expect(await outcome('device/meter-1/telemetry', '{"t":1}')).toBe(0);
+
+    expect(d.connected).toBe(true);
+    expect(handled.map((m) => m.payload.toString())).toEqual(['{}', 'not json', '{"t":1}']);
   });
 
   it('closes cleanly: devices are disconnected and the port is free again', async () => {
@@ -283,12 +333,54 @@ describe('embedded aedes: auth hooks and shutdown', () => {
     const broker = await startEmbeddedMqtt({ port, host: '127.0.0.1' });
     const d = await device(broker.url);
     const closed = new Promise<void>((resolve) => d.once('close', () => resolve()));
+    const disconnects: number[] = [];
+    d.on('disconnect', (packet) => disconnects.push(packet.reasonCode ?? -1));
 
     await broker.close();
 
     await closed;
+    expect(disconnects).toEqual(version === 5 ? [0x8b] : []);
     expect((await broker.health()).ok).toBe(false);
     const again = await startEmbeddedMqtt({ port, host: '127.0.0.1' });
     await again.close();
+  });
+});
+
+describe('embedded aedes: MQTT 5 clients', () => {
+  let sut: EmbeddedMqtt;
+  beforeAll(async () => {
+    sut = await startEmbeddedMqtt({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => sut?.close());
+
+  it('gives a client that sent no client id the one it is known by', async () => {
+    const d = connect(sut.url, { protocolVersion: 5, clientId: '', clean: true, reconnectPeriod: 0 });
+    devices.push(d);
+    const connack = await new Promise<IConnackPacket>((resolve) => d.once('connect', resolve));
+    expect(connack.reasonCode).toBe(0);
+    expect(connack.properties?.assignedClientIdentifier).toMatch(/^aedes_/);
+  });
+
+  it('resolves the topic aliases a client sets', async () => {
+    const prefix = `t/${randomUUID()}`;
+    const received: string[] = [];
+    await sut.onMessage(`${prefix}/#`, (m) => void received.push(`${m.topic} ${m.payload.toString()}`));
+    const d = await connectDevice(sut.url, { protocolVersion: 5 });
+
+    await d.publishAsync(`${prefix}/a`, 'first', { qos: 1, properties: { topicAlias: 1 } });
+    await d.publishAsync('', 'second', { qos: 1, properties: { topicAlias: 1 } });
+
+    expect(received).toEqual([`${prefix}/a first`, `${prefix}/a second`]);
+  });
+
+  it('answers a client asking for enhanced authentication that the method is not offered', async () => {
+    await expect(connectDevice(sut.url, { protocolVersion: 5, properties: { authenticationMethod: 'SCRAM-SHA-1' } })).rejects.toThrow(
+      /Bad authentication method/,
+    );
+  });
+
+  it('takes 3.1 clients as before', async () => {
+    const d = await connectDevice(sut.url, { protocolVersion: 3, protocolId: 'MQIsdp', clientId: 'old-meter' });
+    expect(d.connected).toBe(true);
   });
 });

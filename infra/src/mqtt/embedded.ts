@@ -7,9 +7,11 @@ import {
   type MqttHandler,
   type MqttMessage,
   type MqttPort,
+  type MqttRefusal,
   type PublishOptions,
   matchesTopicFilter,
 } from './port.ts';
+import { mqttFront, ReasonCode, type MqttConnectionSide } from './v5.ts';
 
 /**
  * The embedded MQTT broker: Aedes inside the process, listening on `MQTT_PORT` (default 1883).
@@ -35,6 +37,13 @@ export interface EmbeddedMqtt extends MqttPort {
   /** `mqtt://host:port` for devices and tests. */
   url: string;
 }
+
+/** An MQTT 5 device is told in its PUBACK why its message was not taken; a 3.1.1 device only gets the PUBACK. */
+const refusePublish = (client: Client, messageId: number, refusal: MqttRefusal) =>
+  (client.conn as Partial<MqttConnectionSide>).refusePublish?.(
+    messageId,
+    refusal.refused === 'topic' ? ReasonCode.topicNameInvalid : ReasonCode.payloadFormatInvalid,
+  );
 
 const BAD_USERNAME_OR_PASSWORD = 4;
 const SERVER_UNAVAILABLE = 3;
@@ -101,7 +110,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
             .filter((r) => matchesTopicFilter(r.topicFilter, message.topic))
             .map((r) => r.handler(message));
           try {
-            await Promise.all(handling);
+            const refusal = (await Promise.all(handling)).find((verdict) => !!verdict);
+            if (refusal && packet.qos > 0) refusePublish(client, packet.messageId!, refusal);
             done(null);
           } catch (error) {
             onHandlerError(error, message);
@@ -127,7 +137,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     aedes.on('clientDisconnect', (client) => onDisconnect(info(client)));
   }
 
-  const server: Server = createServer(aedes.handle);
+  // MQTT 5 clients reach Aedes (3.1/3.1.1 only) through a bridge; 3.1/3.1.1 clients straight.
+  const server: Server = createServer(mqttFront(aedes, (error) => console.warn(`mqtt 5 client dropped: ${error.message}`)));
   const requested = options.port ?? Number(process.env.MQTT_PORT ?? 1883);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

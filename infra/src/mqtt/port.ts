@@ -15,8 +15,16 @@ export interface MqttMessage {
   connectionId?: number;
 }
 
+/**
+ * A handler's word that it did not take a message (kept as a dead letter): the publish is still acknowledged and the
+ * device stays connected; an MQTT 5 device reads why in its PUBACK (`topic` 0x90, `payload` 0x99).
+ */
+export interface MqttRefusal {
+  refused: 'topic' | 'payload';
+}
+
 /** Handles one device message; the broker acknowledges a QoS 1/2 publish only once this resolves. */
-export type MqttHandler = (message: MqttMessage) => void | Promise<void>;
+export type MqttHandler = (message: MqttMessage) => void | MqttRefusal | Promise<void | MqttRefusal>;
 
 export interface PublishOptions {
   qos?: 0 | 1 | 2;
