@@ -15,7 +15,7 @@ import {
   ruleTriggers,
 } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
-import { crudActions, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -168,7 +168,12 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
     </Flex>
   );
   return (
-    <FormDialog {...dialog} width="760px" title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="760px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.alarmRule') })}
+      onSubmit={() => void submit()}
+    >
       <div className="form-grid two">
         {text('name', t('alarm.name'), true)}
         {select('productId', t('alarm.product'), products.data ?? [], true)}
@@ -264,8 +269,13 @@ export function AlarmRulesPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () =>
-                reportBulk(t, await callRoute('alarmRule.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.alarmRule'),
+                  rows.map((r) => r.name),
+                ),
+                async () => reportBulk(t, await callRoute('alarmRule.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
               ),
           },
         )}

@@ -174,6 +174,7 @@ function NoteDialog({ target, onClose }: { target: { kind: 'process' | 'ticket';
       if (target.kind === 'process') {
         if (!note.trim()) return notice.error(`${t('alarm.processNote')}: ${t('validation.required')}`);
         reportBulk(t, await callRoute('alarm.process', { body: { ids: target.rows.map((r) => r.id), note } }));
+        notice.success(t('alarm.done'));
       } else {
         if (!contactId) return notice.error(`${t('alarm.assignee')}: ${t('validation.required')}`);
         const opened = await callRoute('alarm.ticket', { body: { id: target.rows[0]!.id, contactId, note: note || null } });
@@ -352,8 +353,9 @@ export function AlarmsPage() {
                       async () => reportBulk(t, await callRoute('alarm.clear', { body: { ids: rows.map((r) => r.id) } })),
                       t('alarm.done'),
                       {
-                        message: `${t('alarm.clear')}: ${rows.length}`,
+                        message: t('alarm.clearQuestion', { count: rows.length }),
                         danger: true,
+                        confirmLabel: t('alarm.clear'),
                       },
                     ),
                 },

@@ -17,7 +17,7 @@ import {
   templateVariables,
 } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
-import { crudActions, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -79,7 +79,11 @@ function ContactDialog({ editing, onClose }: { editing: ContactRow | 'new' | nul
     });
   };
   return (
-    <FormDialog {...dialog} title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.contact') })}
+      onSubmit={() => void submit()}
+    >
       {(['name', 'phone', 'email', 'wechat', 'remark'] as const).map((k) => (
         <Field key={k} label={t(`notify.${k}`)} required={k === 'name' || k === 'email'} error={form.errors[k]}>
           <TextField.Root name={k} value={v[k]} maxLength={k === 'name' ? 20 : undefined} onChange={(e) => form.set(k, e.target.value)} />
@@ -133,8 +137,13 @@ export function ContactsPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () =>
-                reportBulk(t, await callRoute('contact.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.contact'),
+                  rows.map((r) => r.name),
+                ),
+                async () => reportBulk(t, await callRoute('contact.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
               ),
           },
         )}
@@ -176,7 +185,12 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
     });
   };
   return (
-    <FormDialog {...dialog} width="640px" title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="640px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.notifyTemplate') })}
+      onSubmit={() => void submit()}
+    >
       <div className="form-grid two">
         <Field label={t('notify.code')} required error={form.errors.code}>
           <TextField.Root name="code" value={v.code} onChange={(e) => form.set('code', e.target.value)} />
@@ -252,8 +266,13 @@ export function NotifyTemplatesPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () =>
-                reportBulk(t, await callRoute('notifyTemplate.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.notifyTemplate'),
+                  rows.map((r) => r.name),
+                ),
+                async () => reportBulk(t, await callRoute('notifyTemplate.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
               ),
           },
         )}
@@ -342,7 +361,12 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
     });
   };
   return (
-    <FormDialog {...dialog} width="680px" title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="680px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.notifyConfig') })}
+      onSubmit={() => void submit()}
+    >
       <div className="form-grid two">
         <Field label={t('notify.name')} required error={form.errors.name}>
           <TextField.Root name="name" value={v.name} onChange={(e) => form.set('name', e.target.value)} />
@@ -470,8 +494,13 @@ export function NotifyConfigsPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () =>
-                reportBulk(t, await callRoute('notifyConfig.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.notifyConfig'),
+                  rows.map((r) => r.name),
+                ),
+                async () => reportBulk(t, await callRoute('notifyConfig.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
               ),
           },
         )}

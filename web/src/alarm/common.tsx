@@ -3,8 +3,7 @@ import { Badge } from '@radix-ui/themes';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { channels } from '@iot/contracts';
-import { notice } from '../ui/feedback.tsx';
-import { channelUrl } from '../api/client.ts';
+import { ApiError, channelUrl } from '../api/client.ts';
 
 const levelColours = ['gray', 'gray', 'blue', 'amber', 'orange', 'red'] as const;
 
@@ -38,12 +37,15 @@ export function useAlarmFeed(queryKeys: string[]) {
   }, [queryClient, queryKeys.join(',')]); // eslint-disable-line react-hooks/exhaustive-deps
 }
 
-/** A bulk answer: success, or how many failed and why. */
+/**
+ * A bulk answer: nothing when every record went (the caller says it worked, once), else an error saying how
+ * many failed and why, for the caller to show.
+ */
 export function reportBulk(
   t: (key: string, values?: Record<string, unknown>) => string,
   answer: { ok: number; failed: number; results: { ok: boolean; msg: string | null }[] },
-) {
-  if (answer.failed === 0) return notice.success(t('alarm.done'));
+): void {
+  if (answer.failed === 0) return;
   const reasons = [...new Set(answer.results.filter((r) => !r.ok).map((r) => r.msg))].join('; ');
-  notice.error(t('alarm.partly', { ok: answer.ok, failed: answer.failed, reasons }));
+  throw new ApiError(200, 'PARTLY', t('alarm.partly', { ok: answer.ok, failed: answer.failed, reasons }));
 }

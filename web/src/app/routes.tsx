@@ -99,10 +99,12 @@ function Screen() {
   const path = location.pathname;
   const Built = screens[path];
   const node = flatten(staticMenu).find((n) => n.path === path);
-  if (Built) return can(user, node?.permission) ? <Built /> : <NotFound />;
-  const inMenu = flatten(menu.data ?? []).some((n) => n.path === path) || (node !== undefined && can(user, node.permission));
+  const inMenu = flatten(menu.data ?? []).some((n) => n.path === path);
   if (menu.isLoading) return null;
-  return inMenu ? <ComingSoon /> : <NotFound />;
+  // A built screen opens for whom the menu shows it (the menu's permission), not for anyone typing its address.
+  if (Built) return can(user, node?.permission) && (inMenu || (menu.isError && node !== undefined)) ? <Built /> : <NotFound />;
+  if (!inMenu && !(node !== undefined && can(user, node.permission))) return <NotFound />;
+  return <ComingSoon />;
 }
 
 export const router = createBrowserRouter([

@@ -6,7 +6,7 @@ import { Badge, Button, Callout, Code, Dialog, Flex, Progress, Table, Tabs, Text
 import { IMPORT_MAX_BYTES, deviceCreateBody, deviceUpdateBody, type DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { channels, routes } from '@iot/contracts';
-import { callRoute, channelUrl, messageOf } from '../api/client.ts';
+import { ApiError, callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
@@ -672,7 +672,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
   const bulk = (action: 'enable' | 'disable', rows: DeviceRow[]) =>
     change(async () => {
       const r = await callRoute('device.bulk', { body: { action, ids: rows.map((x) => x.id) } });
-      if (r.failed > 0) notice.error(t('fleet.bulkResult', r));
+      if (r.failed > 0) throw new ApiError(200, 'PARTLY', t('fleet.bulkResult', r));
     }, t('common.success'));
   const params = useRef<ListParams>(nodeType ? {} : {});
   const columns: ListColumn<DeviceRow>[] = [
@@ -783,7 +783,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
             onClick: (rows) =>
               deleteRows(t('fleet.deleteDeviceConfirm', { names: rows.map((r) => r.name).join(', ') }), async () => {
                 const r = await callRoute('device.bulk', { body: { action: 'delete', ids: rows.map((x) => x.id) } });
-                if (r.failed > 0) notice.error(t('fleet.bulkResult', r));
+                if (r.failed > 0) throw new ApiError(200, 'PARTLY', t('fleet.bulkResult', r));
               }),
           },
         ]}

@@ -72,7 +72,7 @@ export function HistoryPage() {
     .map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }));
   const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   const run = async () => {
-    if (!deviceId || !variable) return notice.error(t('fleet.chooseDevice'));
+    if (!deviceId || !variable) return notice.warning(t('fleet.completeQuery'));
     try {
       setSeries(
         await callRoute('telemetry.history', { query: { id: deviceId, variables: variable, bucket, fn: 'avg', ...range, pageSize: 5000 } }),

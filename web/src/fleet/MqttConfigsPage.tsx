@@ -7,7 +7,7 @@ import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { routes } from '@iot/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { callRoute } from '../api/client.ts';
-import { crudActions, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -129,7 +129,12 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
     });
   };
   return (
-    <FormDialog {...dialog} width="720px" title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="720px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.mqttConfig') })}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('fleet.gateway')} required error={form.errors.gatewayId}>
         <SelectInput
           value={form.values.gatewayId}
@@ -210,9 +215,16 @@ export function MqttConfigsPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () => {
-                for (const r of rows) await callRoute('mqttConfig.delete', { query: { id: r.id } });
-              }),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.mqttConfig'),
+                  rows.map((r) => r.name),
+                ),
+                async () => {
+                  for (const r of rows) await callRoute('mqttConfig.delete', { query: { id: r.id } });
+                },
+              ),
           },
         )}
       />

@@ -14,7 +14,7 @@ import {
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { routes } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
-import { crudActions, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -74,7 +74,12 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
   };
   const opts = (values: readonly string[]) => values.map((v) => ({ value: v, label: v }));
   return (
-    <FormDialog {...dialog} width="600px" title={t(creating ? 'common.add' : 'common.edit')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="600px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.template') })}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('fleet.name')} required error={form.errors.name}>
         <TextField.Root {...form.input('name')} />
       </Field>
@@ -214,9 +219,16 @@ export function TemplatesPage() {
             add: () => setEditing('new'),
             edit: setEditing,
             remove: (rows) =>
-              deleteRows(rows.map((r) => r.name).join(', '), async () => {
-                for (const r of rows) await callRoute('template.delete', { query: { id: r.id } });
-              }),
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.template'),
+                  rows.map((r) => r.name),
+                ),
+                async () => {
+                  for (const r of rows) await callRoute('template.delete', { query: { id: r.id } });
+                },
+              ),
           },
         )}
         rowActions={(row) => (

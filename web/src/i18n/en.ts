@@ -5,6 +5,14 @@ type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };
 /** English: the same keys as zh.ts, enforced by the type. */
 export const en: Shape<typeof zh> = {
   brand: { name: 'Device Cloud', tagline: 'One platform to connect, monitor, alert on and analyse industrial IoT devices' },
+  objects: {
+    contact: 'contact',
+    notifyTemplate: 'notification template',
+    notifyConfig: 'notification configuration',
+    alarmRule: 'alarm rule',
+    mqttConfig: 'MQTT configuration',
+    template: 'template',
+  },
   common: {
     operationTip: 'Operation tip',
     confirmTitle: 'Confirm',
@@ -17,6 +25,10 @@ export const en: Shape<typeof zh> = {
     save: 'Save',
     add: 'Add',
     edit: 'Edit',
+    addObject: 'Add {{object}}',
+    editObject: 'Edit {{object}}',
+    deleteQuestion: 'Delete the {{object}} “{{name}}”?',
+    deleteManyQuestion: 'Delete {{count}} selected, each a {{object}} ({{names}})?',
     delete: 'Delete',
     search: 'Search',
     reset: 'Reset',

@@ -1,6 +1,14 @@
 /** Chinese, the default language (spec §9). Keys mirror en.ts exactly (checked by i18n.test.ts). */
 export const zh = {
   brand: { name: '设备云平台', tagline: '工业物联网设备接入、监控、告警与数据分析的一站式平台' },
+  objects: {
+    contact: '联系人',
+    notifyTemplate: '通知模板',
+    notifyConfig: '通知配置',
+    alarmRule: '告警规则',
+    mqttConfig: 'MQTT配置',
+    template: '模板',
+  },
   common: {
     operationTip: '操作提示',
     confirmTitle: '确认',
@@ -13,6 +21,10 @@ export const zh = {
     save: '保存',
     add: '新增',
     edit: '编辑',
+    addObject: '新增{{object}}',
+    editObject: '编辑{{object}}',
+    deleteQuestion: '确定删除{{object}}“{{name}}”吗？',
+    deleteManyQuestion: '确定删除所选的 {{count}} 个{{object}}（{{names}}）吗？',
     delete: '删除',
     search: '查询',
     reset: '重置',

@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Page } from '@iot/contracts';
+import { routes, type Page } from '@iot/contracts';
 import type { GroupNode } from '@iot/contracts/identity/group.ts';
 import type { MenuNode } from '@iot/contracts/identity/menu.ts';
 import type { RoleRow } from '@iot/contracts/identity/role.ts';
 import { api } from '../api/client.ts';
 import { endpoints } from '../api/endpoints.ts';
+import { can } from '../api/session.ts';
+import { useSession } from '../auth/useSession.ts';
 
 /**
  * Lookups a screen shows beside its own rows (role and group names, pickers). A user may open a screen without
@@ -13,20 +15,24 @@ import { endpoints } from '../api/endpoints.ts';
  */
 const quiet = { noRedirect: true };
 
-/** Roles to pick from in the user form. */
+/** Roles to pick from in the user form: asked only of a user who may list roles (no background 403). */
 export function useRoles() {
+  const user = useSession();
   return useQuery({
     queryKey: ['roles', 'all'],
+    enabled: can(user, routes['role.list'].permission),
     retry: false,
     queryFn: async () =>
       (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 }, quiet).catch(() => ({ rows: [] as RoleRow[] }))).rows,
   });
 }
 
-/** The group tree, for pickers. */
+/** The group tree, for pickers: asked only of a user who may list groups. */
 export function useGroups() {
+  const user = useSession();
   return useQuery({
     queryKey: ['groups', 'tree'],
+    enabled: can(user, routes['group.tree'].permission),
     retry: false,
     queryFn: () => api.get<GroupNode[]>(endpoints.group, undefined, quiet).catch(() => [] as GroupNode[]),
   });

@@ -58,7 +58,8 @@ export interface ListAction<T> {
   select?: 'none' | 'one' | 'some';
   color?: 'red' | 'gray';
   variant?: 'solid' | 'soft' | 'outline';
-  onClick: (rows: T[]) => void | Promise<void>;
+  /** `false` (or a promise of it): cancelled or failed, so the selection stays for another try. */
+  onClick: (rows: T[]) => unknown;
 }
 
 export type ListParams = Record<string, string | number | undefined>;
@@ -145,8 +146,8 @@ export function ListPage<T>(props: ListPageProps<T>) {
     if (action.select === 'one' && selected.length !== 1) {
       return notice.warning(selected.length === 0 ? t('prompt.selectRecord') : t('prompt.onlyOne'));
     }
-    await action.onClick(action.select === 'none' || !action.select ? [] : selected);
-    setSelection({});
+    const done = await action.onClick(action.select === 'none' || !action.select ? [] : selected);
+    if (done !== false) setSelection({});
   };
 
   const toggleSort = (id: string) => {

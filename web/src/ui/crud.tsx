@@ -74,27 +74,39 @@ export function useRecordDialog<V extends Record<string, unknown>, E>({
   return { form, busy, run, done, dialog };
 }
 
-/** Changes records of a list: asks first when `ask` is given, then says it worked (or why not) and refreshes the list. */
+/**
+ * Changes records of a list: asks first when `ask` is given, then says it worked (one notice) or why not, and
+ * refreshes the list. Answers whether it happened: a cancelled or failed change keeps the list's selection.
+ */
 export function useListChange(queryKey: string) {
   const refresh = useRefresh(queryKey);
-  return async (work: () => Promise<unknown>, success: string, ask?: Parameters<typeof confirm>[0]) => {
-    if (ask && !(await confirm(ask))) return;
+  return async (work: () => Promise<unknown>, success: string, ask?: Parameters<typeof confirm>[0]): Promise<boolean> => {
+    if (ask && !(await confirm(ask))) return false;
     try {
       await work();
       notice.success(success);
       await refresh();
+      return true;
     } catch (error) {
       showError(error);
+      return false;
     }
   };
 }
 
-/** Deletes records of a list after a danger confirm naming them. */
+/** The question before deleting records: the object's kind and the records' names. */
+export function deleteQuestion(t: TFunction, object: string, names: string[]): string {
+  return names.length === 1
+    ? t('common.deleteQuestion', { object, name: names[0] })
+    : t('common.deleteManyQuestion', { object, count: names.length, names: names.join(', ') });
+}
+
+/** Deletes records of a list after a danger confirm asking the question given (see `deleteQuestion`). */
 export function useListDelete(queryKey: string) {
   const { t } = useTranslation();
   const change = useListChange(queryKey);
-  return (message: string, work: () => Promise<unknown>, success = t('common.deleted')) =>
-    change(work, success, { message, danger: true, confirmLabel: t('common.delete') });
+  return (question: string, work: () => Promise<unknown>, success = t('common.deleted')) =>
+    change(work, success, { message: question, danger: true, confirmLabel: t('common.delete') });
 }
 
 /** Options for a select from fixed values, each labelled by its translation `<prefix>.<value>`. */
@@ -105,7 +117,7 @@ export const labelled = (t: TFunction, prefix: string, values: readonly string[]
 export function crudActions<T>(
   t: TFunction,
   perms: { add: string; edit: string; delete?: string },
-  handlers: { add: () => void; edit: (row: T) => void; remove?: (rows: T[]) => Promise<void>; removeSelect?: 'one' | 'some' },
+  handlers: { add: () => void; edit: (row: T) => void; remove?: (rows: T[]) => Promise<unknown>; removeSelect?: 'one' | 'some' },
 ): ListAction<T>[] {
   const actions: ListAction<T>[] = [
     { label: t('common.add'), icon: <PlusIcon />, permission: perms.add, select: 'none', onClick: handlers.add },

@@ -9,7 +9,12 @@ import { confirm } from './feedback.tsx';
 export type Errors = Record<string, string>;
 type TextKey<V> = { [K in keyof V]: V[K] extends string ? K : never }[keyof V] & string;
 
-const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+/** Nothing entered: no value, blank text, or nothing picked (an empty list of contacts or send ways). */
+export const blank = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  (typeof value === 'string' && value.trim() === '') ||
+  (Array.isArray(value) && value.length === 0);
 
 /**
  * Checks `values` with a zod schema (the contracts' own where one exists) and turns each issue into a
