@@ -89,6 +89,11 @@ export const errorCatalogue = {
   ALARM_NOT_ACTIVE: { status: 400, zh: '告警已清除', en: 'The alarm is already cleared' },
   TEMPLATE_CODE_TAKEN: { status: 400, zh: '模板ID已存在', en: 'Template ID already exists' },
   TEMPLATE_IN_USE: { status: 400, zh: '模板正被通知配置使用', en: 'The template is used by a notification configuration' },
+  OUTBOUND_URL_REFUSED: {
+    status: 400,
+    zh: '该地址不允许：不能使用本机、内网、链路本地或保留地址',
+    en: 'This address is not allowed: no loopback, internal, link-local or reserved address',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

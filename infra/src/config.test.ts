@@ -15,6 +15,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ KAFKA_BROKERS: 'not a broker' })).toThrow(/KAFKA_BROKERS/);
     expect(() => loadConfig({ ADMIN_PASSWORD: '123' })).toThrow(ConfigError);
+    expect(() => loadConfig({ OUTBOUND_ALLOW_CIDRS: '10.0.0.0/8,intranet' })).toThrow(/OUTBOUND_ALLOW_CIDRS/);
+    expect(loadConfig({ OUTBOUND_ALLOW_CIDRS: '10.0.0.0/8, fd00::/8,192.0.2.1' }).OUTBOUND_ALLOW_CIDRS).toBe(
+      '10.0.0.0/8, fd00::/8,192.0.2.1',
+    );
   });
 
   it('reads the role from the command line', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAllowList } from './outbound/address.ts';
 
 const url = (protocols: string[]) =>
   z
@@ -80,6 +81,20 @@ export const configSchema = z.object({
   WECOM_WEBHOOK: url(['http:', 'https:']),
   DINGTALK_WEBHOOK: url(['http:', 'https:']),
   DINGTALK_SECRET: z.string().optional(),
+  /**
+   * Ranges a tenant's channel URLs (SMS endpoint, WeCom/DingTalk webhooks, SMTP) may reach although they are loopback,
+   * private, link-local or reserved: comma-separated CIDRs or addresses (`10.20.0.0/16,fd00::/8`); unset: none.
+   */
+  OUTBOUND_ALLOW_CIDRS: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      try {
+        parseAllowList(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `must be comma-separated CIDRs or addresses (${(error as Error).message})` });
+      }
+    }),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });

@@ -29,6 +29,8 @@ import { createMetrics } from './metrics.ts';
 import { createNotifier } from './notify/outbox.ts';
 import { createChannels } from './notify/channels.ts';
 import { startDelivery, type Delivery } from './notify/delivery.ts';
+import { parseAllowList } from './outbound/address.ts';
+import { createOutboundHttp } from './outbound/http.ts';
 import { startEmbeddedPostgres } from './postgres/embedded.ts';
 import { createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from './postgres/sql.ts';
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
@@ -306,6 +308,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       dingtalkSecret: config.DINGTALK_SECRET,
     });
     stops.push(async () => outgoing.close());
+    // Every URL a tenant sets is called through the guard (issue 24): no internal address unless the operator allows its range.
+    const outbound = createOutboundHttp({ allow: parseAllowList(config.OUTBOUND_ALLOW_CIDRS) });
+    stops.push(() => outbound.close());
     // Verification codes and audit results go through the same channels as alarm notifications.
     const notifier = await createNotifier(db, logger, outgoing);
     const live = createLiveRelay();
@@ -403,6 +408,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         reminderMin: config.TICKET_REMINDER_MIN,
         backoffMs: config.NOTIFY_RETRY_MS,
         channels: outgoing,
+        outbound,
         from: config.SMTP_FROM,
       });
       deliveryRef = delivery;
@@ -480,6 +486,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         timeseries,
         intake: intakePort,
         link: ingest?.link ?? null,
+        outbound,
         notifySettings: notifySettingsOf(config),
       };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });

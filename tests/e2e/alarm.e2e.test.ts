@@ -11,7 +11,11 @@ describe('fault alarms in a real browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    sut = await startBrowserPlatform({ id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' });
+    // The tenant's SMTP URL names loopback: the operator allows it (issue 24).
+    sut = await startBrowserPlatform(
+      { id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' },
+      { OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' },
+    );
     base = sut.base;
     // A product with a temperature property, one device, a contact, a template and an in-app configuration, over the API.
     const login = await fetch(`${base}/api/auth/login`, {

@@ -97,7 +97,8 @@ const pickA: IdPicker = (field, url) => {
 };
 
 beforeAll(async () => {
-  sut = await startTestPlatform();
+  // Tenant A's SMTP URL names loopback: the operator allows it (issue 24).
+  sut = await startTestPlatform({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' });
   await sut.seedTenant({ id: 'alpha', name: 'alphaTenantQ', adminUsername: 'alphaAdminQ', adminPassword: A.password });
   await sut.seedTenant({ id: 'beta', name: 'betaTenantQ', adminUsername: 'betaAdminQ', adminPassword: B.password });
   tokenA = await sut.login('alphaAdminQ', A.password);

@@ -1,4 +1,5 @@
 import {
+  DomainError,
   notifySecretKeys,
   type AlarmRoutes,
   type NotifySecretKey,
@@ -51,6 +52,11 @@ export async function storedSecrets(ctx: RequestContext, tenantId: string): Prom
 export const notifySettingsHandlers: Pick<Handlers<AlarmRoutes>, 'notify.saveSettings'> = {
   async 'notify.saveSettings'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);
+    // A URL naming an internal address as written is refused now; the guard checks every call again after resolution.
+    for (const field of ['smsEndpoint', 'smtpUrl', 'wecomWebhook', 'dingtalkWebhook'] as const) {
+      const url = body[field];
+      if (url && (ctx.ports.outbound?.refusesLiteral(url) ?? true)) throw new DomainError('OUTBOUND_URL_REFUSED', { field });
+    }
     const before = await storedSecrets(ctx, tenantId);
     const after = { ...before };
     const fields: Record<string, unknown> = {};

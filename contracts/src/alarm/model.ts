@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { enabledStatuses, entityId, idList, optionalText } from '../identity/common.ts';
 import { identifier } from '../device/thing-model.ts';
+import { outboundUrl } from '../http/outbound-url.ts';
 import {
   alarmLevels,
   alarmModes,
@@ -452,12 +453,7 @@ export const notifySecretKeys = [
 export type NotifySecretKey = (typeof notifySecretKeys)[number];
 /** A credential in a settings edit: a string sets it, null removes it, absent keeps what is stored. */
 const secretInput = (inner: z.ZodString) => inner.nullable().optional();
-const webhook = z
-  .string()
-  .trim()
-  .max(512)
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), 'http(s) URL');
+const webhook = outboundUrl(['http:', 'https:']);
 
 /** What a tenant sets of its notifications that may be shown and logged: no credential among them. */
 export const notifySettingsFields = z
@@ -493,14 +489,7 @@ export const notifySettingsFields = z
 export type NotifySettingsFields = z.output<typeof notifySettingsFields>;
 export const notifySettingsBody = notifySettingsFields
   .extend({
-    smtpUrl: secretInput(
-      z
-        .string()
-        .trim()
-        .max(512)
-        .url()
-        .refine((u) => /^smtps?:\/\//.test(u), 'smtp:// or smtps:// URL'),
-    ),
+    smtpUrl: secretInput(outboundUrl(['smtp:', 'smtps:'])),
     smsAccessKeyId: secretInput(z.string().trim().min(1).max(128)),
     smsAccessKeySecret: secretInput(z.string().trim().min(1).max(128)),
     wecomWebhook: secretInput(webhook),

@@ -348,10 +348,11 @@ export const alarmRoutes = {
     permission: p.settingsEdit,
     tag: 'notifyRecord',
     summary:
-      "Edit the tenant's notification settings: channel credentials (a string sets, null removes, absent keeps; stored beside the log, never answered), caps per minute, quiet hours",
+      "Edit the tenant's notification settings: channel credentials (a string sets, null removes, absent keeps; stored beside the log, never answered), caps per minute, quiet hours. A channel URL naming a loopback, internal, link-local or reserved address is refused (OUTBOUND_URL_REFUSED), and checked again after DNS resolution at every call",
     body: notifySettingsBody,
     response: z.object({ secretsChanged: z.array(z.string()) }),
     reads: ['notifySettings'],
+    errors: ['OUTBOUND_URL_REFUSED'],
   }),
   'notifyRecord.list': route({
     method: 'GET',

@@ -7,6 +7,7 @@ import type { LiveFeed } from '../ports/live.ts';
 import type { DeviceIntakePort } from '../ports/intake.ts';
 import type { DeviceLinkPort } from '../ports/device-link.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
+import type { OutboundHttp } from '../ports/outbound-http.ts';
 import type { Principal } from './principal.ts';
 import type { NotifySettings } from '../alarm/model.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
@@ -27,6 +28,8 @@ export interface Ports {
   intake: DeviceIntakePort | null;
   /** The downlink to devices (null in a process without a broker). */
   link: DeviceLinkPort | null;
+  /** The guard of every URL a tenant sets: the API's save-time check (a process without it refuses to save one). */
+  outbound?: OutboundHttp;
   /** How notifications are configured in this process (read-only; credentials never included). */
   notifySettings?: NotifySettings;
 }

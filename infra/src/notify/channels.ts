@@ -1,5 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import net from 'node:net';
 import nodemailer from 'nodemailer';
+import type { OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
+import { parseAllowList } from '../outbound/address.ts';
+import { asOutboundError, OutboundError } from '../outbound/errors.ts';
+import { createOutboundHttp } from '../outbound/http.ts';
 
 export type ChannelKind = 'email' | 'sms' | 'wechat' | 'dingtalk';
 export interface ChannelMessage {
@@ -22,8 +27,8 @@ export interface ChannelConfig {
   dingtalkSecret?: string;
 }
 /**
- * Sends one message: resolves once the channel accepted it, rejects saying why otherwise (HTTP status, errcode,
- * SMTP reply). A channel that is not configured rejects with `channel <kind> not configured`.
+ * Sends one message: resolves once the channel accepted it, rejects otherwise with an `OutboundError`: its class
+ * (`HTTP_STATUS_5XX`, `ANSWER_REJECTED`, `SMTP_REJECTED`…) and, in its message, why (HTTP status, errcode, SMTP reply).
  */
 export interface ChannelSender {
   send(message: ChannelMessage): Promise<void>;
@@ -70,33 +75,65 @@ export function dingtalkSign(secret: string, timestampMs: number): string {
   return createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
 }
 
+/** Where the platform's own channels (the operator's environment variables) may go: anywhere the operator says. */
+const ANYWHERE = parseAllowList('0.0.0.0/0,::/0');
+
 /**
  * The outgoing channels (issue 12): email over SMTP, SMS through Aliyun's HTTP API, WeCom and DingTalk group
  * robots. Every HTTP call (and the SMTP connection) has a timeout, so a hanging gateway fails its record instead of
- * holding the others.
+ * holding the others. Every call and every SMTP connection goes through `outbound` (a tenant's channels: the
+ * guard, issue 24); a failure rejects with an `OutboundError` whose class the tenant sees and whose message, for
+ * the log, says why.
  */
-export function createChannels(config: ChannelConfig, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): ChannelSender {
-  const http = options.fetch ?? fetch;
+export function createChannels(config: ChannelConfig, options: { outbound?: OutboundHttp; timeoutMs?: number } = {}): ChannelSender {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const ownOutbound = options.outbound ? null : createOutboundHttp({ allow: ANYWHERE, timeoutMs });
+  const outbound = options.outbound ?? ownOutbound!;
   const mail = config.smtpUrl
     ? nodemailer.createTransport({
         url: config.smtpUrl,
         connectionTimeout: timeoutMs,
         greetingTimeout: timeoutMs,
         socketTimeout: timeoutMs,
+        // Each connection opened to the address the guard checked at that moment (TLS still verifies the name).
+        getSocket: (socketOptions, callback) => {
+          const host = String(socketOptions.host ?? 'localhost');
+          const port = Number(socketOptions.port) || (socketOptions.secure ? 465 : 587);
+          outbound.address(host).then(
+            ({ address }) => {
+              const socket = net.connect({ host: address, port, timeout: timeoutMs });
+              const fail = (error: Error) => {
+                socket.destroy();
+                callback(asOutboundError(error, `SMTP ${host}:${port}`), false);
+              };
+              socket.once('timeout', () => fail(new OutboundError('TIMEOUT', `SMTP ${host}:${port}: no connection in ${timeoutMs} ms`)));
+              socket.once('error', fail);
+              socket.once('connect', () => {
+                socket.removeListener('error', fail);
+                socket.setTimeout(0);
+                socket.removeAllListeners('timeout');
+                callback(null, { connection: socket });
+              });
+            },
+            (error: unknown) => callback(asOutboundError(error, `SMTP ${host}:${port}`), false),
+          );
+        },
       })
     : null;
   const configured = (kind: ChannelKind) =>
     kind === 'email' ? !!mail : kind === 'sms' ? !!config.sms : kind === 'wechat' ? !!config.wecomWebhook : !!config.dingtalkWebhook;
 
-  async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-    const response = await http(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+  /** The answer of a JSON API; only the class of a failure is for the tenant, the peer's body only for the log. */
+  async function json(url: string, init: OutboundRequest): Promise<Record<string, unknown>> {
+    const response = await outbound.request(url, { ...init, timeoutMs });
+    if (!response.ok) {
+      const status = response.status >= 500 ? 'HTTP_STATUS_5XX' : response.status >= 400 ? 'HTTP_STATUS_4XX' : 'HTTP_STATUS_3XX';
+      throw new OutboundError(status, `HTTP ${response.status}: ${response.text.slice(0, 200)}`);
+    }
     try {
-      return JSON.parse(text) as Record<string, unknown>;
+      return JSON.parse(response.text) as Record<string, unknown>;
     } catch {
-      throw new Error(`not JSON: ${text.slice(0, 200)}`);
+      throw new OutboundError('ANSWER_INVALID', `not JSON: ${response.text.slice(0, 200)}`);
     }
   }
   const robot = async (url: string, m: ChannelMessage) => {
@@ -105,16 +142,21 @@ export function createChannels(config: ChannelConfig, options: { fetch?: typeof 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ msgtype: 'text', text: { content: `${m.subject}\n${m.body}` } }),
     });
-    if (answer.errcode !== 0) throw new Error(`errcode ${String(answer.errcode)}: ${String(answer.errmsg ?? '')}`);
+    if (answer.errcode !== 0)
+      throw new OutboundError('ANSWER_REJECTED', `errcode ${String(answer.errcode)}: ${String(answer.errmsg ?? '')}`);
   };
 
   return {
     configured,
     async send(m) {
-      if (!configured(m.channel)) throw new Error(`channel ${m.channel} not configured`);
+      if (!configured(m.channel)) throw new OutboundError('SEND_FAILED', `channel ${m.channel} not configured`);
       switch (m.channel) {
         case 'email':
-          await mail!.sendMail({ from: config.from, to: m.to, subject: m.subject, text: m.body });
+          try {
+            await mail!.sendMail({ from: config.from, to: m.to, subject: m.subject, text: m.body });
+          } catch (error) {
+            throw asOutboundError(error, 'SMTP');
+          }
           return;
         case 'sms': {
           const sms = config.sms!;
@@ -126,7 +168,7 @@ export function createChannels(config: ChannelConfig, options: { fetch?: typeof 
           // Aliyun's encoding rather than URLSearchParams' form encoding, so the gateway decodes what was signed.
           const search = [...query].map(([k, v]) => `${percent(k)}=${percent(v)}`).join('&');
           const answer = await json(`${sms.endpoint.replace(/\/$/, '')}/?${search}`, { method: 'GET' });
-          if (answer.Code !== 'OK') throw new Error(`${String(answer.Code)}: ${String(answer.Message ?? '')}`);
+          if (answer.Code !== 'OK') throw new OutboundError('ANSWER_REJECTED', `${String(answer.Code)}: ${String(answer.Message ?? '')}`);
           return;
         }
         case 'wechat':
@@ -141,6 +183,9 @@ export function createChannels(config: ChannelConfig, options: { fetch?: typeof 
         }
       }
     },
-    close: () => mail?.close(),
+    close: () => {
+      mail?.close();
+      void ownOutbound?.close();
+    },
   };
 }

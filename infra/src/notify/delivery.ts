@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
+import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import type { SqlPool } from '../postgres/sql.ts';
+import { errorClassOf } from '../outbound/errors.ts';
 import type { ChannelKind, ChannelSender } from './channels.ts';
 import { tenantChannels } from './tenant-channels.ts';
 
@@ -8,6 +10,8 @@ export interface DeliveryOptions {
   db: SqlPool;
   /** The platform's channels: what carries a tenant's notifications where it configured none of its own. */
   channels: ChannelSender;
+  /** The guard every call of a tenant's own channels goes through (issue 24). */
+  outbound: OutboundHttp;
   /** The platform's sender address, for a tenant's SMTP without one of its own. */
   from?: string;
   logger: Logger;
@@ -42,7 +46,7 @@ const LEASE_SECONDS = 60;
  */
 export function startDelivery(options: DeliveryOptions) {
   const { db, logger } = options;
-  const tenants = tenantChannels(db, options.channels, { from: options.from ?? 'iot@localhost' });
+  const tenants = tenantChannels(db, options.channels, { from: options.from ?? 'iot@localhost', outbound: options.outbound });
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 5_000;
   const reminderMin = options.reminderMin ?? 60;
@@ -137,13 +141,19 @@ export function startDelivery(options: DeliveryOptions) {
           if (record.send_way === 'inApp') inboxes.set(record.tenant_id, (inboxes.get(record.tenant_id) ?? 0) + 1);
         } catch (error) {
           const attempts = record.attempts + 1;
+          // The tenant reads only the class (the peer's answer or a refused address's detail would tell it about the
+          // platform's network); the platform log keeps why.
+          const errorClass = errorClassOf(error);
           const reason = (error as Error).message.slice(0, 500);
-          logger.warn({ record: record.id, sendWay: record.send_way, attempts, reason }, 'notification not delivered');
+          logger.warn(
+            { record: record.id, tenantId: record.tenant_id, sendWay: record.send_way, attempts, errorClass, reason },
+            'notification not delivered',
+          );
           await db.query(
             `update notify_records set attempts = $2::int, error = $3,
                status = case when $2::int >= $4::int then 'failed' else 'unsent' end,
                next_at = now() + make_interval(secs => $5::float8) where id = $1 and status = 'unsent'`,
-            [record.id, attempts, reason, maxAttempts, (backoffMs * 2 ** (attempts - 1)) / 1000],
+            [record.id, attempts, errorClass, maxAttempts, (backoffMs * 2 ** (attempts - 1)) / 1000],
           );
         }
       }),

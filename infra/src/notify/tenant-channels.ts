@@ -1,4 +1,5 @@
 import { tenantChannelKinds, type NotifySecretKey } from '@iot/contracts';
+import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { createChannels, type ChannelConfig, type ChannelSender } from './channels.ts';
 
@@ -12,15 +13,15 @@ type Row = {
 
 /**
  * The channels of one tenant: each channel the tenant configured itself (notification settings) goes through its
- * own credentials, every other through the platform's. Senders are kept per tenant and made anew when the tenant's
+ * own credentials and the outbound guard (`outbound`: the addresses a tenant may reach), every other through the platform's. Senders are kept per tenant and made anew when the tenant's
  * settings change (SMTP pools stay open between passes).
  */
 export function tenantChannels(
   db: SqlPool,
   platform: ChannelSender,
-  options: { from: string; create?: (config: ChannelConfig) => ChannelSender },
+  options: { from: string; outbound: OutboundHttp; create?: (config: ChannelConfig) => ChannelSender },
 ) {
-  const create = options.create ?? ((config: ChannelConfig) => createChannels(config));
+  const create = options.create ?? ((config: ChannelConfig) => createChannels(config, { outbound: options.outbound }));
   const cache = new Map<string, { key: string; own: ChannelSender; sender: ChannelSender }>();
   return {
     async forTenant(tenantId: string): Promise<ChannelSender> {

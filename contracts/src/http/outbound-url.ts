@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** The mark an outbound URL field carries in the route table's schemas and in OpenAPI: its allowed schemes. */
+export const OUTBOUND_URL_MARK = 'x-outbound-url';
+export type OutboundScheme = 'http:' | 'https:' | 'smtp:' | 'smtps:';
+
+/**
+ * A URL the platform will call that a tenant sets (a notification channel, a forwarding target, a webhook). Every
+ * such field uses this schema: the security walk finds them by its mark, and the handler that saves one asks the
+ * outbound guard (`OutboundHttp.refusesLiteral`) before storing it; the guard checks again at every call.
+ */
+export const outboundUrl = (schemes: readonly OutboundScheme[]) =>
+  z
+    .string()
+    .trim()
+    .max(512)
+    .url()
+    .refine((u) => schemes.includes(new URL(u).protocol as OutboundScheme), `${schemes.map((s) => `${s}//`).join(' or ')} URL`)
+    .meta({ [OUTBOUND_URL_MARK]: [...schemes] });
