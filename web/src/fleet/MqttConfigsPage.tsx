@@ -169,14 +169,14 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
         <SelectInput
           value={form.values.reportSaveMode}
           onChange={(v) => form.set('reportSaveMode', v)}
-          options={storageModes.map((x) => ({ value: x, label: x }))}
+          options={storageModes.map((x) => ({ value: x, label: t(`fleet.storageModes.${x}`) }))}
         />
       </Field>
       <Field label={label('strategy')}>
         <SelectInput
           value={form.values.strategy}
           onChange={(v) => form.set('strategy', v)}
-          options={uploadStrategies.map((x) => ({ value: x, label: x }))}
+          options={uploadStrategies.map((x) => ({ value: x, label: t(`fleet.strategies.${x}`) }))}
         />
       </Field>
     </FormDialog>

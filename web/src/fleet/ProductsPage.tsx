@@ -6,12 +6,13 @@ import { Badge, Button, Dialog, Flex, Select, Table, Tabs, Text, TextArea, TextF
 import { nodeTypes, productCreateBody, productUpdateBody, protocols, type ProductRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { routes } from '@iot/contracts';
+import { thingFunction } from '@iot/contracts/device/thing-model.ts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { crudActions, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { blank, Field, FormDialog, validate, type Errors } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
@@ -159,6 +160,41 @@ function fromFunction(f: Fn): typeof functionEmpty {
     inputs: params,
   };
 }
+/** Where an issue of the contract's function schema shows in the flat form: the field it belongs to. */
+const formFieldOf = (path: readonly PropertyKey[]): string => {
+  const [head, next] = path.map(String);
+  if (head === 'dataType') return next && next in functionEmpty ? next : 'dataType';
+  if (head === 'inputs' || head === 'outputs') return 'inputs';
+  return head ?? 'name';
+};
+
+/**
+ * Checks the form with the contract's own schema (the one the server applies) before anything is sent: each
+ * fault shows at its field, in the user's language, and a faulty form asks the server nothing.
+ */
+export function checkFunction(
+  v: typeof functionEmpty,
+  t: (key: string) => string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; errors: Errors } {
+  const value = toFunction(v);
+  const result = thingFunction.safeParse(value);
+  if (result.success) return { ok: true, value };
+  const errors: Errors = {};
+  for (const issue of result.error.issues) {
+    const field = formFieldOf(issue.path);
+    if (errors[field]) continue;
+    const entered = (v as Record<string, unknown>)[field];
+    errors[field] = blank(entered)
+      ? t('validation.required')
+      : field === 'identifier' || field === 'inputs'
+        ? t('fleet.identifierRule')
+        : field === 'max' || field === 'min'
+          ? t('fleet.rangeRule')
+          : t('validation.invalid');
+  }
+  return { ok: false, errors };
+}
+
 export const describeSpec = (d: Record<string, unknown> | undefined): string => {
   if (!d) return '--';
   const parts: string[] = [];
@@ -189,18 +225,21 @@ function FunctionDialog({
     valuesOf: (e) => (e && e !== 'new' ? fromFunction(e) : functionEmpty),
   });
   const v = form.values;
-  const submit = () =>
-    run(async () => {
+  const submit = () => {
+    const checked = checkFunction(v, t);
+    if (!checked.ok) return form.setErrors(checked.errors);
+    return run(async () => {
       await callRoute('product.defineFunction', {
         body: {
           productId,
-          function: toFunction(v) as never,
+          function: checked.value as never,
           ...(editing && editing !== 'new' ? { replaces: editing.identifier } : {}),
         },
       });
       onSaved();
       await done(t('common.saved'));
     });
+  };
   const types = ['int', 'long', 'float', 'double', 'bool', 'enum', 'text', 'date'];
   return (
     <FormDialog
@@ -215,10 +254,10 @@ function FunctionDialog({
           options={['property', 'service', 'event'].map((x) => ({ value: x, label: t(`fleet.types.${x}`) }))}
         />
       </Field>
-      <Field label={t('fleet.name')} required>
+      <Field label={t('fleet.name')} required error={form.errors.name}>
         <TextField.Root {...form.input('name')} />
       </Field>
-      <Field label={t('fleet.identifier')} required hint="[a-zA-Z_][a-zA-Z0-9_]*">
+      <Field label={t('fleet.identifier')} required hint={t('fleet.identifierRule')} error={form.errors.identifier}>
         <TextField.Root {...form.input('identifier')} />
       </Field>
       {v.type === 'property' && (
@@ -229,25 +268,22 @@ function FunctionDialog({
           <Field label={t('fleet.access')}>
             <SelectInput
               {...form.select('access')}
-              options={[
-                { value: 'r', label: 'r' },
-                { value: 'rw', label: 'rw' },
-              ]}
+              options={(['r', 'rw'] as const).map((x) => ({ value: x, label: t(`fleet.accessModes.${x}`) }))}
             />
           </Field>
           {['int', 'long', 'float', 'double'].includes(v.dataType) &&
             (['min', 'max', 'step', 'unit'] as const).map((k) => (
-              <Field key={k} label={t(`fleet.${k}`)}>
+              <Field key={k} label={t(`fleet.${k}`)} error={form.errors[k]}>
                 <TextField.Root {...form.input(k)} />
               </Field>
             ))}
           {v.dataType === 'enum' && (
-            <Field label={t('fleet.enumValues')} required>
+            <Field label={t('fleet.enumValues')} required error={form.errors.enumValues}>
               <TextField.Root {...form.input('enumValues')} />
             </Field>
           )}
           {v.dataType === 'text' && (
-            <Field label={t('fleet.maxLength')}>
+            <Field label={t('fleet.maxLength')} error={form.errors.maxLength}>
               <TextField.Root {...form.input('maxLength')} />
             </Field>
           )}
@@ -258,24 +294,24 @@ function FunctionDialog({
           <Field label={t('fleet.invoke')}>
             <SelectInput
               {...form.select('invoke')}
-              options={[
-                { value: 'sync', label: 'sync' },
-                { value: 'async', label: 'async' },
-              ]}
+              options={(['sync', 'async'] as const).map((x) => ({ value: x, label: t(`fleet.invokeModes.${x}`) }))}
             />
           </Field>
-          <Field label={t('fleet.timeoutMs')}>
+          <Field label={t('fleet.timeoutMs')} error={form.errors.timeoutMs}>
             <TextField.Root {...form.input('timeoutMs')} />
           </Field>
         </>
       )}
       {v.type === 'event' && (
         <Field label={t('fleet.level')}>
-          <SelectInput {...form.select('level')} options={['info', 'warn', 'alert', 'fault'].map((x) => ({ value: x, label: x }))} />
+          <SelectInput
+            {...form.select('level')}
+            options={['info', 'warn', 'alert', 'fault'].map((x) => ({ value: x, label: t(`fleet.eventLevels.${x}`) }))}
+          />
         </Field>
       )}
       {v.type !== 'property' && (
-        <Field label={t('fleet.inputs')}>
+        <Field label={t('fleet.inputs')} error={form.errors.inputs}>
           <TextField.Root {...form.input('inputs')} placeholder="delay:int" />
         </Field>
       )}
@@ -420,7 +456,13 @@ export function ProductDetail({ id, onClose }: { id: string | null; onClose: () 
                       <Table.Cell>{t(`fleet.types.${f.type}`)}</Table.Cell>
                       <Table.Cell>{f.name}</Table.Cell>
                       <Table.Cell>{f.identifier}</Table.Cell>
-                      <Table.Cell>{String(f.dataType?.type ?? (f.type === 'service' ? f.invoke : f.level) ?? '--')}</Table.Cell>
+                      <Table.Cell>
+                        {f.dataType?.type
+                          ? String(f.dataType.type)
+                          : f.type === 'service'
+                            ? t(`fleet.invokeModes.${String(f.invoke)}`)
+                            : t(`fleet.eventLevels.${String(f.level)}`)}
+                      </Table.Cell>
                       <Table.Cell>{describeSpec(f.dataType)}</Table.Cell>
                       <Table.Cell>
                         {editable && (

@@ -72,7 +72,7 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
-  const opts = (values: readonly string[]) => values.map((v) => ({ value: v, label: v }));
+  const opts = (prefix: string, values: readonly string[]) => values.map((v) => ({ value: v, label: t(`fleet.${prefix}.${v}`) }));
   return (
     <FormDialog
       {...dialog}
@@ -87,7 +87,10 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
         <SelectInput {...form.select('productId')} options={products.data ?? []} placeholder={t('common.selectPlaceholder')} />
       </Field>
       <Field label={t('fleet.protocol')} required>
-        <SelectInput {...form.select('protocol')} options={opts(templateProtocols)} />
+        <SelectInput
+          {...form.select('protocol')}
+          options={templateProtocols.map((v) => ({ value: v, label: t(`fleet.templateProtocols.${v}`) }))}
+        />
       </Field>
       <Field label={t('fleet.acquisitionPeriod')} required error={form.errors.acquisitionPeriod}>
         <TextField.Root {...form.input('acquisitionPeriod')} />
@@ -96,10 +99,10 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
         <TextField.Root {...form.input('frequency')} />
       </Field>
       <Field label={t('fleet.storageMode')}>
-        <SelectInput {...form.select('storageMode')} options={opts(storageModes)} />
+        <SelectInput {...form.select('storageMode')} options={opts('storageModes', storageModes)} />
       </Field>
       <Field label={t('fleet.upload_')}>
-        <SelectInput {...form.select('upload')} options={opts(uploadStrategies)} />
+        <SelectInput {...form.select('upload')} options={opts('strategies', uploadStrategies)} />
       </Field>
       <Field label={t('fleet.retentionDays')} error={form.errors.retentionDays}>
         <TextField.Root {...form.input('retentionDays')} />
@@ -158,7 +161,7 @@ function VariablesDialog({ template, onClose }: { template: TemplateRow | null; 
               <Table.Row key={String(v.identifier)}>
                 <Table.Cell>{String(v.name)}</Table.Cell>
                 <Table.Cell>{String(v.identifier)}</Table.Cell>
-                <Table.Cell>{String(v.attribute)}</Table.Cell>
+                <Table.Cell>{t(`fleet.attributes.${String(v.attribute)}`)}</Table.Cell>
                 <Table.Cell>{v.modbus ? `#${(v.modbus as { registerAddress: number }).registerAddress}` : '--'}</Table.Cell>
               </Table.Row>
             ))}
@@ -172,10 +175,14 @@ function VariablesDialog({ template, onClose }: { template: TemplateRow | null; 
               options={properties.map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }))}
             />
           </Field>
-          <Field label="CLIENT / SERVER / CLIENT_PARAM">
-            <SelectInput value={attribute} onChange={setAttribute} options={variableAttributes.map((v) => ({ value: v, label: v }))} />
+          <Field label={t('fleet.attribute')}>
+            <SelectInput
+              value={attribute}
+              onChange={setAttribute}
+              options={variableAttributes.map((v) => ({ value: v, label: t(`fleet.attributes.${v}`) }))}
+            />
           </Field>
-          <Field label="Modbus register">
+          <Field label={t('fleet.modbusRegister')}>
             <TextField.Root value={register} onChange={(e) => setRegister(e.target.value)} />
           </Field>
           <Button onClick={() => void add()} disabled={!identifier}>
@@ -197,7 +204,7 @@ export function TemplatesPage() {
     { id: 'product', header: t('fleet.product'), value: (r) => r.productName, width: 140 },
     { id: 'protocol', header: t('fleet.protocol'), value: (r) => r.protocol, width: 110 },
     { id: 'acquisitionPeriod', header: t('fleet.acquisitionPeriod'), value: (r) => r.acquisitionPeriod, width: 120 },
-    { id: 'storageMode', header: t('fleet.storageMode'), value: (r) => r.storageMode, width: 100 },
+    { id: 'storageMode', header: t('fleet.storageMode'), value: (r) => t(`fleet.storageModes.${r.storageMode}`), width: 100 },
     { id: 'retentionDays', header: t('fleet.retentionDays'), value: (r) => r.retentionDays, width: 100 },
     { id: 'variables', header: t('fleet.variables'), value: (r) => r.variables.length, width: 70 },
     { id: 'deviceCount', header: t('fleet.devices'), value: (r) => r.deviceCount, width: 70 },
