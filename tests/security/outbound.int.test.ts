@@ -30,6 +30,8 @@ let allowed: HttpServer;
 let allowedPort = 0;
 const allowedSeen: string[] = [];
 let redirectTo = '';
+/** What it answers when it does not redirect. */
+let answer = { status: 200, body: '{"errcode":0}' };
 
 async function countingListener(host: string): Promise<number> {
   const entry = { server: createServer((socket) => socket.destroy()), connections: 0 };
@@ -218,7 +220,8 @@ beforeAll(async () => {
   v6Port = await countingListener('::1');
   allowed = createHttpServer((req, res) => {
     allowedSeen.push(req.url!);
-    res.writeHead(302, { location: redirectTo }).end();
+    if (redirectTo) res.writeHead(302, { location: redirectTo }).end();
+    else res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
   });
   await new Promise<void>((resolve) => allowed.listen(0, '127.0.0.3', resolve));
   allowedPort = (allowed.address() as AddressInfo).port;
@@ -366,5 +369,47 @@ describe('every outbound URL field of the route table', () => {
     // The allowed server was called each time; the addresses it sent the calls on to, never.
     expect(allowedSeen.length - seenBefore).toBe(3);
     expect(connections()).toBe(before);
+  });
+
+  it("shows the tenant a class of failure, never the peer's answer nor what tells an open port from a closed one", async () => {
+    redirectTo = '';
+    const secret = 'pg_hba.conf: host all all 10.0.0.0/8 trust';
+    const url = channelOf.wecomWebhook!.url(`127.0.0.3:${allowedPort}`);
+    ok(
+      await sut.call('PUT', '/api/iot/notifySettings', {
+        token,
+        body: { smtpUrl: null, dingtalkWebhook: null, smsEndpoint: null, wecomWebhook: url },
+      }),
+    );
+    await sut.platform.runner.catchUp();
+    for (const [status, body, errorClass] of [
+      [400, JSON.stringify({ error: secret }), 'HTTP_STATUS_4XX'],
+      [503, secret, 'HTTP_STATUS_5XX'],
+      [200, JSON.stringify({ errcode: 93000, errmsg: secret }), 'ANSWER_REJECTED'],
+      [200, `<html>${secret}</html>`, 'ANSWER_INVALID'],
+    ] as const) {
+      answer = { status, body };
+      expect((await raiseAndDeliver('wechat')).map((r) => r.error)).toEqual([errorClass]);
+    }
+    // A closed port of the allowed address: a failed connection, nothing more.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.3', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    ok(
+      await sut.call('PUT', '/api/iot/notifySettings', {
+        token,
+        body: { wecomWebhook: channelOf.wecomWebhook!.url(`127.0.0.3:${closedPort}`) },
+      }),
+    );
+    await sut.platform.runner.catchUp();
+    expect((await raiseAndDeliver('wechat')).map((r) => r.error)).toEqual(['CONNECT_FAILED']);
+    const listed = await sut.call('GET', '/api/iot/notifyRecord', { token, query: { sendWay: 'wechat', pageSize: '100' } });
+    expect(listed.status).toBe(200);
+    expect(listed.body).not.toContain('pg_hba');
+    expect(listed.body).not.toContain('ECONNREFUSED');
+    // The platform log keeps why.
+    expect(sut.logLines.join('')).toContain('HTTP 400');
+    answer = { status: 200, body: '{"errcode":0}' };
   });
 });
