@@ -1,4 +1,5 @@
 import type { Ports } from '@iot/contracts/http/handler.ts';
+import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
 import { tenantDispatchers, tenantHandlers } from './tenant/handlers.ts';
 import { tenantOnboarding } from './tenant/onboarding.ts';
 import { userHandlers } from './user/handlers.ts';
@@ -44,7 +45,7 @@ export const commandHandlers = {
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
-export function commandDispatchers(ports: Omit<Ports, 'dispatch'>) {
+export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispatchers {
   return {
     ...tenantDispatchers(ports),
     ...deviceDispatchers(ports),

@@ -1,14 +1,9 @@
-import type { Dispatch, DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
-
-/** A command handler as the dispatch port calls it. */
-// Each dispatcher types its own command; the port checks only the type name.
-export type CommandDispatcher = (command: any, metadata: DispatchMetadata) => Promise<DispatchResult>;
+import type { CommandDispatchers, Dispatch, DispatchedCommand, DispatchedType, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 
 /** Binds the dispatch port to the command side's handlers, by command type. */
-export function createDispatch(dispatchers: Record<string, CommandDispatcher>): Dispatch {
-  return (command, metadata) => {
-    const dispatcher = dispatchers[command.type];
-    if (!dispatcher) throw new Error(`no command handler for ${command.type}`);
-    return dispatcher(command, metadata);
-  };
+export function createDispatch(dispatchers: CommandDispatchers): Dispatch {
+  // Generic over the type, so that the handler of a command's type is known to take that command.
+  const run = <K extends DispatchedType>(command: DispatchedCommand<K>, metadata: DispatchMetadata) =>
+    dispatchers[command.type](command, metadata);
+  return run;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, activeAlarmScope, isIncomplete, type AlarmRaisedData, type AlarmRoutes, type AlarmRuleFields } from '@iot/contracts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
-import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import type { CommandDispatchers, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
 import { perItemFound } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
@@ -205,14 +205,14 @@ function found<T extends { state: { raised: unknown } }>(result: T): T {
 }
 
 /** The commands of the alarm reactor (on the telemetry): raise, count repeats, clear, through the dispatch port. */
-export function alarmDispatchers(ports: Omit<Ports, 'dispatch'>) {
+export function alarmDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'RaiseAlarm' | 'RepeatAlarm' | 'ClearAlarm'> {
   const contextOf = (metadata: DispatchMetadata): CommandContext => ({ ...metadata });
   return {
-    async RaiseAlarm(command: { alarm: Omit<AlarmRaisedData, 'alarmId'> }, metadata: DispatchMetadata) {
+    async RaiseAlarm(command, metadata) {
       const result = await raiseAlarm(ports, command.alarm, contextOf(metadata));
       return { position: result.position, id: result.alarmId };
     },
-    async RepeatAlarm(command: { alarmId: string; count: number; value: number | null; at: string }, metadata: DispatchMetadata) {
+    async RepeatAlarm(command, metadata) {
       const result = await handleCommand(
         ports.store,
         alarmDecider,
@@ -222,7 +222,7 @@ export function alarmDispatchers(ports: Omit<Ports, 'dispatch'>) {
       );
       return { position: result.events.at(-1)?.position ?? null };
     },
-    async ClearAlarm(command: { alarmId: string; value: number | null; at: string }, metadata: DispatchMetadata) {
+    async ClearAlarm(command, metadata) {
       const result = await clearAlarm(
         ports,
         command.alarmId,

@@ -1,6 +1,6 @@
 import { DomainError, deviceSnScope, type DeviceRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
-import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { releaseClaim, withClaim } from '../shared/claims.ts';
@@ -165,12 +165,9 @@ export const importHandlers: Pick<Handlers<DeviceRoutes>, 'device.import'> = {
 };
 
 /** Presence as the intake reports it (ingest/src/presence.ts), through the dispatch port. */
-export function deviceDispatchers(ports: Omit<Ports, 'dispatch'>) {
+export function deviceDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'SetDevicePresence'> {
   return {
-    async SetDevicePresence(
-      command: { deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' },
-      metadata: DispatchMetadata,
-    ) {
+    async SetDevicePresence(command, metadata) {
       const result = await handleCommand(
         ports.store,
         deviceDecider,

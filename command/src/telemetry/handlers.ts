@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, valueFits, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
 import { callerOf, type Handlers, type Ports } from '@iot/contracts/http/handler.ts';
-import type { DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
 import { productDecider, productStream } from '../product/decide.ts';
@@ -240,10 +240,10 @@ async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenant
 }
 
 /** A reply that came when nobody waited for it (an asynchronous command): recorded through the dispatch port. */
-export function replyDispatchers(ports: Omit<Ports, 'dispatch'>) {
+export function replyDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'ResendDesired' | 'RecordDeviceReply'> {
   return {
     /** A device (re)connected: the desired values it does not report yet go out again, each recorded as a command. */
-    async ResendDesired(command: { deviceId: string; before?: string }, metadata: DispatchMetadata) {
+    async ResendDesired(command, metadata) {
       const found = await pendingDesired(ports, metadata.tenantId, command.deviceId, command.before);
       if (!found || !found.state.enabled || !ports.link) return { position: null };
       const { state, pending } = found;
@@ -263,7 +263,7 @@ export function replyDispatchers(ports: Omit<Ports, 'dispatch'>) {
       }
       return { position };
     },
-    async RecordDeviceReply(command: { deviceId: string; messageId: string; output: unknown }, metadata: DispatchMetadata) {
+    async RecordDeviceReply(command, metadata) {
       const result = await handleCommand(
         ports.store,
         deviceDecider,

@@ -1,6 +1,6 @@
 import { DomainError, SYSTEM_TENANT, type TenantRoutes } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
-import type { DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
+import type { CommandDispatchers, DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
 import { anonymousCommandContextOf, runCommand } from '../request.ts';
@@ -143,11 +143,14 @@ export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
 const contextOf = (metadata: DispatchMetadata): CommandContext => ({ ...metadata });
 const positionOf = (result: { events: { position: string }[] }): DispatchResult => ({ position: result.events.at(-1)?.position ?? null });
 
+type OnboardingStep =
+  'CreateTenantAdmin' | 'ActivateTenantAdminCredential' | 'ProvisionTenant' | 'NotifyTenantAudit' | 'MarkTenantOnboarded';
+
 /** The onboarding workflow's steps as commands (contracts/src/ports/dispatch.ts), each idempotent. */
-export function tenantDispatchers(ports: Omit<Ports, 'dispatch'>) {
+export function tenantDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, OnboardingStep> {
   const tenantOf = async (tenantId: string) => (await loadState(ports.store, tenantDecider, tenantStream(tenantId))).state;
   return {
-    async CreateTenantAdmin(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+    async CreateTenantAdmin(command, metadata) {
       const { tenantId, adminUserId } = command;
       const tenant = await tenantOf(tenantId);
       // The registration's claim on the name becomes the administrator's.
@@ -175,21 +178,21 @@ export function tenantDispatchers(ports: Omit<Ports, 'dispatch'>) {
       );
       return positionOf(result);
     },
-    async ActivateTenantAdminCredential(command: { tenantId: string; adminUserId: string }) {
+    async ActivateTenantAdminCredential(command) {
       await moveCredential(ports.db, pendingCredential(command.tenantId), command.adminUserId, command.tenantId);
       return { position: null };
     },
-    async ProvisionTenant(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+    async ProvisionTenant(command, metadata) {
       const { idempotencyKey: _key, tenantId: _tenant, ...context } = metadata;
       await provisionTenant(ports.store, command.tenantId, command.adminUserId, context);
       return { position: null };
     },
-    async NotifyTenantAudit(command: { tenantId: string; approved: boolean; reason: string | null }) {
+    async NotifyTenantAudit(command) {
       const tenant = await tenantOf(command.tenantId);
       if (!tenant.onboarded) await notifyAudit(ports, tenant, command.approved, command.reason);
       return { position: null };
     },
-    async MarkTenantOnboarded(command: { tenantId: string; adminUserId: string }, metadata: DispatchMetadata) {
+    async MarkTenantOnboarded(command, metadata) {
       const result = await handleCommand(
         ports.store,
         tenantDecider,

@@ -1,3 +1,4 @@
+import type { AlarmRaisedData } from '../alarm/events.ts';
 import type { Actor } from '../event.ts';
 
 /** Who a dispatched command acts for, and what caused it (the event a workflow or reactor reacted to). */
@@ -11,11 +12,27 @@ export interface DispatchMetadata {
   ip?: string;
 }
 
-/** A command as code that reacts issues it: its type names the handler, the rest is its payload. */
-export interface DispatchedCommand {
-  type: string;
-  [field: string]: unknown;
+/** Each command that code reacting to events may issue, by type: its payload. */
+export interface DispatchedPayloads {
+  // The tenant onboarding workflow's steps (command/src/tenant/onboarding.ts).
+  CreateTenantAdmin: { tenantId: string; adminUserId: string };
+  ActivateTenantAdminCredential: { tenantId: string; adminUserId: string };
+  ProvisionTenant: { tenantId: string; adminUserId: string };
+  NotifyTenantAudit: { tenantId: string; approved: boolean; reason: string | null };
+  MarkTenantOnboarded: { tenantId: string; adminUserId: string };
+  // What the intake learns of a device (ingest/): presence, a back-online device's desired values, a reply nobody waited for.
+  SetDevicePresence: { deviceId: string; online: boolean; at: string; reason?: 'disconnect' | 'timeout' };
+  ResendDesired: { deviceId: string; before?: string };
+  RecordDeviceReply: { deviceId: string; messageId: string; output: unknown };
+  // The alarm reactor on the telemetry (projections/src/alarm/reactor.ts).
+  RaiseAlarm: { alarm: Omit<AlarmRaisedData, 'alarmId'> };
+  RepeatAlarm: { alarmId: string; count: number; value: number | null; at: string };
+  ClearAlarm: { alarmId: string; value: number | null; at: string };
 }
+export type DispatchedType = keyof DispatchedPayloads;
+
+/** A command as code that reacts issues it: its type names the handler, the rest is that type's payload. */
+export type DispatchedCommand<K extends DispatchedType = DispatchedType> = { [T in K]: { type: T } & DispatchedPayloads[T] }[K];
 
 export interface DispatchResult {
   /** Position of the last event appended (or of the earlier try with the same key), null when nothing changed. */
@@ -29,3 +46,8 @@ export interface DispatchResult {
  * (ARCHITECTURE.md "Layout"): infra/ binds it to the command handlers.
  */
 export type Dispatch = (command: DispatchedCommand, metadata: DispatchMetadata) => Promise<DispatchResult>;
+
+/** The command side's handler of each dispatched command: what infra/ binds the port to. */
+export type CommandDispatchers = {
+  [K in DispatchedType]: (command: DispatchedCommand<K>, metadata: DispatchMetadata) => Promise<DispatchResult>;
+};

@@ -27,8 +27,8 @@ export const freshState = (activeAlarmId: string | null = null): RuleState => ({
 
 export type Decision =
   | { kind: 'raise'; value: number | null; text: string | null; at: number }
-  | { kind: 'repeat'; count: number; value: number | null; at: number }
-  | { kind: 'clear'; value: number | null; at: number };
+  | { kind: 'repeat'; alarmId: string; count: number; value: number | null; at: number }
+  | { kind: 'clear'; alarmId: string; value: number | null; at: number };
 
 export function compare(value: number, operator: ComparisonOperator, threshold: number): boolean {
   switch (operator) {
@@ -95,7 +95,7 @@ export function step(rule: RuleSpec, state: RuleState, sample: { value: number |
       const count = state.repeats;
       state.repeats = 0;
       state.lastRepeatAt = ts;
-      return { kind: 'repeat', count, value, at: ts };
+      return { kind: 'repeat', alarmId: state.activeAlarmId, count, value, at: ts };
     }
     if (state.busy) return null;
     if (state.samples < Math.max(1, rule.durationSamples) || ts - state.breachSince < rule.durationSec * 1000) return null;
@@ -108,7 +108,7 @@ export function step(rule: RuleSpec, state: RuleState, sample: { value: number |
   if (!state.activeAlarmId || state.busy || !rule.autoClear) return null;
   // Inside the threshold but not yet by the deadband: neither breaching nor cleared.
   if (rule.deadband > 0 && breaches(rule, value!, rule.deadband)) return null;
-  return { kind: 'clear', value, at: ts };
+  return { kind: 'clear', alarmId: state.activeAlarmId, value, at: ts };
 }
 
 /** The threshold as the alarm list shows it: `> 80`, `< 10 | > 90`. */

@@ -170,12 +170,12 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
         break;
       case 'repeat':
         sent = dispatch(
-          { type: 'RepeatAlarm', alarmId: state.activeAlarmId, count: decision.count, value: decision.value, at },
+          { type: 'RepeatAlarm', alarmId: decision.alarmId, count: decision.count, value: decision.value, at },
           metadata('repeat'),
         );
         break;
       case 'clear':
-        sent = dispatch({ type: 'ClearAlarm', alarmId: state.activeAlarmId, value: decision.value, at }, metadata('clear')).then(() => {
+        sent = dispatch({ type: 'ClearAlarm', alarmId: decision.alarmId, value: decision.value, at }, metadata('clear')).then(() => {
           state.activeAlarmId = null;
         });
         break;
