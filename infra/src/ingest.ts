@@ -11,6 +11,7 @@ import {
   createIntakeTables,
   createPresence,
   gatewayCommandTopic,
+  namesNoDevice,
   passthroughDownTopic,
   rpcRequestTopic,
   TB_ATTRIBUTES_TOPIC,
@@ -21,7 +22,8 @@ import {
   type TelemetrySink,
 } from '@iot/ingest';
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
-import type { EventStore } from '@iot/contracts/ports/event-store.ts';
+import type { DeviceEvent, TenantEvent } from '@iot/contracts';
+import type { EventStore, StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Bus } from './bus/port.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
@@ -56,6 +58,8 @@ export interface IngestOptions {
   watch?: (topicFilter: string, handler: (message: DeviceMessage) => Promise<void>) => Promise<{ off(): Promise<void> }>;
   /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
   publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
+  /** Ends a session now (its device lost the right to it); embedded broker only: an external one cuts its own (broker accounts). */
+  disconnect?: (clientId: string) => Promise<boolean>;
 }
 
 /**
@@ -103,20 +107,68 @@ export async function startIngest(options: IngestOptions) {
     'DeviceCommandFailed',
     'DeviceDesiredSet',
   ]);
-  const changes = options.events
-    ? options.events.subscribe({
-        after: await options.events.headPosition(),
-        categories: ['device', 'tenant'],
-        onEvents: async (events) => {
-          for (const event of events) {
-            if (event.type === 'TenantStopped' || event.type === 'TenantStarted') registry.forget();
-            else if (event.streamName.startsWith('device-') && !unchanging.has(event.type))
-              registry.forget(event.streamName.slice(event.streamName.indexOf('.') + 1));
-          }
-        },
-        onError: (err) => logger.error({ err }, 'device changes not followed'),
-      })
-    : null;
+  /**
+   * Devices that lost the right to their sessions: each session here ends at once (the broker disconnects it, what
+   * it still sends is refused), and every such device the log shows online (over an external broker, whose own
+   * accounts cut its sessions; HTTP devices; sub-devices) is recorded offline now.
+   */
+  const cutOff = async (lost: { tenantId: string; deviceId?: string }) => {
+    const ended = intake.cut((d) => d.tenantId === lost.tenantId && (!lost.deviceId || d.deviceId === lost.deviceId));
+    await Promise.all(
+      ended.map(({ sessionId }) =>
+        options.disconnect?.(sessionId).catch((err: unknown) => logger.error({ err, sessionId }, 'session not disconnected')),
+      ),
+    );
+    const offline = new Map(ended.map(({ device }) => [device.deviceId, device]));
+    for (const device of await registry.recordedOnline(lost)) offline.set(device.deviceId, device);
+    for (const device of offline.values()) presence.gone(device);
+  };
+  /** Follows the log: what the registry keeps of a changed device is dropped; the sessions of a device that lost its rights are cut. */
+  const follow = async (event: StoredEventOf<DeviceEvent | TenantEvent>) => {
+    if (event.type === 'TenantStopped' || event.type === 'TenantStarted') {
+      registry.learnTenant(event.data.tenantId, event.type === 'TenantStarted');
+      registry.forget();
+      if (event.type === 'TenantStopped') await cutOff({ tenantId: event.data.tenantId });
+      return;
+    }
+    if (!event.streamName.startsWith('device-') || unchanging.has(event.type)) return;
+    const deviceId = event.streamName.slice(event.streamName.indexOf('.') + 1);
+    const lost = { tenantId: event.metadata.tenantId, deviceId };
+    registry.forget(deviceId);
+    switch (event.type) {
+      case 'DeviceDisabled':
+        registry.learnDevice(deviceId, { enabled: false });
+        return cutOff(lost);
+      case 'DeviceEnabled':
+        return registry.learnDevice(deviceId, { enabled: true });
+      case 'DeviceDeleted':
+        registry.learnDevice(deviceId, { deleted: true });
+        return cutOff(lost);
+      case 'DeviceSecretRotated':
+        registry.learnDevice(deviceId, { secretHash: event.data.secretHash });
+        return cutOff(lost);
+      case 'DeviceMoved':
+        return intake.update(deviceId, { groupId: event.data.groupId });
+      case 'DeviceGatewayBound':
+        return intake.update(deviceId, { gatewayId: event.data.gatewayId });
+      case 'DeviceUpdated':
+        return intake.update(deviceId, { name: event.data.name });
+      case 'DeviceModelUpgraded':
+        return intake.update(deviceId, { modelVersion: event.data.modelVersion });
+      default:
+        return;
+    }
+  };
+  /**
+   * The broker's fan-out, to whoever subscribed: only for topics that name their device. A topic that names none
+   * (ThingsBoard's `me` and gateway API) would reach every device subscribed to it: it goes to one session (`publishTo`).
+   */
+  const publish =
+    options.publish &&
+    ((topic: string, payload: object) =>
+      namesNoDevice(topic)
+        ? Promise.reject(new Error(`${topic} names no device: sent to its session only`))
+        : options.publish!(topic, payload));
   /** Synchronous commands waiting for their reply, by message id. */
   const waiting = new Map<string, (reply: DeviceReply) => void>();
   /** Replies a waiting command got here lately: a second copy (shared and own subscription) is not recorded again. */
@@ -232,6 +284,16 @@ export async function startIngest(options: IngestOptions) {
       }
     },
   });
+  const changes = options.events
+    ? options.events.subscribe({
+        after: await options.events.headPosition(),
+        categories: ['device', 'tenant'],
+        onEvents: async (events) => {
+          for (const event of events) await follow(event as StoredEventOf<DeviceEvent | TenantEvent>);
+        },
+        onError: (err) => logger.error({ err }, 'device changes not followed'),
+      })
+    : null;
   // Pass-through (DTU-style devices): an operator's bytes go to the device's own connection here, or fail at once.
   options.live?.onInbound?.('device.passthrough', (message, from) => {
     const { deviceId, data } = message as { deviceId: string; data: string };
@@ -243,8 +305,8 @@ export async function startIngest(options: IngestOptions) {
       device.tenantId === from.tenantId &&
       (!from.groups || (device.groupId !== null && from.groups.has(device.groupId))) &&
       (!from.devices || from.devices.has(deviceId));
-    if (!visible || !options.publish) return fail('offline');
-    options.publish(passthroughDownTopic(device.sn), Buffer.from(data, 'base64')).then(
+    if (!visible || !publish) return fail('offline');
+    publish(passthroughDownTopic(device.sn), Buffer.from(data, 'base64')).then(
       () => {
         relaying.add(deviceId);
         from.reply({ type: 'state', deviceId, state: 'inProgress', reason: null });
@@ -293,7 +355,7 @@ export async function startIngest(options: IngestOptions) {
     const reply = awaitReply(messageId, waitMs);
     if (!options.watch) return { reply };
     const watching = await options
-      .watch(topic, (message) => intake.handle(message))
+      .watch(topic, async (message) => void (await intake.handle(message)))
       .catch((err: unknown) => {
         logger.error({ err, topic }, 'reply topic not watched');
         return null;
@@ -306,13 +368,13 @@ export async function startIngest(options: IngestOptions) {
     async send(device, message, waitMs) {
       const delivery = await deliveryOf(device);
       if (waitMs !== null && !delivery) return { ok: false, reason: 'offline' };
-      if (!options.publish) return { ok: false, reason: 'offline' };
+      if (!publish) return { ok: false, reason: 'offline' };
       if (!delivery || delivery.style === 'native' || delivery.style === 'nativeGateway') {
         const gatewaySn = delivery?.style === 'nativeGateway' ? delivery.gatewaySn : null;
         const topic = gatewaySn ? gatewayReplyTopic(gatewaySn, message.messageId) : replyTopic(device.sn, message.messageId);
         const waited = waitMs === null ? null : await replyTo(topic, message.messageId, waitMs);
-        if (gatewaySn) await options.publish(gatewayCommandTopic(gatewaySn, message.messageId), { ...message, sn: device.sn });
-        else await options.publish(commandTopic(device.sn, message.messageId), message);
+        if (gatewaySn) await publish(gatewayCommandTopic(gatewaySn, message.messageId), { ...message, sn: device.sn });
+        else await publish(commandTopic(device.sn, message.messageId), message);
         return waited ? waited.reply : null;
       }
       const publishTo = options.publishTo;

@@ -42,7 +42,7 @@ import { connectMosquittoAccounts } from './broker-accounts/mosquitto.ts';
 import { noBrokerAccounts, type BrokerAccounts } from './broker-accounts/port.ts';
 import { brokerAccountsReactor } from './broker-accounts/reactor.ts';
 import { withBrokerSecrets } from './broker-accounts/secrets.ts';
-import { createDeviceRegistry, uplinkFilters } from '@iot/ingest';
+import { createDeviceRegistry, SessionEnded, uplinkFilters } from '@iot/ingest';
 import { mqttHookRoutes } from './mqtt/hooks.ts';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from './mqtt/port.ts';
@@ -278,12 +278,23 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         : await startEmbeddedMqtt({
             port: options.mqttPort ?? config.MQTT_PORT,
             // Devices are let in by the intake, once it is up (below): until then none may connect.
-            authenticate: async (client, password) =>
-              !!(await ingest?.intake.connect(client.clientId, client.connectionId ?? 0, client.username, password?.toString('utf8'))),
+            // A device's client id is kept within its own namespace: no other device can take it over.
+            authenticate: async (client, password) => {
+              const session = await ingest?.intake.connect(
+                client.clientId,
+                client.connectionId ?? 0,
+                client.username,
+                password?.toString('utf8'),
+              );
+              return session ? { clientId: session.sessionId } : false;
+            },
             authorizePublish: (client, topic) => ingest?.intake.mayPublish(client.clientId, topic) ?? false,
             authorizeSubscribe: (client, filter) => ingest?.intake.maySubscribe(client.clientId, filter) ?? false,
             onDisconnect: (client) => ingest?.intake.disconnect(client.clientId, client.connectionId ?? 0),
-            onHandlerError: (error, message) => logger.error({ err: error, topic: message.topic }, 'device message failed'),
+            onHandlerError: (error, message) =>
+              error instanceof SessionEnded
+                ? logger.info({ topic: message.topic }, 'message of a cut session refused')
+                : logger.error({ err: error, topic: message.topic }, 'device message failed'),
           });
       mqtt = m;
       stops.push(() => m.close());
@@ -347,6 +358,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         live,
         publish: (topic, payload) => mqtt!.publish(topic, payload, { qos: 1 }),
         publishTo: mqtt.publishTo ? (clientId, topic, payload) => mqtt!.publishTo!(clientId, topic, payload, { qos: 1 }) : undefined,
+        disconnect: mqtt.disconnect ? (clientId) => mqtt!.disconnect!(clientId) : undefined,
         // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
         watch: config.MQTT_URL ? (filter, handler) => mqtt!.onMessage(filter, handler, { shared: false }) : undefined,
         reactors: [alarms],

@@ -14,6 +14,19 @@ export interface DeviceMessage {
   clientId?: string;
 }
 
+/**
+ * A device's client ids are its own: the broker keeps a connection under the device's id and the client id it
+ * chose, so another device (of any tenant) reusing that client id opens a session of its own and takes nothing over.
+ */
+export const sessionIdOf = (deviceId: string, clientId: string) => `${deviceId}/${clientId}`;
+
+/** A session's message that arrives after its device lost the right to it (disabled, deleted, re-keyed, tenant stopped): refused, not acknowledged. */
+export class SessionEnded extends Error {
+  constructor(topic: string) {
+    super(`session ended: ${topic.slice(0, 256)}`);
+  }
+}
+
 /** A connection of a client id: a newer connection with the same id takes the id over. */
 interface Session {
   device: DeviceRef;
@@ -128,21 +141,45 @@ export function createIntake(options: IntakeOptions) {
     counters,
     sessions,
 
-    /** The device a client may connect as; remembered for its messages. */
+    /**
+     * The device a client may connect as, and the session id the broker keeps the connection under (its client id
+     * within the device's own namespace); remembered for its messages.
+     */
     async connect(
       clientId: string,
       connectionId: number,
       username: string | undefined,
       password: string | undefined,
-    ): Promise<DeviceRef | null> {
+    ): Promise<{ device: DeviceRef; sessionId: string } | null> {
       const device = await registry.authenticate(username, password);
       if (!device) return null;
-      const before = sessions.get(clientId);
-      sessions.set(clientId, { device, connectionId, thingsboard: !password });
+      const sessionId = sessionIdOf(device.deviceId, clientId);
+      const before = sessions.get(sessionId);
+      sessions.set(sessionId, { device, connectionId, thingsboard: !password });
       options.presence?.connected(device);
       if (before) options.presence?.disconnected(before.device);
       options.onConnect?.(device);
-      return device;
+      return { device, sessionId };
+    },
+
+    /**
+     * The devices `lost` says lost their right to their sessions (disabled, deleted, re-keyed, tenant stopped): their
+     * sessions end here at once (anything they still send is refused), and come back for the broker to disconnect.
+     */
+    cut(lost: (device: DeviceRef) => boolean): Array<{ sessionId: string; device: DeviceRef }> {
+      const ended: Array<{ sessionId: string; device: DeviceRef }> = [];
+      for (const [sessionId, session] of sessions) {
+        if (!lost(session.device)) continue;
+        sessions.delete(sessionId);
+        ended.push({ sessionId, device: session.device });
+        options.onDisconnect?.(session.device);
+      }
+      return ended;
+    },
+
+    /** A device changed in what its sessions carry (group, gateway, name, model version): they carry the change from now on. */
+    update(deviceId: string, change: Partial<Pick<DeviceRef, 'groupId' | 'gatewayId' | 'name' | 'modelVersion'>>) {
+      for (const session of sessions.values()) if (session.device.deviceId === deviceId) session.device = { ...session.device, ...change };
     },
 
     /** The end of one connection; a later connection that took the client id over stays. */
@@ -172,7 +209,7 @@ export function createIntake(options: IntakeOptions) {
 
     maySubscribe(clientId: string, filter: string): boolean {
       const device = deviceOf(clientId);
-      if (!device || !downlinkFilters(device.sn).includes(filter)) return false;
+      if (!device || !downlinkFilters(device.sn, device.nodeType).includes(filter)) return false;
       options.onSubscribe?.(device, filter);
       return true;
     },
@@ -181,7 +218,10 @@ export function createIntake(options: IntakeOptions) {
     async handle(message: DeviceMessage): Promise<void> {
       counters.messages += 1;
       if (message.qos === 0) counters.qos0 += 1;
-      const session = deviceOf(message.clientId);
+      const entry = message.clientId === undefined ? undefined : sessions.get(message.clientId);
+      // The session ended (its device lost the right to it) while the message was on its way: refused, unacknowledged.
+      if (message.clientId !== undefined && !entry) throw new SessionEnded(message.topic);
+      const session = entry?.device;
       const uplink = parseUplink(message.topic);
       try {
         if (!uplink) throw new MalformedPayload('unknown topic');
@@ -252,6 +292,7 @@ export function createIntake(options: IntakeOptions) {
         }
         counters.rows += rows.length;
         if (rows.length > 0) {
+          if (entry && sessions.get(message.clientId!) !== entry) throw new SessionEnded(message.topic);
           await sink.write(rows);
           for (const [owner, own] of byDevice) if (own.length > 0) options.onStored?.(owner, own);
         }

@@ -86,6 +86,14 @@ export function createPresence(options: PresenceOptions) {
       connections.set(device.deviceId, left);
       if (left === 0) later(device, offlineAfter, 'disconnect');
     },
+    /** The device lost its right to its connections (disabled, deleted, re-keyed, tenant stopped): offline now, not after the delay. */
+    gone(device: DeviceRef) {
+      connections.delete(device.deviceId);
+      clear(device.deviceId);
+      onlineAt.delete(device.deviceId);
+      recorded.delete(device.deviceId);
+      record(device, false, 'disconnect');
+    },
     /** A report from a device without a connection of its own (HTTP, or a gateway's sub-device). */
     reported(device: DeviceRef) {
       if (options.shared) {

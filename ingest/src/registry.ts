@@ -37,7 +37,10 @@ const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.na
  * alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a gateway, and thing models.
  * A published version never changes, so its model is kept; the draft (version 0) only for a few seconds.
  */
-export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number; deviceTtlMs?: number; maxDevices?: number } = {}) {
+export function createDeviceRegistry(
+  db: Sql,
+  options: { draftTtlMs?: number; deviceTtlMs?: number; maxDevices?: number; lateMs?: number } = {},
+) {
   const models = new Map<string, { at: number; model: Map<string, ThingFunction> }>();
   const draftTtl = options.draftTtlMs ?? 5_000;
   /**
@@ -48,7 +51,30 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number; de
   const deviceTtl = options.deviceTtlMs ?? 60_000;
   const maxDevices = options.maxDevices ?? 100_000;
   const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: AuthRow): DeviceRef => ref;
-  const usable = (row: AuthRow | undefined): row is AuthRow => !!row && row.enabled && row.tenantActive;
+  /**
+   * What the event log said lately of devices and tenants that lost or regained their rights, ahead of the read
+   * model (its projection may lag behind the event a moment): a device cut at its disable must not be let in
+   * again by a read model that has not applied the disable yet. Kept `lateMs`, beyond any projection lag.
+   */
+  const lately = new Map<string, { at: number; enabled?: boolean; deleted?: boolean; secretHash?: string; tenantActive?: boolean }>();
+  const lateMs = options.lateMs ?? 10 * 60_000;
+  const latest = (key: string) => {
+    const entry = lately.get(key);
+    if (entry && Date.now() - entry.at > lateMs) lately.delete(key);
+    return entry && Date.now() - entry.at <= lateMs ? entry : undefined;
+  };
+  const usable = (row: AuthRow | undefined): row is AuthRow => {
+    if (!row?.enabled || !row.tenantActive) return false;
+    const device = latest(`device:${row.deviceId}`);
+    const tenant = latest(`tenant:${row.tenantId}`);
+    if (device?.deleted || device?.enabled === false || tenant?.tenantActive === false) return false;
+    return device?.secretHash === undefined || device.secretHash === row.secretHash;
+  };
+  const learn = (key: string, change: { enabled?: boolean; deleted?: boolean; secretHash?: string; tenantActive?: boolean }) => {
+    lately.delete(key);
+    lately.set(key, { ...latest(key), ...change, at: Date.now() });
+    if (lately.size > maxDevices) lately.delete(lately.keys().next().value!);
+  };
   let forgotAt = 0;
 
   return {
@@ -84,10 +110,15 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number; de
     },
 
     /** Devices the log says are online: at start, those without a session here are reconciled (presence). */
-    async recordedOnline(): Promise<DeviceRef[]> {
+    async recordedOnline(of: { tenantId?: string; deviceId?: string } = {}): Promise<DeviceRef[]> {
       // A first start has no read models yet, and so no device online.
       if (!(await db.query<{ t: string | null }>(`select to_regclass('rm_devices') as t`)).rows[0]?.t) return [];
-      const rows = (await db.query<AuthRow>(`${select} where d.status = 'online'`)).rows;
+      const rows = (
+        await db.query<AuthRow>(
+          `${select} where d.status = 'online' and ($1::text is null or d.tenant_id = $1) and ($2::text is null or d.id = $2)`,
+          [of.tenantId ?? null, of.deviceId ?? null],
+        )
+      ).rows;
       return rows.map(refOf);
     },
 
@@ -138,6 +169,17 @@ export function createDeviceRegistry(db: Sql, options: { draftTtlMs?: number; de
         if (devices.size > maxDevices) devices.delete(devices.keys().next().value!);
       }
       return device;
+    },
+
+    /**
+     * The event log's word on a device's or tenant's rights (disabled or enabled, deleted, its secret's new hash,
+     * tenant stopped or started), taken over the read model's until the read model has surely applied it.
+     */
+    learnDevice(deviceId: string, change: { enabled?: boolean; deleted?: boolean; secretHash?: string }) {
+      learn(`device:${deviceId}`, change);
+    },
+    learnTenant(tenantId: string, active: boolean) {
+      learn(`tenant:${tenantId}`, { tenantActive: active });
     },
 
     /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { downlinkFilters, parseUplink } from './topics.ts';
+import { downlinkFilters, namesNoDevice, parseUplink, topicOf, topicTable } from './topics.ts';
 
 describe('MQTT topic scheme', () => {
   it('reads the uplinks of commands and pass-through, native and ThingsBoard', () => {
@@ -14,16 +14,34 @@ describe('MQTT topic scheme', () => {
     expect(parseUplink('gateways/GW-1/command/m-1')).toBeNull();
   });
 
-  it("lets a device subscribe to its own downlinks only, another device's never", () => {
-    const mine = downlinkFilters('SN-1');
-    expect(mine).toEqual(
+  it("lets a device subscribe to its own downlinks only, another device's never, a direct device's no gateway API", () => {
+    const direct = downlinkFilters('SN-1', 'direct');
+    const gateway = downlinkFilters('GW-1', 'gateway');
+    expect(direct).toEqual(
       expect.arrayContaining([
         'devices/SN-1/command/+',
         'devices/SN-1/passthrough/down',
-        'gateways/SN-1/command/+',
         'v1/devices/me/rpc/request/+',
+        'v1/devices/me/attributes',
       ]),
     );
-    expect(mine.some((f) => f.includes('SN-2') || f.startsWith('devices/+') || f === '#')).toBe(false);
+    expect(direct.filter((f) => f.startsWith('gateways/') || f.startsWith('v1/gateway/'))).toEqual([]);
+    expect(gateway).toEqual(expect.arrayContaining(['gateways/GW-1/command/+', 'v1/gateway/rpc', 'v1/gateway/attributes']));
+    expect([...direct, ...gateway].some((f) => f.includes('SN-2') || f.startsWith('devices/+') || f === '#')).toBe(false);
+  });
+
+  it('holds in its table every topic the parser takes and the subscriptions allow', () => {
+    for (const row of topicTable.filter((r) => r.direction === 'up')) {
+      const uplink = parseUplink(topicOf(row, 'SN-1', '7'));
+      expect(uplink, row.topic).not.toBeNull();
+      expect(uplink!.sn, row.topic).toBe(row.names === 'device' ? 'SN-1' : null);
+    }
+    const down = topicTable.filter((r) => r.direction === 'down');
+    expect(down.filter((r) => r.device === 'any').map((r) => topicOf(r, 'SN-1'))).toEqual(
+      downlinkFilters('SN-1', 'direct').filter((f) => !f.endsWith('#')),
+    );
+    expect(down.map((r) => topicOf(r, 'GW-1'))).toEqual(downlinkFilters('GW-1', 'gateway').filter((f) => !f.endsWith('#')));
+    // What names no device is ThingsBoard's: the platform sends there to one session only.
+    for (const row of topicTable) expect(namesNoDevice(topicOf(row, 'SN-1')), row.topic).toBe(row.names === 'session');
   });
 });

@@ -42,39 +42,69 @@ export function parseUplink(topic: string): Uplink | null {
   return null;
 }
 
-/**
- * What an ingest process subscribes to on an external broker: the uplink topics that name their device. The
- * ThingsBoard topics (`me`) name none, and such a broker does not say who published: embedded broker only.
- */
-export const uplinkFilters = [
-  'devices/+/telemetry',
-  'devices/+/attributes',
-  'devices/+/events/+',
-  'devices/+/reply/+',
-  'gateways/+/telemetry',
-  'gateways/+/reply/+',
-  'devices/+/passthrough/up',
-];
-
 /** A device publishes only on its own topics (a gateway for its sub-devices through its own); `me` is the device itself. */
 export function mayPublishOn(sn: string, topic: string): boolean {
   const uplink = parseUplink(topic);
   return !!uplink && (uplink.sn === null || uplink.sn === sn);
 }
 
-/** What a device may subscribe to: its own downlink. */
-export function downlinkFilters(sn: string): string[] {
-  return [
-    `devices/${sn}/command/+`,
-    `devices/${sn}/command/#`,
-    `devices/${sn}/passthrough/down`,
-    `gateways/${sn}/command/+`,
-    'v1/devices/me/rpc/request/+',
-    'v1/devices/me/attributes',
-    'v1/devices/me/attributes/response/+',
-    'v1/gateway/rpc',
-    'v1/gateway/attributes',
-  ];
+/**
+ * Every topic of the device doors (README "MQTT topics"), one row each: what a device may publish (`up`) or
+ * subscribe to (`down`), with `{sn}` its own SN and `{id}` any one level. `device: 'gateway'` rows are a gateway's
+ * only. `names: 'session'` topics name no device (ThingsBoard's `me` and gateway API): what a device publishes
+ * there is consumed by the platform, and what the platform sends there goes to that one session (`publishTo`),
+ * never through the broker's fan-out. The security walk (tests/security/mqtt-topics.int.test.ts) iterates it.
+ */
+export interface TopicRow {
+  direction: 'up' | 'down';
+  topic: string;
+  device: 'any' | 'gateway';
+  names: 'device' | 'session';
+}
+export const topicTable: readonly TopicRow[] = [
+  { direction: 'up', topic: 'devices/{sn}/telemetry', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'devices/{sn}/attributes', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'devices/{sn}/events/{id}', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'devices/{sn}/reply/{id}', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'devices/{sn}/passthrough/up', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'gateways/{sn}/telemetry', device: 'gateway', names: 'device' },
+  { direction: 'up', topic: 'gateways/{sn}/reply/{id}', device: 'gateway', names: 'device' },
+  { direction: 'up', topic: 'v1/devices/me/telemetry', device: 'any', names: 'session' },
+  { direction: 'up', topic: 'v1/devices/me/attributes', device: 'any', names: 'session' },
+  { direction: 'up', topic: 'v1/devices/me/rpc/response/{id}', device: 'any', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/telemetry', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/attributes', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/connect', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/disconnect', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
+  { direction: 'down', topic: 'devices/{sn}/command/{id}', device: 'any', names: 'device' },
+  { direction: 'down', topic: 'devices/{sn}/passthrough/down', device: 'any', names: 'device' },
+  { direction: 'down', topic: 'gateways/{sn}/command/{id}', device: 'gateway', names: 'device' },
+  { direction: 'down', topic: 'v1/devices/me/rpc/request/{id}', device: 'any', names: 'session' },
+  { direction: 'down', topic: 'v1/devices/me/attributes', device: 'any', names: 'session' },
+  { direction: 'down', topic: 'v1/devices/me/attributes/response/{id}', device: 'any', names: 'session' },
+  { direction: 'down', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
+  { direction: 'down', topic: 'v1/gateway/attributes', device: 'gateway', names: 'session' },
+];
+
+/**
+ * What an ingest process subscribes to on an external broker: the uplink topics that name their device. The
+ * ThingsBoard topics (`me`) name none, and such a broker does not say who published: embedded broker only.
+ */
+export const uplinkFilters = topicTable
+  .filter((r) => r.direction === 'up' && r.names === 'device')
+  .map((r) => r.topic.replace('{sn}', '+').replace('{id}', '+'));
+
+/** A row's topic for one device, `{id}` filled (`+` for a subscription filter). */
+export const topicOf = (row: TopicRow, sn: string, id = '+') => row.topic.replace('{sn}', sn).replace('{id}', id);
+
+/** Whether a topic names no device (ThingsBoard's `me` and gateway topics): the platform talks there to one session only. */
+export const namesNoDevice = (topic: string) => topic.startsWith('v1/');
+
+/** What a device may subscribe to: its own downlink (a gateway's too for a gateway, ThingsBoard's gateway API included). */
+export function downlinkFilters(sn: string, nodeType?: string): string[] {
+  const rows = topicTable.filter((r) => r.direction === 'down' && (r.device === 'any' || nodeType === 'gateway'));
+  return [...rows.map((r) => topicOf(r, sn)), `devices/${sn}/command/#`];
 }
 
 /** The topic a command to a device goes out on (the device's own scheme decides which it listens to). */

@@ -83,7 +83,12 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       Promise.resolve()
         .then(() => options.authenticate!(info(client), password ?? undefined))
         .then(
-          (ok) => (ok ? done(null, true) : done(authError('bad username or password', BAD_USERNAME_OR_PASSWORD), false)),
+          (admission) => {
+            if (!admission) return done(authError('bad username or password', BAD_USERNAME_OR_PASSWORD), false);
+            // Before Aedes registers the client (a newer connection with the same id takes an older one over) and reads its session.
+            if (typeof admission === 'object') client.id = admission.clientId;
+            done(null, true);
+          },
           (error: Error) => done(authError(`authentication failed: ${error.message}`, SERVER_UNAVAILABLE), false),
         );
     },
@@ -96,6 +101,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
         .then(() => (options.authorizePublish ? options.authorizePublish(info(client), packet.topic, payload) : true))
         .then(async (ok) => {
           if (!ok) return done(new Error(`publish to ${packet.topic} not allowed`));
+          // A device's message is for the platform alone: never kept for later subscribers (nor forwarded, below).
+          packet.retain = false;
           // Aedes acknowledges (PUBACK) once this calls back: the handlers have stored the message by then. A handler
           // that fails leaves it unacknowledged (the connection drops), so the device sends it again.
           const message: MqttMessage = {
@@ -119,6 +126,11 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
           }
         })
         .catch((error: Error) => done(error));
+    },
+    // Device to device traffic does not exist: a device's publish (Aedes stamps it with its client id) reaches the
+    // platform's handlers above and no subscriber; only the platform's own downlink is delivered.
+    authorizeForward(_client, packet) {
+      return (packet as { clientId?: string }).clientId === undefined ? packet : null;
     },
     authorizeSubscribe(client, subscription, done) {
       if (!options.authorizeSubscribe) return done(null, subscription);
@@ -183,6 +195,13 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       if (!client) return false;
       const packet = { cmd: 'publish' as const, topic, payload: encodePayload(payload), qos, retain: false, dup: false };
       await new Promise<void>((resolve, reject) => client.publish(packet, (error?: Error) => (error ? reject(error) : resolve())));
+      return true;
+    },
+
+    async disconnect(clientId: string) {
+      const client = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+      if (!client) return false;
+      await new Promise<void>((resolve) => client.close(() => resolve()));
       return true;
     },
 

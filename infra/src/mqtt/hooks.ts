@@ -78,7 +78,8 @@ export function mqttHookRoutes(options: MqttHookOptions): RoutesPlugin {
         const { username, topic, action } = request.body as z.output<typeof mqttAuthorizeBody>;
         if (isPlatform(username)) return answer(reply, { result: 'allow' });
         const device = await deviceNamed(username);
-        const allowed = !!device && (action === 'publish' ? mayPublishOn(device.sn, topic) : downlinkFilters(device.sn).includes(topic));
+        const allowed =
+          !!device && (action === 'publish' ? mayPublishOn(device.sn, topic) : downlinkFilters(device.sn, device.nodeType).includes(topic));
         return answer(reply, { result: allowed ? 'allow' : 'deny' });
       },
     );

@@ -13,6 +13,8 @@ export interface MqttMessage {
   clientId?: string;
   /** Which connection of that client id (a newer one takes the id over): embedded only. */
   connectionId?: number;
+  /** Settles once the same connection's earlier messages are handled: embedded only. */
+  before?: Promise<unknown>;
 }
 
 /**
@@ -58,9 +60,16 @@ export interface MqttPort {
    * names no device, so it can go only to the device's own connection. Embedded only; false when not connected.
    */
   publishTo?(clientId: string, topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<boolean>;
+  /**
+   * Ends one client's connection now (its right to it is gone: device disabled, deleted, re-keyed, tenant stopped).
+   * Embedded only (an external broker's sessions are cut by its own API); false when not connected.
+   */
+  disconnect?(clientId: string): Promise<boolean>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }
+
+export type MqttAdmission = boolean | { clientId: string };
 
 /** Who is connecting or acting, as the auth hooks see it. */
 export interface MqttClientInfo {
@@ -76,7 +85,11 @@ export interface MqttClientInfo {
  * them through its HTTP auth plugin (a later issue).
  */
 export interface MqttAuthHooks {
-  authenticate?: (client: MqttClientInfo, password: Buffer | undefined) => boolean | Promise<boolean>;
+  /**
+   * Allow (true, or the client id the broker keeps this connection under: the embedded broker namespaces a
+   * device's client id by the device, so that no other device can take it over) or deny (false).
+   */
+  authenticate?: (client: MqttClientInfo, password: Buffer | undefined) => MqttAdmission | Promise<MqttAdmission>;
   authorizePublish?: (client: MqttClientInfo, topic: string, payload: Buffer) => boolean | Promise<boolean>;
   authorizeSubscribe?: (client: MqttClientInfo, topicFilter: string) => boolean | Promise<boolean>;
 }
