@@ -99,7 +99,7 @@ describe('device management in a real browser', () => {
     // The name's change, before and after, on one line.
     await expect
       .poll(() => timeline.getByRole('row').filter({ hasText: 'boiler forty-two' }).first().textContent())
-      .toMatch(/name\s*boiler 42\s*boiler forty-two/);
+      .toMatch(/Device name\s*boiler 42\s*boiler forty-two/);
     const local = new Date(before.getTime() - before.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
     await page.getByLabel('Instant').fill(local);
     await page.getByRole('button', { name: 'Show', exact: true }).click();

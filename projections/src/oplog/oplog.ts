@@ -4,7 +4,8 @@ import type { Projection } from '../projection.ts';
 /** The name an event gives its target (a user's username, a role's name, ...), if it gives one. */
 const targetNameOf = (event: StoredEvent): string | null => {
   const d = event.data;
-  for (const key of ['name', 'username', 'label', 'systemName', 'code']) {
+  // An alarm is named by its rule (or, entered by hand, by its variable): never by its id.
+  for (const key of ['name', 'username', 'label', 'systemName', 'code', 'ruleName', 'variable']) {
     const value = d[key];
     if (typeof value === 'string' && value.length > 0) return value.slice(0, 128);
   }

@@ -251,7 +251,7 @@ export function AlarmRulesPage() {
       cell: (r) => <StatusBadge value={r.status} />,
       width: 80,
     },
-    { id: 'createTime', header: t('fleet.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
+    { id: 'createTime', header: t('common.createdAt'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
   ];
   return (
     <>

@@ -12,7 +12,8 @@ import { useSession } from '../auth/useSession.ts';
 import { PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
-import { formatDate } from '../ui/format.ts';
+import { display, EMPTY, formatDate, formatLocation } from '../ui/format.ts';
+import { useLogNames } from '../system/logNames.ts';
 import { ListPage, useRefresh, type ListColumn, type ListParams } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
@@ -351,12 +352,61 @@ function LiveValues({ id }: { id: string }) {
   );
 }
 
-const show = (v: unknown) => (v === null || v === undefined || v === '' ? '--' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** Options (id → name) of the tenant's gateways, to name a device's gateway in its history. */
+function useGatewayNames() {
+  return useQuery({
+    queryKey: [DEVICES, 'gateway-names'],
+    queryFn: async () =>
+      new Map((await callRoute('device.list', { query: { nodeType: 'gateway', pageSize: 500 } })).rows.map((g) => [g.id, g.name])),
+  });
+}
+
+/**
+ * A field of a device's stream as a person reads it: its label, and its value by name (a product, group or
+ * gateway by its name, a flag as yes or no, tags as a list, a location to 6 decimals), never an id or JSON.
+ */
+function useDeviceFieldFormat() {
+  const { t, i18n } = useTranslation();
+  const products = useProductOptions();
+  const groups = useGroupOptions();
+  const gateways = useGatewayNames();
+  const nameIn = (options: { value: string; label: string }[] | undefined, id: string) =>
+    options?.find((o) => o.value === id)?.label.trim() ?? t('fleet.unknownRecord');
+  const label = (field: string) => (i18n.exists(`fleet.fields.${field}`) ? t(`fleet.fields.${field}`) : field);
+  const value = (field: string, v: unknown): string => {
+    if (v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) return EMPTY;
+    if (typeof v === 'boolean') return t(v ? 'fleet.yes' : 'fleet.no');
+    if (field === 'productId') return nameIn(products.data, String(v));
+    if (field === 'groupId') return nameIn(groups.data, String(v));
+    if (field === 'gatewayId') return gateways.data?.get(String(v)) ?? t('fleet.unknownRecord');
+    if (field === 'nodeType') return t(`fleet.nodeTypes.${String(v)}`);
+    if (field === 'modelVersion') return `v${String(v)}`;
+    if (Array.isArray(v)) return v.map(String).join(i18n.language === 'en' ? ', ' : '、');
+    if (field === 'location' && typeof v === 'object') {
+      const { lng, lat, address } = v as { lng: number | null; lat: number | null; address: string | null };
+      return [formatLocation(lng, lat), address].filter(Boolean).join(' · ') || EMPTY;
+    }
+    if (typeof v === 'object')
+      return (
+        Object.values(v as object)
+          .filter((x) => x !== null)
+          .map(String)
+          .join(' · ') || EMPTY
+      );
+    return String(v);
+  };
+  return { label, value };
+}
+
+/** Fields of a device's stream that say nothing to a person (its secret's hash, its open commands). */
+const hiddenFields = new Set(['secretHash', 'openCommands', 'exists', 'deleted', 'online']);
 
 /** Who changed what, field by field, and the device as it was at any instant. */
 function History({ id }: { id: string }) {
   const { t, i18n } = useTranslation();
   const timeline = useQuery({ queryKey: ['timeline', id], queryFn: () => callRoute('device.timeline', { query: { id } }) });
+  const { actorOf } = useLogNames();
+  const field = useDeviceFieldFormat();
   const [at, setAt] = useState('');
   const [asOf, setAsOf] = useState<Awaited<ReturnType<typeof callRoute<'device.asOf'>>> | null>(null);
   const look = async () => {
@@ -366,6 +416,18 @@ function History({ id }: { id: string }) {
       notice.error(messageOf(e));
     }
   };
+  const asOfFields =
+    asOf?.exists && asOf.device
+      ? [
+          ...Object.entries(asOf.device)
+            .filter(([k]) => !hiddenFields.has(k))
+            .map(([k, v]) => [field.label(k), k === 'productId' && asOf.product ? asOf.product.name : field.value(k, v)] as const),
+          [
+            t('fleet.thingModel'),
+            (asOf.product?.functions ?? []).map((f) => String(f.name ?? f.identifier)).join(i18n.language === 'en' ? ', ' : '、') || EMPTY,
+          ] as const,
+        ]
+      : [];
   return (
     <Flex direction="column" gap="3" mt="3">
       <Flex gap="2" align="end">
@@ -384,11 +446,25 @@ function History({ id }: { id: string }) {
       </Flex>
       {asOf && (
         <Callout.Root color="blue" data-testid="as-of">
-          <Callout.Text>
-            {asOf.exists && asOf.device
-              ? `${formatDate(asOf.at, true)} · v${asOf.version} · ${t('fleet.deviceName')}: ${show(asOf.device.name)} · ${t('fleet.enabled')}: ${show(asOf.device.enabled)} · ${t('fleet.tags')}: ${show(asOf.device.tags)} · ${t('fleet.thingModel')}: ${(asOf.product?.functions ?? []).map((f) => String(f.identifier)).join(', ')}`
-              : t('fleet.notYet')}
-          </Callout.Text>
+          <div>
+            {asOf.exists && asOf.device ? (
+              <>
+                <Text as="div" weight="bold" mb="1">
+                  {t('fleet.asOfTitle', { at: formatDate(asOf.at, true), version: asOf.version })}
+                </Text>
+                <dl className="detail-list">
+                  {asOfFields.map(([k, v]) => (
+                    <div key={k}>
+                      <dt>{k}</dt>
+                      <dd>{v}</dd>
+                    </div>
+                  ))}
+                </dl>
+              </>
+            ) : (
+              t('fleet.notYet')
+            )}
+          </div>
         </Callout.Root>
       )}
       <Table.Root size="1" variant="surface" aria-label={t('fleet.timeline')}>
@@ -403,22 +479,23 @@ function History({ id }: { id: string }) {
           </Table.Row>
         </Table.Header>
         <Table.Body>
-          {(timeline.data ?? []).flatMap((e) =>
-            (e.changes.length ? e.changes : [{ field: '', before: null, after: null }]).map((c, i) => (
+          {(timeline.data ?? []).flatMap((e) => {
+            const changes = e.changes.filter((c) => !hiddenFields.has(c.field));
+            return (changes.length ? changes : [{ field: '', before: null, after: null }]).map((c, i) => (
               <Table.Row key={`${e.version}-${i}`}>
                 <Table.Cell>{i === 0 ? formatDate(e.occurredAt, true) : ''}</Table.Cell>
-                <Table.Cell>{i === 0 ? (e.actorName ?? e.actorId) : ''}</Table.Cell>
+                <Table.Cell>{i === 0 ? actorOf(e) : ''}</Table.Cell>
                 <Table.Cell>{i === 0 ? (i18n.exists(`event.${e.eventType}`) ? t(`event.${e.eventType}`) : e.eventType) : ''}</Table.Cell>
-                <Table.Cell>{c.field}</Table.Cell>
+                <Table.Cell>{c.field ? field.label(c.field) : ''}</Table.Cell>
                 <Table.Cell>
-                  <Text color="red">{c.field ? show(c.before) : ''}</Text>
+                  <Text color="red">{c.field ? field.value(c.field, c.before) : ''}</Text>
                 </Table.Cell>
                 <Table.Cell>
-                  <Text color="green">{c.field ? show(c.after) : ''}</Text>
+                  <Text color="green">{c.field ? field.value(c.field, c.after) : ''}</Text>
                 </Table.Cell>
               </Table.Row>
-            )),
-          )}
+            ));
+          })}
         </Table.Body>
       </Table.Root>
     </Flex>
@@ -457,7 +534,7 @@ export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () =
                     ['nodeType', t(`fleet.nodeTypes.${d.nodeType}`)],
                     ['group', d.groupName],
                     ['gateway', d.gatewayName],
-                    ['location', d.lng !== null ? `${d.lng}, ${d.lat}` : null],
+                    ['location', formatLocation(d.lng, d.lat)],
                     ['address', d.address],
                     ['version', d.version],
                     ['tags', d.tags.join('; ')],
@@ -469,7 +546,7 @@ export function DeviceDetail({ id, onClose }: { id: string | null; onClose: () =
                 ).map(([k, value]) => (
                   <div key={k}>
                     <dt>{t(`fleet.${k}`)}</dt>
-                    <dd>{show(value)}</dd>
+                    <dd>{display(value)}</dd>
                   </div>
                 ))}
               </dl>

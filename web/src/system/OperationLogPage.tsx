@@ -1,9 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { endpoints } from '../api/endpoints.ts';
-// The device and alarm areas name their own events: the log shows them too.
-import '../fleet/i18n.ts';
-import '../alarm/i18n.ts';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { useLogNames } from './logNames.ts';

@@ -1,4 +1,8 @@
 import { useTranslation } from 'react-i18next';
+// The device and alarm areas name their own events and targets: every screen showing log rows (the home page's
+// recent operations too) shows them by name, whether or not one of those areas was opened first.
+import '../fleet/i18n.ts';
+import '../alarm/i18n.ts';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { builtinRoleText } from '@iot/contracts/identity/role.ts';
 import { builtinMenus, builtinNames, englishTitleOf } from '@iot/contracts/menu/catalogue.ts';

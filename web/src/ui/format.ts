@@ -16,6 +16,14 @@ export function formatDate(value: string | number | Date | null | undefined, wit
   return withTime ? `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` : day;
 }
 
+/** A longitude or latitude to 6 decimals (about 10 cm), without the float's noise (121.49369999999999). */
+export const formatCoordinate = (value: number | null | undefined): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? EMPTY : String(Number(value.toFixed(6)));
+
+/** A location as `lng, lat`, each to 6 decimals. */
+export const formatLocation = (lng: number | null | undefined, lat: number | null | undefined): string | null =>
+  lng === null || lng === undefined ? null : `${formatCoordinate(lng)}, ${formatCoordinate(lat)}`;
+
 export function display(value: unknown): string {
   if (isEmpty(value)) return EMPTY;
   if (typeof value === 'boolean') return value ? '✓' : '✗';
