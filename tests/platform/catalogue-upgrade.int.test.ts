@@ -4,6 +4,7 @@ import { handleCommand } from '@iot/command/handler.ts';
 import { builtinRoleId, provisionTenant } from '@iot/command/role/builtin.ts';
 import { roleDecider, roleStream } from '@iot/command/role/decide.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { uniquePhone } from '../harness/phone.ts';
 
 /**
  * A release that adds screens gives them to the built-in roles of tenants approved before it, once: an entry an
@@ -46,5 +47,66 @@ describe('built-in roles across a catalogue upgrade', () => {
     await provisionTenant(store, tenantId, null, system);
     expect(await menus()).not.toContain('device.template');
     expect(await menus()).toContain('device.device.import');
+  });
+
+  it("takes the notification-settings edit from an older tenant's operator role once, and leaves it with an administrator who grants it again", async () => {
+    const store = sut.platform.context.store;
+    const tenantId = 'papa';
+    const roleId = builtinRoleId(tenantId, 'operator');
+    const stream = roleStream(tenantId, roleId);
+    const system = { actor: { kind: 'system' as const, id: 'seed' } };
+    // The role as the previous release created it: the whole alarm area, the notification settings' edit included.
+    const older = builtinMenus.filter((m) => m.id.startsWith('alarm')).map((m) => m.id);
+    expect(older).toContain('alarm.notifySettings.edit');
+    await handleCommand(
+      store,
+      roleDecider,
+      stream,
+      { type: 'CreateRole', roleId, name: '运维人员', remark: null, menuIds: older, builtin: 'operator', nameTaken: false },
+      { ...system, tenantId, idempotencyKey: 'builtin-role:operator' },
+    );
+    await provisionTenant(store, tenantId, null, system);
+    const menus = async () =>
+      (await store.readStream(stream)).reduce(roleDecider.evolve as never, roleDecider.initialState).menuIds as string[];
+    expect(await menus()).not.toContain('alarm.notifySettings.edit');
+    expect(await menus()).toEqual(expect.arrayContaining(['alarm.notifySettings', 'alarm.notifySettings.list', 'alarm.monitor.ack']));
+
+    // An administrator gives it back: the next start leaves it.
+    await handleCommand(
+      store,
+      roleDecider,
+      stream,
+      { type: 'GrantRoleMenus', roleId, menuIds: [...(await menus()), 'alarm.notifySettings.edit'] },
+      { ...system, tenantId },
+    );
+    await provisionTenant(store, tenantId, null, system);
+    expect(await menus()).toContain('alarm.notifySettings.edit');
+  });
+
+  it("gives a new tenant's operator the notification settings to read, not to edit (issue 24)", async () => {
+    await sut.seedTenant({ id: 'quebecop', name: 'QuebecOp', adminUsername: 'quebecOpAdmin', adminPassword: 'Quebec#pw1' });
+    const admin = await sut.login('quebecOpAdmin', 'Quebec#pw1');
+    const created = await sut.call('POST', '/api/auth/user', {
+      token: admin,
+      body: {
+        username: 'quebecOperator',
+        password: 'Operator#pw1',
+        email: 'operator@quebecop.example',
+        phone: uniquePhone(),
+        sex: 'unknown',
+        status: 'enabled',
+        roleIds: [builtinRoleId('quebecop', 'operator')],
+      },
+    });
+    expect(created.status, created.body).toBe(200);
+    await sut.platform.runner.catchUp();
+    const operator = await sut.login('quebecOperator', 'Operator#pw1');
+    expect((await sut.call('GET', '/api/iot/notifySettings', { token: operator })).status).toBe(200);
+    const edit = await sut.call('PUT', '/api/iot/notifySettings', {
+      token: operator,
+      body: { wecomWebhook: 'https://qyapi.weixin.qq.com/x' },
+    });
+    expect([edit.status, edit.json?.data?.error]).toEqual([403, 'FORBIDDEN']);
+    expect((await sut.call('PUT', '/api/iot/notifySettings', { token: admin, body: { tenantPerMinute: 60 } })).status).toBe(200);
   });
 });

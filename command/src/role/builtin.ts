@@ -11,12 +11,20 @@ const inArea =
   (id: string) =>
     keys.some((k) => id === k || id.startsWith(`${k}.`));
 
+/**
+ * Entries a built-in role no longer gets although earlier releases gave them, taken from the roles of older tenants
+ * once. The operator's notification-settings edit: the settings hold the tenant's channel credentials and decide
+ * where the platform sends the tenant's data (issue 24), a tenant administrator's call.
+ */
+const withheld: Partial<Record<BuiltinRole, ReadonlySet<string>>> = { operator: new Set(['alarm.notifySettings.edit']) };
+
 /** Which built-in menus each built-in role grants. */
 const grants: Record<BuiltinRole, (menu: (typeof builtinMenus)[number]) => boolean> = {
   tenantAdmin: (m) => !m.permission?.startsWith('platform:'),
   operator: (m) =>
     inArea('home', 'operation', 'device', 'scene', 'rule', 'alarm', 'forward', 'system.user', 'system.dept')(m.id) &&
-    (!m.id.startsWith('system.') || m.type === 'menu' || m.permission?.endsWith(':list') === true),
+    (!m.id.startsWith('system.') || m.type === 'menu' || m.permission?.endsWith(':list') === true) &&
+    !withheld.operator!.has(m.id),
   auditor: (m) => !m.permission?.startsWith('platform:') && (m.type === 'menu' || /:(list|view|export|history)$/.test(m.permission ?? '')),
   // A screen shown is a screen whose reads are allowed: spec §8 sends any 403 to login.
   analyst: (m) =>
@@ -55,22 +63,42 @@ export async function provisionTenant(
     // it; an entry once offered (at creation or by an earlier release) and taken away by an administrator stays away.
     const history = await store.readStream(roleStream(tenantId, roleId));
     const offered = new Set<string>();
+    const withdrawnBefore = new Set<string>();
     for (const e of history) {
       const key = e.metadata.idempotencyKey ?? '';
       if (key === `builtin-role:${role}` || key.startsWith(`builtin-role:${role}:grants:`))
         for (const id of (e.data.menuIds as string[]) ?? []) offered.add(id);
+      if (key.startsWith(`builtin-role:${role}:withdraws:`)) for (const id of key.split(':').at(-1)!.split(',')) withdrawnBefore.add(id);
     }
     const added = menuIds.filter((id) => !offered.has(id) && !created.state.menuIds.includes(id));
+    let held = created.state.menuIds;
     if (added.length > 0 && !created.state.deleted)
+      held = (
+        await handleCommand(
+          store,
+          roleDecider,
+          roleStream(tenantId, roleId),
+          { type: 'GrantRoleMenus', roleId, menuIds: [...created.state.menuIds, ...added] },
+          {
+            ...context,
+            tenantId,
+            idempotencyKey: `builtin-role:${role}:grants:${createHash('sha256').update(menuIds.join(',')).digest('hex').slice(0, 16)}`,
+          },
+        )
+      ).state.menuIds;
+    // An entry a release withholds is taken from the roles of tenants approved before it, once: an administrator who
+    // grants it again keeps it.
+    const withdrawn = [...(withheld[role] ?? [])].filter((id) => offered.has(id) && held.includes(id) && !withdrawnBefore.has(id)).sort();
+    if (withdrawn.length > 0 && !created.state.deleted)
       await handleCommand(
         store,
         roleDecider,
         roleStream(tenantId, roleId),
-        { type: 'GrantRoleMenus', roleId, menuIds: [...created.state.menuIds, ...added] },
+        { type: 'GrantRoleMenus', roleId, menuIds: held.filter((id) => !withdrawn.includes(id)) },
         {
           ...context,
           tenantId,
-          idempotencyKey: `builtin-role:${role}:grants:${createHash('sha256').update(menuIds.join(',')).digest('hex').slice(0, 16)}`,
+          idempotencyKey: `builtin-role:${role}:withdraws:${withdrawn.join(',')}`,
         },
       );
   }
