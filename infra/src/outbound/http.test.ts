@@ -158,6 +158,25 @@ describe('with a range the operator allows', () => {
     expect(sut.refusesLiteral(`http://127.0.0.2:${ports.allowed}/`)).toBe(true);
   });
 
+  it('resolves a name once per connection and connects to what it checked: a second answer cannot swap the address', async () => {
+    redirectTo = null;
+    const asked: string[] = [];
+    // A rebinding name: the allowed address first, loopback outside the range on every later question; the name is
+    // in no real resolver, so a connection that resolved it again by itself would fail.
+    const rebinding = createOutboundHttp({
+      allow: parseAllowList('127.0.0.1/32'),
+      resolve: async (host) => {
+        asked.push(host);
+        return [{ address: asked.length === 1 ? '127.0.0.1' : '127.0.0.2', family: 4 }];
+      },
+    });
+    const before = connections.v4!;
+    const answer = await rebinding.request(`http://rebind.test:${ports.allowed}/`);
+    expect([answer.status, answer.text, asked]).toEqual([200, 'fine', ['rebind.test']]);
+    await rebinding.close();
+    expect(connections.v4).toBe(before);
+  });
+
   it('checks every redirect: from the allowed server to a refused address, nothing reaches it', async () => {
     const before = { ...connections };
     for (const target of [`http://127.0.0.2:${ports.v4}/`, `http://[::1]:${ports.v6}/`, `http://loopback.test:${ports.v4}/`]) {
