@@ -17,7 +17,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
  * The platform serving the built web app on its own database, a tenant seeded, and headless Chromium: what
  * every browser test starts from. No Chromium is a failure, never a skip (`npm test` installs it first).
  */
-export async function startBrowserPlatform(tenant: SeedTenant, env: Record<string, string> = {}) {
+export async function startBrowserPlatform(tenant: SeedTenant, env: Record<string, string> = {}, options: { demo?: boolean } = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/install-engines.sh\` (\`npm test\` does)`);
   // The app under test is the built one the server serves; build it when this checkout has none.
   if (!existsSync(path.join(WEB_DIST, 'index.html'))) execSync(`npm run build -w web -- --outDir ${WEB_DIST}`, { stdio: 'inherit' });
@@ -33,7 +33,8 @@ export async function startBrowserPlatform(tenant: SeedTenant, env: Record<strin
       LOG_LEVEL: 'warn',
       ...env,
     }),
-    { port: 0, staticDir: WEB_DIST, seedDemo: false },
+    // `demo`: the demo tenant of a fresh `npm start` beside `tenant` (its users, fleet, alarms and simulator).
+    { port: 0, staticDir: WEB_DIST, seedDemo: options.demo ?? false },
   );
   await seedDemoTenant(platform.context, tenant);
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

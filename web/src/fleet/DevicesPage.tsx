@@ -2,7 +2,22 @@ import './i18n.ts';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Button, Callout, Code, Dialog, Flex, Progress, Table, Tabs, Text, TextArea, TextField } from '@radix-ui/themes';
+import {
+  Badge,
+  Button,
+  Callout,
+  Card,
+  Checkbox,
+  Code,
+  Dialog,
+  Flex,
+  Progress,
+  Table,
+  Tabs,
+  Text,
+  TextArea,
+  TextField,
+} from '@radix-ui/themes';
 import { IMPORT_MAX_BYTES, deviceCreateBody, deviceUpdateBody, type DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { channels, routes } from '@iot/contracts';
@@ -21,6 +36,7 @@ import { authHeaders, downloadRoute } from './download.ts';
 import { useGroupOptions } from './groups.ts';
 import { describeSpec, useProductOptions } from './ProductsPage.tsx';
 import { DeviceCommands, Passthrough } from './CommandDialog.tsx';
+import { TrendChart } from './TrendChart.tsx';
 
 const DEVICES = 'devices';
 
@@ -306,49 +322,128 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
   );
 }
 
-/** Newest values of the device, kept current by the live channel. */
+/** How much history the live trend starts from, and how many points a line keeps as it grows. */
+const TREND_START_MS = 30 * 60_000;
+const TREND_MAX_POINTS = 720;
+/** The variables the trend shows first: the first numeric ones. */
+const TREND_FIRST = 2;
+
+/**
+ * Newest values of the device, kept current by the live channel, and a trend of the chosen numeric variables:
+ * the last half hour from the history, then growing with each value the channel brings.
+ */
 function LiveValues({ id }: { id: string }) {
   const { t } = useTranslation();
   const latest = useQuery({ queryKey: ['latest', id], queryFn: () => callRoute('telemetry.latest', { query: { id } }) });
   const [live, setLive] = useState<Record<string, { value: number | null; text: string | null; ts: string }>>({});
+  const [chosen, setChosen] = useState<string[] | null>(null);
+  const [trend, setTrend] = useState<Record<string, Array<[string, number | null]>>>({});
+  const rows = latest.data ?? [];
+  const numeric = rows.filter((r) => r.value !== null && r.text === null).map((r) => r.variable);
+  const shown = chosen ?? numeric.slice(0, TREND_FIRST);
+  const shownKey = shown.join(',');
   useEffect(() => {
     const socket = new WebSocket(channelUrl(channels['telemetry.live'].path, { deviceIds: id }));
     socket.onmessage = (m) => {
       const v = JSON.parse(String(m.data)) as { variable: string; value: number | null; text: string | null; ts: string };
       setLive((old) => ({ ...old, [v.variable]: v }));
+      if (v.value !== null)
+        setTrend((old) =>
+          old[v.variable]
+            ? { ...old, [v.variable]: [...old[v.variable]!, [v.ts, v.value] as [string, number | null]].slice(-TREND_MAX_POINTS) }
+            : old,
+        );
     };
     return () => socket.close();
   }, [id]);
-  const rows = latest.data ?? [];
+  // The chosen variables' recent history, once each is chosen: the live values then extend it.
+  useEffect(() => {
+    if (!shownKey) return;
+    let cancelled = false;
+    const to = new Date();
+    void callRoute('telemetry.history', {
+      query: {
+        id,
+        variables: shownKey,
+        bucket: 'raw',
+        from: new Date(to.getTime() - TREND_START_MS).toISOString(),
+        to: to.toISOString(),
+        pageSize: TREND_MAX_POINTS,
+      },
+    })
+      .then((series) => {
+        if (cancelled) return;
+        setTrend((old) => {
+          const next: typeof old = {};
+          for (const variable of shownKey.split(',')) {
+            const past = (series.find((s) => s.variable === variable)?.points ?? []).map((p) => [p.ts, p.value] as [string, number | null]);
+            const since = past.at(-1)?.[0] ?? '';
+            next[variable] = [...past, ...(old[variable] ?? []).filter(([ts]) => ts > since)].slice(-TREND_MAX_POINTS);
+          }
+          return next;
+        });
+      })
+      .catch((e: unknown) => notice.error(messageOf(e)));
+    return () => {
+      cancelled = true;
+    };
+  }, [id, shownKey]);
   if (latest.isLoading) return <Text color="gray">{t('common.loading')}</Text>;
   if (rows.length === 0 && Object.keys(live).length === 0) return <Text color="gray">{t('fleet.noValues')}</Text>;
+  const nameOf = (variable: string) => rows.find((r) => r.variable === variable)?.name ?? variable;
+  const toggle = (variable: string, on: boolean) =>
+    setChosen(on ? [...new Set([...shown, variable])] : shown.filter((v) => v !== variable));
   return (
-    <Table.Root size="1" variant="surface" mt="3" aria-label={t('fleet.liveValues')}>
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeaderCell>{t('fleet.name')}</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>{t('fleet.identifier')}</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>{t('fleet.variable')}</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {rows.map((r) => {
-          const now = live[r.variable];
-          const shown = now ? (now.text ?? `${now.value}${r.unit ? ` ${r.unit}` : ''}`) : r.display;
-          return (
-            <Table.Row key={r.variable}>
-              <Table.Cell>{r.name ?? r.variable}</Table.Cell>
-              <Table.Cell>{r.variable}</Table.Cell>
-              <Table.Cell>
-                <Text weight="bold">{shown}</Text>
-              </Table.Cell>
-              <Table.Cell>{formatDate(now?.ts ?? r.ts, true)}</Table.Cell>
-            </Table.Row>
-          );
-        })}
-      </Table.Body>
-    </Table.Root>
+    <Flex direction="column" gap="3" mt="3">
+      {shown.length > 0 && (
+        <Card>
+          <Text as="div" size="2" weight="bold" mb="1">
+            {t('fleet.trend')}
+          </Text>
+          <TrendChart
+            label={t('fleet.trend')}
+            height={260}
+            series={shown.map((variable) => ({ name: nameOf(variable), points: trend[variable] ?? [] }))}
+          />
+        </Card>
+      )}
+      <Table.Root size="1" variant="surface" aria-label={t('fleet.liveValues')}>
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell width="48px">{t('fleet.onTrend')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.name')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.identifier')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.value')}</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {rows.map((r) => {
+            const now = live[r.variable];
+            const value = now ? (now.text ?? `${now.value}${r.unit ? ` ${r.unit}` : ''}`) : r.display;
+            return (
+              <Table.Row key={r.variable}>
+                <Table.Cell>
+                  {numeric.includes(r.variable) && (
+                    <Checkbox
+                      aria-label={t('fleet.showOnTrend', { name: r.name ?? r.variable })}
+                      checked={shown.includes(r.variable)}
+                      onCheckedChange={(c) => toggle(r.variable, c === true)}
+                    />
+                  )}
+                </Table.Cell>
+                <Table.Cell>{r.name ?? r.variable}</Table.Cell>
+                <Table.Cell>{r.variable}</Table.Cell>
+                <Table.Cell>
+                  <Text weight="bold">{value}</Text>
+                </Table.Cell>
+                <Table.Cell>{formatDate(now?.ts ?? r.ts, true)}</Table.Cell>
+              </Table.Row>
+            );
+          })}
+        </Table.Body>
+      </Table.Root>
+    </Flex>
   );
 }
 

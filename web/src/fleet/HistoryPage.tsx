@@ -1,5 +1,5 @@
 import './i18n.ts';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Flex, Table, Text, TextField } from '@radix-ui/themes';
@@ -10,44 +10,10 @@ import { Field } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { downloadRoute } from './download.ts';
+import { TrendChart } from './TrendChart.tsx';
 
 type Series = Awaited<ReturnType<typeof callRoute<'telemetry.history'>>>;
 const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-
-/** A line per variable: echarts, loaded with the screen. */
-function Chart({ series }: { series: Series }) {
-  const el = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    let disposed = false;
-    let chart: { dispose(): void; setOption(o: unknown): void; resize(): void } | null = null;
-    void import('echarts').then((echarts) => {
-      if (disposed || !el.current) return;
-      chart = echarts.init(el.current);
-      chart.setOption({
-        color: ['#2E68EA', '#E5484D', '#30A46C', '#F76B15'],
-        tooltip: { trigger: 'axis' },
-        legend: { data: series.map((s) => s.name ?? s.variable) },
-        grid: { left: 48, right: 24, top: 40, bottom: 40 },
-        xAxis: { type: 'time' },
-        yAxis: { type: 'value', scale: true },
-        series: series.map((s) => ({
-          name: s.name ?? s.variable,
-          type: 'line',
-          showSymbol: false,
-          data: s.points.map((p) => [p.ts, p.value]),
-        })),
-      });
-    });
-    const resize = () => chart?.resize();
-    window.addEventListener('resize', resize);
-    return () => {
-      disposed = true;
-      window.removeEventListener('resize', resize);
-      chart?.dispose();
-    };
-  }, [series]);
-  return <div ref={el} style={{ width: '100%', height: 360 }} role="img" aria-label="chart" />;
-}
 
 /** Historical data (spec §2, §5): a device and a variable, a range, raw values or buckets; chart, table, export. */
 export function HistoryPage() {
@@ -129,13 +95,20 @@ export function HistoryPage() {
       {series && series.some((s) => s.points.length > 0) && (
         <>
           <Card>
-            <Chart series={series} />
+            <TrendChart
+              label={t('fleet.historyChart')}
+              height={360}
+              series={series.map((s) => ({
+                name: s.name ?? s.variable,
+                points: s.points.map((p) => [p.ts, p.value] as [string, number | null]),
+              }))}
+            />
           </Card>
           <Table.Root size="1" variant="surface">
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>{t('fleet.time')}</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>{t('fleet.variable')}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>{`${series[0]!.name ?? series[0]!.variable} · ${t('fleet.value')}`}</Table.ColumnHeaderCell>
               </Table.Row>
             </Table.Header>
             <Table.Body>
