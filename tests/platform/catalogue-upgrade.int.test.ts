@@ -16,71 +16,57 @@ beforeAll(async () => {
 });
 afterAll(async () => sut?.stop());
 
+/**
+ * A tenant's operator role as an earlier release created it, holding `older`: the next start's provisioning, what the
+ * role holds, and an administrator's grant.
+ */
+async function olderOperatorRole(tenantId: string, older: string[]) {
+  const store = sut.platform.context.store;
+  const roleId = builtinRoleId(tenantId, 'operator');
+  const stream = roleStream(tenantId, roleId);
+  const system = { actor: { kind: 'system' as const, id: 'seed' } };
+  await handleCommand(
+    store,
+    roleDecider,
+    stream,
+    { type: 'CreateRole', roleId, name: '运维人员', remark: null, menuIds: older, builtin: 'operator', nameTaken: false },
+    { ...system, tenantId, idempotencyKey: 'builtin-role:operator' },
+  );
+  return {
+    start: () => provisionTenant(store, tenantId, null, system),
+    menus: async () => (await store.readStream(stream)).reduce(roleDecider.evolve as never, roleDecider.initialState).menuIds as string[],
+    grant: (menuIds: string[]) =>
+      handleCommand(store, roleDecider, stream, { type: 'GrantRoleMenus', roleId, menuIds }, { ...system, tenantId }),
+  };
+}
+
 describe('built-in roles across a catalogue upgrade', () => {
   it("adds the new release's entries to an older tenant's operator role, and respects a later removal", async () => {
-    const store = sut.platform.context.store;
-    const tenantId = 'oscar';
-    const roleId = builtinRoleId(tenantId, 'operator');
-    const stream = roleStream(tenantId, roleId);
-    const system = { actor: { kind: 'system' as const, id: 'seed' } };
     // The role as the previous release created it: no device-management buttons.
     const older = builtinMenus.filter((m) => m.id.startsWith('system.user')).map((m) => m.id);
-    await handleCommand(
-      store,
-      roleDecider,
-      stream,
-      { type: 'CreateRole', roleId, name: '运维人员', remark: null, menuIds: older, builtin: 'operator', nameTaken: false },
-      { ...system, tenantId, idempotencyKey: 'builtin-role:operator' },
-    );
-    await provisionTenant(store, tenantId, null, system);
-    const menus = async () =>
-      (await store.readStream(stream)).reduce(roleDecider.evolve as never, roleDecider.initialState).menuIds as string[];
-    expect(await menus()).toEqual(expect.arrayContaining([...older, 'device.template', 'device.device.import']));
+    const role = await olderOperatorRole('oscar', older);
+    await role.start();
+    expect(await role.menus()).toEqual(expect.arrayContaining([...older, 'device.template', 'device.device.import']));
 
-    await handleCommand(
-      store,
-      roleDecider,
-      stream,
-      { type: 'GrantRoleMenus', roleId, menuIds: (await menus()).filter((id) => id !== 'device.template') },
-      { ...system, tenantId },
-    );
-    await provisionTenant(store, tenantId, null, system);
-    expect(await menus()).not.toContain('device.template');
-    expect(await menus()).toContain('device.device.import');
+    await role.grant((await role.menus()).filter((id) => id !== 'device.template'));
+    await role.start();
+    expect(await role.menus()).not.toContain('device.template');
+    expect(await role.menus()).toContain('device.device.import');
   });
 
   it("takes the notification-settings edit from an older tenant's operator role once, and leaves it with an administrator who grants it again", async () => {
-    const store = sut.platform.context.store;
-    const tenantId = 'papa';
-    const roleId = builtinRoleId(tenantId, 'operator');
-    const stream = roleStream(tenantId, roleId);
-    const system = { actor: { kind: 'system' as const, id: 'seed' } };
     // The role as the previous release created it: the whole alarm area, the notification settings' edit included.
     const older = builtinMenus.filter((m) => m.id.startsWith('alarm')).map((m) => m.id);
     expect(older).toContain('alarm.notifySettings.edit');
-    await handleCommand(
-      store,
-      roleDecider,
-      stream,
-      { type: 'CreateRole', roleId, name: '运维人员', remark: null, menuIds: older, builtin: 'operator', nameTaken: false },
-      { ...system, tenantId, idempotencyKey: 'builtin-role:operator' },
-    );
-    await provisionTenant(store, tenantId, null, system);
-    const menus = async () =>
-      (await store.readStream(stream)).reduce(roleDecider.evolve as never, roleDecider.initialState).menuIds as string[];
-    expect(await menus()).not.toContain('alarm.notifySettings.edit');
-    expect(await menus()).toEqual(expect.arrayContaining(['alarm.notifySettings', 'alarm.notifySettings.list', 'alarm.monitor.ack']));
+    const role = await olderOperatorRole('papa', older);
+    await role.start();
+    expect(await role.menus()).not.toContain('alarm.notifySettings.edit');
+    expect(await role.menus()).toEqual(expect.arrayContaining(['alarm.notifySettings', 'alarm.notifySettings.list', 'alarm.monitor.ack']));
 
     // An administrator gives it back: the next start leaves it.
-    await handleCommand(
-      store,
-      roleDecider,
-      stream,
-      { type: 'GrantRoleMenus', roleId, menuIds: [...(await menus()), 'alarm.notifySettings.edit'] },
-      { ...system, tenantId },
-    );
-    await provisionTenant(store, tenantId, null, system);
-    expect(await menus()).toContain('alarm.notifySettings.edit');
+    await role.grant([...(await role.menus()), 'alarm.notifySettings.edit']);
+    await role.start();
+    expect(await role.menus()).toContain('alarm.notifySettings.edit');
   });
 
   it("gives a new tenant's operator the notification settings to read, not to edit (issue 24)", async () => {
