@@ -12,7 +12,6 @@ import { menuHandlers } from './menu/handlers.ts';
 import { dictHandlers } from './dict/handlers.ts';
 import { productHandlers } from './product/handlers.ts';
 import { deviceDispatchers, deviceHandlers, importHandlers } from './device/handlers.ts';
-import { historyHandlers } from './device/history.ts';
 import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
@@ -35,7 +34,6 @@ export const commandHandlers = {
   ...productHandlers,
   ...deviceHandlers,
   ...importHandlers,
-  ...historyHandlers,
   ...templateHandlers,
   ...telemetryHandlers,
   ...deviceCommandHandlers,

@@ -3,13 +3,16 @@ import { authQueryHandlers } from './auth/handlers.ts';
 import { appQueryHandlers } from './app/handlers.ts';
 import { settingsQueryHandlers } from './settings/handlers.ts';
 import { oplogQueryHandlers } from './oplog/handlers.ts';
+import { tenantAsOfHandlers } from './oplog/as-of.ts';
 import { groupQueryHandlers } from './group/handlers.ts';
 import { roleQueryHandlers } from './role/handlers.ts';
 import { menuQueryHandlers } from './menu/handlers.ts';
 import { dictQueryHandlers } from './dict/handlers.ts';
 import { tenantQueryHandlers } from './tenant/handlers.ts';
 import { deviceQueryHandlers } from './device/handlers.ts';
+import { deviceHistoryHandlers } from './device/history.ts';
 import { telemetryQueryHandlers } from './telemetry/handlers.ts';
+import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
@@ -19,12 +22,15 @@ export const queryHandlers = {
   ...appQueryHandlers,
   ...settingsQueryHandlers,
   ...oplogQueryHandlers,
+  ...tenantAsOfHandlers,
   ...groupQueryHandlers,
   ...roleQueryHandlers,
   ...menuQueryHandlers,
   ...dictQueryHandlers,
   ...tenantQueryHandlers,
   ...deviceQueryHandlers,
+  ...deviceHistoryHandlers,
   ...telemetryQueryHandlers,
+  ...deviceCommandQueryHandlers,
   ...alarmQueryHandlers,
 };

@@ -2,7 +2,7 @@ import type { DeviceEvent, DeviceLocation, NodeType } from '@iot/contracts';
 
 export type { DeviceEvent };
 
-/** A device as its stream tells it: what an as-of read rebuilds, and what commands decide on. */
+/** A device as its stream tells it: what commands decide on (the read side folds its own view: query/src/device/history.ts). */
 export interface DeviceState {
   exists: boolean;
   deleted: boolean;
@@ -20,8 +20,6 @@ export interface DeviceState {
   enabled: boolean;
   templateId: string | null;
   secretHash: string | null;
-  /** A secret rotated after creation (every device is created with one). */
-  secretRotated: boolean;
   online: boolean;
   /** Commands sent and not yet replied to or failed, by message id. */
   openCommands: Record<string, true>;
@@ -44,7 +42,6 @@ export const initialState: DeviceState = {
   enabled: true,
   templateId: null,
   secretHash: null,
-  secretRotated: false,
   online: false,
   openCommands: {},
 };
@@ -64,7 +61,7 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
     case 'DeviceGatewayBound':
       return { ...state, gatewayId: event.data.gatewayId };
     case 'DeviceSecretRotated':
-      return { ...state, secretHash: event.data.secretHash, secretRotated: true };
+      return { ...state, secretHash: event.data.secretHash };
     case 'DeviceEnabled':
       return { ...state, enabled: true };
     case 'DeviceDisabled':
@@ -89,10 +86,4 @@ export function evolve(state: DeviceState, event: DeviceEvent): DeviceState {
     default:
       return state;
   }
-}
-
-/** What an auditor sees of a device: everything but its secret's hash. */
-export function visibleFields(state: DeviceState): Record<string, unknown> {
-  const { exists: _e, deleted, secretHash: _hash, openCommands: _open, ...fields } = state;
-  return { ...fields, deleted };
 }

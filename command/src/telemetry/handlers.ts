@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, valueFits, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
+import { DomainError, valueFits, type DeviceEvent, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
+import { desiredValues, reportsDesired, writableProperties } from '@iot/contracts/device/desired.ts';
 import { callerOf, type Handlers, type Ports } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
 import { productDecider, productStream } from '../product/decide.ts';
 import { runCommand } from '../request.ts';
-import { usernames } from '../device/history.ts';
-import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 
 /** HTTP ingest (issue 11): a device without MQTT posts its readings with its credentials. */
 export const telemetryHandlers: Pick<Handlers<TelemetryRoutes>, 'telemetry.report'> = {
@@ -42,10 +42,7 @@ function checkParams(fn: ThingFunction | undefined, kind: 'service' | 'property'
 }
 
 /** Commands to devices (issue 11): checked against the thing model the device reports against, recorded with who asked. */
-export const commandHandlers: Pick<
-  Handlers<TelemetryRoutes>,
-  'device.command' | 'device.commands' | 'device.desired' | 'device.setDesired'
-> = {
+export const commandHandlers: Pick<Handlers<TelemetryRoutes>, 'device.command' | 'device.setDesired'> = {
   async 'device.command'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);
     const stream = deviceStream(tenantId, body.id);
@@ -84,38 +81,6 @@ export const commandHandlers: Pick<
     return { messageId, status: reply.reason, output: null };
   },
 
-  async 'device.commands'({ query }, ctx) {
-    const { tenantId } = callerOf(ctx);
-    const history = await ctx.ports.store.readStream(deviceStream(tenantId, query.id));
-    if (history.length === 0) throw new DomainError('NOT_FOUND');
-    const rows = commandsOf(history as unknown as StoredDeviceEvent[]).slice(0, query.limit);
-    const names = await usernames(ctx, [...new Set(rows.map((r) => r.actorId))]);
-    return rows.map((r) => ({ ...r, actorName: names.get(r.actorId) ?? null }));
-  },
-
-  async 'device.desired'({ query }, ctx) {
-    const { tenantId } = callerOf(ctx);
-    const { functions } = await deviceWithModel(ctx.ports, tenantId, query.id);
-    const history = (await ctx.ports.store.readStream(deviceStream(tenantId, query.id))) as unknown as StoredDeviceEvent[];
-    const desired = desiredOf(history);
-    const reported = await reportedOf(ctx.ports, tenantId, query.id);
-    const names = await usernames(ctx, [...new Set([...desired.values()].map((d) => d.actorId))]);
-    return writable(functions).map((fn) => {
-      const want = desired.get(fn.identifier);
-      const row = reported.get(fn.identifier);
-      return {
-        identifier: fn.identifier,
-        name: fn.name,
-        desired: want?.value ?? null,
-        desiredAt: want?.at ?? null,
-        actorName: want ? (names.get(want.actorId) ?? null) : null,
-        reported: row ? (row.text ?? row.value) : null,
-        reportedAt: row ? row.ts.toISOString() : null,
-        inSync: !want || (!!row && reports(want.value, row)),
-      };
-    });
-  },
-
   async 'device.setDesired'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);
     const stream = deviceStream(tenantId, body.id);
@@ -136,12 +101,6 @@ export const commandHandlers: Pick<
   },
 };
 
-type StoredDeviceEvent = {
-  type: string;
-  data: Record<string, unknown>;
-  metadata: { occurredAt: string; actor: { kind: string; id: string } };
-};
-
 /** A device and the thing model it reports against (its bound version, or the draft before any publication). */
 async function deviceWithModel(ports: Pick<Ports, 'store'>, tenantId: string, deviceId: string) {
   const { state } = await loadState(ports.store, deviceDecider, deviceStream(tenantId, deviceId));
@@ -151,90 +110,24 @@ async function deviceWithModel(ports: Pick<Ports, 'store'>, tenantId: string, de
   return { state, functions };
 }
 
-const writable = (functions: ThingFunction[]) =>
-  functions.filter((f): f is Extract<ThingFunction, { type: 'property' }> => f.type === 'property' && f.access === 'rw');
-
-/** The commands of a device's stream, newest first, each with how it ended. */
-function commandsOf(history: StoredDeviceEvent[]) {
-  const byId = new Map<
-    string,
-    {
-      messageId: string;
-      kind: 'service' | 'property';
-      identifier: string;
-      params: Record<string, unknown>;
-      mode: 'sync' | 'async';
-      at: string;
-      actorKind: string;
-      actorId: string;
-      status: 'sent' | 'replied' | 'timeout' | 'offline';
-      output: unknown;
-      settledAt: string | null;
-    }
-  >();
-  for (const event of history) {
-    const d = event.data;
-    const messageId = d.messageId as string;
-    if (event.type === 'DeviceCommandSent')
-      byId.set(messageId, {
-        messageId,
-        kind: d.kind as 'service' | 'property',
-        identifier: d.identifier as string,
-        params: d.params as Record<string, unknown>,
-        mode: d.mode as 'sync' | 'async',
-        at: event.metadata.occurredAt,
-        actorKind: event.metadata.actor.kind,
-        actorId: event.metadata.actor.id,
-        status: 'sent',
-        output: null,
-        settledAt: null,
-      });
-    const open = byId.get(messageId);
-    if (!open) continue;
-    if (event.type === 'DeviceCommandReplied')
-      Object.assign(open, { status: 'replied', output: d.output ?? null, settledAt: event.metadata.occurredAt });
-    if (event.type === 'DeviceCommandFailed') Object.assign(open, { status: d.reason, settledAt: event.metadata.occurredAt });
-  }
-  return [...byId.values()].reverse();
-}
-
-/** The newest desired value of each property, with who set it. */
-function desiredOf(history: StoredDeviceEvent[]) {
-  const desired = new Map<string, { value: unknown; at: string; actorId: string }>();
-  for (const event of history)
-    if (event.type === 'DeviceDesiredSet')
-      desired.set(event.data.identifier as string, {
-        value: event.data.value,
-        at: event.metadata.occurredAt,
-        actorId: event.metadata.actor.id,
-      });
-  return desired;
-}
-
 async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, deviceId: string) {
   const rows = (await ports.timeseries?.latest({ tenantId, deviceIds: [deviceId] })) ?? [];
   return new Map(rows.map((r) => [r.variable, r]));
 }
 
-/** Whether a stored row holds the desired value (booleans are stored as 0/1, dates as milliseconds, structs as JSON). */
-function reports(desired: unknown, row: TelemetryRow): boolean {
-  const wanted = typeof desired === 'boolean' ? (desired ? 1 : 0) : desired;
-  if (typeof wanted === 'number') return row.value === wanted;
-  if (typeof wanted === 'string') return row.text === wanted || (row.value !== null && Date.parse(wanted) === row.value);
-  return row.text === JSON.stringify(wanted);
-}
-
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
 async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
-  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredDeviceEvent[];
-  const desired = [...desiredOf(history)].filter(([, want]) => !before || want.at < before);
+  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredEventOf<DeviceEvent>[];
+  const desired = [...desiredValues(history)].filter(([, want]) => !before || want.at < before);
   // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
   if (desired.length === 0) return null;
   const { state, functions } = await deviceWithModel(ports, tenantId, deviceId);
   const reported = await reportedOf(ports, tenantId, deviceId);
-  const names = new Set(writable(functions).map((f) => f.identifier));
+  const names = new Set(writableProperties(functions).map((f) => f.identifier));
   const pending = desired
-    .filter(([identifier, want]) => names.has(identifier) && !(reported.has(identifier) && reports(want.value, reported.get(identifier)!)))
+    .filter(
+      ([identifier, want]) => names.has(identifier) && !(reported.has(identifier) && reportsDesired(want.value, reported.get(identifier)!)),
+    )
     .map(([identifier, want]) => ({ identifier, value: want.value }));
   return { state, pending };
 }

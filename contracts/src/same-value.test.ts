@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameValue } from './decider.ts';
+import { sameValue } from './same-value.ts';
 
 describe('sameValue', () => {
   it('compares objects by their keys and values, not the order of their keys', () => {
