@@ -8,6 +8,23 @@ export const errorCatalogue = {
   BAD_JSON: { status: 400, zh: '请求体不是合法的 JSON', en: 'The request body is not valid JSON' },
   HEADERS_TOO_LARGE: { status: 431, zh: '请求头过大', en: 'The request headers are too large' },
   BODY_TOO_LARGE: { status: 400, zh: '请求体过大（最大 1MB）', en: 'The request body is too large (at most 1 MB)' },
+  BODY_TOO_DEEP: { status: 400, zh: '请求体嵌套过深（最多 32 层）', en: 'The request body is nested too deeply (at most 32 levels)' },
+  // Why a value was refused: named by a field of a VALIDATION answer, its message the answer's `msg`.
+  TEXT_UNSTORABLE: {
+    status: 400,
+    zh: '文本含有无法保存的字符（NUL 或不成对的代理项）',
+    en: 'The text holds a character that cannot be stored (a NUL or an unpaired surrogate)',
+  },
+  TIME_INVALID: {
+    status: 400,
+    zh: '时间格式有误：须为 ISO 8601 且带时区（偏移在 ±15:59 以内）',
+    en: 'Invalid time: ISO 8601 with an offset within ±15:59',
+  },
+  TIME_ZONE_UNKNOWN: {
+    status: 400,
+    zh: '未知的时区（应为 Asia/Shanghai 这样的名称）',
+    en: 'Unknown time zone (a name such as Asia/Shanghai)',
+  },
   UNAUTHENTICATED: { status: 401, zh: '请先登录', en: 'Please log in' },
   FORBIDDEN: { status: 403, zh: '没有权限', en: 'Permission denied' },
   NOT_FOUND: { status: 404, zh: '记录不存在', en: 'Record not found' },
@@ -76,8 +93,23 @@ export const errorCatalogue = {
   FILE_EMPTY: { status: 400, zh: '文件为空', en: 'The file is empty' },
   FILE_TOO_LARGE: { status: 413, zh: '文件不能超过 50MB', en: 'The file cannot exceed 50 MB' },
   FILE_COLUMNS: { status: 400, zh: '文件缺少必填列', en: 'The file lacks required columns' },
+  FILE_ROW_INVALID: {
+    status: 400,
+    zh: '文件第 {row} 行无法读取（引号不成对或含有二进制内容），该行及其后的行未导入',
+    en: 'Row {row} of the file cannot be read (an unmatched quote or binary content); it and the rows after it were not imported',
+  },
+  FILE_INFLATED_TOO_LARGE: {
+    status: 413,
+    zh: 'XLSX 文件解压后过大或压缩比异常',
+    en: 'The XLSX file inflates too large, or is compressed beyond any spreadsheet',
+  },
   QUERY_INCOMPLETE: { status: 400, zh: '请完善查询条件', en: 'Please complete the query conditions' },
   DEVICE_AUTH_FAILED: { status: 401, zh: '设备认证失败', en: 'Device authentication failed' },
+  TELEMETRY_INVALID: {
+    status: 400,
+    zh: '上报数据有误：每次 1 至 1000 个样本，时间在 2000 年至服务器时间后一天之间',
+    en: 'Invalid readings: 1 to 1000 samples, each timed between 2000 and a day ahead of the server',
+  },
   DEVICE_DISABLED: { status: 400, zh: '设备已禁用', en: 'The device is disabled' },
   COMMAND_INVALID: { status: 400, zh: '指令与物模型不符', en: "The command does not fit the device's thing model" },
   JOB_RUNNING: { status: 409, zh: '该导入任务已在进行', en: 'This import is already running' },
@@ -99,7 +131,14 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 export type Lang = 'zh' | 'en';
 
-export const messageOf = (code: ErrorCode, lang: Lang): string => errorCatalogue[code][lang];
+/** The message of a code in a language; `{name}` in it is filled from `details` (the row of a file, ...). */
+export const messageOf = (code: ErrorCode, lang: Lang, details?: unknown): string =>
+  errorCatalogue[code][lang].replace(/\{(\w+)\}/g, (hole, name: string) => {
+    const value = details && typeof details === 'object' ? (details as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : hole;
+  });
+/** Whether a text names an entry of the catalogue (a schema's refusal may name one, for its message). */
+export const isErrorCode = (text: unknown): text is ErrorCode => typeof text === 'string' && Object.hasOwn(errorCatalogue, text);
 
 /** A domain rule was broken; the API turns it into the envelope with the catalogue's message. */
 export class DomainError extends Error {

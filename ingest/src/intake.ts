@@ -1,3 +1,4 @@
+import { DomainError } from '@iot/contracts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, type Sample } from './payload.ts';
 import type { Presence } from './presence.ts';
@@ -309,7 +310,16 @@ export function createIntake(options: IntakeOptions) {
         payload: Buffer.from(JSON.stringify(body ?? null)),
         qos: 1,
       };
-      const { rows, rejected } = await rowsOf(device, samplesOf(body, now()));
+      let samples: Sample[];
+      try {
+        samples = samplesOf(body, now());
+      } catch (error) {
+        if (!(error instanceof MalformedPayload)) throw error;
+        // The rule MQTT messages follow: a dead letter of the device, and the device told why (400).
+        dead(device, message, error.message);
+        throw new DomainError('TELEMETRY_INVALID', { reason: error.message });
+      }
+      const { rows, rejected } = await rowsOf(device, samples);
       counters.rejectedValues += rejected.length;
       if (rejected.length > 0) dead(device, message, `refused values: ${rejected.map((r) => `${r.identifier} (${r.reason})`).join(', ')}`);
       if (rows.length > 0) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@iot/contracts';
 import type { RouteSpec } from '@iot/contracts/http/route.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
+import { nestedJson, operationsOf, queryString, sample, type IdPicker } from './walk.ts';
 
 const table = Object.entries(routes as Record<string, RouteSpec>);
 const pathOf = (spec: RouteSpec) => spec.path.replace(/:(\w+)/g, 'x');
@@ -15,6 +16,8 @@ describe('bad input on every route of the table', () => {
   let sut: TestPlatform;
   let token: string;
   let system: string;
+  /** The tenant's own product, device (with its secret) and group: the walk's valid values reach the handlers. */
+  const ids: Record<string, string> = {};
   /** platform: routes belong to the system administrator, the rest to a tenant's. */
   const tokenFor = (spec: RouteSpec) => (spec.permission.startsWith('platform:') ? system : token);
   beforeAll(async () => {
@@ -22,6 +25,31 @@ describe('bad input on every route of the table', () => {
     await sut.seedTenant({ id: 'bad', name: 'badCo', adminUsername: 'badCo', adminPassword: 'Bad#pw1234' });
     token = await sut.login('badCo', 'Bad#pw1234');
     system = await sut.login('admin', TEST_ADMIN_PASSWORD);
+    const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
+      expect(r.status, r.body).toBe(200);
+      return r.json!.data;
+    };
+    ids.product = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Walk', code: 'WALK', type: 'direct' } })).id;
+    ok(
+      await sut.call('PUT', '/api/iot/product/function', {
+        token,
+        body: {
+          productId: ids.product,
+          function: {
+            type: 'property',
+            name: 'temperature',
+            identifier: 'temperature',
+            dataType: { type: 'float', min: -40, max: 125, unit: '°C' },
+            access: 'rw',
+          },
+        },
+      }),
+    );
+    const device = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'WALK-1', name: 'walker', productId: ids.product } }));
+    ids.device = device.id;
+    ids.secret = device.secret;
+    ids.group = ok(await sut.call('POST', '/api/auth/dept', { token, body: { name: 'Walk site', type: 'office', parentId: null } })).id;
+    await sut.platform.runner.catchUp();
   });
   afterAll(async () => sut?.stop());
 
@@ -88,6 +116,175 @@ describe('bad input on every route of the table', () => {
     }
     expect(faults).toEqual([]);
     expect(await events()).toBe(before);
+  });
+
+  /** Valid values for the walk's other parameters: the tenant's own ids, a range that ends after it begins. */
+  const pick: IdPicker = (field, url) => {
+    const capability = url.split('/')[3];
+    switch (field) {
+      case 'id':
+        return capability === 'device' || capability === 'gateway' ? ids.device : capability === 'product' ? ids.product : undefined;
+      case 'ids':
+      case 'deviceId':
+      case 'deviceIds':
+        return ids.device;
+      case 'productId':
+        return ids.product;
+      case 'groupId':
+      case 'parentId':
+        return ids.group;
+      case 'variables':
+      case 'variable':
+      case 'identifier':
+        return 'temperature';
+      case 'from':
+        return new Date(Date.now() - 3_600_000).toISOString();
+      case 'to':
+      case 'at':
+        return new Date(Date.now() + 60_000).toISOString();
+      case 'timeZone':
+        return 'Asia/Shanghai';
+      case 'filename':
+        return 'devices.csv';
+      case 'jobId':
+        return 'walk-job-0001';
+      default:
+        return undefined;
+    }
+  };
+
+  /** What an attacker puts in one query parameter; `raw` values go on the wire as they are (already percent-encoded). */
+  const badValues: Array<{ label: string; value: string; raw?: true }> = [
+    { label: 'NUL', value: 'a%00b', raw: true },
+    { label: 'half a surrogate pair', value: 'a%ED%A0%80b', raw: true },
+    { label: 'overlong NUL', value: 'a%C0%80b', raw: true },
+    { label: 'bytes that are not UTF-8', value: '%FF%FE%00', raw: true },
+    { label: 'huge number', value: '1e309' },
+    { label: 'more digits than any integer', value: '9'.repeat(400) },
+    { label: 'huge negative number', value: '-99999999999999999999' },
+    { label: '__proto__', value: '__proto__' },
+    { label: 'constructor', value: 'constructor' },
+    { label: 'over-long string', value: 'x'.repeat(8_000) },
+    { label: 'offset beyond ±15:59', value: '2024-01-01T00:00:00+16:00' },
+    { label: 'year 0', value: '0000-01-01T00:00:00Z' },
+    { label: 'no such day', value: '2024-02-30T10:00:00Z' },
+    { label: 'unknown time zone', value: 'Mars/Olympus' },
+  ];
+  /** What the server reads of a value, or null where no UTF-8 decoder makes text of it. */
+  const decoded = (bad: { value: string; raw?: true }) => {
+    try {
+      return bad.raw ? decodeURIComponent(bad.value) : bad.value;
+    } catch {
+      return null;
+    }
+  };
+  const failures = () => sut.logLines.filter((l) => l.includes('"level":50'));
+
+  it('answers every bad value in every query parameter of every route: 400 when its schema refuses it, never 5xx', async () => {
+    const operations = operationsOf(sut.app.swagger() as never);
+    const faults: string[] = [];
+    const failedBefore = failures().length;
+    let pairs = 0;
+    for (const [name, spec] of table) {
+      const params = (operations.get(name)?.parameters ?? []).filter((p) => p.in === 'query');
+      // A delete is given ids of nothing, so that no walk deletes what the next one reads.
+      const base = Object.fromEntries(
+        params.map((p) => [p.name, spec.method === 'DELETE' ? 'walk_none' : String(sample(p.schema, p.name, spec.path, pick))]),
+      );
+      // The walk's valid values pass the route's schema: the bad value is the only fault of each request.
+      if (params.length > 0 && spec.query && !spec.query.safeParse(base).success) faults.push(`${name}: the walk's base query is refused`);
+      for (const param of params) {
+        pairs += 1;
+        for (const bad of badValues) {
+          const url = `${pathOf(spec)}?${queryString({ ...base, [param.name]: bad.value }, bad.raw ? new Set([param.name]) : undefined)}`;
+          const r = await sut.call(spec.method, url, { token: tokenFor(spec) });
+          const sent = decoded(bad);
+          // The route's own schema says whether the value is one it takes (`name=__proto__` is a search like any other).
+          const refused =
+            bad.label === 'NUL' || (sent !== null && spec.query?.safeParse({ ...base, [param.name]: sent }).success === false);
+          const envelope =
+            r.json?.code === r.status && typeof r.json.msg === 'string' && (r.status === 200 || typeof r.json.data?.error === 'string');
+          const named =
+            !refused || (r.json?.data?.fields ?? []).some((f: { field: string }) => `${f.field}.`.startsWith(`querystring.${param.name}.`));
+          if (r.status >= 500 || (refused && (r.status !== 400 || !named)) || ((r.status >= 400 || !spec.produces) && !envelope))
+            faults.push(`${name} ${param.name}=${bad.label}: ${r.status} ${r.body.slice(0, 160)}`);
+        }
+      }
+    }
+    expect(faults).toEqual([]);
+    expect(failures().slice(failedBefore)).toEqual([]);
+    // The table has well over a hundred route/parameter pairs, each walked.
+    expect(pairs).toBeGreaterThan(100);
+  }, 600_000);
+
+  it('answers JSON nested 10,000 deep (arrays) or 5,000 deep (objects) on every body route with 400, never 5xx', async () => {
+    const faults: string[] = [];
+    const failedBefore = failures().length;
+    for (const [name, spec] of table) {
+      if (spec.consumes || (spec.method !== 'POST' && spec.method !== 'PUT')) continue;
+      for (const payload of [nestedJson(10_000, 'array'), nestedJson(5_000, 'object')]) {
+        const headers: Record<string, string> = { 'content-type': 'application/json', authentication: tokenFor(spec) };
+        const r = await sut.app.inject({ method: spec.method, url: pathOf(spec), headers, payload });
+        const body = r.json() as { code: number; data: { error: string } };
+        if (r.statusCode !== 400 || body.code !== 400 || body.data.error !== 'BODY_TOO_DEEP')
+          faults.push(`${name}: ${r.statusCode} ${r.body.slice(0, 160)}`);
+      }
+    }
+    expect(faults).toEqual([]);
+    expect(failures().slice(failedBefore)).toEqual([]);
+  });
+
+  it('answers the bad input issue 24 found with 400 and a message that says what is wrong, in zh and en', async () => {
+    const inBoth = async (method: string, url: string, options: { token?: string; body?: unknown; query?: Record<string, string> }) => {
+      const zh = await sut.call(method, url, options);
+      const en = await sut.call(method, url, { ...options, headers: { lang: 'en' } });
+      expect({ url, zh: zh.status, en: en.status }).toEqual({ url, zh: 400, en: 400 });
+      return { zh: zh.json!, en: en.json! };
+    };
+    const deep = (url: string) =>
+      sut.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: nestedJson(10_000, 'array') });
+    for (const url of ['/api/auth/login', '/api/iot/telemetry']) expect((await deep(url)).json().data.error).toBe('BODY_TOO_DEEP');
+    const code = await sut.app.inject({
+      method: 'POST',
+      url: '/api/auth/register/code',
+      headers: { 'content-type': 'application/json', lang: 'en' },
+      payload: nestedJson(5_000, 'object'),
+    });
+    expect(code.json()).toMatchObject({ code: 400, msg: 'The request body is nested too deeply (at most 32 levels)' });
+
+    const credentials = { sn: 'WALK-1', secret: ids.secret };
+    const future = await inBoth('POST', '/api/iot/telemetry', {
+      body: { ...credentials, data: [{ ts: Date.UTC(2100, 0, 1), values: { temperature: 20 } }] },
+    });
+    expect(future.zh.data.error).toBe('TELEMETRY_INVALID');
+    expect(future.en.msg).toMatch(/^Invalid readings/);
+    expect(future.zh.data.details.reason).toBe('ts out of range');
+    const many = await inBoth('POST', '/api/iot/telemetry', {
+      body: { ...credentials, data: Array.from({ length: 1001 }, () => ({ temperature: 20 })) },
+    });
+    expect(many.zh.data).toMatchObject({ error: 'TELEMETRY_INVALID', details: { reason: 'expected 1 to 1000 samples' } });
+    // As over MQTT, the refused message is a dead letter of the device.
+    await sut.platform.ingest!.flush();
+    const letters = (await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'WALK-1' } })).json!.data.rows as {
+      reason: string;
+    }[];
+    expect(letters.map((l) => l.reason)).toEqual(expect.arrayContaining(['ts out of range', 'expected 1 to 1000 samples']));
+
+    const offset = await inBoth('GET', '/api/iot/alarm', { token, query: { from: '2024-01-01T00:00:00+16:00' } });
+    expect(offset.zh.data).toMatchObject({ error: 'VALIDATION', fields: [{ field: 'querystring.from', reason: 'TIME_INVALID' }] });
+    expect(offset.en.msg).toBe('Invalid time: ISO 8601 with an offset within ±15:59: querystring.from');
+    const history = { id: ids.device!, variables: 'temperature', bucket: '1h', from: pick('from', '')!, to: pick('to', '')! };
+    const mars = await inBoth('GET', '/api/iot/device/history', { token, query: { ...history, timeZone: 'Mars/Olympus' } });
+    expect(mars.en).toMatchObject({
+      msg: 'Unknown time zone (a name such as Asia/Shanghai): querystring.timeZone',
+      data: { error: 'VALIDATION' },
+    });
+    // A name in any case is the zone it names.
+    expect((await sut.call('GET', '/api/iot/device/history', { token, query: { ...history, timeZone: 'asia/shanghai' } })).status).toBe(
+      200,
+    );
+    const nul = await inBoth('GET', '/api/iot/device?name=a%00b', { token });
+    expect(nul.en.msg).toBe('The text holds a character that cannot be stored (a NUL or an unpaired surrogate): querystring.name');
   });
 
   it('answers oversized headers with 431 in the envelope', async () => {

@@ -89,3 +89,23 @@ export function requestOf(route: Route, pick: IdPicker): { query: Record<string,
   const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : schema ? sample(schema, 'body', route.url, pick) : {};
   return { query, body };
 }
+
+/** The operations of the OpenAPI document by operationId: the route table's names. */
+export function operationsOf(doc: { paths: Record<string, Record<string, OpenApiOperation & { operationId?: string }>> }) {
+  const byName = new Map<string, OpenApiOperation>();
+  for (const methods of Object.values(doc.paths))
+    for (const operation of Object.values(methods)) if (operation.operationId) byName.set(operation.operationId, operation);
+  return byName;
+}
+
+/** A query string of `values`, each encoded unless listed in `raw` (sent as it is: `%ED%A0%80`, half a surrogate pair). */
+export function queryString(values: Record<string, string>, raw: ReadonlySet<string> = new Set()): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${raw.has(key) ? value : encodeURIComponent(value)}`)
+    .join('&');
+}
+
+/** JSON text nested `depth` levels deep, objects or arrays: what no body of the table needs. */
+export function nestedJson(depth: number, kind: 'object' | 'array'): string {
+  return kind === 'object' ? `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enabledStatuses, entityId, idList, optionalText } from '../identity/common.ts';
+import { enabledStatuses, entityId, idList, instant, optionalText, timeZone } from '../identity/common.ts';
 import { identifier } from '../device/thing-model.ts';
 import { outboundUrl } from '../http/outbound-url.ts';
 import {
@@ -165,8 +165,8 @@ export const alarmListFilters = {
   sn: z.string().trim().max(64).optional(),
   ruleId: entityId.optional(),
   processed: bool.optional(),
-  from: z.string().datetime({ offset: true }).optional(),
-  to: z.string().datetime({ offset: true }).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
 };
 /** One step of an alarm's life, as its stream recorded it: who (a user, or the system) and when. */
 export const alarmTimelineEntry = z.object({
@@ -417,17 +417,7 @@ export const quietHours = z
     start: hhmm,
     end: hhmm,
     minLevel: z.number().int().min(1).max(5),
-    timeZone: z
-      .string()
-      .max(64)
-      .refine((tz) => {
-        try {
-          new Intl.DateTimeFormat('en', { timeZone: tz });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'unknown time zone'),
+    timeZone,
   })
   .strict();
 export type QuietHours = z.infer<typeof quietHours>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
-import { entityId, idBody } from '../identity/common.ts';
+import { entityId, idBody, instant } from '../identity/common.ts';
 import {
   bulkBody,
   bulkResult,
@@ -36,11 +36,6 @@ import { identifier, thingFunction } from './thing-model.ts';
 
 const idResult = z.object({ id: z.string() });
 const csv = z.string().describe('CSV, UTF-8 with a byte order mark');
-/** An instant in the past, ISO 8601 with its offset (PostgreSQL takes offsets up to ±15:59). */
-const instant = z.iso
-  .datetime({ offset: true })
-  .refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'offset beyond ±15:59');
-
 const productDetail = productRow.extend({
   /** The draft thing model: what the next publication freezes. */
   functions: z.array(z.record(z.string(), z.unknown())),

@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
-import { entityId } from '../identity/common.ts';
+import { entityId, instant, timeZone } from '../identity/common.ts';
 import { devicePerm } from '../device/permissions.ts';
 import { identifier } from '../device/thing-model.ts';
-
-const instant = z.iso
-  .datetime({ offset: true })
-  .refine((v) => Number(/[+-](\d{2}):\d{2}$/.exec(v)?.[1] ?? 0) <= 15, 'offset beyond ±15:59');
 
 /** A value as the screen shows it: the number or text, and its display by the thing model's convert rules (spec §7). */
 export const latestValue = z.object({
@@ -39,7 +35,7 @@ export const historyQuery = z
     fn: z.enum(historyFns).default('avg'),
     page: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(5000).default(500),
-    timeZone: z.string().max(64).default('Asia/Shanghai'),
+    timeZone: timeZone.default('Asia/Shanghai'),
   })
   .strict()
   .refine((q) => Date.parse(q.from) < Date.parse(q.to), { message: 'from must be before to', path: ['to'] });
@@ -234,7 +230,7 @@ export const telemetryRoutes = {
     body: httpReportBody,
     response: z.object({ accepted: z.number().int(), rejected: z.array(z.object({ identifier: z.string(), reason: z.string() })) }),
     reads: [],
-    errors: ['DEVICE_AUTH_FAILED'],
+    errors: ['DEVICE_AUTH_FAILED', 'TELEMETRY_INVALID'],
   }),
 };
 export type TelemetryRoutes = typeof telemetryRoutes;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, errorCatalogue, messageOf, type ErrorCode } from '@iot/contracts';
+import { DomainError, errorCatalogue, isErrorCode, messageOf, type ErrorCode } from '@iot/contracts';
 
 /** The success envelope of spec §8. */
 export const ok = <T>(data: T, msg = 'ok') => ({ code: 200, msg, data });
@@ -8,15 +8,28 @@ export const ok = <T>(data: T, msg = 'ok') => ({ code: 200, msg, data });
 interface FieldError {
   field: string;
   message: string;
+  /** The catalogue's name for why the value was refused (TIME_INVALID, TEXT_UNSTORABLE, ...), when it has one. */
+  reason?: ErrorCode;
 }
 
 function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data: unknown = null, msg?: string) {
   const entry = errorCatalogue[code];
+  const details = data && typeof data === 'object' ? (data as { details?: unknown }).details : undefined;
   return reply.status(entry.status).send({
     code: entry.status,
-    msg: msg ?? messageOf(code, request.lang ?? 'zh'),
+    msg: msg ?? messageOf(code, request.lang ?? 'zh', details),
     data: { error: code, ...(data && typeof data === 'object' ? data : {}) },
   });
+}
+
+/**
+ * A VALIDATION answer naming its fields; the message is the first field's reason in the caller's language when the
+ * catalogue has one ("Invalid time: …: querystring.from"), else the catalogue's VALIDATION message.
+ */
+export function replyInvalid(reply: FastifyReply, request: FastifyRequest, fields: FieldError[]) {
+  const reason = fields.find((f) => f.reason)?.reason;
+  const named = fields.map((f) => f.field).join(', ');
+  return send(reply, request, 'VALIDATION', { fields }, `${messageOf(reason ?? 'VALIDATION', request.lang ?? 'zh')}: ${named}`);
 }
 
 export function replyError(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data?: unknown) {
@@ -33,10 +46,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
       const unknown = (issue.params as { keys?: string[] } | undefined)?.keys;
       if (issue.keyword === 'unrecognized_keys' && unknown?.length)
         return unknown.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
+      // A schema names a catalogue entry as its message where a refusal needs words of its own (a time, a time zone).
+      if (isErrorCode(issue.message))
+        return [{ field: at.join('.'), message: messageOf(issue.message, request.lang), reason: issue.message }];
       return [{ field: at.join('.'), message: issue.message ?? 'invalid' }];
     });
-    const named = fields.map((f) => f.field).join(', ');
-    return send(reply, request, 'VALIDATION', { fields }, `${messageOf('VALIDATION', request.lang)}: ${named}`);
+    return replyInvalid(reply, request, fields);
   }
   if (
     error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||

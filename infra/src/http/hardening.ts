@@ -1,26 +1,37 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { errorCatalogue, messageOf, type ErrorCode } from '@iot/contracts';
+import { errorCatalogue, messageOf, unstorable, type ErrorCode } from '@iot/contracts';
+import { replyError, replyInvalid } from './envelope.ts';
 
-/** A NUL, or half of a UTF-16 surrogate pair: no text anyone typed, and PostgreSQL refuses both. */
-// eslint-disable-next-line no-control-regex -- the NUL is what it looks for
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Deeper than any body of the route table (a thing model's struct in an array is a handful of levels). */
+export const MAX_BODY_DEPTH = 32;
 
-/** The path of the first string in `value` that cannot be stored, or null. */
-export function unstorableField(value: unknown, at: string): string | null {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? at : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableField(value[i], `${at}.${i}`);
-      if (found) return found;
+const isPlain = (value: object) => {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * The first thing in parsed input that no handler should see: a string that cannot be stored (at its path), or
+ * nesting deeper than MAX_BODY_DEPTH. Walked with a stack of its own, so that no depth overflows the call stack.
+ */
+export function badInput(value: unknown, at: string): { field: string; reason: 'TEXT_UNSTORABLE' | 'BODY_TOO_DEEP' } | null {
+  const stack: Array<{ value: unknown; at: string; depth: number }> = [{ value, at, depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item.value === 'string') {
+      if (unstorable(item.value)) return { field: item.at, reason: 'TEXT_UNSTORABLE' };
+      continue;
     }
-    return null;
-  }
-  // Parsed JSON is plain objects and arrays; a streamed upload (a Node stream) is judged by its own handler.
-  if (value && typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
-    for (const [key, item] of Object.entries(value)) {
-      const found = unstorableField(key, `${at}.${key}`) ?? unstorableField(item, `${at}.${key}`);
-      if (found) return found;
+    // Parsed JSON is plain objects and arrays; a streamed upload (a Node stream) is judged by its own handler.
+    if (!item.value || typeof item.value !== 'object' || (!Array.isArray(item.value) && !isPlain(item.value))) continue;
+    if (item.depth >= MAX_BODY_DEPTH) return { field: item.at, reason: 'BODY_TOO_DEEP' };
+    const entries = Array.isArray(item.value) ? item.value.map((v, i) => [String(i), v] as const) : Object.entries(item.value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      const path = `${item.at}.${key}`;
+      if (!Array.isArray(item.value) && unstorable(key)) return { field: path, reason: 'TEXT_UNSTORABLE' };
+      stack.push({ value: child, at: path, depth: item.depth + 1 });
     }
   }
   return null;
@@ -44,13 +55,15 @@ const CSP = [
  */
 export function registerHardening(app: FastifyInstance): void {
   app.addHook('preValidation', async (request, reply) => {
-    const field = unstorableField(request.body, 'body') ?? unstorableField(request.query, 'querystring');
-    if (field)
-      return reply.status(400).send({
-        code: 400,
-        msg: `${messageOf('VALIDATION', request.lang)}: ${field}`,
-        data: { error: 'VALIDATION', fields: [{ field, message: 'contains a NUL or an unpaired surrogate' }] },
+    // The query parser's object has a prototype of its own (not Object's): copied, it is walked like a body.
+    const query = request.query && typeof request.query === 'object' ? { ...request.query } : request.query;
+    const found = badInput(request.body, 'body') ?? badInput(query, 'querystring');
+    if (found?.reason === 'BODY_TOO_DEEP')
+      return replyError(reply, request, 'BODY_TOO_DEEP', {
+        fields: [{ field: found.field, message: messageOf('BODY_TOO_DEEP', request.lang) }],
       });
+    if (found)
+      return replyInvalid(reply, request, [{ field: found.field, message: messageOf(found.reason, request.lang), reason: found.reason }]);
   });
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
