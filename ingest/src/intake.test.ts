@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { ThingFunction } from '@iot/contracts';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { createIntake, SessionEnded } from './intake.ts';
+import type { DeviceRef, DeviceRegistry } from './registry.ts';
+
+const device: DeviceRef = {
+  deviceId: 'd-1',
+  tenantId: 't-1',
+  sn: 'SN-1',
+  name: 'one',
+  productId: 'p-1',
+  modelVersion: 1,
+  nodeType: 'direct',
+  gatewayId: null,
+  groupId: null,
+};
+const temperature = { type: 'property', identifier: 'temperature', name: 'temperature', dataType: { type: 'float' } } as ThingFunction;
+
+/** A registry that knows one device and holds its thing model back until `release` is called: a message stays in flight. */
+function heldRegistry() {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const registry = {
+    authenticate: async () => device,
+    model: async () => (await held, new Map([['temperature', temperature]])),
+  } as unknown as DeviceRegistry;
+  return { registry, release };
+}
+
+describe('intake sessions', () => {
+  it('refuses, unacknowledged and unstored, a message in flight when its session is cut', async () => {
+    const { registry, release } = heldRegistry();
+    const stored: TelemetryRow[] = [];
+    const sut = createIntake({ registry, sink: { write: async (rows) => void stored.push(...rows) }, deadLetters: () => {} });
+    const session = (await sut.connect('firmware', 1, 'SN-1', 'secret'))!;
+
+    const handling = sut.handle({
+      topic: 'devices/SN-1/telemetry',
+      payload: Buffer.from('{"temperature":20}'),
+      qos: 1,
+      clientId: session.sessionId,
+    });
+    // The device is disabled while its message waits for the thing model.
+    expect(sut.cut((d) => d.deviceId === device.deviceId).map((s) => s.sessionId)).toEqual([session.sessionId]);
+    release();
+
+    await expect(handling).rejects.toBeInstanceOf(SessionEnded);
+    expect(stored).toEqual([]);
+    // And what the cut session sends next is refused before anything is looked at.
+    await expect(
+      sut.handle({ topic: 'devices/SN-1/telemetry', payload: Buffer.from('{"temperature":21}'), qos: 1, clientId: session.sessionId }),
+    ).rejects.toBeInstanceOf(SessionEnded);
+    expect(sut.mayPublish(session.sessionId, 'devices/SN-1/telemetry')).toBe(false);
+  });
+
+  it('keeps a client id within its device: the same id of two devices is two sessions', async () => {
+    const other = { ...device, deviceId: 'd-2', tenantId: 't-2', sn: 'SN-2' };
+    const registry = { authenticate: async (username: string) => (username === 'SN-2' ? other : device) } as unknown as DeviceRegistry;
+    const sut = createIntake({ registry, sink: { write: async () => {} }, deadLetters: () => {} });
+    const first = (await sut.connect('meter-1', 1, 'SN-1', 'a'))!;
+    const second = (await sut.connect('meter-1', 2, 'SN-2', 'b'))!;
+    expect(first.sessionId).not.toBe(second.sessionId);
+    expect(sut.sessionOf('d-1')?.device.sn).toBe('SN-1');
+    expect(sut.sessionOf('d-2')?.device.sn).toBe('SN-2');
+  });
+});
