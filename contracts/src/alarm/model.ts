@@ -497,7 +497,8 @@ export const notifySettingsAnswer = notifySettings.extend({
     smsTemplateCode: z.string().nullable(),
     tenantPerMinute: z.number().int().nullable(),
     contactPerMinute: z.number().int().nullable(),
-    quietHours: quietHours.nullable(),
+    // As stored: plain values (the time zone's transform cannot serialise an answer).
+    quietHours: quietHours.extend({ timeZone: z.string() }).nullable(),
     /** Which credentials the tenant has stored; never their values. */
     secrets: z.object(Object.fromEntries(notifySecretKeys.map((k) => [k, z.boolean()])) as Record<NotifySecretKey, z.ZodBoolean>),
   }),
