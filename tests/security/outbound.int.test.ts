@@ -300,9 +300,11 @@ describe('every outbound URL field of the route table', () => {
           );
         }
       }
-      // Not a scheme of the field: refused by the schema.
-      const wrong = await sut.call(field.method, field.path, { token, body: bodyFor(field, 'file:///etc/passwd') });
-      expect([wrong.status, wrong.json?.data?.error]).toEqual([400, 'VALIDATION']);
+      // Not a scheme of the field, or no URL at all: refused by the schema.
+      for (const value of ['file:///etc/passwd', 'gopher://127.0.0.1:25/', 'not a url', '//127.0.0.1/']) {
+        const wrong = await sut.call(field.method, field.path, { token, body: bodyFor(field, value) });
+        expect([wrong.status, wrong.json?.data?.error], `${field.at.join('.')} = ${value}`).toEqual([400, 'VALIDATION']);
+      }
     }
     // Nothing of it was stored.
     const stored = ok(await sut.call('GET', '/api/iot/notifySettings', { token }));

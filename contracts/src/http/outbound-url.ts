@@ -15,5 +15,9 @@ export const outboundUrl = (schemes: readonly OutboundScheme[]) =>
     .trim()
     .max(512)
     .url()
-    .refine((u) => schemes.includes(new URL(u).protocol as OutboundScheme), `${schemes.map((s) => `${s}//`).join(' or ')} URL`)
+    // Checks run on after .url() refuses a value: one that is no URL at all must not throw here.
+    .refine(
+      (u) => URL.canParse(u) && schemes.includes(new URL(u).protocol as OutboundScheme),
+      `${schemes.map((s) => `${s}//`).join(' or ')} URL`,
+    )
     .meta({ [OUTBOUND_URL_MARK]: [...schemes] });
