@@ -331,6 +331,63 @@ describe('bulk import', () => {
     await sut.platform.runner.catchUp();
     expect((await sut.db.pool.query(`select 1 from rm_devices where sn = 'X-1'`)).rowCount).toBe(0);
   });
+
+  it('refuses a CSV it cannot parse (a stray quote, binary content) with 400 and the row, keeping the value out of the log', async () => {
+    const cases = [
+      { lines: ['sn,name,product', 'CSVQ-1,one,IMP', 'CSVQ-2,tw"oSecretMarkQ,IMP'], row: 3 },
+      // The quote opened in row 2 is never closed: the row that cannot be read is the one it begins.
+      { lines: ['sn,name,product', 'CSVQ-3,"three,IMP', 'CSVQ-4,fourSecretMarkQ,IMP'], row: 2 },
+      { lines: ['sn,name,product', 'CSVQ-5,five,IMP', 'CSVQ-6,six\u0001SecretMarkQ,IMP'], row: 3 },
+      { lines: ['sn,na"meSecretMarkQ,product', 'CSVQ-7,seven,IMP'], row: 1 },
+    ];
+    for (const { lines, row } of cases) {
+      const r = await upload(csv(lines), 'devices.csv', 'text/csv');
+      expect(r.status, r.body).toBe(400);
+      expect(r.json).toMatchObject({ code: 400, data: { error: 'FILE_ROW_INVALID', details: { row } } });
+      expect(r.json!.msg).toContain(String(row));
+      expect(r.body).not.toContain('SecretMarkQ');
+    }
+    // The rows before the unreadable one are imported, as the answer says.
+    await sut.platform.runner.catchUp();
+    const before = await sut.db.pool.query(`select sn from rm_devices where sn like 'CSVQ-%' order by sn`);
+    expect(before.rows.map((r) => r.sn)).toEqual(['CSVQ-1', 'CSVQ-5']);
+    const binary = Buffer.concat([
+      Buffer.from('sn,name,product\nCSVB-1,one,IMP\n'),
+      Buffer.from([0x22, 0x00, 0xff, 0xfe, 0x22, 0x41, 0x0a]),
+    ]);
+    const r = await upload(binary, 'devices.csv', 'text/csv');
+    expect(r.status, r.body).toBe(400);
+    expect(r.json!.data).toMatchObject({ error: 'FILE_ROW_INVALID', details: { row: 3 } });
+    const en = await sut.call('POST', '/api/iot/device/import', {
+      token: admin,
+      query: { jobId: 'csv-quote-en-1', filename: 'devices.csv' },
+      body: csv(cases[0]!.lines),
+      headers: { 'content-type': 'text/csv', lang: 'en' },
+    });
+    expect(en.json!.msg).toMatch(/^Row 3 of the file cannot be read/);
+    expect(sut.logLines.join('\n')).not.toContain('SecretMarkQ');
+    expect(sut.logLines.some((l) => l.includes('"level":50') && l.includes('import'))).toBe(false);
+  });
+
+  it('keeps import job ids per tenant: another tenant may use a finished job id of ours, and sees only its own report', async () => {
+    const jobId = 'shared-job-0001';
+    const mine = ok(await upload(csv(['sn,name,product', 'JOB-1,one,IMP', 'JOB-2,two,NOPE']), 'devices.csv', 'text/csv', jobId));
+    expect(mine).toMatchObject({ total: 2, created: 1, failed: 1 });
+    ok(await sut.call('POST', '/api/iot/product', { token: other, body: { name: 'P mike', code: 'MIKE-IMP', type: 'direct' } }));
+    await sut.platform.runner.catchUp();
+    const theirs = await sut.call('POST', '/api/iot/device/import', {
+      token: other,
+      query: { jobId, filename: 'devices.csv' },
+      body: csv(['sn,name,product', 'JOB-3,three,MIKE-IMP']),
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(ok(theirs)).toMatchObject({ total: 1, created: 1, failed: 0 });
+    const report = (token: string) => sut.call('GET', '/api/iot/device/import/report', { token, query: { jobId } });
+    expect((await report(admin)).body).toContain('JOB-2');
+    expect((await report(other)).body).not.toContain('JOB-2');
+    // The same tenant reusing a finished id is still one job: refused.
+    expect(code(await upload(csv(['sn,name,product', 'JOB-4,four,IMP']), 'devices.csv', 'text/csv', jobId))).toBe('JOB_RUNNING');
+  });
 });
 
 describe('audit trail', () => {

@@ -7,6 +7,7 @@ import {
   deviceSnScope,
   DomainError,
   IMPORT_MAX_BYTES,
+  unstorable,
   importColumns,
   importRequiredColumns,
   type DeviceEvent,
@@ -42,6 +43,17 @@ create table device_import_faults (
   reason text not null
 );
 create index device_import_faults_job on device_import_faults (job_id, row);`;
+
+/** Issue 24: a job id is the tenant's own (another tenant may choose the same), and so are its faults. */
+export const importJobsPerTenant = `
+alter table device_import_jobs drop constraint device_import_jobs_pkey;
+alter table device_import_jobs add primary key (tenant_id, job_id);
+alter table device_import_faults add column tenant_id text;
+update device_import_faults f set tenant_id = j.tenant_id from device_import_jobs j where j.job_id = f.job_id;
+delete from device_import_faults where tenant_id is null;
+alter table device_import_faults alter column tenant_id set not null;
+drop index device_import_faults_job;
+create index device_import_faults_job on device_import_faults (tenant_id, job_id, row);`;
 
 /** Header names a file may use for each column: the template's own, and the Chinese ones operators type. */
 const headerAliases: Record<string, (typeof importColumns)[number]> = {
@@ -87,7 +99,19 @@ async function* counted(upload: FileUpload, onBytes: (n: number) => void): Async
   }
 }
 
+/** A character no typed text holds: a control character (tab and line ends aside), or one a decoder made of bytes that are not UTF-8. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const BINARY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/;
+
+/**
+ * The row a file cannot be read from (spreadsheet numbering, the header is row 1): an unmatched quote, or binary
+ * content. The refusal names the row, never the value (which would reach the log and the answer).
+ */
+const unreadable = (row: number) => new DomainError('FILE_ROW_INVALID', { row });
+
 async function* csvRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
+  /** The first row csv-parse could not read: its CsvError tells the records read before it, and whether it was in the header. */
+  let faultRow: number | null = null;
   const parser = Readable.from(source).pipe(
     parse({
       bom: true,
@@ -95,9 +119,22 @@ async function* csvRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> 
       skip_empty_lines: true,
       trim: true,
       relax_column_count: true,
+      // Skipped, not thrown: a thrown error would drop the rows read before it (the CsvError's message quotes the value).
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        const info = error as { records?: number; header?: boolean } | undefined;
+        faultRow ??= info?.header === true ? 1 : (info?.records ?? 0) + 2;
+      },
     }),
   );
-  for await (const record of parser) yield record as Row;
+  let row = 1;
+  for await (const record of parser) {
+    row += 1;
+    if (faultRow !== null && row >= faultRow) break;
+    if (Object.values(record as Row).some((v) => BINARY.test(v) || unstorable(v))) throw unreadable(row);
+    yield record as Row;
+  }
+  if (faultRow !== null) throw unreadable(faultRow);
 }
 
 async function* xlsxRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
@@ -208,7 +245,7 @@ export async function importDevices(
   if (upload.length === 0) throw new DomainError('FILE_EMPTY');
 
   const started = await ctx.ports.db.query(
-    `insert into device_import_jobs (job_id, tenant_id, filename, status) values ($1, $2, $3, 'running') on conflict (job_id) do nothing`,
+    `insert into device_import_jobs (job_id, tenant_id, filename, status) values ($1, $2, $3, 'running') on conflict (tenant_id, job_id) do nothing`,
     [jobId, tenantId, filename],
   );
   if (started.rowCount === 0) throw new DomainError('JOB_RUNNING');
@@ -234,9 +271,9 @@ export async function importDevices(
   const flushFaults = async () => {
     if (faults.length === 0) return;
     await ctx.ports.db.query(
-      `insert into device_import_faults (job_id, row, sn, field, reason)
-       select $1, r.row, r.sn, r.field, r.reason from jsonb_to_recordset($2::jsonb) as r(row int, sn text, field text, reason text)`,
-      [jobId, JSON.stringify(faults)],
+      `insert into device_import_faults (tenant_id, job_id, row, sn, field, reason)
+       select $1, $2, r.row, r.sn, r.field, r.reason from jsonb_to_recordset($3::jsonb) as r(row int, sn text, field text, reason text)`,
+      [tenantId, jobId, JSON.stringify(faults)],
     );
     faults.length = 0;
   };
@@ -389,20 +426,28 @@ export async function importDevices(
       columns = c;
     });
     let batch: Numbered[] = [];
-    for await (const item of rows) {
-      if (columns) {
-        const missing = importRequiredColumns.filter((c) => !columns!.includes(c));
-        if (missing.length > 0) throw new DomainError('FILE_COLUMNS', { missing });
-        columns = null;
+    try {
+      for await (const item of rows) {
+        if (columns) {
+          const missing = importRequiredColumns.filter((c) => !columns!.includes(c));
+          if (missing.length > 0) throw new DomainError('FILE_COLUMNS', { missing });
+          columns = null;
+        }
+        batch.push(item);
+        progress.rows += 1;
+        if (batch.length >= BATCH) {
+          await importBatch(batch);
+          await flushFaults();
+          publish();
+          batch = [];
+        }
       }
-      batch.push(item);
-      progress.rows += 1;
-      if (batch.length >= BATCH) {
-        await importBatch(batch);
-        await flushFaults();
-        publish();
-        batch = [];
-      }
+    } catch (error) {
+      // The rows before an unreadable one are imported (as the answer says); it and the rest are not.
+      if (!(error instanceof DomainError && error.code === 'FILE_ROW_INVALID')) throw error;
+      await importBatch(batch);
+      await flushFaults();
+      throw new DomainError('FILE_ROW_INVALID', { ...(error.details as object), created: progress.created });
     }
     if (progress.rows === 0) throw new DomainError('FILE_EMPTY');
     await importBatch(batch);
@@ -410,16 +455,19 @@ export async function importDevices(
     progress.done = true;
     publish();
     await ctx.ports.db.query(
-      `update device_import_jobs set status = 'done', total = $2, created = $3, unchanged = $4, failed = $5, finished_at = now() where job_id = $1`,
-      [jobId, progress.rows, progress.created, unchanged, progress.failed],
+      `update device_import_jobs set status = 'done', total = $3, created = $4, unchanged = $5, failed = $6, finished_at = now()
+       where tenant_id = $1 and job_id = $2`,
+      [tenantId, jobId, progress.rows, progress.created, unchanged, progress.failed],
     );
     return { jobId, total: progress.rows, created: progress.created, unchanged, failed: progress.failed };
   } catch (error) {
-    await ctx.ports.db.query(`update device_import_jobs set status = 'failed', finished_at = now() where job_id = $1`, [jobId]);
-    // A file that is not what its name says (a PNG named .csv, a broken XLSX) is the caller's mistake.
+    await ctx.ports.db.query(
+      `update device_import_jobs set status = 'failed', created = $3, finished_at = now() where tenant_id = $1 and job_id = $2`,
+      [tenantId, jobId, progress.created],
+    );
+    // A file that is not what its name says (a broken XLSX) is the caller's mistake.
     if (error instanceof DomainError) throw error;
-    const code = (error as { code?: unknown }).code;
-    if ((typeof code === 'string' && code.startsWith('CSV_')) || (kind === 'xlsx' && progress.created === 0))
+    if (kind === 'xlsx' && progress.created === 0)
       throw new DomainError('FILE_TYPE', { reason: String((error as Error).message).slice(0, 200) });
     throw error;
   }

@@ -6,7 +6,7 @@ import { logoSchema } from '@iot/command/settings/logos.ts';
 import { claimsSchema } from '@iot/command/shared/claims.ts';
 import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
-import { importSchema } from '@iot/command/device/import.ts';
+import { importJobsPerTenant, importSchema } from '@iot/command/device/import.ts';
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema, reportsSeenAt } from '@iot/ingest/tables.ts';
@@ -28,7 +28,14 @@ export const commandOwners: MigrationOwner[] = [
   v1('user.usernames', ['username_claims'], usernameClaimsSchema),
   v1('claims', ['claims'], claimsSchema),
   v1('settings.logos', ['settings_logos'], logoSchema),
-  v1('device.import', ['device_import_jobs', 'device_import_faults'], importSchema),
+  {
+    owner: 'device.import',
+    tables: ['device_import_jobs', 'device_import_faults'],
+    migrations: [
+      { version: 1, name: 'create', sql: importSchema },
+      { version: 2, name: 'job ids per tenant', sql: importJobsPerTenant },
+    ],
+  },
   v1('device.mqttSecrets', ['mqtt_config_secrets'], mqttSecretsSchema),
   v1('ingest.deadLetters', ['ingest_dead_letters'], deadLettersSchema),
   {

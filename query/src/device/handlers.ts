@@ -270,14 +270,13 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
   },
 
   async 'device.importReport'({ query }, ctx) {
-    const job = await ctx.ports.db.query('select 1 from device_import_jobs where job_id = $1 and tenant_id = $2', [
-      query.jobId,
-      callerOf(ctx).tenantId,
-    ]);
+    const { tenantId } = callerOf(ctx);
+    const job = await ctx.ports.db.query('select 1 from device_import_jobs where tenant_id = $1 and job_id = $2', [tenantId, query.jobId]);
     if (job.rowCount === 0) throw new DomainError('NOT_FOUND');
-    const faults = await ctx.ports.db.query('select row, sn, field, reason from device_import_faults where job_id = $1 order by row', [
-      query.jobId,
-    ]);
+    const faults = await ctx.ports.db.query(
+      'select row, sn, field, reason from device_import_faults where tenant_id = $1 and job_id = $2 order by row',
+      [tenantId, query.jobId],
+    );
     return csvAnswer(`import-report-${query.jobId}.csv`, ['row', 'sn', 'field', 'reason'], faults.rows);
   },
 
