@@ -11,6 +11,7 @@ import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/htt
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { csvAnswer } from '../shared/csv.ts';
 import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { assertInStation } from '../shared/station.ts';
 
 const toProductRow = (r: Record<string, unknown>): ProductRow => ({
   id: r.id as string,
@@ -148,6 +149,7 @@ type DeviceReads =
   | 'product.exportModel'
   | 'device.list'
   | 'device.count'
+  | 'device.groupCounts'
   | 'device.detail'
   | 'device.export'
   | 'device.checkSn'
@@ -238,6 +240,17 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
     return row;
   },
 
+  async 'device.groupCounts'(_input, ctx) {
+    const spec = await deviceSpec(ctx, {}, '');
+    return (
+      await ctx.ports.db.query<{ groupId: string | null; total: number; online: number }>(
+        `select d.group_id as "groupId", count(*)::int as total, count(*) filter (where d.status = 'online')::int as online
+         from rm_devices d where ${spec.where.join(' and ')} group by d.group_id`,
+        spec.params,
+      )
+    ).rows;
+  },
+
   async 'device.detail'({ query }, ctx) {
     const { db } = ctx.ports;
     const row = (
@@ -248,6 +261,7 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
       )
     ).rows[0];
     if (!row) throw new DomainError('NOT_FOUND');
+    await assertInStation(ctx, (row.group_id as string | null) ?? null);
     const model = (
       await db.query<{ functions: Record<string, unknown>[] }>(
         `select coalesce((select v.functions from rm_product_versions v where v.product_id = $1 and v.version = $2),

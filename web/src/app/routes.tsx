@@ -30,6 +30,7 @@ const RegisterPage = page(() => import('../auth/RegisterPage.tsx'), 'RegisterPag
 const ProductsPage = page(() => import('../fleet/ProductsPage.tsx'), 'ProductsPage');
 const DevicesPage = page(() => import('../fleet/DevicesPage.tsx'), 'DevicesPage');
 const GatewaysPage = page(() => import('../fleet/DevicesPage.tsx'), 'GatewaysPage');
+const GroupingPage = page(() => import('../fleet/GroupingPage.tsx'), 'GroupingPage');
 const AuditPage = page(() => import('../fleet/AuditPage.tsx'), 'AuditPage');
 const HistoryPage = page(() => import('../fleet/HistoryPage.tsx'), 'HistoryPage');
 const TemplatesPage = page(() => import('../fleet/TemplatesPage.tsx'), 'TemplatesPage');
@@ -62,7 +63,7 @@ export const screens: Record<string, ComponentType> = {
   '/analysis/history': HistoryPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
-  '/device/grouping': DevicesPage,
+  '/device/grouping': GroupingPage,
   '/alarm/monitor': AlarmsPage,
   '/alarm/settings': AlarmRulesPage,
   '/alarm/contacts': ContactsPage,

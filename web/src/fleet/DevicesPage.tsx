@@ -325,8 +325,8 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
 /** How much history the live trend starts from, and how many points a line keeps as it grows. */
 const TREND_START_MS = 30 * 60_000;
 const TREND_MAX_POINTS = 720;
-/** The variables the trend shows first: the first numeric ones. */
-const TREND_FIRST = 2;
+/** The variables the trend shows first: the first numeric one (others are picked in the table). */
+const TREND_FIRST = 1;
 
 /**
  * Newest values of the device, kept current by the live channel, and a trend of the chosen numeric variables:

@@ -24,8 +24,13 @@ export function TrendChart({ series, label, height = 320 }: { series: TrendSerie
   const latest = useRef(series);
   latest.current = series;
 
+  // Two lines of different magnitudes (an energy total beside a current) each get an axis of their own.
   const optionOf = (list: TrendSeries[]) => ({
-    series: list.map((s) => ({ name: s.name, type: 'line', showSymbol: false, data: s.points })),
+    series: list.map((s, i) => ({ name: s.name, type: 'line', showSymbol: false, data: s.points, yAxisIndex: i === 1 ? 1 : 0 })),
+    yAxis: [
+      { type: 'value', scale: true },
+      { type: 'value', scale: true, show: list.length > 1, splitLine: { show: false } },
+    ],
     legend: { data: list.map((s) => s.name), top: 0, left: 'center', type: 'scroll' },
   });
 
@@ -39,9 +44,8 @@ export function TrendChart({ series, label, height = 320 }: { series: TrendSerie
         color: COLOURS,
         animation: false,
         tooltip: { trigger: 'axis' },
-        grid: { left: 56, right: 24, top: 48, bottom: 32 },
+        grid: { left: 64, right: 64, top: 48, bottom: 32 },
         xAxis: { type: 'time' },
-        yAxis: { type: 'value', scale: true },
         ...optionOf(latest.current),
       });
     });
@@ -56,7 +60,7 @@ export function TrendChart({ series, label, height = 320 }: { series: TrendSerie
   }, []);
 
   useEffect(() => {
-    chart.current?.setOption(optionOf(series), { replaceMerge: ['series'] });
+    chart.current?.setOption(optionOf(series), { replaceMerge: ['series', 'yAxis'] });
   }, [series]);
 
   const points = series.reduce((n, s) => n + s.points.length, 0);
