@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * Device management against the real platform (issue 10): products with versioned thing models, devices
@@ -206,6 +207,69 @@ describe('devices', () => {
       body: { ...variable, modbus: undefined, plc: { area: 'DB', offset: 4 } },
     });
     expect(bad.status).toBe(400);
+  });
+
+  it('edits only the fields a PUT names: absent fields stay, null clears', async () => {
+    const pid = await product(admin, 'PART');
+    const groupId = ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Part site', type: 'office' } })).id;
+    const created = {
+      sn: 'PART-1',
+      name: 'partial',
+      productId: pid,
+      groupId,
+      location: { lng: 121.47, lat: 31.23, address: 'Shanghai' },
+      version: '1.0',
+      tags: ['a'],
+      remark: 'keep me',
+    };
+    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: created })).id;
+    const detail = async () => ok(await sut.call('GET', '/api/iot/device/detail', { token: admin, query: { id } }));
+    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, name: 'renamed' } }));
+    expect(await detail()).toMatchObject({
+      name: 'renamed',
+      groupId,
+      lng: 121.47,
+      lat: 31.23,
+      address: 'Shanghai',
+      version: '1.0',
+      tags: ['a'],
+      remark: 'keep me',
+    });
+    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, remark: null, groupId: null, tags: [] } }));
+    expect(await detail()).toMatchObject({ name: 'renamed', groupId: null, lng: 121.47, address: 'Shanghai', tags: [], remark: null });
+    // A body naming nothing but the device changes nothing, and records nothing.
+    const events = async () => (await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } })).json!.data.length;
+    const before = await events();
+    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id } }));
+    expect(await events()).toBe(before);
+  });
+});
+
+describe('telemetry history', () => {
+  it('takes samples from `from` (inclusive) to `to` (exclusive), as its OpenAPI says', async () => {
+    const pid = await product(admin, 'RANGE');
+    const device = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'RANGE-1', name: 'range', productId: pid } }));
+    const t = Date.UTC(2026, 0, 1, 8, 0, 0);
+    const data = [
+      { ts: t, values: { temperature: 1 } },
+      { ts: t + 60_000, values: { temperature: 2 } },
+    ];
+    expect(ok(await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'RANGE-1', secret: device.secret, data } })).accepted).toBe(2);
+    const points = async (from: number, to: number) =>
+      ok(
+        await sut.call('GET', '/api/iot/device/history', {
+          token: admin,
+          query: { id: device.id, variables: 'temperature', from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+        }),
+      )[0].points.map((p: { value: number }) => p.value);
+    await waitFor('both samples stored', async () => (await points(t, t + 60_001)).length === 2);
+    expect(await points(t, t + 60_000)).toEqual([1]);
+    const parameters = (sut.app.swagger() as any).paths['/api/iot/device/history'].get.parameters as {
+      name: string;
+      description?: string;
+    }[];
+    expect(parameters.find((p) => p.name === 'to')!.description).toMatch(/exclusive/);
+    expect(parameters.find((p) => p.name === 'from')!.description).toMatch(/inclusive/);
   });
 });
 

@@ -45,6 +45,22 @@ describe('device decider', () => {
     expect(given([created]).when({ type: 'ApplyTemplate', deviceId: 'd1', templateId: null, templateProductId: null })).toEqual([]);
   });
 
+  it('edits only the fields an update names: the event carries the others as they were', () => {
+    expect(given([created]).when({ type: 'UpdateDevice', deviceId: 'd1', name: 'renamed' })).toEqual([
+      {
+        type: 'DeviceUpdated',
+        data: { deviceId: 'd1', name: 'renamed', location: create.location, version: null, tags: ['a', 'b'], remark: null },
+      },
+    ]);
+    expect(given([created]).when({ type: 'UpdateDevice', deviceId: 'd1', remark: 'noted', tags: ['c', 'c'] })).toEqual([
+      {
+        type: 'DeviceUpdated',
+        data: { deviceId: 'd1', name: 'one', location: create.location, version: null, tags: ['c'], remark: 'noted' },
+      },
+    ]);
+    expect(given([created]).when({ type: 'UpdateDevice', deviceId: 'd1' })).toEqual([]);
+  });
+
   it('disables and enables; a disabled device disabled again decides nothing', () => {
     const disabled: DeviceEvent = { type: 'DeviceDisabled', data: { deviceId: 'd1' } };
     expect(given([created]).when({ type: 'DisableDevice', deviceId: 'd1' })).toEqual([disabled]);

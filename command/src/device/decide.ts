@@ -24,13 +24,14 @@ export type DeviceCommand =
       secretHash: string;
     }
   | {
+      /** A partial edit: a field left out stays as it is. */
       type: 'UpdateDevice';
       deviceId: string;
-      name: string;
-      location: DeviceLocation;
-      version: string | null;
-      tags: string[];
-      remark: string | null;
+      name?: string;
+      location?: DeviceLocation;
+      version?: string | null;
+      tags?: string[];
+      remark?: string | null;
     }
   | { type: 'MoveDevice'; deviceId: string; groupId: string | null }
   | { type: 'BindGateway'; deviceId: string; gatewayId: string | null }
@@ -69,16 +70,18 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
     }
     case 'UpdateDevice': {
       live(state);
-      const { type: _t, ...data } = command;
-      const next = { ...data, tags: [...new Set(data.tags)] };
       const current = {
         deviceId,
-        name: state.name,
+        name: state.name!,
         location: state.location,
         version: state.version,
         tags: state.tags,
         remark: state.remark,
       };
+      // The event carries the whole record as it becomes: the fields named, and the others as they were.
+      const named = Object.fromEntries(Object.entries(command).filter(([key, value]) => key !== 'type' && value !== undefined));
+      const next = { ...current, ...named };
+      next.tags = [...new Set(next.tags)];
       return sameValue(next, current) ? [] : [{ type: 'DeviceUpdated', data: next }];
     }
     case 'MoveDevice':

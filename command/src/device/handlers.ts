@@ -85,7 +85,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
     const { id, groupId, ...fields } = body;
     if (groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', groupId, callerOf(ctx).tenantId, 'groupId');
     await command(ctx, id, { type: 'UpdateDevice', deviceId: id, ...fields });
-    await command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId });
+    if (groupId !== undefined) await command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId });
     return { id };
   },
 

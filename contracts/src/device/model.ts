@@ -104,7 +104,18 @@ export const deviceFields = z
 export type DeviceFields = z.infer<typeof deviceFields>;
 export const deviceCreateBody = deviceFields.extend({ sn: serialNumber, productId: entityId, gatewayId: entityId.nullish() }).strict();
 export type DeviceCreateBody = z.infer<typeof deviceCreateBody>;
-export const deviceUpdateBody = deviceFields.extend({ id: entityId }).strict();
+/** A partial edit: a field left out stays as it is; null clears one that may be empty (the group: out of any). */
+export const deviceUpdateBody = z
+  .object({
+    id: entityId,
+    name: name.optional(),
+    groupId: entityId.nullable().optional(),
+    location: location.optional(),
+    version: text(32).optional(),
+    tags: z.array(tag).max(20).optional(),
+    remark: text(256).optional(),
+  })
+  .strict();
 
 export const deviceRow = z.object({
   id: z.string(),

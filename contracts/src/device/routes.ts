@@ -277,7 +277,7 @@ export const deviceRoutes = {
     path: '/api/iot/device',
     permission: p.deviceEdit,
     tag: 'device',
-    summary: "Edit a device's name, location, version, tags, remark (and group)",
+    summary: "Edit a device's name, location, version, tags, remark or group: a field left out stays as it is, null clears it",
     body: deviceUpdateBody,
     response: idResult,
     reads: ['devices'],

@@ -29,8 +29,8 @@ export const historyQuery = z
   .object({
     id: entityId.optional(),
     variables: variableList.optional(),
-    from: instant,
-    to: instant,
+    from: instant.describe('Start of the range, inclusive'),
+    to: instant.describe('End of the range, exclusive: a sample stamped exactly `to` is not in it'),
     bucket: z.enum(historyBuckets).default('raw'),
     fn: z.enum(historyFns).default('avg'),
     page: z.coerce.number().int().min(1).default(1),
@@ -44,8 +44,8 @@ export const historyExportQuery = z
   .object({
     id: entityId.optional(),
     variables: variableList.optional(),
-    from: instant,
-    to: instant,
+    from: instant.describe('Start of the range, inclusive'),
+    to: instant.describe('End of the range, exclusive: a sample stamped exactly `to` is not in it'),
     format: z.enum(['csv', 'xlsx']).default('csv'),
   })
   .strict();
@@ -147,7 +147,8 @@ export const telemetryRoutes = {
     path: '/api/iot/device/history',
     permission: devicePerm.deviceList,
     tag: 'telemetry',
-    summary: 'History of one device: raw samples, or 15-minute, hourly or daily buckets in the tenant time zone; several variables at once',
+    summary:
+      'History of one device from `from` (inclusive) to `to` (exclusive): raw samples, or 15-minute, hourly or daily buckets in the tenant time zone; several variables at once',
     query: historyQuery,
     response: z.array(historySeries),
     reads: ['devices'],
@@ -158,7 +159,8 @@ export const telemetryRoutes = {
     path: '/api/iot/device/history/export',
     permission: devicePerm.deviceExport,
     tag: 'telemetry',
-    summary: 'History of one device as CSV or XLSX, streamed as it is read (a million rows never sit in memory)',
+    summary:
+      'History of one device from `from` (inclusive) to `to` (exclusive) as CSV or XLSX, streamed as it is read (a million rows never sit in memory)',
     query: historyExportQuery,
     produces: 'text/csv',
     response: z.string().describe('CSV (UTF-8 with a byte order mark) or XLSX with format=xlsx'),
