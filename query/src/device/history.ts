@@ -9,8 +9,9 @@ import {
   type TimelineEntry,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { streamName, type EventStore } from '@iot/contracts/ports/event-store.ts';
+import { streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { sameValue } from '@iot/contracts/same-value.ts';
+import { assertInStation } from '../shared/station.ts';
 import { readStreamOf } from '../shared/streams.ts';
 import { usernamesById } from '../shared/usernames.ts';
 
@@ -152,11 +153,17 @@ const productAt = async (store: EventStore, tenantId: string, productId: string,
     noProduct,
   );
 
-/** A live device's events, and the thing model it reports against now. */
-export async function deviceWithModel(store: EventStore, tenantId: string, deviceId: string) {
+/** The group a device's stream leaves it in (its last one, once deleted): what the caller's station narrows by. */
+export const groupOfDevice = (history: StoredEventOf<DeviceEvent>[]): string | null => history.reduce(evolveDevice, unseen).view.groupId;
+
+/** A live device of the caller's tenant and station: its events, and the thing model it reports against now. */
+export async function deviceWithModel(ctx: RequestContext, deviceId: string) {
+  const { store } = ctx.ports;
+  const { tenantId } = callerOf(ctx);
   const history = await readStreamOf<DeviceEvent>(store, streamName('device', tenantId, deviceId));
   const device = history.reduce(evolveDevice, unseen);
   if (!device.exists || device.view.deleted) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, device.view.groupId);
   const product = await productAt(store, tenantId, device.view.productId!);
   return { history, functions: boundModel(product, device.view.modelVersion) ?? [] };
 }
@@ -172,6 +179,7 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
 async function deviceTimeline(ctx: RequestContext, deviceId: string): Promise<TimelineEntry[]> {
   const history = await readStreamOf<DeviceEvent>(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId));
   if (history.length === 0) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, groupOfDevice(history));
   const names = await usernamesById(ctx.ports.db, [...new Set(history.map((e) => e.metadata.actor.id))]);
   let state = unseen;
   const entries: TimelineEntry[] = [];
@@ -199,11 +207,13 @@ export const deviceHistoryHandlers: Pick<Handlers<DeviceRoutes>, 'device.timelin
     const { tenantId } = callerOf(ctx);
     const at = new Date(query.at);
     const stream = streamName('device', tenantId, query.id);
-    const [history, exists] = await Promise.all([
+    const [history, whole] = await Promise.all([
       readStreamOf<DeviceEvent>(ctx.ports.store, stream, { toTime: at }),
-      ctx.ports.store.readStream(stream, { limit: 1 }),
+      readStreamOf<DeviceEvent>(ctx.ports.store, stream),
     ]);
-    if (exists.length === 0) throw new DomainError('NOT_FOUND');
+    if (whole.length === 0) throw new DomainError('NOT_FOUND');
+    // The station narrows by where the device is now, whatever the instant asked for.
+    await assertInStation(ctx, groupOfDevice(whole));
     const device = history.reduce(evolveDevice, unseen);
     let product = null;
     if (device.exists && device.view.productId) {

@@ -4,7 +4,8 @@ import { desiredValues, reportsDesired, writableProperties } from '@iot/contract
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { streamName, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import { deviceWithModel } from '../device/history.ts';
+import { deviceWithModel, groupOfDevice } from '../device/history.ts';
+import { assertInStation } from '../shared/station.ts';
 import { readStreamOf } from '../shared/streams.ts';
 import { usernamesById } from '../shared/usernames.ts';
 
@@ -64,6 +65,7 @@ export const deviceCommandQueryHandlers: Pick<Handlers<TelemetryRoutes>, 'device
     const { tenantId } = callerOf(ctx);
     const history = await readStreamOf<DeviceEvent>(ctx.ports.store, streamName('device', tenantId, query.id));
     if (history.length === 0) throw new DomainError('NOT_FOUND');
+    await assertInStation(ctx, groupOfDevice(history));
     const rows = commandsOf(history).slice(0, query.limit);
     const names = await usernamesById(ctx.ports.db, [...new Set(rows.map((r) => r.actorId))]);
     return rows.map((r) => ({ ...r, actorName: names.get(r.actorId) ?? null }));
@@ -71,7 +73,7 @@ export const deviceCommandQueryHandlers: Pick<Handlers<TelemetryRoutes>, 'device
 
   async 'device.desired'({ query }, ctx) {
     const { tenantId } = callerOf(ctx);
-    const { history, functions } = await deviceWithModel(ctx.ports.store, tenantId, query.id);
+    const { history, functions } = await deviceWithModel(ctx, query.id);
     const desired = desiredValues(history);
     const reported = await reportedOf(ctx.ports.timeseries, tenantId, query.id);
     const names = await usernamesById(ctx.ports.db, [...new Set([...desired.values()].map((d) => d.actorId))]);
