@@ -301,7 +301,8 @@ describe('every outbound URL field of the route table', () => {
         }
       }
       // Not a scheme of the field, or no URL at all: refused by the schema.
-      for (const value of ['file:///etc/passwd', 'gopher://127.0.0.1:25/', 'not a url', '//127.0.0.1/']) {
+      const smtpOptions = scheme.startsWith('smtp') ? [`${scheme}//mail.example.com:25/?proxy=http://127.0.0.1:${v4Port}`] : [];
+      for (const value of ['file:///etc/passwd', 'gopher://127.0.0.1:25/', 'not a url', '//127.0.0.1/', ...smtpOptions]) {
         const wrong = await sut.call(field.method, field.path, { token, body: bodyFor(field, value) });
         expect([wrong.status, wrong.json?.data?.error], `${field.at.join('.')} = ${value}`).toEqual([400, 'VALIDATION']);
       }
@@ -334,6 +335,22 @@ describe('every outbound URL field of the route table', () => {
     // The log names host and path only, never a webhook's key.
     expect(log).not.toContain('walkKey');
     expect(log).not.toContain('walkToken');
+  });
+
+  it("takes only a server and a login from a stored SMTP URL, never the mail client's options (a proxy to loopback)", async () => {
+    const before = connections();
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.3', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    for (const query of [`proxy=http://127.0.0.1:${v4Port}`, `proxy=socks5://127.0.0.1:${v4Port}`, `host=127.0.0.1&port=${v4Port}`]) {
+      await storeUnchecked('smtpUrl', `smtp://walker:Walk%23pw1@127.0.0.3:${closedPort}/?${query}`);
+      expect(
+        (await raiseAndDeliver('email')).map((r) => r.error),
+        query,
+      ).toEqual(['CONNECT_FAILED']);
+    }
+    expect(connections()).toBe(before);
   });
 
   it('follows a redirect from an allowed server only to an allowed address', async () => {

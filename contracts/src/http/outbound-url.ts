@@ -20,4 +20,9 @@ export const outboundUrl = (schemes: readonly OutboundScheme[]) =>
       (u) => URL.canParse(u) && schemes.includes(new URL(u).protocol as OutboundScheme),
       `${schemes.map((s) => `${s}//`).join(' or ')} URL`,
     )
+    // An SMTP URL's query would set the mail client's own options (a proxy among them): it names a server, nothing more.
+    .refine(
+      (u) => !/^smtps?:/i.test(u) || !URL.canParse(u) || (new URL(u).search === '' && new URL(u).hash === ''),
+      'no options in an SMTP URL',
+    )
     .meta({ [OUTBOUND_URL_MARK]: [...schemes] });

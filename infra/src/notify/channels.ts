@@ -75,6 +75,18 @@ export function dingtalkSign(secret: string, timestampMs: number): string {
   return createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
 }
 
+/** The server and login an SMTP URL names, and nothing else of it. */
+function smtpServerOf(smtpUrl: string) {
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port) || (secure ? 465 : 587),
+    secure,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+  };
+}
+
 /** Where the platform's own channels (the operator's environment variables) may go: anywhere the operator says. */
 const ANYWHERE = parseAllowList('0.0.0.0/0,::/0');
 
@@ -91,7 +103,8 @@ export function createChannels(config: ChannelConfig, options: { outbound?: Outb
   const outbound = options.outbound ?? ownOutbound!;
   const mail = config.smtpUrl
     ? nodemailer.createTransport({
-        url: config.smtpUrl,
+        // A tenant's URL gives a server and a login, never the mail client's options (its query could set a proxy).
+        ...(options.outbound ? smtpServerOf(config.smtpUrl) : { url: config.smtpUrl }),
         connectionTimeout: timeoutMs,
         greetingTimeout: timeoutMs,
         socketTimeout: timeoutMs,
