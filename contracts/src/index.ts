@@ -38,4 +38,5 @@ export * from './alarm/events.ts';
 export * from './alarm/permissions.ts';
 export * from './alarm/routes.ts';
 export * from './alarm/render.ts';
+export * from './csv.ts';
 export * from './telemetry/routes.ts';

@@ -273,6 +273,51 @@ describe('telemetry history', () => {
   });
 });
 
+describe('exports', () => {
+  it('leave negative numbers alone: history as CSV (the display with its unit escaped) and XLSX (numbers), devices as CSV', async () => {
+    const pid = await product(admin, 'NEG');
+    const device = ok(
+      await sut.call('POST', '/api/iot/device', {
+        token: admin,
+        body: { sn: 'NEG-1', name: '=cmd|calc', productId: pid, location: { lng: -73.98, lat: 40.75, address: '-far west' } },
+      }),
+    );
+    const t = Date.UTC(2026, 0, 2, 8, 0, 0);
+    const data = [
+      { ts: t, values: { temperature: -40 } },
+      { ts: t + 60_000, values: { temperature: -12.5 } },
+    ];
+    ok(await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'NEG-1', secret: device.secret, data } }));
+    const query = { id: device.id, variables: 'temperature', from: new Date(t).toISOString(), to: new Date(t + 120_000).toISOString() };
+    const csv = await waitFor('both samples exported', async () => {
+      const r = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query });
+      const lines = r.body
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split('\n');
+      return lines.length === 3 && lines;
+    });
+    expect(csv).toEqual([
+      'time,variable,name,value,display',
+      `${new Date(t).toISOString()},temperature,温度,-40,'-40 °C`,
+      `${new Date(t + 60_000).toISOString()},temperature,温度,-12.5,'-12.5 °C`,
+    ]);
+    const xlsx = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query: { ...query, format: 'xlsx' } });
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(xlsx.rawPayload as never);
+    const row = book.worksheets[0]!.getRow(2);
+    expect([row.getCell(4).value, row.getCell(5).value]).toEqual([-40, '-40 °C']);
+    await sut.platform.runner.catchUp();
+    const devices = await sut.call('GET', '/api/iot/device/export', { token: admin, query: { sn: 'NEG-1' } });
+    const [head, line] = devices.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
+    const cells = Object.fromEntries(head!.split(',').map((h, i) => [h, line!.split(',')[i]]));
+    expect(cells).toMatchObject({ name: "'=cmd|calc", lng: '-73.98', lat: '40.75', address: "'-far west" });
+  });
+});
+
 describe('history for auditors', () => {
   it('shows who changed what with before and after, and rebuilds the device as it was at an instant', async () => {
     const pid = await product(admin, 'HIST');
@@ -345,12 +390,16 @@ describe('bulk import', () => {
     ]);
     const first = ok(await upload(file, 'devices.csv', 'text/csv'));
     expect(first).toMatchObject({ total: 6, created: 2, unchanged: 0, failed: 4 });
-    const report = await sut.call('GET', '/api/iot/device/import/report', { token: admin, query: { jobId: first.jobId } });
+    const report = await sut.call('GET', '/api/iot/device/import/report', {
+      token: admin,
+      query: { jobId: first.jobId },
+      headers: { lang: 'en' },
+    });
     const lines = report.body
       .replace(/^\uFEFF/, '')
       .trim()
       .split('\n');
-    expect(lines[0]).toBe('row,sn,field,reason');
+    expect(lines[0]).toBe('Row,Serial number,Field,Reason');
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([
       '4,IMP-3,product',
       '5,IMP-1,sn',

@@ -16,7 +16,7 @@ import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { readByUser } from '@iot/projections/alarm/outbox.ts';
-import { csvCell } from '../shared/csv.ts';
+import { csvStream } from '../shared/csv.ts';
 import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 type AlarmQuery = z.output<AlarmRoutes['alarm.list']['query']>;
@@ -139,22 +139,8 @@ const exportCell = (row: AlarmRow, column: (typeof exportColumns)[number]) => {
   return v === null || v === undefined ? '' : v;
 };
 
-async function* alarmCsv(rows: AsyncIterable<AlarmRow>) {
-  yield `\uFEFF${exportColumns.join(',')}\n`;
-  let chunk = '';
-  for await (const row of rows) {
-    chunk += `${exportColumns
-      .map((c) => {
-        const cell = String(csvCell(String(exportCell(row, c))));
-        return /[",\n\r]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
-      })
-      .join(',')}\n`;
-    if (chunk.length > 64 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
+async function* alarmLines(rows: AsyncIterable<AlarmRow>) {
+  for await (const row of rows) yield exportColumns.map((c) => String(exportCell(row, c)));
 }
 
 async function* alarmXlsx(rows: AsyncIterable<AlarmRow>) {
@@ -195,7 +181,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     const name = `alarms-${q.tab}-${new Date().toISOString().slice(0, 10)}`;
     return q.format === 'xlsx'
       ? rawAnswer('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', alarmXlsx(alarmRows(ctx, q)), `${name}.xlsx`)
-      : rawAnswer('text/csv; charset=utf-8', alarmCsv(alarmRows(ctx, q)), `${name}.csv`);
+      : rawAnswer('text/csv; charset=utf-8', csvStream(exportColumns, alarmLines(alarmRows(ctx, q))), `${name}.csv`);
   },
 
   async 'alarm.detail'({ query }, ctx) {

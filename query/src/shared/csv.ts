@@ -1,17 +1,34 @@
 import { stringify } from 'csv-stringify/sync';
+import { formulaSafe } from '@iot/contracts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 
-/**
- * A cell a spreadsheet would run as a formula (it begins with = + - @, or a tab or carriage return that
- * some spreadsheets skip) gets a leading single quote, so that it reads as text (CWE-1236).
- */
-export const csvCell = (value: unknown): unknown => (typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+/** A cell as every export writes it: formula-safe (numbers left alone), a list joined by `;`. */
+export const csvCell = (value: unknown): unknown => formulaSafe(Array.isArray(value) ? value.join(';') : value);
+
+const BOM = '\uFEFF';
+/** Cells to CSV lines: RFC 4180 quoting (a comma, quote or line break in a cell), `\n` between lines. */
+const lines = (rows: unknown[][]) => stringify(rows.map((row) => row.map(csvCell)));
 
 /** Rows as a CSV download: formula-safe cells, UTF-8 with a byte order mark so that spreadsheets read Chinese names. */
-export function csvAnswer(filename: string, columns: readonly string[], rows: Record<string, unknown>[]) {
-  const safe = rows.map((row) =>
-    Object.fromEntries(columns.map((c) => [c, csvCell(Array.isArray(row[c]) ? (row[c] as unknown[]).join(';') : row[c])])),
-  );
-  const csv = stringify(safe, { header: true, columns: columns as string[] });
-  return rawAnswer('text/csv; charset=utf-8', `\uFEFF${csv}`, filename);
+export function csvAnswer(filename: string, columns: readonly string[], rows: Record<string, unknown>[], headers?: readonly string[]) {
+  // `headers`: the columns as the reader reads them (their language), the keys otherwise.
+  const head = columns.map((key, i) => headers?.[i] ?? key);
+  return rawAnswer('text/csv; charset=utf-8', `${BOM}${lines([head, ...rows.map((row) => columns.map((c) => row[c]))])}`, filename);
+}
+
+/** The same file streamed as its rows are read (a million rows never sit in memory), about 64 KB at a time. */
+export async function* csvStream(header: readonly string[], rows: AsyncIterable<readonly unknown[]>): AsyncGenerator<string> {
+  yield `${BOM}${lines([[...header]])}`;
+  let batch: unknown[][] = [];
+  let size = 0;
+  for await (const row of rows) {
+    batch.push([...row]);
+    size += row.reduce<number>((n, cell) => n + String(cell ?? '').length + 1, 0);
+    if (size > 64 * 1024) {
+      yield lines(batch);
+      batch = [];
+      size = 0;
+    }
+  }
+  if (batch.length > 0) yield lines(batch);
 }

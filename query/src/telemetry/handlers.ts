@@ -4,7 +4,7 @@ import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeser
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { csvCell } from '../shared/csv.ts';
+import { csvStream } from '../shared/csv.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 type Property = Extract<ThingFunction, { type: 'property' }>;
@@ -48,6 +48,7 @@ const store = (ctx: RequestContext): TimeSeriesStore => {
 
 /** Reads of live and historical telemetry (issue 11). */
 const EXPORT_PAGE = 10_000;
+const historyColumns = ['time', 'variable', 'name', 'value', 'display'] as const;
 
 /** Every row of the range, a page at a time: what an export streams. */
 async function* historyRows(ts: TimeSeriesStore, tenantId: string, deviceId: string, variables: string[], from: Date, to: Date) {
@@ -60,46 +61,22 @@ async function* historyRows(ts: TimeSeriesStore, tenantId: string, deviceId: str
   }
 }
 
-async function* csvStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
-  yield '\uFEFFtime,variable,name,value,display\n';
-  let chunk = '';
+/** One line of a history export: the bare value in its column (a number, left alone), the display as the screen shows it. */
+async function* historyLines(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
   for await (const r of rows) {
     const fn = names.get(r.variable);
-    const cells = [r.ts.toISOString(), r.variable, fn?.name ?? '', r.value ?? r.text ?? '', displayOf(fn, r.value, r.text)];
-    chunk += `${cells.map((c) => csvText(csvCell(String(c)) as string)).join(',')}\n`;
-    if (chunk.length > 64 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
+    yield [r.ts.toISOString(), r.variable, fn?.name ?? '', r.value ?? r.text ?? '', displayOf(fn, r.value, r.text)];
   }
-  if (chunk) yield chunk;
 }
-const csvText = (cell: string) => (/[",\n\r]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell);
 
 async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
   const out = new PassThrough();
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('history');
-  sheet.columns = [
-    { header: 'time', key: 'time', width: 26 },
-    { header: 'variable', key: 'variable', width: 16 },
-    { header: 'name', key: 'name', width: 16 },
-    { header: 'value', key: 'value', width: 14 },
-    { header: 'display', key: 'display', width: 16 },
-  ];
+  sheet.columns = historyColumns.map((key) => ({ header: key, key, width: key === 'time' ? 26 : 16 }));
   const writing = (async () => {
-    for await (const r of rows) {
-      const fn = names.get(r.variable);
-      sheet
-        .addRow({
-          time: r.ts.toISOString(),
-          variable: r.variable,
-          name: fn?.name ?? '',
-          value: r.value ?? r.text ?? '',
-          display: displayOf(fn, r.value, r.text),
-        })
-        .commit();
-    }
+    // The same lines as the CSV; a cell is text or a number here, never a formula, so nothing is escaped.
+    for await (const line of historyLines(rows, names)) sheet.addRow(line).commit();
     sheet.commit();
     await book.commit();
   })();
@@ -118,7 +95,7 @@ export const telemetryQueryHandlers: Pick<
     const name = `history-${device.id.slice(0, 8)}-${q.from.slice(0, 10)}`;
     return q.format === 'xlsx'
       ? rawAnswer('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsxStream(rows, device.properties), `${name}.xlsx`)
-      : rawAnswer('text/csv; charset=utf-8', csvStream(rows, device.properties), `${name}.csv`);
+      : rawAnswer('text/csv; charset=utf-8', csvStream(historyColumns, historyLines(rows, device.properties)), `${name}.csv`);
   },
 
   async 'telemetry.latest'({ query }, ctx) {

@@ -1,3 +1,4 @@
+import { formulaSafe } from '@iot/contracts';
 export interface ExportColumn<T> {
   header: string;
   value: (row: T) => string | number | null;
@@ -15,8 +16,9 @@ export function saveBlob(blob: Blob, fileName: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** Formula-safe (as the server's exports: text a spreadsheet would evaluate escaped, numbers left alone), then quoted. */
 const csvCell = (value: string | number | null) => {
-  const text = value === null ? '' : String(value);
+  const text = value === null ? '' : String(formulaSafe(value));
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
