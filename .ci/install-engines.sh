@@ -52,3 +52,20 @@ if [ ! -f "$libs/.complete" ]; then
   rm -rf "$libs"
   mv "$staging" "$libs"
 fi
+
+# ThingsBoard's Python SDK and what its gateway RPC example imports (psutil), in a venv under tests/.engines/
+# (tests/telemetry/thingsboard-sdk.int.test.ts runs the SDK's own examples against the platform).
+tb_sdk="tb-mqtt-client==1.13.14 psutil==7.2.2"
+tb_venv="$root/tests/.engines/tb-mqtt-client"
+if [ "$(cat "$tb_venv/.complete" 2>/dev/null)" != "$tb_sdk" ]; then
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    as_root apt-get -o DPkg::Lock::Timeout=600 update -qq >"$log" 2>&1 || fail "apt-get update"
+    DEBIAN_FRONTEND=noninteractive as_root apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 python3-venv >"$log" 2>&1 ||
+      fail "apt-get install python3 python3-venv"
+  fi
+  rm -rf "$tb_venv"
+  python3 -m venv "$tb_venv" >"$log" 2>&1 || fail "python3 -m venv"
+  # shellcheck disable=SC2086
+  "$tb_venv/bin/pip" install -q --disable-pip-version-check $tb_sdk >"$log" 2>&1 || fail "pip install $tb_sdk"
+  echo "$tb_sdk" >"$tb_venv/.complete"
+fi

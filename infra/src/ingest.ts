@@ -28,6 +28,7 @@ import type { Bus } from './bus/port.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
 import { WriteBatcher } from './timeseries/batcher.ts';
+import { thingsboardRequests } from './thingsboard-requests.ts';
 
 export interface IngestOptions {
   db: SqlPool;
@@ -46,7 +47,7 @@ export interface IngestOptions {
   }[];
   live?: LiveFeed;
   /** The event log: devices the intake keeps are forgotten as they change (disabled, deleted, rotated, tenant stopped). */
-  events?: Pick<EventStore, 'subscribe' | 'headPosition'>;
+  events?: Pick<EventStore, 'subscribe' | 'headPosition' | 'readStream'>;
   /** The broker's downlink: commands go out on it. */
   publish?: (topic: string, payload: object) => Promise<void>;
   /** This process sees every device session (the embedded broker): devices left online by a previous run are reconciled. */
@@ -222,6 +223,11 @@ export async function startIngest(options: IngestOptions) {
     resendTimers.set(device.deviceId, timer);
   };
   const intake = createIntake({
+    // ThingsBoard's client-side RPC and attribute requests: answered to the asking session, so on the embedded broker.
+    thingsboard:
+      options.publishTo && options.events
+        ? thingsboardRequests({ timeseries, events: options.events, registry, publishTo: options.publishTo })
+        : undefined,
     onConnect: (device) => resendLater(device, 1_000),
     onSubscribe: (device) => resendLater(device, 100),
     onPassthrough: (device, bytes) =>

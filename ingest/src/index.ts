@@ -5,3 +5,4 @@ export * from './registry.ts';
 export * from './presence.ts';
 export * from './intake.ts';
 export * from './tables.ts';
+export * from './thingsboard.ts';

@@ -3,6 +3,7 @@ import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, type Sample } from './payload.ts';
 import type { Presence } from './presence.ts';
 import type { DeviceRef, DeviceRegistry } from './registry.ts';
+import type { ThingsboardRequests } from './thingsboard.ts';
 import { downlinkFilters, parseUplink } from './topics.ts';
 import { validateSample, type Rejection } from './validate.ts';
 
@@ -13,6 +14,13 @@ export interface DeviceMessage {
   qos: 0 | 1 | 2;
   /** The connected client, when the broker tells it (embedded). */
   clientId?: string;
+  /** Settles once the session's earlier messages are handled (embedded): a request is answered after what came before it. */
+  before?: Promise<unknown>;
+}
+
+/** A message the intake did not take (kept as a dead letter): acknowledged all the same, an MQTT 5 device told why. */
+export interface Refusal {
+  refused: 'topic' | 'payload';
 }
 
 /**
@@ -75,6 +83,8 @@ export interface IntakeOptions {
   onDisconnect?(device: DeviceRef): void;
   /** Raw bytes from a DTU-style device (pass-through), not parsed. */
   onPassthrough?(device: DeviceRef, bytes: Buffer): void;
+  /** ThingsBoard's client-side RPC and attribute requests (embedded broker: the answer goes to the asking session). */
+  thingsboard?: ThingsboardRequests;
   /** Per device, the newest report time (device list "last report"). */
   onReport?(device: DeviceRef, ts: Date): void;
   /** Accepted rows, once durable: the live feed. */
@@ -84,6 +94,8 @@ export interface IntakeOptions {
 }
 
 const DEAD_LETTER_BYTES = 4096;
+/** The largest payload the intake takes unless told otherwise (ThingsBoard clients read it from `getSessionLimits`). */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /**
  * What happens to a device message (ARCHITECTURE.md `ingest/`): whose it is, whether the topic is its own,
@@ -92,10 +104,16 @@ const DEAD_LETTER_BYTES = 4096;
  */
 export function createIntake(options: IntakeOptions) {
   const { registry, sink } = options;
-  const maxBytes = options.maxPayloadBytes ?? 256 * 1024;
+  const maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
   const now = options.now ?? Date.now;
   /** Connected clients by client id: the device each authenticated as. */
   const sessions = new Map<string, Session>();
+  /**
+   * Sessions that ended normally (the device disconnected), for the messages it sent before and the broker still
+   * handles: those are taken (a device publishing and disconnecting at once loses nothing). A cut session is not here.
+   */
+  const closed = new Map<string, Session>();
+  const sessionFor = (clientId: string) => sessions.get(clientId) ?? closed.get(clientId);
   const deviceOf = (clientId: string | undefined) => (clientId ? sessions.get(clientId)?.device : undefined);
   const counters: IntakeCounters = { messages: 0, rows: 0, rejectedValues: 0, deadLetters: 0, qos0: 0 };
 
@@ -155,6 +173,7 @@ export function createIntake(options: IntakeOptions) {
       const device = await registry.authenticate(username, password);
       if (!device) return null;
       const sessionId = sessionIdOf(device.deviceId, clientId);
+      closed.delete(sessionId);
       const before = sessions.get(sessionId);
       sessions.set(sessionId, { device, connectionId, thingsboard: !password });
       options.presence?.connected(device);
@@ -169,6 +188,7 @@ export function createIntake(options: IntakeOptions) {
      */
     cut(lost: (device: DeviceRef) => boolean): Array<{ sessionId: string; device: DeviceRef }> {
       const ended: Array<{ sessionId: string; device: DeviceRef }> = [];
+      for (const [sessionId, session] of closed) if (lost(session.device)) closed.delete(sessionId);
       for (const [sessionId, session] of sessions) {
         if (!lost(session.device)) continue;
         sessions.delete(sessionId);
@@ -188,6 +208,8 @@ export function createIntake(options: IntakeOptions) {
       const session = sessions.get(clientId);
       if (!session || session.connectionId !== connectionId) return;
       sessions.delete(clientId);
+      closed.set(clientId, session);
+      if (closed.size > 10_000) closed.delete(closed.keys().next().value!);
       options.presence?.disconnected(session.device);
       options.onDisconnect?.(session.device);
     },
@@ -204,7 +226,9 @@ export function createIntake(options: IntakeOptions) {
     mayPublish(clientId: string, topic: string): boolean {
       const device = deviceOf(clientId);
       const uplink = parseUplink(topic);
-      if (!device || !uplink) return false;
+      if (!device) return false;
+      // A topic of no scheme is taken and kept as a dead letter (refused in an MQTT 5 PUBACK), the device stays connected.
+      if (!uplink) return true;
       return uplink.sn === null || uplink.sn === device.sn;
     },
 
@@ -216,16 +240,16 @@ export function createIntake(options: IntakeOptions) {
     },
 
     /** Handles one message; resolves once its rows are durable (a QoS 1 publish is acknowledged then). */
-    async handle(message: DeviceMessage): Promise<void> {
+    async handle(message: DeviceMessage): Promise<void | Refusal> {
       counters.messages += 1;
       if (message.qos === 0) counters.qos0 += 1;
-      const entry = message.clientId === undefined ? undefined : sessions.get(message.clientId);
+      const entry = message.clientId === undefined ? undefined : sessionFor(message.clientId);
       // The session ended (its device lost the right to it) while the message was on its way: refused, unacknowledged.
       if (message.clientId !== undefined && !entry) throw new SessionEnded(message.topic);
       const session = entry?.device;
       const uplink = parseUplink(message.topic);
       try {
-        if (!uplink) throw new MalformedPayload('unknown topic');
+        if (!uplink) return (dead(session ?? null, message, 'unknown topic'), { refused: 'topic' });
         const device = uplink.sn === null || (session && uplink.sn === session.sn) ? session : await registry.bySn(uplink.sn);
         if (!device) return dead(null, message, 'unknown or disabled device');
         if (uplink.kind === 'passthrough') {
@@ -282,6 +306,18 @@ export function createIntake(options: IntakeOptions) {
             options.onReply?.(sub, String(reply.id), reply.data ?? null);
             return;
           }
+          case 'rpcRequest':
+          case 'attributesRequest':
+          case 'gatewayAttributesRequest': {
+            const requests = options.thingsboard;
+            if (!requests || !message.clientId)
+              return dead(device, message, 'ThingsBoard requests are answered on the embedded broker only');
+            // Answered after what the session sent before it (an attribute request right after the attributes it asks for).
+            await message.before;
+            if (uplink.kind === 'rpcRequest') return await requests.rpc(device, message.clientId, uplink.requestId, body);
+            if (uplink.kind === 'attributesRequest') return await requests.attributes(device, message.clientId, uplink.requestId, body);
+            return await requests.gatewayAttributes(device, message.clientId, body, (gateway, key) => registry.subDevice(gateway, key));
+          }
           case 'gatewayConnect':
           case 'gatewayDisconnect': {
             const key = typeof (body as { device?: unknown })?.device === 'string' ? (body as { device: string }).device : '';
@@ -293,12 +329,12 @@ export function createIntake(options: IntakeOptions) {
         }
         counters.rows += rows.length;
         if (rows.length > 0) {
-          if (entry && sessions.get(message.clientId!) !== entry) throw new SessionEnded(message.topic);
+          if (entry && sessionFor(message.clientId!) !== entry) throw new SessionEnded(message.topic);
           await sink.write(rows);
           for (const [owner, own] of byDevice) if (own.length > 0) options.onStored?.(owner, own);
         }
       } catch (error) {
-        if (error instanceof MalformedPayload) return dead(session ?? null, message, error.message);
+        if (error instanceof MalformedPayload) return (dead(session ?? null, message, error.message), { refused: 'payload' });
         throw error;
       }
     },

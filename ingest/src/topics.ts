@@ -13,7 +13,10 @@ export type Uplink =
   /** A gateway's answer to a command for one of its sub-devices (`gateways/{sn}/reply/{messageId}`, the sub-device named inside). */
   | { kind: 'subReply'; sn: string; messageId: string }
   /** Raw bytes of a DTU-style device for the operator relaying them (pass-through). */
-  | { kind: 'passthrough'; sn: string };
+  | { kind: 'passthrough'; sn: string }
+  /** ThingsBoard's client-side requests, answered to the asking session (ingest/src/thingsboard.ts). */
+  | { kind: 'rpcRequest' | 'attributesRequest'; sn: null; requestId: string }
+  | { kind: 'gatewayAttributesRequest'; sn: null };
 
 /** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
 export function parseUplink(topic: string): Uplink | null {
@@ -31,6 +34,9 @@ export function parseUplink(topic: string): Uplink | null {
   if (t[0] === 'v1' && t[1] === 'devices' && t[2] === 'me') {
     if (t.length === 4 && (t[3] === 'telemetry' || t[3] === 'attributes')) return { kind: t[3], sn: null };
     if (t.length === 6 && t[3] === 'rpc' && t[4] === 'response' && t[5]) return { kind: 'reply', sn: null, messageId: t[5] };
+    if (t.length === 6 && t[3] === 'rpc' && t[4] === 'request' && t[5]) return { kind: 'rpcRequest', sn: null, requestId: t[5] };
+    if (t.length === 6 && t[3] === 'attributes' && t[4] === 'request' && t[5])
+      return { kind: 'attributesRequest', sn: null, requestId: t[5] };
     return null;
   }
   if (t[0] === 'v1' && t[1] === 'gateway' && t.length === 3) {
@@ -39,6 +45,7 @@ export function parseUplink(topic: string): Uplink | null {
     if (t[2] === 'disconnect') return { kind: 'gatewayDisconnect', sn: null };
     if (t[2] === 'rpc') return { kind: 'gatewayReply', sn: null };
   }
+  if (topic === 'v1/gateway/attributes/request') return { kind: 'gatewayAttributesRequest', sn: null };
   return null;
 }
 
@@ -72,19 +79,24 @@ export const topicTable: readonly TopicRow[] = [
   { direction: 'up', topic: 'v1/devices/me/telemetry', device: 'any', names: 'session' },
   { direction: 'up', topic: 'v1/devices/me/attributes', device: 'any', names: 'session' },
   { direction: 'up', topic: 'v1/devices/me/rpc/response/{id}', device: 'any', names: 'session' },
+  { direction: 'up', topic: 'v1/devices/me/rpc/request/{id}', device: 'any', names: 'session' },
+  { direction: 'up', topic: 'v1/devices/me/attributes/request/{id}', device: 'any', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/telemetry', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/attributes', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/connect', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/disconnect', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v1/gateway/attributes/request', device: 'gateway', names: 'session' },
   { direction: 'down', topic: 'devices/{sn}/command/{id}', device: 'any', names: 'device' },
   { direction: 'down', topic: 'devices/{sn}/passthrough/down', device: 'any', names: 'device' },
   { direction: 'down', topic: 'gateways/{sn}/command/{id}', device: 'gateway', names: 'device' },
   { direction: 'down', topic: 'v1/devices/me/rpc/request/{id}', device: 'any', names: 'session' },
   { direction: 'down', topic: 'v1/devices/me/attributes', device: 'any', names: 'session' },
   { direction: 'down', topic: 'v1/devices/me/attributes/response/{id}', device: 'any', names: 'session' },
+  { direction: 'down', topic: 'v1/devices/me/rpc/response/{id}', device: 'any', names: 'session' },
   { direction: 'down', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
   { direction: 'down', topic: 'v1/gateway/attributes', device: 'gateway', names: 'session' },
+  { direction: 'down', topic: 'v1/gateway/attributes/response', device: 'gateway', names: 'session' },
 ];
 
 /**

@@ -66,6 +66,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
   });
   const onHandlerError = options.onHandlerError ?? ((error, message) => console.error(`mqtt handler failed for ${message.topic}`, error));
 
+  /** Settles once a client's messages so far are handled (Aedes handles the packets of one read side by side). */
+  const handledUpTo = new WeakMap<Client, Promise<unknown>>();
   const registrations = new Set<{
     topicFilter: string;
     handler: MqttHandler;
@@ -112,10 +114,12 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
             retain: packet.retain,
             clientId: client.id,
             connectionId: connectionOf(client),
+            before: handledUpTo.get(client) ?? Promise.resolve(),
           };
           const handling = [...registrations]
             .filter((r) => matchesTopicFilter(r.topicFilter, message.topic))
             .map((r) => r.handler(message));
+          handledUpTo.set(client, Promise.allSettled([message.before, ...handling]));
           try {
             const refusal = (await Promise.all(handling)).find((verdict) => !!verdict);
             if (refusal && packet.qos > 0) refusePublish(client, packet.messageId!, refusal);
