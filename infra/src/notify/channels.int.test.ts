@@ -99,7 +99,16 @@ describe('notification channels', () => {
     expect(mails.at(-1)).toEqual({ user: 'user', to: ['ops@example.com'], subject: '告警 boiler', text: 'temperature 86.5' });
     refused.add('gone@example.com');
     await expect(sut.send({ channel: 'email', to: 'gone@example.com', subject: 's', body: 'b' })).rejects.toThrow(/550|mailbox/);
+    // The class is what a tenant sees of it; the message, with the server's reply, is for the log.
+    await expect(sut.send({ channel: 'email', to: 'gone@example.com', subject: 's', body: 'b' })).rejects.toMatchObject({
+      errorClass: 'SMTP_REJECTED',
+    });
     sut.close();
+    const wrongLogin = createChannels({ smtpUrl: `smtp://user:wrong@127.0.0.1:${smtpPort}`, from: 'cloud <noreply@example.com>' });
+    await expect(wrongLogin.send({ channel: 'email', to: 'ops@example.com', subject: 's', body: 'b' })).rejects.toMatchObject({
+      errorClass: 'SMTP_AUTH_FAILED',
+    });
+    wrongLogin.close();
   });
 
   it('signs an Aliyun SendSms request, and rejects an answer other than OK with its code', async () => {
@@ -119,6 +128,9 @@ describe('notification channels', () => {
     expect(aliyunSignatureOk(url, secret)).toBe(true);
     answer = () => ({ status: 200, json: { Code: 'isv.BUSINESS_LIMIT_CONTROL', Message: 'limited' } });
     await expect(sut.send({ channel: 'sms', to: '13900000001', subject: 's', body: 'b' })).rejects.toThrow('isv.BUSINESS_LIMIT_CONTROL');
+    await expect(sut.send({ channel: 'sms', to: '13900000001', subject: 's', body: 'b' })).rejects.toMatchObject({
+      errorClass: 'ANSWER_REJECTED',
+    });
   });
 
   it('posts text to a WeCom robot, and rejects an HTTP error', async () => {
@@ -131,6 +143,9 @@ describe('notification channels', () => {
     expect(seen.at(-1)!.url.searchParams.get('key')).toBe('k1');
     answer = () => ({ status: 500, json: {} });
     await expect(sut.send({ channel: 'wechat', to: 'robot', subject: 's', body: 'b' })).rejects.toThrow('HTTP 500');
+    await expect(sut.send({ channel: 'wechat', to: 'robot', subject: 's', body: 'b' })).rejects.toMatchObject({
+      errorClass: 'HTTP_STATUS_5XX',
+    });
   });
 
   it("signs a DingTalk robot's request with its timestamp", async () => {
