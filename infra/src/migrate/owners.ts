@@ -10,7 +10,13 @@ import { importJobsPerTenant, importSchema } from '@iot/command/device/import.ts
 import { mqttSecretsSchema } from '@iot/command/template/handlers.ts';
 import { notifySecretsSchema } from '@iot/command/notify/settings.ts';
 import { deadLettersSchema, reportsSchema, reportsSeenAt } from '@iot/ingest/tables.ts';
-import { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema } from '@iot/projections/alarm/outbox.ts';
+import {
+  notifyInboxIndex,
+  notifyInboxSchema,
+  notifyRateSchema,
+  notifyRecordErrorClasses,
+  notifyRecordsSchema,
+} from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
@@ -46,7 +52,14 @@ export const commandOwners: MigrationOwner[] = [
       { version: 2, name: 'seen at', sql: reportsSeenAt },
     ],
   },
-  v1('notify.records', ['notify_records', 'notify_storm'], notifyRecordsSchema),
+  {
+    owner: 'notify.records',
+    tables: ['notify_records', 'notify_storm'],
+    migrations: [
+      { version: 1, name: 'create', sql: notifyRecordsSchema },
+      { version: 2, name: 'errors as classes', sql: notifyRecordErrorClasses },
+    ],
+  },
   v1('notify.secrets', ['notify_channel_secrets'], notifySecretsSchema),
   {
     owner: 'notify.inbox',

@@ -52,6 +52,22 @@ create table notify_storm (
  * sees the tenant's in-app messages, each with their own read marks: a message is read for a user when it is marked
  * (`notify_inbox_reads`) or at or below their "all read" mark (`notify_inbox_marks`), so "mark all read" is one row.
  */
+/**
+ * Issue 24: a record's error is a class of failure (OUTBOUND_REFUSED, HTTP_STATUS_4XX…), never a peer's answer. The
+ * records of earlier releases held the answer (`HTTP 400: <body>`): each becomes the class it stands for.
+ */
+export const notifyRecordErrorClasses = `
+update notify_records set error = case
+    when error ~ '^HTTP 4' then 'HTTP_STATUS_4XX'
+    when error ~ '^HTTP 5' then 'HTTP_STATUS_5XX'
+    when error ~ '^HTTP 3' then 'HTTP_STATUS_3XX'
+    when error ~ '^not JSON' then 'ANSWER_INVALID'
+    when error ~ '^errcode ' then 'ANSWER_REJECTED'
+    when error ~* '(fetch failed|ECONNREFUSED|ENOTFOUND|ECONNRESET|EHOSTUNREACH|ECONNECTION|ESOCKET)' then 'CONNECT_FAILED'
+    when error ~* '(timeout|timed out|ETIMEDOUT)' then 'TIMEOUT'
+    else 'SEND_FAILED' end
+  where error is not null and error !~ '^[A-Z0-9_]+$';`;
+
 export const notifyInboxSchema = `
 create table notify_inbox_reads (
   record_id bigint not null references notify_records (id) on delete cascade,
