@@ -16,6 +16,7 @@ import {
   type ImportProgress,
   type NodeType,
 } from '@iot/contracts';
+import { importFaultOfIssue, storedImportFault, type ImportFaultReason } from '@iot/contracts/device/import-faults.ts';
 import { callerOf, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { FileUpload } from '@iot/contracts/http/route.ts';
 import { deviceStream } from './decide.ts';
@@ -290,23 +291,23 @@ export async function importDevices(
     const valid: { row: number; id: string; event: DeviceEvent }[] = [];
     for (const { row, values } of batch) {
       const sn = values.sn ?? '';
-      const fault = (field: string, reason: string) => {
-        faults.push({ row, sn: sn || null, field, reason });
+      const fault = (field: string, reason: ImportFaultReason) => {
+        faults.push({ row, sn: sn || null, field, reason: storedImportFault(reason) });
         progress.failed += 1;
       };
       const product = lookups.productBy.get((values.product ?? '').toLowerCase());
       if (!product) {
-        fault('product', values.product ? `no product with the code or name ${values.product}` : 'required');
+        fault('product', values.product ? { code: 'productUnknown', value: values.product } : { code: 'required' });
         continue;
       }
       const groupId = values.group ? lookups.groupBy.get(values.group.toLowerCase()) : null;
       if (values.group && !groupId) {
-        fault('group', `no group named ${values.group}`);
+        fault('group', { code: 'groupUnknown', value: values.group });
         continue;
       }
       const gateway = values.gateway ? gateways.get(values.gateway) : null;
       if (values.gateway && !gateway?.isGateway) {
-        fault('gateway', gateway ? `${values.gateway} is not a gateway` : `no gateway with the SN ${values.gateway}`);
+        fault('gateway', { code: gateway ? 'notGateway' : 'gatewayUnknown', value: values.gateway });
         continue;
       }
       const parsed = deviceCreateBody.safeParse({
@@ -327,12 +328,13 @@ export async function importDevices(
       });
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        fault(issue.path.filter((p) => p !== 'location').join('.') || 'row', issue.message);
+        const field = issue.path.filter((p) => p !== 'location').join('.') || 'row';
+        fault(field, importFaultOfIssue(issue, values[field]));
         continue;
       }
       const earlier = seen.get(parsed.data.sn);
       if (earlier !== undefined) {
-        fault('sn', `repeats row ${earlier}`);
+        fault('sn', { code: 'repeats', row: earlier });
         continue;
       }
       seen.set(parsed.data.sn, row);
@@ -384,7 +386,7 @@ export async function importDevices(
           holder && (holder.mine || (await ctx.ports.store.readStream(deviceStream(tenantId, holder.owner), { limit: 1 })).length > 0);
         if (mine) unchanged += 1;
         else {
-          faults.push({ row: v.row, sn, field: 'sn', reason: 'SN_TAKEN' });
+          faults.push({ row: v.row, sn, field: 'sn', reason: storedImportFault({ code: 'snTaken' }) });
           progress.failed += 1;
         }
       }
@@ -405,7 +407,7 @@ export async function importDevices(
         ctx.wrote(r.value.events.at(-1)!.position);
       } else {
         lost.push(data.sn);
-        faults.push({ row: v.row, sn: data.sn, field: 'sn', reason: String((r.reason as Error)?.message ?? r.reason).slice(0, 200) });
+        faults.push({ row: v.row, sn: data.sn, field: 'sn', reason: storedImportFault({ code: 'notSaved' }) });
         progress.failed += 1;
       }
     });

@@ -1,3 +1,4 @@
+import { importFaultText, importReportHeaders } from '@iot/contracts/device/import-faults.ts';
 import {
   DomainError,
   deviceSnScope,
@@ -291,7 +292,9 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
       'select row, sn, field, reason from device_import_faults where tenant_id = $1 and job_id = $2 order by row',
       [tenantId, query.jobId],
     );
-    return csvAnswer(`import-report-${query.jobId}.csv`, ['row', 'sn', 'field', 'reason'], faults.rows);
+    // Reasons are kept without language: the report is in its reader's.
+    const rows = faults.rows.map((f) => ({ ...f, reason: importFaultText(String(f.reason), ctx.lang) }));
+    return csvAnswer(`import-report-${query.jobId}.csv`, ['row', 'sn', 'field', 'reason'], rows, importReportHeaders[ctx.lang]);
   },
 
   async 'device.importTemplate'() {
