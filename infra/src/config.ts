@@ -43,6 +43,11 @@ export const configSchema = z.object({
     .default('ingest'),
   /** The shared secret EMQX sends (header `x-mqtt-hook-secret`) to the platform's authentication and authorization hooks; unset: hooks off. */
   MQTT_HOOK_SECRET: z.string().min(16).optional(),
+  /** EMQX's REST API (`http://emqx:18083`): a device's sessions are cut through it when it is disabled, deleted, re-keyed or its tenant stops. */
+  EMQX_API_URL: url(['http:', 'https:']),
+  /** An API key and its secret made in EMQX's dashboard (System → API Keys), for EMQX_API_URL. */
+  EMQX_API_KEY: z.string().min(1).optional(),
+  EMQX_API_SECRET: z.string().min(1).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']),
   /** Sender address of mail the platform sends. */
   SMTP_FROM: z.string().default('device-cloud <noreply@localhost>'),

@@ -121,7 +121,9 @@ export async function startIngest(options: IngestOptions) {
       ),
     );
     const offline = new Map(ended.map(({ device }) => [device.deviceId, device]));
-    for (const device of await registry.recordedOnline(lost)) offline.set(device.deviceId, device);
+    // A gateway's sub-devices are reached through it: cut with it.
+    for (const device of await registry.recordedOnline({ tenantId: lost.tenantId }))
+      if (!lost.deviceId || device.deviceId === lost.deviceId || device.gatewayId === lost.deviceId) offline.set(device.deviceId, device);
     for (const device of offline.values()) presence.gone(device);
   };
   /** Follows the log: what the registry keeps of a changed device is dropped; the sessions of a device that lost its rights are cut. */

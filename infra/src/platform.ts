@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
 import { claimExistingAppNames } from '@iot/command/app/names.ts';
-import { claimExistingEmails, claimExistingPhones } from '@iot/command/user/usernames.ts';
+import { claimExistingEmails, claimExistingPhones, claimExistingUsernames } from '@iot/command/user/usernames.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type AlarmReactor,
   type ProjectionRunner,
 } from '@iot/projections/index.ts';
-import { createApp, type App, type RoutesPlugin } from '@iot/infra/http/app.ts';
+import { createApp, type App } from '@iot/infra/http/app.ts';
 import type { AppContext, EngineHealth } from '@iot/infra/http/context.ts';
 import { ConfigError, type Config, type Role } from './config.ts';
 import { createPostgresEventStore } from './event-store/postgres.ts';
@@ -39,6 +39,7 @@ import { createKafkaBus, kafkaBrokersFromEnv } from './bus/kafka.ts';
 import type { Bus } from './bus/port.ts';
 import { brokerAddress, connectExternalMqtt } from './mqtt/client.ts';
 import { connectMosquittoAccounts } from './broker-accounts/mosquitto.ts';
+import { emqxAccounts } from './broker-accounts/emqx.ts';
 import { noBrokerAccounts, type BrokerAccounts } from './broker-accounts/port.ts';
 import { brokerAccountsReactor } from './broker-accounts/reactor.ts';
 import { withBrokerSecrets } from './broker-accounts/secrets.ts';
@@ -54,7 +55,7 @@ import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
 import { workflowProjection } from './workflows.ts';
 import { queryHandlers } from '@iot/query';
-import { createLookups } from '@iot/query/shared/lookups.ts';
+import { createLookups } from './read-models/lookups.ts';
 import { createDispatch } from './dispatch.ts';
 import { migrate, migrator } from './migrate/migrate.ts';
 import { commandOwners } from './migrate/owners.ts';
@@ -155,9 +156,6 @@ export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryH
 
 export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './seed.ts';
 
-/** Every module's HTTP routes, in registration order. */
-export const routeModules: RoutesPlugin[] = [];
-
 export interface Platform {
   url: string | null;
   app: App | null;
@@ -213,6 +211,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       databaseUrl = pg.url;
     }
     const db: SqlPool = createSqlPool(databaseUrl, config.PG_POOL_SIZE);
+    const lookups = createLookups(db);
     await migrate(db, commandOwners);
     stops.push(() => db.end());
     // Projections read the log and write read models on connections of their own, so that a burst of API
@@ -252,7 +251,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       accounts = mosquitto;
       stops.push(() => mosquitto.close());
       engines.push({ name: 'mqtt:dynsec', check: () => mosquitto.health() });
-      if (role === 'all' || role === 'ingest') await mosquitto.grantPlatform(brokerAddress(config.MQTT_URL).username ?? '');
+      if (role === 'all' || role === 'ingest') {
+        await mosquitto.grantPlatform(brokerAddress(config.MQTT_URL).username ?? '');
+        // Accounts made by an earlier release are bound to their SN as client id (each device reconnects once).
+        const bound = await mosquitto.bindClientIds();
+        if (bound > 0) logger.info({ bound }, 'device accounts bound to their SN as client id');
+      }
+    } else if (config.MQTT_URL && config.EMQX_API_URL && config.EMQX_API_KEY && config.EMQX_API_SECRET) {
+      // EMQX asks the hooks who may connect; its API cuts the sessions of a device that lost the right to them.
+      accounts = emqxAccounts({ apiUrl: config.EMQX_API_URL, apiKey: config.EMQX_API_KEY, apiSecret: config.EMQX_API_SECRET });
+      const emqx = accounts;
+      engines.push({ name: 'mqtt:emqx-api', check: () => emqx.health() });
     }
 
     let bus: Bus | null = null;
@@ -330,7 +339,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         store,
         db,
         notifier,
-        lookups: createLookups(db),
+        lookups,
         live,
         timeseries,
         intake: null,
@@ -439,7 +448,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     };
 
     // Names of users created before claims existed are claimed by their users.
-    await db.query(`insert into username_claims (username, owner) select lower(username), id from rm_users on conflict do nothing`);
+    await claimExistingUsernames(db, lookups);
     const generatedAdminPassword = await seedSystemAdmin(context, config.ADMIN_PASSWORD);
     await seedBuiltinMenus(store);
     const demo =
@@ -448,14 +457,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     if (role === 'all' || role === 'projections') {
       // Seeding reads the read models; a long log still being projected must not stop the start.
       await runner.catchUp(30_000).catch((error: Error) => logger.warn({ err: error }, 'projections still catching up'));
-      await provisionAllTenants(store, db);
+      await provisionAllTenants(store, lookups);
       if (demo) await seedDemoData(context);
       // Names and codes of rows made before claims existed are claimed by their rows.
-      await claimExistingRoleNames(db);
-      await claimExistingDictCodes(db);
-      await claimExistingAppNames(db);
-      await claimExistingEmails(db);
-      await claimExistingPhones(db);
+      await claimExistingRoleNames(db, lookups);
+      await claimExistingDictCodes(db, lookups);
+      await claimExistingAppNames(db, lookups);
+      await claimExistingEmails(db, lookups);
+      await claimExistingPhones(db, lookups);
     }
     // A newcomer's first start shows live values: the demo fleet publishes over the embedded broker.
     if (demo && role === 'all' && mqtt && !config.MQTT_URL && config.DEMO_FLEET !== '0') {
@@ -493,7 +502,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         db,
         notifier,
         dispatch,
-        lookups: createLookups(db),
+        lookups,
         live,
         timeseries,
         intake: intakePort,
@@ -516,7 +525,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             }),
           ]
         : [];
-      app = await createApp(context, [...routeModules, ...hooks], {
+      app = await createApp(context, hooks, {
         staticDir,
         resolvePrincipal: (token) => principals.resolve(token),
         channels: { specs: channels, lookups: ports.lookups, onHub: (hub) => live.attach(hub) },

@@ -49,8 +49,9 @@ const listed = async (sn: string, as = token) =>
 const setDesired = async (id: string, value: number, as = token) =>
   ok(await sut.call('POST', '/api/iot/device/desired', { token: as, body: { id, identifier: 'setpoint', value } }));
 
-async function product(as: string) {
-  const id = ok(await sut.call('POST', '/api/iot/product', { token: as, body: { name: 'valve', code: 'SESS-VALVE', type: 'direct' } })).id;
+async function product(as: string, type = 'direct') {
+  const code = `SESS-${type.toUpperCase()}`;
+  const id = ok(await sut.call('POST', '/api/iot/product', { token: as, body: { name: code, code, type } })).id;
   for (const fn of [
     { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
     { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'float' } },
@@ -137,6 +138,30 @@ describe('a device’s sessions end with its right to them', () => {
       ok(await sut.call('POST', '/api/auth/tenant/start', { token: admin, body: { id: romeoId } }));
     }
     await waitFor('the started tenant’s device let in', async () => !(await refused(mine.sn, mine.secret)), 5_000);
+  });
+
+  it('records a disabled gateway’s sub-devices offline with it', async () => {
+    const gateway = ok(
+      await sut.call('POST', '/api/iot/device', {
+        token,
+        body: { sn: 'SESS-GW', name: 'SESS-GW', productId: await product(token, 'gateway') },
+      }),
+    );
+    await sut.platform.runner.catchUp();
+    const subProduct = await product(token, 'subDevice');
+    ok(
+      await sut.call('POST', '/api/iot/device', {
+        token,
+        body: { sn: 'SESS-SUB', name: 'SESS-SUB', productId: subProduct, gatewayId: gateway.id },
+      }),
+    );
+    await sut.platform.runner.catchUp();
+    const own = await connect('SESS-GW', gateway.secret);
+    await own.client.publishAsync('gateways/SESS-GW/telemetry', JSON.stringify({ 'SESS-SUB': { temperature: 3 } }), { qos: 1 });
+    await waitFor('the sub-device online', async () => (await listed('SESS-SUB'))?.status === 'online', 10_000);
+    ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: gateway.id } }));
+    await waitFor('the gateway cut', async () => own.closed, 5_000);
+    await waitFor('the sub-device offline', async () => (await listed('SESS-SUB'))?.status === 'offline', 5_000);
   });
 
   it('does not let a cut device in again while the read model still shows it enabled', async () => {

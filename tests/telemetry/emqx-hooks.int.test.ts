@@ -1,12 +1,16 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MQTT_HOOK_SECRET_HEADER, mqttHookPaths } from '@iot/contracts/telemetry/mqtt-hooks.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * EMQX's HTTP authentication and authorization hooks (issue 11), over HTTP against a started platform, in
- * EMQX 5's request and answer formats: EMQX does not install here, so the test plays its part. The platform
+ * EMQX 5's request and answer formats: EMQX does not install here, so the test plays its part, and a local HTTP
+ * server plays its REST API (sessions cut through `DELETE /api/v5/clients/{clientid}`, issue 24). The platform
  * itself runs against a Mosquitto (MQTT_URL), so that its own broker account is known to the hooks.
  */
 const SECRET = 'hook-secret-0123456789abcdef';
@@ -16,6 +20,11 @@ let stopBroker: (() => Promise<void>) | undefined;
 let skipped: string | undefined;
 let token: string;
 const devices: Record<string, { id: string; secret: string }> = {};
+const EMQX_KEY = { key: 'platform-key', secret: 'Emqx#api-secret1' };
+/** What EMQX's REST API was asked, as the stand-in saw it. */
+const emqxCalls: Array<{ method: string; path: string; authorization: string | undefined }> = [];
+let emqxApi: Server;
+let productId: string;
 
 async function hook(path: string, body: unknown, secret: string | null = SECRET) {
   const response = await fetch(`${sut.platform.url}${path}`, {
@@ -25,8 +34,8 @@ async function hook(path: string, body: unknown, secret: string | null = SECRET)
   });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
-const authenticate = (username: string, password: string, clientid = `c-${username}`) =>
-  hook(mqttHookPaths.authenticate, { username, password, clientid });
+const authenticate = (username: string, password: string, clientid = username, peerhost?: string) =>
+  hook(mqttHookPaths.authenticate, { username, password, clientid, ...(peerhost ? { peerhost } : {}) });
 const authorize = (username: string, action: 'publish' | 'subscribe', topic: string) =>
   hook(mqttHookPaths.authorize, { username, clientid: `c-${username}`, topic, action, qos: 1, retain: 'false' });
 
@@ -40,12 +49,24 @@ beforeAll(async () => {
   const url = new URL(resolved.engine.url);
   url.username = PLATFORM_ACCOUNT.username;
   url.password = encodeURIComponent(PLATFORM_ACCOUNT.password);
-  sut = await startTestPlatform({ MQTT_HOOK_SECRET: SECRET, MQTT_URL: url.toString(), MQTT_CLIENT_ID: `ingest-hooks-${Date.now()}` });
+  // EMQX's REST API: a session it holds is cut (204), one it does not know is not found (404).
+  emqxApi = createServer((request, response) => {
+    emqxCalls.push({ method: request.method!, path: request.url!, authorization: request.headers.authorization });
+    response.writeHead(request.url === '/api/v5/status' ? 200 : request.url!.includes('HK-') ? 204 : 404).end();
+  });
+  await new Promise<void>((resolve) => emqxApi.listen(0, '127.0.0.1', resolve));
+  sut = await startTestPlatform({
+    MQTT_HOOK_SECRET: SECRET,
+    MQTT_URL: url.toString(),
+    MQTT_CLIENT_ID: `ingest-hooks-${Date.now()}`,
+    EMQX_API_URL: `http://127.0.0.1:${(emqxApi.address() as AddressInfo).port}`,
+    EMQX_API_KEY: EMQX_KEY.key,
+    EMQX_API_SECRET: EMQX_KEY.secret,
+  });
   await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
-  const productId = (await sut.api('POST', '/api/iot/product', { token, body: { name: 'hooked', code: 'HOOKED', type: 'direct' } })).body
-    .data.id;
-  for (const sn of ['HK-1', 'HK-2']) {
+  productId = (await sut.api('POST', '/api/iot/product', { token, body: { name: 'hooked', code: 'HOOKED', type: 'direct' } })).body.data.id;
+  for (const sn of ['HK-1', 'HK-2', 'HK-T1', 'HK-T2', 'HK-C1']) {
     const r = await sut.api('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     devices[sn] = { id: r.body.data.id, secret: r.body.data.secret };
@@ -55,6 +76,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sut?.stop();
   await stopBroker?.();
+  await new Promise((resolve) => emqxApi?.close(resolve));
 });
 
 describe('EMQX HTTP authentication hook', () => {
@@ -75,7 +97,7 @@ describe('EMQX HTTP authentication hook', () => {
 
   it('allows a ThingsBoard device whose username is its token and whose password is empty', async (context) => {
     if (skipped) return context.skip(skipped);
-    expect((await authenticate(devices['HK-1']!.secret, '')).json).toEqual({ result: 'allow', is_superuser: false });
+    expect((await authenticate(devices['HK-1']!.secret, '', 'HK-1')).json).toEqual({ result: 'allow', is_superuser: false });
   });
 
   it('lets the platform’s own broker account in as a superuser, with its password only', async (context) => {
@@ -123,5 +145,52 @@ describe('EMQX HTTP authorization hook', () => {
     expect((await authorize(PLATFORM_ACCOUNT.username, 'subscribe', '$share/ingest/devices/+/telemetry')).json).toEqual({
       result: 'allow',
     });
+  });
+});
+
+describe('EMQX sessions and client ids (issue 24)', () => {
+  it('refuses a device whose client id is not its SN, so that no device connects under another’s id', async (context) => {
+    if (skipped) return context.skip(skipped);
+    expect((await authenticate('HK-2', devices['HK-2']!.secret, 'HK-1')).json).toMatchObject({ result: 'deny' });
+    expect((await authenticate('HK-2', devices['HK-2']!.secret, 'meter-1')).json).toMatchObject({ result: 'deny' });
+    expect((await authenticate(devices['HK-2']!.secret, '', 'HK-1')).json).toMatchObject({ result: 'deny' });
+    expect((await authenticate('HK-2', devices['HK-2']!.secret, 'HK-2')).json).toMatchObject({ result: 'allow' });
+  });
+
+  it('throttles failed attempts per username and per device address, whatever the secret then', async (context) => {
+    if (skipped) return context.skip(skipped);
+    // 300 wrong secrets for one device: past the limit even its right secret is refused for the window.
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => authenticate('HK-T1', `guess-${i}`, 'HK-T1', '192.0.2.1')));
+    expect(answers.every((a) => a.json.result === 'deny')).toBe(true);
+    expect((await authenticate('HK-T1', devices['HK-T1']!.secret, 'HK-T1', '192.0.2.99')).json).toMatchObject({ result: 'deny' });
+    // One address guessing across usernames is refused too, for every username; other addresses are not.
+    for (let i = 0; i < 60; i++) await authenticate(`HK-UNKNOWN-${i}`, 'guess', `HK-UNKNOWN-${i}`, '192.0.2.2');
+    expect((await authenticate('HK-T2', devices['HK-T2']!.secret, 'HK-T2', '192.0.2.2')).json).toMatchObject({ result: 'deny' });
+    expect((await authenticate('HK-T2', devices['HK-T2']!.secret, 'HK-T2', '192.0.2.3')).json).toMatchObject({ result: 'allow' });
+  });
+
+  it('cuts a device’s session through EMQX’s API when it is disabled, re-keyed, deleted or its tenant stops', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const cuts = (sn: string) =>
+      emqxCalls.filter((c) => c.method === 'DELETE' && c.path === `/api/v5/clients/${sn}`).map((c) => c.authorization);
+    const basic = `Basic ${Buffer.from(`${EMQX_KEY.key}:${EMQX_KEY.secret}`).toString('base64')}`;
+    const { id } = devices['HK-C1']!;
+    expect((await sut.api('POST', '/api/iot/device/disable', { token, body: { id } })).status).toBe(200);
+    await waitFor('the cut at disable', async () => cuts('HK-C1').length === 1, 10_000);
+    expect(cuts('HK-C1')).toEqual([basic]);
+    expect((await sut.api('POST', '/api/iot/device/enable', { token, body: { id } })).status).toBe(200);
+    expect((await sut.api('POST', '/api/iot/device/secret', { token, body: { id } })).status).toBe(200);
+    await waitFor('the cut at rotation', async () => cuts('HK-C1').length === 2, 10_000);
+    const admin = await sut.login('admin', ADMIN_PASSWORD);
+    expect((await sut.api('POST', '/api/auth/tenant/stop', { token: admin, body: { id: 'romeo' } })).status).toBe(200);
+    await waitFor(
+      'the cut of every device of the stopped tenant',
+      async () => ['HK-1', 'HK-2', 'HK-C1'].every((sn) => cuts(sn).length > 0),
+      10_000,
+    );
+    expect((await sut.api('POST', '/api/auth/tenant/start', { token: admin, body: { id: 'romeo' } })).status).toBe(200);
+    const before = cuts('HK-C1').length;
+    expect((await sut.api('DELETE', `/api/iot/device?id=${id}`, { token })).status).toBe(200);
+    await waitFor('the cut at delete', async () => cuts('HK-C1').length === before + 1, 10_000);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMosquittoAccounts } from '@iot/infra/broker-accounts/mosquitto.ts';
+import { topicOf, topicTable } from '@iot/ingest';
 import { createTimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
@@ -38,11 +39,12 @@ const ok = (r: { status: number; json: { data: any } | null }) => {
   return r.json!.data;
 };
 
-async function device(username: string, password: string): Promise<MqttClient> {
+/** A device connects with its SN as client id, as its account requires. */
+async function device(username: string, password: string, clientId = username): Promise<MqttClient> {
   const client = await connectAsync(broker!.url, {
     username,
     password,
-    clientId: `${username}-${Math.random().toString(36).slice(2)}`,
+    clientId,
     reconnectPeriod: 0,
     connectTimeout: 5000,
   });
@@ -212,6 +214,97 @@ describe('Mosquitto with dynamic security and two ingest processes', () => {
     expect(await admitted('MQ-3', d.secret)).toBe(false);
     ok(await all.call('POST', '/api/iot/device/enable', { id: d.id }, token));
     await waitFor('the enabled device to be let in', () => admitted('MQ-3', d.secret), 10_000);
+  });
+
+  it('cuts a connected device at once when its secret is rotated and when it is deleted, and shows a disabled one offline at once', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const statusOf = async (sn: string) =>
+      ((ok(await all.call('GET', `/api/iot/device?pageSize=10&sn=${sn}`, undefined, token)).rows as { status: string }[])[0]?.status ??
+        null) as string | null;
+    const d = await createDevice('MQ-CUT');
+    const first = await device('MQ-CUT', d.secret);
+    const rotatedAway = new Promise<void>((resolve) => first.once('close', () => resolve()));
+    const rotated = ok(await all.call('POST', '/api/iot/device/secret', { id: d.id }, token)).secret as string;
+    await rotatedAway;
+    const second = await device('MQ-CUT', rotated);
+    await second.publishAsync('devices/MQ-CUT/telemetry', JSON.stringify({ count: 1 }), { qos: 1 });
+    await waitFor('the reporting device online', async () => (await statusOf('MQ-CUT')) === 'online', 10_000);
+    const disabledAway = new Promise<void>((resolve) => second.once('close', () => resolve()));
+    ok(await all.call('POST', '/api/iot/device/disable', { id: d.id }, token));
+    await disabledAway;
+    // Offline now, not after the heartbeat time-out.
+    const disabledAt = Date.now();
+    await waitFor('the disabled device offline', async () => (await statusOf('MQ-CUT')) === 'offline', HEARTBEAT_MS);
+    expect(Date.now() - disabledAt).toBeLessThan(HEARTBEAT_MS / 2);
+    ok(await all.call('POST', '/api/iot/device/enable', { id: d.id }, token));
+    const third = await waitFor('the enabled device let in', () => device('MQ-CUT', rotated).catch(() => null), 10_000);
+    const deletedAway = new Promise<void>((resolve) => third.once('close', () => resolve()));
+    ok(await all.call('DELETE', `/api/iot/device?id=${d.id}`, undefined, token));
+    await deletedAway;
+  });
+
+  it('binds each device to its SN as client id: another device cannot connect under it and take its session over', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const a = await createDevice('MQ-ID-A');
+    const b = await createDevice('MQ-ID-B');
+    const victim = await device('MQ-ID-A', a.secret);
+    await expect(device('MQ-ID-B', b.secret, 'MQ-ID-A')).rejects.toThrow();
+    await expect(device('MQ-ID-B', b.secret, 'any-id')).rejects.toThrow();
+    // The victim is still connected: its next message is acknowledged on the same connection.
+    await victim.publishAsync('devices/MQ-ID-A/telemetry', JSON.stringify({ count: 1 }), { qos: 1 });
+    expect(victim.connected).toBe(true);
+  });
+
+  it('walks the topic table: a device neither subscribes to nor reaches another device’s topics', async (context) => {
+    if (skipped) return context.skip(skipped);
+    const gatewayProduct = ok(await all.call('POST', '/api/iot/product', { name: 'gw', code: 'MQ-WALK-GW', type: 'gateway' }, token)).id;
+    const walkers = [
+      { sn: 'MQ-W1', gateway: false, ...(await createDevice('MQ-W1')) },
+      { sn: 'MQ-W2', gateway: false, ...(await createDevice('MQ-W2')) },
+      {
+        sn: 'MQ-WG',
+        gateway: true,
+        ...ok(await all.call('POST', '/api/iot/device', { sn: 'MQ-WG', name: 'MQ-WG', productId: gatewayProduct }, token)),
+      },
+    ];
+    const rows = topicTable.filter((r) => r.names === 'device');
+    const got = new Map<string, string[]>();
+    const sessions = new Map<string, MqttClient>();
+    for (const w of walkers) {
+      const client = await waitFor(`${w.sn} let in`, () => device(w.sn, w.secret).catch(() => null), 10_000);
+      got.set(w.sn, []);
+      client.on('message', (topic, payload) => got.get(w.sn)!.push(`${topic} ${payload.toString()}`));
+      for (const row of rows.filter((r) => r.direction === 'down' && (w.gateway || r.device === 'any')))
+        await client.subscribeAsync(topicOf(row, w.sn), { qos: 1 });
+      sessions.set(w.sn, client);
+    }
+    // No subscription to another device's topics.
+    for (const w of walkers)
+      for (const other of walkers.filter((o) => o !== w))
+        for (const row of rows.filter((r) => r.direction === 'down'))
+          await expect(sessions.get(w.sn)!.subscribeAsync(topicOf(row, other.sn), { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    // Every topic of the table, another device's: each attempt on a connection of its own (Mosquitto ends it).
+    for (const w of walkers)
+      for (const other of walkers.filter((o) => o !== w))
+        for (const row of rows) {
+          const client = await device(w.sn, w.secret, w.sn);
+          const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+          await Promise.race([client.publishAsync(topicOf(row, other.sn, '1'), `walk ${w.sn} ${row.topic}`, { qos: 1 }), closed]);
+          client.end(true);
+        }
+    // The sessions were taken over by those attempts (one client id per device): back, then a positive signal.
+    for (const w of walkers) {
+      const client = await device(w.sn, w.secret);
+      client.on('message', (topic, payload) => got.get(w.sn)!.push(`${topic} ${payload.toString()}`));
+      for (const row of rows.filter((r) => r.direction === 'down' && (w.gateway || r.device === 'any')))
+        await client.subscribeAsync(topicOf(row, w.sn), { qos: 1 });
+      await client.publishAsync(`devices/${w.sn}/command/done`, 'done', { qos: 1 });
+    }
+    await waitFor('each device’s own signal', async () => walkers.every((w) => got.get(w.sn)!.some((m) => m.endsWith(' done'))), 10_000);
+    const strays = walkers.flatMap((w) =>
+      got.get(w.sn)!.filter((m) => !m.startsWith(`devices/${w.sn}/`) && !m.startsWith(`gateways/${w.sn}/`)),
+    );
+    expect(strays).toEqual([]);
   });
 
   it('takes the new secret after a rotation and refuses the old one; a deleted device is refused', async (context) => {

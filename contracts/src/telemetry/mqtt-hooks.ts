@@ -13,12 +13,17 @@ export const mqttHookPaths = {
 
 const text = (max: number) => z.string().max(max);
 
-/** EMQX body template: `{"username": "${username}", "password": "${password}", "clientid": "${clientid}"}`. */
+/**
+ * EMQX body template: `{"username": "${username}", "password": "${password}", "clientid": "${clientid}",
+ * "peerhost": "${peerhost}"}`. A device's client id must be its SN.
+ */
 export const mqttAuthenticateBody = z.object({
   username: text(256).optional(),
   /** Absent or empty: a ThingsBoard device, whose username is its access token. */
   password: text(512).optional(),
   clientid: text(256).optional(),
+  /** The device's address, as EMQX sees it: failed attempts are throttled per address as well as per username. */
+  peerhost: text(64).optional(),
 });
 
 /** EMQX body template: `{"username": "${username}", "clientid": "${clientid}", "topic": "${topic}", "action": "${action}"}`. */

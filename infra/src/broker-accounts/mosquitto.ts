@@ -45,6 +45,8 @@ const aclsOf = (device: BrokerDevice) =>
 export interface MosquittoAccounts extends BrokerAccounts {
   /** Gives the platform's own account (`username`) the downlink; adding a role disconnects that account's clients once. */
   grantPlatform(username: string): Promise<void>;
+  /** Binds every device account made before client ids were bound to its SN (an upgrade); how many it bound. */
+  bindClientIds(): Promise<number>;
   /** One control command, answered (tests, tools). */
   send(command: Command): Promise<Response>;
 }
@@ -149,17 +151,30 @@ export async function connectMosquittoAccounts(options: MosquittoAccountsOptions
   const createClient = (device: BrokerDevice, password?: string): Command => ({
     command: 'createClient',
     username: device.sn,
+    // The device's client id is its SN: no other account can connect with it and take its session over.
+    clientid: device.sn,
     ...(password === undefined ? {} : { password }),
     roles: [{ rolename: roleOf(device.sn) }],
   });
 
   return {
     async provision(devices) {
+      // An account made already (by the create answer's `setSecret`) is bound to its SN; older ones by `bindClientIds`.
       await run(
         devices.flatMap((d) => [createRole(d), createClient(d)]),
         'Role already exists',
         'Client already exists',
       );
+    },
+
+    // setClientId disconnects the device: only accounts not bound yet get it.
+    async bindClientIds() {
+      const [listed] = await run([{ command: 'listClients', verbose: true, count: -1, offset: 0 }]);
+      const clients =
+        (listed!.data as { clients?: { username: string; clientid?: string; roles?: { rolename: string }[] }[] }).clients ?? [];
+      const unbound = clients.filter((c) => c.roles?.some((r) => r.rolename === roleOf(c.username)) && c.clientid !== c.username);
+      if (unbound.length > 0) await run(unbound.map((c) => ({ command: 'setClientId', username: c.username, clientid: c.username })));
+      return unbound.length;
     },
 
     async setSecret(device, secret) {
@@ -174,6 +189,9 @@ export async function connectMosquittoAccounts(options: MosquittoAccountsOptions
         'Client not found',
       );
     },
+
+    // A new password (setClientPassword, from the rotate answer) already disconnected the device.
+    async rotated() {},
 
     async remove(sn) {
       await run(

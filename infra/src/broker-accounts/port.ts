@@ -1,7 +1,8 @@
 /**
- * Device accounts on an external broker that authenticates devices itself (Mosquitto's dynamic-security
- * plugin): the platform keeps them in step with its devices. The embedded broker asks the device registry at
- * each connect, and EMQX calls the platform's HTTP hooks, so neither needs accounts: `noBrokerAccounts`.
+ * Device accounts on an external broker (Mosquitto's dynamic-security plugin holds them; EMQX asks the platform's
+ * HTTP hooks, and only its sessions are cut through its API): the platform keeps them in step with its devices.
+ * The embedded broker asks the device registry at each connect and cuts its own sessions: `noBrokerAccounts`.
+ * On an external broker a device's client id is its SN, so that no other device can take its session over.
  */
 export interface BrokerDevice {
   sn: string;
@@ -16,8 +17,10 @@ export interface BrokerAccounts {
   setSecret(device: BrokerDevice, secret: string): Promise<void>;
   /** Let in or keep out (a disabled device, or one of a stopped tenant); a connected device is disconnected. */
   setEnabled(sns: readonly string[], enabled: boolean): Promise<void>;
-  /** Removes the account (a deleted device); absent already is fine. */
+  /** Removes the account (a deleted device), ending its sessions; absent already is fine. */
   remove(sn: string): Promise<void>;
+  /** The device's secret changed: the sessions opened with the old one end now (the new secret is set by `setSecret`). */
+  rotated(sn: string): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }
@@ -27,6 +30,7 @@ export const noBrokerAccounts: BrokerAccounts = {
   setSecret: async () => {},
   setEnabled: async () => {},
   remove: async () => {},
+  rotated: async () => {},
   health: async () => ({ ok: true, detail: 'none' }),
   close: async () => {},
 };

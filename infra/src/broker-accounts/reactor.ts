@@ -70,6 +70,11 @@ export function brokerAccountsReactor(accounts: BrokerAccounts): AnyProjection {
           await accounts.setEnabled([device.sn], enabled && !(await tenantStopped(tx, device.tenant_id)));
           break;
         }
+        case 'DeviceSecretRotated': {
+          const device = await deviceOf(tx, event.data.deviceId);
+          if (device) await accounts.rotated(device.sn);
+          break;
+        }
         case 'DeviceDeleted': {
           const device = await deviceOf(tx, event.data.deviceId);
           await tx.query('delete from broker_accounts where device_id = $1', [event.data.deviceId]);
@@ -101,7 +106,7 @@ export function brokerAccountsReactor(accounts: BrokerAccounts): AnyProjection {
 
   return projection<DeviceEvent | TenantEvent>({
     name: 'reactor-broker-accounts',
-    handles: ['DeviceCreated', 'DeviceEnabled', 'DeviceDisabled', 'DeviceDeleted', 'TenantStopped', 'TenantStarted'],
+    handles: ['DeviceCreated', 'DeviceEnabled', 'DeviceDisabled', 'DeviceSecretRotated', 'DeviceDeleted', 'TenantStopped', 'TenantStarted'],
     schema: `
       create table broker_accounts (
         device_id text primary key,
