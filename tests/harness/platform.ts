@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
-import { routeModules, seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
+import { seedDemoTenant, startPlatform, type Platform, type SeedTenant } from '@iot/infra/platform.ts';
 import type { App } from '@iot/infra/http/app.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { freePort } from './free-port.ts';
@@ -29,13 +29,6 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  // Records what each route declares, as the access control sees it, before any module adds a route.
-  const permissions = new Map<string, string>();
-  routeModules.unshift((probe) => {
-    probe.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) permissions.set(`${method} ${route.url}`, String(route.config?.permission ?? ''));
-    });
-  });
   const platform: Platform = await startPlatform(
     loadConfig({
       DATABASE_URL: db.url,
@@ -58,8 +51,6 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     app,
     platform,
     logLines,
-    /** The permission a route declares ('public', 'authenticated' or 'area:thing:action'). */
-    permissionOf: (method: string, url: string) => permissions.get(`${method} ${url}`),
     /** Each call comes from its own address, so that the per-address login throttle stays out of the way unless asked for. */
     async call(
       method: string,

@@ -1,3 +1,5 @@
+import { routes as routeTable } from '@iot/contracts';
+import type { RoutePermission } from '@iot/contracts/http/principal.ts';
 import { uniquePhone } from '../harness/phone.ts';
 
 /** Builds a request for every /api route of the OpenAPI document, filling ids with another tenant's real ids. */
@@ -38,6 +40,17 @@ export function routesOf(doc: { paths: Record<string, Record<string, OpenApiOper
   }
   return routes;
 }
+
+const declared = new Map<string, RoutePermission>(
+  Object.values(routeTable).map((spec) => [`${spec.method} ${spec.path}`, spec.permission]),
+);
+
+/**
+ * The permission the route table declares for a route ('public', 'authenticated' or a permission string), read
+ * from the table itself; undefined for a route the table does not declare, which no walk may pass over.
+ */
+export const declaredPermission = (route: Pick<Route, 'method' | 'url'>): RoutePermission | undefined =>
+  declared.get(`${route.method} ${route.url}`);
 
 /** Picks a value for a field by its name: ids become the victim tenant's ids of the kind the route is about. */
 export type IdPicker = (field: string, url: string) => string | undefined;
