@@ -290,7 +290,7 @@ describe('exports', () => {
     ok(await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'NEG-1', secret: device.secret, data } }));
     const query = { id: device.id, variables: 'temperature', from: new Date(t).toISOString(), to: new Date(t + 120_000).toISOString() };
     const csv = await waitFor('both samples exported', async () => {
-      const r = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query });
+      const r = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query, headers: { lang: 'en' } });
       const lines = r.body
         .replace(/^\uFEFF/, '')
         .trim()
@@ -298,7 +298,7 @@ describe('exports', () => {
       return lines.length === 3 && lines;
     });
     expect(csv).toEqual([
-      'time,variable,name,value,display',
+      'Time,Identifier,Name,Value,Display',
       `${new Date(t).toISOString()},temperature,温度,-40,'-40 °C`,
       `${new Date(t + 60_000).toISOString()},temperature,温度,-12.5,'-12.5 °C`,
     ]);
@@ -425,6 +425,29 @@ describe('bulk import', () => {
     const file = Buffer.from(await book.xlsx.writeBuffer());
     const done = ok(await upload(file, 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'));
     expect(done).toMatchObject({ total: 2, created: 2, failed: 0 });
+  });
+
+  it('reads XLSX cells as a spreadsheet shows them: rich text, numbers, formula results, columns left empty', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('devices');
+    sheet.addRow(['sn', 'name', 'product', 'group', 'gateway', 'lng', 'lat', 'address']);
+    sheet.addRow([
+      'XLS-RICH-1',
+      { richText: [{ text: '三' }, { text: '号', font: { bold: true } }] },
+      'IMP',
+      null,
+      null,
+      -73.98,
+      { formula: '20+20.75', result: 40.75 },
+      'x',
+    ]);
+    sheet.getCell('H3').value = 'only an address';
+    const file = Buffer.from(await book.xlsx.writeBuffer());
+    const done = ok(await upload(file, 'devices.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'));
+    expect(done).toMatchObject({ total: 2, created: 1, failed: 1 });
+    await sut.platform.runner.catchUp();
+    const rows = await sut.db.pool.query(`select name, lng, lat from rm_devices where sn = 'XLS-RICH-1'`);
+    expect(rows.rows).toEqual([{ name: '三号', lng: -73.98, lat: 40.75 }]);
   });
 
   it('refuses a wrong type, an empty file, missing columns and a file over 50 MB, and imports nothing from them', async () => {

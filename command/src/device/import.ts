@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
 import {
   deviceCreateBody,
   deviceSnScope,
@@ -21,6 +20,7 @@ import { callerOf, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { FileUpload } from '@iot/contracts/http/route.ts';
 import { deviceStream } from './decide.ts';
 import { newDeviceSecret } from './secrets.ts';
+import { xlsxSheetRows } from './xlsx.ts';
 
 /** Tables of the import jobs and their refused rows: operational state of the write side, not domain facts. */
 export const importSchema = `
@@ -138,42 +138,19 @@ async function* csvRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> 
   if (faultRow !== null) throw unreadable(faultRow);
 }
 
+/** The first sheet's rows by the header row's columns, blank rows skipped; the workbook is bounded (see xlsx.ts). */
 async function* xlsxRows(source: AsyncIterable<Uint8Array>): AsyncGenerator<Row> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(source), {
-    sharedStrings: 'cache',
-    worksheets: 'emit',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    entries: 'ignore',
-  });
   let header: string[] | null = null;
-  for await (const sheet of reader) {
-    for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-      const values = (row.values as unknown[]).slice(1).map((v) => cellText(v));
-      if (!header) {
-        header = values.map(normalizeHeader);
-        continue;
-      }
-      if (values.every((v) => v === '')) continue;
-      yield Object.fromEntries(header.map((h, i) => [h, values[i] ?? '']));
+  for await (const cells of xlsxSheetRows(source)) {
+    const values = cells.map((v) => v.trim());
+    if (!header) {
+      header = values.map(normalizeHeader);
+      continue;
     }
-    break; // the first sheet only
+    if (values.every((v) => v === '')) continue;
+    yield Object.fromEntries(header.map((h, i) => [h, values[i] ?? '']));
   }
-  if (!header) return;
 }
-const cellText = (v: unknown): string => {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'object') {
-    const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
-    if (o.richText)
-      return o.richText
-        .map((r) => r.text)
-        .join('')
-        .trim();
-    return String(o.text ?? o.result ?? '').trim();
-  }
-  return String(v).trim();
-};
 
 /** The first row's columns, then the data rows numbered as a spreadsheet shows them (the header is row 1). */
 async function* numbered(rows: AsyncIterable<Row>, onHeader: (columns: string[]) => void): AsyncGenerator<Numbered> {
