@@ -7,7 +7,7 @@ import { commandDispatchers } from '@iot/command';
 import { raiseAlarm } from '@iot/command/alarm/handlers.ts';
 import { createAlarmReactor } from '@iot/projections';
 import { createDispatch } from '@iot/infra/dispatch.ts';
-import { createLookups } from '@iot/query/shared/lookups.ts';
+import { createLookups } from '@iot/infra/read-models/lookups.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**

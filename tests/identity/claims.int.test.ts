@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
 import { claimExistingPhones } from '@iot/command/user/usernames.ts';
+import { createLookups } from '@iot/infra/read-models/lookups.ts';
 
 /**
  * Uniqueness that spans streams is a claim taken before the append (ARCHITECTURE.md "Event store"):
@@ -177,7 +178,7 @@ describe('claims', () => {
     // As rows stood before phones were claimed: no claims, one number stored twice in two spellings.
     await sut.db.pool.query(`update rm_users set phone = '+8613566660000' where id = $1`, [second]);
     await sut.db.pool.query(`delete from claims where scope = 'user.phone' and owner = any($1)`, [[first, second]]);
-    await claimExistingPhones(sut.platform.context.db);
+    await claimExistingPhones(sut.platform.context.db, createLookups(sut.platform.context.db));
     const holders = await sut.db.pool.query(`select key, owner from claims where scope = 'user.phone' and owner = any($1)`, [
       [first, second],
     ]);

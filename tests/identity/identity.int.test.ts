@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '@iot/contracts';
-import { isTenantActive } from '@iot/query/shared/lookups.ts';
+import { isTenantActive } from '@iot/projections/tenant/read.ts';
 import { ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
 

@@ -20,12 +20,7 @@ const grantableOf = (principal: Principal) => [...principal.permissions];
 /** The owner of an app and the tenant's root user may manage it. */
 async function mayManage(ctx: RequestContext, principal: Principal, appId: string): Promise<boolean> {
   if (isRootUser(principal)) return true;
-  const row = await ctx.ports.db.query('select 1 from rm_apps where id = $1 and tenant_id = $2 and owner_id = $3', [
-    appId,
-    principal.tenantId,
-    principal.id,
-  ]);
-  return row.rowCount > 0;
+  return (await ctx.ports.lookups.appById(principal.tenantId, appId))?.ownerId === principal.id;
 }
 
 /** Apps and their keys (spec §3 App, §6 sharing): key and secret shown once, secret stored as a hash. */
@@ -81,7 +76,7 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
     await setPassword(db, appCredentialSubject(id), principal.tenantId, appSecret);
     // Tokens issued with the old secret end with it.
     await revokeSubjectSessions(db, id);
-    const appKey = (await db.query<{ app_key: string }>('select app_key from rm_apps where id = $1', [id])).rows[0]?.app_key ?? '';
+    const appKey = (await ctx.ports.lookups.appById(principal.tenantId, id))?.appKey ?? '';
     return { id, appKey, appSecret };
   },
 
@@ -106,18 +101,13 @@ export const appHandlers: Pick<Handlers<AppRoutes>, 'app.create' | 'app.update' 
     const { appKey, appSecret } = body;
     // Guessing secrets is throttled like guessing passwords: per key and per address.
     await reserveLoginAttempt(db, `app:${appKey}`, ctx.ip);
-    const row = (
-      await db.query<{ id: string; tenant_id: string; status: string; scope: string[] }>(
-        'select id, tenant_id, status, scope from rm_apps where app_key = $1',
-        [appKey],
-      )
-    ).rows[0];
+    const row = await lookups.appByKey(appKey);
     // Same answer, same work, whether the key or the secret is wrong.
     if (!(await verifyPassword(db, row ? appCredentialSubject(row.id) : null, appSecret)) || !row) throw new DomainError('APP_AUTH_FAILED');
     await clearLoginFailures(db, `app:${appKey}`, ctx.ip);
     if (row.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
-    if (!(await lookups.isTenantActive(row.tenant_id))) throw new DomainError('TENANT_STOPPED');
-    const token = await createSession(db, { kind: 'app', id: row.id, tenantId: row.tenant_id }, ctx.ip);
+    if (!(await lookups.isTenantActive(row.tenantId))) throw new DomainError('TENANT_STOPPED');
+    const token = await createSession(db, { kind: 'app', id: row.id, tenantId: row.tenantId }, ctx.ip);
     const scope = principalPermissions({ kind: 'app', isSystemAdmin: false, isTenantAdmin: false, scope: row.scope }, []);
     return { token, expiresIn: SESSION_HOURS * 3600, scope: [...scope] };
   },

@@ -1,3 +1,4 @@
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { claimExisting, type Claim } from '../shared/claims.ts';
 
@@ -10,12 +11,9 @@ export const appNameClaim = (tenantId: string, name: string, appId: string): Cla
 });
 
 /** Names of apps created before claims existed are claimed by their apps (the first of a duplicate pair keeps it). */
-export async function claimExistingAppNames(db: Sql): Promise<void> {
-  const apps = await db.query<{ id: string; tenant_id: string; name: string }>(
-    'select id, tenant_id, name from rm_apps order by created_at',
-  );
+export async function claimExistingAppNames(db: Sql, lookups: Lookups): Promise<void> {
   await claimExisting(
     db,
-    apps.rows.map((a) => appNameClaim(a.tenant_id, a.name, a.id)),
+    (await lookups.appNames()).map((a) => appNameClaim(a.tenantId, a.name, a.id)),
   );
 }

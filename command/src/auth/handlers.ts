@@ -1,34 +1,19 @@
 import { DomainError, type AuthRoutes } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { grantedByRoles, principalPermissions, type PrincipalGrants } from '@iot/contracts/http/principal.ts';
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pendingCredential } from '../tenant/handlers.ts';
 import { verifyPassword } from './credentials.ts';
 import { createSession, revokeSession } from './sessions.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './throttle.ts';
 
-interface LoginRow extends Record<string, unknown> {
-  id: string;
-  tenant_id: string;
-  username: string;
-  email: string | null;
-  status: string;
-  is_system_admin: boolean;
-  is_tenant_admin: boolean;
-  home_page: string | null;
-}
-
 /**
  * An applicant whose registration is not approved yet (or was refused) logs in with its name and password
  * and is told so, instead of "wrong password"; anyone without that password learns nothing.
  */
-async function assertNoRegistration(db: Sql, account: string, password: string): Promise<void> {
-  const registration = (
-    await db.query<{ id: string; status: string }>(
-      `select id, status from rm_tenants where lower(name) = lower($1) and status in ('underReview', 'rejected') order by apply_time desc limit 1`,
-      [account],
-    )
-  ).rows[0];
+async function assertNoRegistration(db: Sql, lookups: Lookups, account: string, password: string): Promise<void> {
+  const registration = await lookups.openRegistrationNamed(account);
   if (!registration || !(await verifyPassword(db, pendingCredential(registration.id), password))) return;
   throw new DomainError(registration.status === 'rejected' ? 'REGISTRATION_REJECTED' : 'REGISTRATION_UNDER_REVIEW');
 }
@@ -40,33 +25,27 @@ export const authHandlers: Pick<Handlers<AuthRoutes>, 'auth.login' | 'auth.logou
     const { account, password, agreement } = body;
     if (!agreement) throw new DomainError('AGREEMENT_REQUIRED');
     await reserveLoginAttempt(db, account, ctx.ip);
-    const found = await db.query<LoginRow>(
-      `select id, tenant_id, username, email, status, is_system_admin, is_tenant_admin, home_page
-       from rm_users where lower(username) = lower($1) or lower(email) = lower($1)
-       order by (lower(username) = lower($1)) desc limit 1`,
-      [account],
-    );
-    const user = found.rows[0] ?? null;
+    const user = await lookups.userByAccount(account);
     // Same answer, same work, whether the account or the password is wrong.
-    if (!user) await assertNoRegistration(db, account, password);
+    if (!user) await assertNoRegistration(db, lookups, account, password);
     if (!(await verifyPassword(db, user?.id ?? null, password)) || !user) throw new DomainError('LOGIN_FAILED');
     await clearLoginFailures(db, account, ctx.ip);
     if (user.status !== 'enabled') throw new DomainError('ACCOUNT_STOPPED');
-    if (!(await lookups.isTenantActive(user.tenant_id))) throw new DomainError('TENANT_STOPPED');
-    const grants: PrincipalGrants = { kind: 'user', isSystemAdmin: user.is_system_admin, isTenantAdmin: user.is_tenant_admin };
-    const permissions = principalPermissions(grants, grantedByRoles(grants) ? await lookups.rolePermissions(user.id) : []);
-    const token = await createSession(db, { kind: 'user', id: user.id, tenantId: user.tenant_id }, ctx.ip);
+    if (!(await lookups.isTenantActive(user.tenantId))) throw new DomainError('TENANT_STOPPED');
+    const grants: PrincipalGrants = { kind: 'user', isSystemAdmin: user.isSystemAdmin, isTenantAdmin: user.isTenantAdmin };
+    const permissions = principalPermissions(grants, grantedByRoles(grants) ? await lookups.userPermissions(user.id) : []);
+    const token = await createSession(db, { kind: 'user', id: user.id, tenantId: user.tenantId }, ctx.ip);
     ctx.cookie.set(token);
     return {
       token,
       user: {
         id: user.id,
-        tenantId: user.tenant_id,
+        tenantId: user.tenantId,
         username: user.username,
         email: user.email,
-        isSystemAdmin: user.is_system_admin,
+        isSystemAdmin: user.isSystemAdmin,
         permissions: [...permissions],
-        homePage: user.home_page,
+        homePage: user.homePage,
       },
     };
   },

@@ -7,6 +7,7 @@ import { releaseClaim, withClaim } from '../shared/claims.ts';
 import { perItem } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
 import { latestVersion } from '../product/product.ts';
+import { assertOwnGroup } from '../group/own.ts';
 import { templateDecider, templateStream } from '../template/decide.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
 import { importDevices } from './import.ts';
@@ -56,7 +57,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
   async 'device.create'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);
     const product = await productOf(ctx, body.productId);
-    if (body.groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', body.groupId, tenantId, 'groupId');
+    if (body.groupId) await assertOwnGroup(ctx.ports.lookups, tenantId, body.groupId, 'groupId');
     if (body.gatewayId) await assertGateway(ctx, body.gatewayId);
     const deviceId = newAggregateId(commandContextOf(ctx));
     const { secret, hash } = newDeviceSecret();
@@ -83,7 +84,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
 
   async 'device.update'({ body }, ctx) {
     const { id, groupId, ...fields } = body;
-    if (groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', groupId, callerOf(ctx).tenantId, 'groupId');
+    if (groupId) await assertOwnGroup(ctx.ports.lookups, callerOf(ctx).tenantId, groupId, 'groupId');
     await command(ctx, id, { type: 'UpdateDevice', deviceId: id, ...fields });
     if (groupId !== undefined) await command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId });
     return { id };
@@ -111,7 +112,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
   },
 
   async 'device.move'({ body }, ctx) {
-    if (body.groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', body.groupId, callerOf(ctx).tenantId, 'groupId');
+    if (body.groupId) await assertOwnGroup(ctx.ports.lookups, callerOf(ctx).tenantId, body.groupId, 'groupId');
     await command(ctx, body.id, { type: 'MoveDevice', deviceId: body.id, groupId: body.groupId });
     return { id: body.id };
   },
@@ -127,7 +128,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
 
   async 'device.bulk'({ body }, ctx) {
     const { action, ids, groupId, templateId } = body;
-    if (groupId) await ctx.ports.lookups.assertOwnRow('rm_groups', groupId, callerOf(ctx).tenantId, 'groupId');
+    if (groupId) await assertOwnGroup(ctx.ports.lookups, callerOf(ctx).tenantId, groupId, 'groupId');
     const act = {
       delete: (id: string) => deleteDevice(ctx, id),
       moveGroup: (id: string) => command(ctx, id, { type: 'MoveDevice', deviceId: id, groupId: groupId ?? null }),

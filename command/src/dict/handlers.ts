@@ -3,7 +3,7 @@ import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
-import { dictCodeClaim, dictCodeScope, dictCodeTaken } from './codes.ts';
+import { dictCodeClaim, dictCodeScope } from './codes.ts';
 import { dictDecider, dictStream } from './decide.ts';
 
 /** Dictionary types and their items, per tenant. */
@@ -20,7 +20,7 @@ export const dictHandlers: Pick<
         type: 'CreateDictType',
         typeId,
         ...body,
-        codeTaken: await dictCodeTaken(db, tenantId, body.code, typeId),
+        codeTaken: await ctx.ports.lookups.dictCodeTaken(tenantId, body.code, typeId),
       }),
     );
     return { id: typeId };
@@ -35,7 +35,7 @@ export const dictHandlers: Pick<
         type: 'UpdateDictType',
         typeId: id,
         ...fields,
-        codeTaken: await dictCodeTaken(db, tenantId, fields.code, id),
+        codeTaken: await ctx.ports.lookups.dictCodeTaken(tenantId, fields.code, id),
       }),
     );
     return { id };

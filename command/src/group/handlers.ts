@@ -4,12 +4,13 @@ import { isRootUser } from '@iot/contracts/http/principal.ts';
 import { newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { groupDecider, groupStream } from './decide.ts';
+import { assertOwnGroup } from './own.ts';
 
 /** A parent must be the tenant's own group, and a group cannot move under its own subtree. */
 async function assertParent(ctx: RequestContext, tenantId: string, parentId: string | null, groupId?: string): Promise<void> {
   if (!parentId) return;
   const { lookups } = ctx.ports;
-  await lookups.assertOwnRow('rm_groups', parentId, tenantId, 'parentId');
+  await assertOwnGroup(lookups, tenantId, parentId, 'parentId');
   if (groupId && (await lookups.groupAncestry(tenantId, parentId)).includes(groupId))
     throw new DomainError('VALIDATION', { fields: [{ field: 'body.parentId', message: 'a group cannot move under itself' }] });
 }
@@ -44,22 +45,20 @@ export const groupHandlers: Pick<Handlers<GroupRoutes>, 'group.create' | 'group.
   },
 
   async 'group.delete'({ query }, ctx) {
-    const { db } = ctx.ports;
+    const { lookups } = ctx.ports;
     const caller = callerOf(ctx);
     const { id } = query;
-    const children = await db.query('select 1 from rm_groups where parent_id = $1 and tenant_id = $2 limit 1', [id, caller.tenantId]);
     // A group still holding users or devices is in use: deleting it would leave them in no group they can be found by.
-    const users = await db.query(
-      `select 1 from rm_users where group_id = $1 and tenant_id = $2
-       union all select 1 from rm_devices where group_id = $1 and tenant_id = $2 limit 1`,
-      [id, caller.tenantId],
-    );
+    const [hasChildren, hasUsers] = await Promise.all([
+      lookups.groupHasChildren(caller.tenantId, id),
+      lookups.groupHasMembers(caller.tenantId, id),
+    ]);
     await runCommand(ctx, groupDecider, groupStream(caller.tenantId, id), {
       type: 'DeleteGroup',
       groupId: id,
       byTenantAdmin: isRootUser(caller),
-      hasChildren: children.rowCount > 0,
-      hasUsers: users.rowCount > 0,
+      hasChildren,
+      hasUsers,
     });
     return { id };
   },

@@ -5,8 +5,7 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { menuDecider, menuStream } from './decide.ts';
 
 async function assertParent(ctx: RequestContext, parentId: string | null | undefined): Promise<void> {
-  if (parentId && (await ctx.ports.db.query('select 1 from rm_menus where id = $1', [parentId])).rowCount === 0)
-    throw new DomainError('NOT_FOUND', { field: 'parentId' });
+  if (parentId && (await ctx.ports.lookups.menusByIds([parentId])).length === 0) throw new DomainError('NOT_FOUND', { field: 'parentId' });
 }
 
 /** The platform's menu catalogue (spec §3 Menu, §5, §6): kept by the system administrator, granted to roles by tenants. */
@@ -27,11 +26,8 @@ export const menuHandlers: Pick<Handlers<MenuRoutes>, 'menu.create' | 'menu.upda
 
   async 'menu.reorder'({ body }, ctx) {
     for (const item of body.items) await assertParent(ctx, item.parentId);
-    const current = await ctx.ports.db.query<{ id: string; parent_id: string | null }>(
-      'select id, parent_id from rm_menus where id = any($1)',
-      [body.items.map((i) => i.id)],
-    );
-    const parents = new Map(current.rows.map((r) => [r.id, r.parent_id]));
+    const current = await ctx.ports.lookups.menusByIds(body.items.map((i) => i.id));
+    const parents = new Map(current.map((m) => [m.id, m.parentId]));
     for (const item of body.items) {
       if (!parents.has(item.id)) throw new DomainError('NOT_FOUND', { field: 'items.id' });
       const parentId = item.parentId === undefined ? (parents.get(item.id) ?? null) : item.parentId;
@@ -42,8 +38,8 @@ export const menuHandlers: Pick<Handlers<MenuRoutes>, 'menu.create' | 'menu.upda
 
   async 'menu.delete'({ query }, ctx) {
     const { id } = query;
-    const children = await ctx.ports.db.query('select 1 from rm_menus where parent_id = $1 limit 1', [id]);
-    await runCommand(ctx, menuDecider, menuStream(id), { type: 'DeleteMenu', menuId: id, hasChildren: children.rowCount > 0 });
+    const hasChildren = await ctx.ports.lookups.menuHasChildren(id);
+    await runCommand(ctx, menuDecider, menuStream(id), { type: 'DeleteMenu', menuId: id, hasChildren });
     // Roles keep the id of a deleted menu harmlessly: permissions join on existing menus only.
     return { id };
   },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { builtinMenus, builtinRoles, builtinRoleText, type BuiltinRole } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
-import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { roleDecider, roleStream } from './decide.ts';
@@ -122,9 +122,7 @@ export async function provisionTenant(
 }
 
 /** Provisions every approved tenant (tenants approved before built-in roles existed, and the demo tenant). */
-export async function provisionAllTenants(store: EventStore, db: Sql): Promise<void> {
-  const tenants = await db.query<{ id: string; admin_user_id: string | null }>(
-    `select id, admin_user_id from rm_tenants where status in ('approved', 'stopped')`,
-  );
-  for (const t of tenants.rows) await provisionTenant(store, t.id, t.admin_user_id, { actor: { kind: 'system', id: 'seed' } });
+export async function provisionAllTenants(store: EventStore, lookups: Lookups): Promise<void> {
+  for (const t of await lookups.approvedTenants())
+    await provisionTenant(store, t.id, t.adminUserId, { actor: { kind: 'system', id: 'seed' } });
 }

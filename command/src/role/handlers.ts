@@ -5,18 +5,15 @@ import { newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
 import { roleDecider, roleStream } from './decide.ts';
-import { roleNameClaim, roleNameTaken } from './names.ts';
+import { roleNameClaim } from './names.ts';
 
 /** Menus granted must exist; a caller grants only what they hold themselves, and `platform:` entries never leave the system tenant. */
 async function assertGrantable(ctx: RequestContext, menuIds: string[]): Promise<void> {
   if (menuIds.length === 0) return;
   const caller = callerOf(ctx);
-  const menus = await ctx.ports.db.query<{ id: string; permission: string | null }>(
-    'select id, permission from rm_menus where id = any($1)',
-    [menuIds],
-  );
-  if (menus.rowCount !== new Set(menuIds).size) throw new DomainError('NOT_FOUND', { field: 'menuIds' });
-  const beyond = menus.rows.filter((m) => m.permission && !hasPermission(caller, m.permission));
+  const menus = await ctx.ports.lookups.menusByIds(menuIds);
+  if (menus.length !== new Set(menuIds).size) throw new DomainError('NOT_FOUND', { field: 'menuIds' });
+  const beyond = menus.filter((m) => m.permission && !hasPermission(caller, m.permission));
   if (beyond.length > 0) throw new DomainError('SCOPE_EXCEEDED', { permissions: beyond.map((m) => m.permission) });
 }
 
@@ -36,7 +33,7 @@ export const roleHandlers: Pick<Handlers<RoleRoutes>, 'role.create' | 'role.upda
         remark,
         menuIds,
         builtin: null,
-        nameTaken: await roleNameTaken(db, tenantId, name, roleId),
+        nameTaken: await ctx.ports.lookups.roleNameTaken(tenantId, name, roleId),
       }),
     );
     return { id: roleId };
@@ -52,7 +49,7 @@ export const roleHandlers: Pick<Handlers<RoleRoutes>, 'role.create' | 'role.upda
         roleId: id,
         name,
         remark,
-        nameTaken: await roleNameTaken(db, tenantId, name, id),
+        nameTaken: await ctx.ports.lookups.roleNameTaken(tenantId, name, id),
       }),
     );
     return { id };
@@ -69,8 +66,8 @@ export const roleHandlers: Pick<Handlers<RoleRoutes>, 'role.create' | 'role.upda
     const { db } = ctx.ports;
     const { tenantId } = callerOf(ctx);
     const { id } = query;
-    const users = await db.query('select 1 from rm_users where tenant_id = $1 and $2 = any(role_ids) limit 1', [tenantId, id]);
-    await runCommand(ctx, roleDecider, roleStream(tenantId, id), { type: 'DeleteRole', roleId: id, inUse: users.rowCount > 0 });
+    const inUse = await ctx.ports.lookups.roleInUse(tenantId, id);
+    await runCommand(ctx, roleDecider, roleStream(tenantId, id), { type: 'DeleteRole', roleId: id, inUse });
     await releaseClaims(db, roleNameScope(tenantId), id);
     return { id };
   },

@@ -1,7 +1,6 @@
 import { DomainError, SYSTEM_TENANT, type TenantRoutes } from '@iot/contracts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers, DispatchMetadata, DispatchResult } from '@iot/contracts/ports/dispatch.ts';
-import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
 import { anonymousCommandContextOf, runCommand } from '../request.ts';
 import { moveCredential, setPassword } from '../auth/credentials.ts';
@@ -19,13 +18,9 @@ export const pendingCredential = (tenantId: string) => `registration:${tenantId}
 export const tenantAdminId = (tenantId: string) => newAggregateId({ tenantId, idempotencyKey: 'tenant-admin' });
 
 /** A tenant's name is its administrator's username: free when nobody claims it and no tenant has it. */
-async function nameIsFree(db: Sql, name: string): Promise<boolean> {
-  const taken = await db.query(
-    `select 1 from rm_tenants where lower(name) = lower($1) and status <> 'rejected'
-     union all select 1 from username_claims where username = lower($1) limit 1`,
-    [name],
-  );
-  return taken.rowCount === 0;
+async function nameIsFree(ports: Pick<Ports, 'db' | 'lookups'>, name: string): Promise<boolean> {
+  const claimed = await ports.db.query('select 1 from username_claims where username = lower($1)', [name]);
+  return claimed.rowCount === 0 && !(await ports.lookups.tenantNameInUse(name));
 }
 
 export interface Registration {
@@ -95,7 +90,7 @@ export const tenantHandlers: Omit<Handlers<TenantRoutes>, 'tenant.list'> = {
   async 'tenant.register'({ body }, ctx) {
     // The code first: whether a name is taken is told only to someone who holds a real phone or mailbox.
     await consumeCode(ctx.ports.db, body.method === 'phone' ? body.phone! : body.email!, body.code);
-    if (!(await nameIsFree(ctx.ports.db, body.tenantName))) throw new DomainError('TENANT_NAME_TAKEN');
+    if (!(await nameIsFree(ctx.ports, body.tenantName))) throw new DomainError('TENANT_NAME_TAKEN');
     const tenantId = newAggregateId({ tenantId: SYSTEM_TENANT, idempotencyKey: ctx.idempotencyKey });
     await registerTenant(
       ctx.ports,

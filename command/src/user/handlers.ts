@@ -5,6 +5,7 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { setPassword, verifyPassword } from '../auth/credentials.ts';
 import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
 import { revokeSubjectSessions } from '../auth/sessions.ts';
+import { assertOwnGroup } from '../group/own.ts';
 import { userDecider, userStream } from './decide.ts';
 import type { UserProfile } from './user.ts';
 import { claimEmail, claimPhone, claimUsername, releaseUsernames, returnPhone, returnUnusedClaims } from './usernames.ts';
@@ -12,10 +13,10 @@ import { assertMayActOn, assertMayGrantRoles } from './privilege.ts';
 
 /** The group and roles a user points to must be the caller's tenant's own. */
 async function assertReferences(ctx: RequestContext, tenantId: string, groupId: string | null, roleIds: string[]): Promise<void> {
-  const { db, lookups } = ctx.ports;
-  if (groupId) await lookups.assertOwnRow('rm_groups', groupId, tenantId, 'groupId');
-  const roles = await db.query('select id from rm_roles where id = any($1) and tenant_id = $2', [roleIds, tenantId]);
-  if (roles.rowCount !== new Set(roleIds).size) throw new DomainError('NOT_FOUND', { field: 'roleIds' });
+  const { lookups } = ctx.ports;
+  if (groupId) await assertOwnGroup(lookups, tenantId, groupId, 'groupId');
+  if ((await lookups.rolesOfTenant(tenantId, roleIds)).length !== new Set(roleIds).size)
+    throw new DomainError('NOT_FOUND', { field: 'roleIds' });
 }
 
 /** A caller acting on their own account: a user, not an app. */
@@ -79,7 +80,7 @@ export const userHandlers: Pick<
       await runCommand(ctx, userDecider, userStream(tenantId, id), { type: 'UpdateUser', userId: id, ...profile });
     } catch (error) {
       // Refused (a name, email or phone taken, not this tenant's user, ...): the new ones go back unless they already were the user's.
-      await returnUnusedClaims(db, id);
+      await returnUnusedClaims(db, ctx.ports.lookups, id);
       await returnPhone(db, profile.phone, id, tookPhone);
       throw error;
     }
@@ -159,7 +160,7 @@ export const userHandlers: Pick<
       tookPhone = await claimPhone(db, profile.phone, self.id);
       await runCommand(ctx, userDecider, stream, { type: 'UpdateUser', userId: self.id, ...profile });
     } catch (error) {
-      await returnUnusedClaims(db, self.id);
+      await returnUnusedClaims(db, ctx.ports.lookups, self.id);
       await returnPhone(db, profile.phone, self.id, tookPhone);
       throw error;
     }

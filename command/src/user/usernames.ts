@@ -1,6 +1,7 @@
 import { DomainError, type ErrorCode } from '@iot/contracts';
+import type { ContactsOf, Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import { claim, releaseClaim } from '../shared/claims.ts';
+import { claim, claimExisting, releaseClaim } from '../shared/claims.ts';
 
 /**
  * Usernames are unique across the platform (login is by account alone). A read model cannot promise that
@@ -33,12 +34,10 @@ export async function claimEmail(db: Sql, email: string | null, owner: string): 
 }
 
 /** Gives back what `owner` claimed beyond the username and email its user has now: an edit that was refused. */
-export async function returnUnusedClaims(db: Sql, owner: string): Promise<void> {
-  await db.query(
-    `delete from username_claims c where owner = $1
-     and not exists (select 1 from rm_users u where u.id = $1 and (lower(u.username) = c.username or lower(u.email) = c.username))`,
-    [owner],
-  );
+export async function returnUnusedClaims(db: Sql, lookups: Lookups, owner: string): Promise<void> {
+  const user = await lookups.userById(owner);
+  const kept = user ? [user.username, user.email].filter((k): k is string => !!k).map((k) => k.toLowerCase()) : [];
+  await db.query('delete from username_claims where owner = $1 and not (username = any($2::text[]))', [owner, kept]);
 }
 
 /**
@@ -52,7 +51,6 @@ export const phoneScope = 'user.phone';
  * that two spellings of one number are one key. `phoneKeySql` is the same for rows already stored.
  */
 export const phoneKey = (phone: string): string => phone.replace(/[\s-]/g, '').replace(/^\+?86(1\d{10})$/, '$1');
-const phoneKeySql = (column: string) => `regexp_replace(regexp_replace(${column}, '[\\s-]', '', 'g'), '^\\+?86(1\\d{10})$', '\\1')`;
 
 /** Claims a phone for `owner`: true when this call took it (so a refused change gives it back), false when already theirs or none. */
 export async function claimPhone(db: Sql, phone: string | null, owner: string): Promise<boolean> {
@@ -83,28 +81,46 @@ export async function releaseUsernames(
   ]);
 }
 
+/** Users and pending registrations as claim owners (a registration under its pending credential, tenant/handlers.ts), oldest first. */
+async function contactsOldestFirst(lookups: Lookups): Promise<ContactsOf[]> {
+  const registrations = (await lookups.pendingRegistrations()).map((r) => ({ ...r, id: `registration:${r.id}` }));
+  return [...(await lookups.userContacts()), ...registrations].sort((a, b) => a.since.getTime() - b.since.getTime());
+}
+
+/** Each key once, for its earliest holder. */
+function earliestHolders(contacts: ContactsOf[], keyOf: (c: ContactsOf) => string | null): Map<string, string> {
+  const holders = new Map<string, string>();
+  for (const contact of contacts) {
+    const key = keyOf(contact);
+    if (key !== null && !holders.has(key)) holders.set(key, contact.id);
+  }
+  return holders;
+}
+
+/** Usernames of users made before usernames were claimed are claimed by their users. */
+export async function claimExistingUsernames(db: Sql, lookups: Lookups): Promise<void> {
+  const users = await lookups.userContacts();
+  await db.query('insert into username_claims (username, owner) select * from unnest($1::text[], $2::text[]) on conflict do nothing', [
+    users.map((u) => u.username.toLowerCase()),
+    users.map((u) => u.id),
+  ]);
+}
+
 /** Emails of users and pending registrations made before emails were claimed: the earliest keeps a duplicate. */
-export async function claimExistingEmails(db: Sql): Promise<void> {
+export async function claimExistingEmails(db: Sql, lookups: Lookups): Promise<void> {
+  const holders = earliestHolders(await contactsOldestFirst(lookups), (c) => c.email?.toLowerCase() ?? null);
   await db.query(
-    `insert into username_claims (username, owner)
-     select distinct on (lower(email)) lower(email), owner from (
-       select email, id as owner, created_at from rm_users where email is not null
-       union all select email, 'registration:' || id, apply_time from rm_tenants where status = 'underReview' and email is not null
-     ) e order by lower(email), created_at
-     on conflict (username) do nothing`,
+    'insert into username_claims (username, owner) select * from unnest($1::text[], $2::text[]) on conflict (username) do nothing',
+    [[...holders.keys()], [...holders.values()]],
   );
 }
 
 /** Phones of users and pending registrations made before phones were claimed: the earliest keeps a duplicate. */
-export async function claimExistingPhones(db: Sql): Promise<void> {
-  await db.query(
-    `insert into claims (scope, key, owner)
-     select distinct on (key) $1, key, owner from (
-       select ${phoneKeySql('phone')} as key, id as owner, created_at from rm_users where phone is not null
-       union all select ${phoneKeySql('phone')}, 'registration:' || id, apply_time from rm_tenants where status = 'underReview' and phone is not null
-     ) p order by key, created_at
-     on conflict (scope, key) do nothing`,
-    [phoneScope],
+export async function claimExistingPhones(db: Sql, lookups: Lookups): Promise<void> {
+  const holders = earliestHolders(await contactsOldestFirst(lookups), (c) => (c.phone ? phoneKey(c.phone) : null));
+  await claimExisting(
+    db,
+    [...holders].map(([key, owner]) => ({ scope: phoneScope, key, owner })),
   );
 }
 

@@ -1,19 +1,108 @@
-/** Read models whose rows belong to one tenant. */
-export type TenantTable = 'rm_users' | 'rm_roles' | 'rm_groups' | 'rm_devices' | 'rm_products' | 'rm_templates';
+import type { EnabledStatus } from '../identity/common.ts';
+import type { UserStatus } from '../identity/user.ts';
+
+/** A user as the write side asks about them: who, in which tenant, what they log in with and what they hold. */
+export interface UserAccount {
+  id: string;
+  tenantId: string;
+  username: string;
+  email: string | null;
+  phone: string | null;
+  status: UserStatus;
+  isSystemAdmin: boolean;
+  isTenantAdmin: boolean;
+  homePage: string | null;
+  roleIds: string[];
+}
+
+/** An app as its token and its managers are checked: its key, owner, status and OAuth scope (never its secret). */
+export interface AppAccount {
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  appKey: string;
+  status: EnabledStatus;
+  scope: string[];
+}
+
+/** A name some row holds in a tenant: what claims taken before claims existed are made from. */
+export interface NamedRow {
+  id: string;
+  tenantId: string;
+  name: string;
+}
+
+/** Someone's contacts and since when: the earliest of two holding one keeps it when claims are first taken. */
+export interface ContactsOf {
+  /** A user's id, or a pending registration's tenant id. */
+  id: string;
+  email: string | null;
+  phone: string | null;
+  since: Date;
+}
 
 /**
- * Questions the write side asks of the read models, with one home each (query/src/shared/lookups.ts),
- * bound by infra/ so that command/ never imports query/.
+ * Questions the write side (command/, ingest/, the HTTP adapter) asks of the read models, each by what it
+ * asks, never by table: the projections' read modules answer them (projections/src/<capability>/read.ts),
+ * bound by infra/ so that command/ never imports them.
  */
 export interface Lookups {
-  /** Refuses (NOT_FOUND, naming `field` when given) an id that is not a row of the tenant's. */
-  assertOwnRow(table: TenantTable, id: string, tenantId: string, field?: string): Promise<void>;
+  /** Whether the group is one of the tenant's. */
+  groupExists(tenantId: string, groupId: string): Promise<boolean>;
   /** The ids of a group and every group below it, in one tenant: the data scope of a `stationId`. */
   groupSubtree(tenantId: string, groupId: string): Promise<string[]>;
   /** A group and its ancestors up to the root, in one tenant. */
   groupAncestry(tenantId: string, groupId: string): Promise<string[]>;
+  /** Whether a group of the tenant has a group below it. */
+  groupHasChildren(tenantId: string, groupId: string): Promise<boolean>;
+  /** Whether users or devices of the tenant are in the group. */
+  groupHasMembers(tenantId: string, groupId: string): Promise<boolean>;
+
+  /** A user by id, whichever tenant holds them. */
+  userById(userId: string): Promise<UserAccount | null>;
+  /** The user a login names, platform-wide: by username or email, any case; a username wins over another's email. */
+  userByAccount(account: string): Promise<UserAccount | null>;
   /** Permissions a user's roles grant: the union of their menus' permissions. */
-  rolePermissions(userId: string): Promise<Set<string>>;
+  userPermissions(userId: string): Promise<Set<string>>;
+  /** Every user's contacts, oldest first. */
+  userContacts(): Promise<Array<ContactsOf & { username: string }>>;
+
+  /** Those of `roleIds` that are roles of the tenant. */
+  rolesOfTenant(tenantId: string, roleIds: string[]): Promise<string[]>;
+  /** The permissions the tenant's roles among `roleIds` grant, each once. */
+  permissionsOfRoles(tenantId: string, roleIds: string[]): Promise<string[]>;
+  /** Whether another role of the tenant has the name, whatever its case (a role no claim covers: the built-in ones). */
+  roleNameTaken(tenantId: string, name: string, exceptRoleId: string): Promise<boolean>;
+  /** Whether any user of the tenant holds the role. */
+  roleInUse(tenantId: string, roleId: string): Promise<boolean>;
+  /** Every role's name. */
+  roleNames(): Promise<NamedRow[]>;
+
+  /** Those of `menuIds` that are entries of the catalogue, with their parent and permission. */
+  menusByIds(menuIds: string[]): Promise<Array<{ id: string; parentId: string | null; permission: string | null }>>;
+  /** Whether an entry of the catalogue has another below it. */
+  menuHasChildren(menuId: string): Promise<boolean>;
+
+  /** An app of the tenant, by id. */
+  appById(tenantId: string, appId: string): Promise<AppAccount | null>;
+  /** The app a key names, platform-wide. */
+  appByKey(appKey: string): Promise<AppAccount | null>;
+  /** Every app's name, oldest first. */
+  appNames(): Promise<NamedRow[]>;
+
+  /** Whether another dictionary type of the tenant has the code (a type made before claims existed). */
+  dictCodeTaken(tenantId: string, code: string, exceptTypeId: string): Promise<boolean>;
+  /** Every dictionary type's code. */
+  dictCodes(): Promise<Array<{ id: string; tenantId: string; code: string }>>;
+
   /** Whether a tenant may act: approved and not stopped (login, every token check, device authentication). */
   isTenantActive(tenantId: string): Promise<boolean>;
+  /** The latest registration under this name (any case) still under review or refused. */
+  openRegistrationNamed(name: string): Promise<{ id: string; status: 'underReview' | 'rejected' } | null>;
+  /** Whether a tenant that is not refused has the name, whatever its case. */
+  tenantNameInUse(name: string): Promise<boolean>;
+  /** Tenants once approved (stopped ones too), with their administrator. */
+  approvedTenants(): Promise<Array<{ id: string; adminUserId: string | null }>>;
+  /** Registrations under review with their contacts, oldest first. */
+  pendingRegistrations(): Promise<ContactsOf[]>;
 }

@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SYSTEM_TENANT, TOKEN_COOKIE } from '@iot/contracts';
+import { TOKEN_COOKIE } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import { hashToken } from '@iot/command/auth/sessions.ts';
-import { isTenantActive, rolePermissions } from '@iot/query/shared/lookups.ts';
+import { appById } from '@iot/projections/app/read.ts';
+import { permissionsOfRoles } from '@iot/projections/role/read.ts';
+import { isTenantActive } from '@iot/projections/tenant/read.ts';
+import { userById } from '@iot/projections/user/read.ts';
 import { replyError } from './envelope.ts';
 import { hasPermission, type Principal } from './principal.ts';
-import { grantedByRoles, principalPermissions } from '@iot/contracts/http/principal.ts';
+import { grantedByRoles, principalPermissions, type PrincipalGrants } from '@iot/contracts/http/principal.ts';
 
 /** The login token: the `token` cookie, the spec's `Authentication` header, or a Bearer Authorization. */
 export function tokenOf(request: FastifyRequest): string | null {
@@ -16,57 +19,41 @@ export function tokenOf(request: FastifyRequest): string | null {
   return request.cookies?.[TOKEN_COOKIE] ?? null;
 }
 
-interface SessionRow extends Record<string, unknown> {
-  subject_kind: 'user' | 'app';
-  subject_id: string;
-  tenant_id: string;
-  username: string | null;
-  status: string | null;
-  is_system_admin: boolean | null;
-  is_tenant_admin: boolean | null;
-  tenant_status: string | null;
-  /** An app's OAuth scope. */
-  scope?: string[] | null;
-}
-
-/**
- * Permissions of a principal: the system administrator holds everything ('*' with `platform:`), a
- * tenant's administrator everything but `platform:` (hasPermission keeps those for the system
- * administrator), an app exactly its scope, anyone else the permissions of the menus their roles grant.
- */
-export async function permissionsOf(db: Sql, row: SessionRow): Promise<Set<string>> {
-  const grants = {
-    kind: row.subject_kind,
-    isSystemAdmin: row.is_system_admin === true,
-    isTenantAdmin: row.is_tenant_admin === true,
-    scope: row.scope ?? null,
-  };
-  return principalPermissions(grants, grantedByRoles(grants) ? await rolePermissions(db, row.subject_id) : []);
+/** Who a session is: its user or app as the read models hold it now, of the session's own tenant. */
+async function subjectOf(db: Sql, session: { subject_kind: 'user' | 'app'; subject_id: string; tenant_id: string }) {
+  if (session.subject_kind === 'app') {
+    const app = await appById(db, session.tenant_id, session.subject_id);
+    if (!app) return null;
+    const grants: PrincipalGrants = { kind: 'app', isSystemAdmin: false, isTenantAdmin: false, scope: app.scope };
+    return { name: app.name, status: app.status, grants, permissions: principalPermissions(grants, []) };
+  }
+  const user = await userById(db, session.tenant_id, session.subject_id);
+  if (!user) return null;
+  const grants: PrincipalGrants = { kind: 'user', isSystemAdmin: user.isSystemAdmin, isTenantAdmin: user.isTenantAdmin };
+  // Permissions of a principal (principalPermissions): an administrator's and an app's follow from the row, anyone else's from their roles.
+  const granted = grantedByRoles(grants) ? await permissionsOfRoles(db, user.tenantId, user.roleIds) : [];
+  return { name: user.username, status: user.status, grants, permissions: principalPermissions(grants, granted) };
 }
 
 export async function resolvePrincipal(db: Sql, token: string): Promise<Principal | null> {
   const tokenHash = hashToken(token);
-  const result = await db.query<SessionRow>(
-    `select s.subject_kind, s.subject_id, s.tenant_id, coalesce(u.username, a.name) as username, coalesce(u.status, a.status) as status,
-       u.is_system_admin, u.is_tenant_admin, t.status as tenant_status, a.scope
-     from auth_sessions s
-     left join rm_users u on s.subject_kind = 'user' and u.id = s.subject_id and u.tenant_id = s.tenant_id
-     left join rm_apps a on s.subject_kind = 'app' and a.id = s.subject_id and a.tenant_id = s.tenant_id
-     left join rm_tenants t on t.id = s.tenant_id
-     where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`,
-    [tokenHash],
-  );
-  const row = result.rows[0];
+  const session = (
+    await db.query<{ subject_kind: 'user' | 'app'; subject_id: string; tenant_id: string }>(
+      'select subject_kind, subject_id, tenant_id from auth_sessions where token_hash = $1 and revoked_at is null and expires_at > now()',
+      [tokenHash],
+    )
+  ).rows[0];
+  if (!session) return null;
+  const subject = await subjectOf(db, session);
   // A stopped user or app, a deleted one, or one of a tenant that is not active holds no session.
-  if (!row || row.status !== 'enabled') return null;
-  if (row.tenant_id !== SYSTEM_TENANT && row.tenant_status !== 'approved') return null;
+  if (!subject || subject.status !== 'enabled' || !(await isTenantActive(db, session.tenant_id))) return null;
   return {
-    kind: row.subject_kind,
-    id: row.subject_id,
-    tenantId: row.tenant_id,
-    username: row.username ?? '',
-    isSystemAdmin: row.subject_kind === 'user' && row.is_system_admin === true,
-    permissions: await permissionsOf(db, row),
+    kind: session.subject_kind,
+    id: session.subject_id,
+    tenantId: session.tenant_id,
+    username: subject.name,
+    isSystemAdmin: subject.grants.isSystemAdmin,
+    permissions: subject.permissions,
     stationId: null,
     tokenHash,
   };

@@ -1,41 +1,34 @@
 import { z } from 'zod';
-import { DomainError, routes, type AppRoutes, type AppRow, type appSortable } from '@iot/contracts';
+import { DomainError, routes, type AppRoutes, type AppRow } from '@iot/contracts';
 import { rawAnswer, type RouteSpec } from '@iot/contracts/http/route.ts';
 import type { RequestContext } from '@iot/contracts/http/handler.ts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { isRootUser } from '@iot/contracts/http/principal.ts';
-import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { appById, appsPage, type AppFilter, type AppRecord } from '@iot/projections/app/read.ts';
+import { groupAncestry } from '@iot/projections/group/read.ts';
+import { userByIdAnyTenant, userIdsInGroups, usernamesById } from '@iot/projections/user/read.ts';
 
-const toAppRow = (r: Record<string, unknown>): AppRow => ({
-  id: r.id as string,
-  type: r.type as AppRow['type'],
-  name: r.name as string,
-  appKey: r.app_key as string,
-  ownerId: r.owner_id as string,
-  ownerName: (r.owner_name as string | null) ?? null,
-  scope: (r.scope as string[]) ?? [],
-  sharing: r.sharing as AppRow['sharing'],
-  status: r.status as AppRow['status'],
-  remark: (r.remark as string | null) ?? null,
-  createdAt: iso(r.created_at),
+const toAppRow = (a: AppRecord, owners: Map<string, string>): AppRow => ({
+  id: a.id,
+  type: a.type,
+  name: a.name,
+  appKey: a.appKey,
+  ownerId: a.ownerId,
+  ownerName: owners.get(a.ownerId) ?? null,
+  scope: a.scope,
+  sharing: a.sharing,
+  status: a.status,
+  remark: a.remark,
+  createdAt: a.createdAt.toISOString(),
 });
 
-/**
- * The apps a user sees (spec §6): their own; those shared with the organisation when the viewer's group
- * is in the owner's group subtree; those shared globally within the tenant; all of them for the tenant's root user.
- */
 /** The routes an app's token may call: those whose permission its scope holds (never public or session-only ones). */
 async function apiOf(ctx: RequestContext, id: string) {
-  const row = (
-    await ctx.ports.db.query<{ scope: string[]; name: string }>('select scope, name from rm_apps where id = $1 and tenant_id = $2', [
-      id,
-      callerOf(ctx).tenantId,
-    ])
-  ).rows[0];
-  if (!row) throw new DomainError('NOT_FOUND');
-  const scope = new Set(row.scope ?? []);
+  const app = await appById(ctx.ports.db, callerOf(ctx).tenantId, id);
+  if (!app) throw new DomainError('NOT_FOUND');
+  const scope = new Set(app.scope);
   return {
-    name: row.name,
+    name: app.name,
     routes: (Object.values(routes) as RouteSpec[]).filter((r) => typeof r.permission === 'string' && scope.has(r.permission)),
   };
 }
@@ -106,27 +99,22 @@ export const appQueryHandlers: Pick<Handlers<AppRoutes>, 'app.list' | 'app.api' 
     return rawAnswer('application/json', JSON.stringify(doc, null, 2), `openapi-${query.id}.json`);
   },
 
+  /**
+   * The apps a user sees (spec §6): their own; those shared with the organisation when the viewer's group
+   * is in the owner's group subtree; those shared globally within the tenant; all of them for the tenant's root user.
+   */
   async 'app.list'({ query: q }, ctx) {
-    const { db, lookups } = ctx.ports;
+    const { db } = ctx.ports;
     const caller = callerOf(ctx);
-    const spec: ListSpec = {
-      select: 'a.*, u.username as owner_name',
-      from: 'rm_apps a left join rm_users u on u.id = a.owner_id',
-      where: ['a.tenant_id = $1'],
-      params: [caller.tenantId],
-      sortable: { createdAt: 'a.created_at', name: 'lower(a.name)' } satisfies Record<(typeof appSortable)[number], string>,
-      defaultSort: 'a.created_at',
-    };
+    const filter: AppFilter = { name: q.name, type: q.type };
     if (!isRootUser(caller)) {
-      const me = (await db.query<{ group_id: string | null }>('select group_id from rm_users where id = $1', [caller.id])).rows[0];
+      const me = await userByIdAnyTenant(db, caller.id);
       // The organisation of an app is its owner's group subtree: the viewer sees it when their group is in it.
-      const organisation = me?.group_id ? await lookups.groupAncestry(caller.tenantId, me.group_id) : [];
-      spec.where.push(
-        `(a.owner_id = ${param(spec.params, caller.id)} or a.sharing = 'global' or (a.sharing = 'organisation' and u.group_id = any(${param(spec.params, organisation)})))`,
-      );
+      const ancestry = me?.groupId ? await groupAncestry(db, caller.tenantId, me.groupId) : [];
+      filter.visibleTo = { viewerId: caller.id, organisation: await userIdsInGroups(db, caller.tenantId, ancestry) };
     }
-    if (q.name) spec.where.push(`a.name ilike ${param(spec.params, `%${q.name}%`)}`);
-    if (q.type) spec.where.push(`a.type = ${param(spec.params, q.type)}`);
-    return pageOf(db, q, spec, toAppRow);
+    const page = await appsPage(db, caller.tenantId, filter, q);
+    const owners = await usernamesById(db, [...new Set(page.rows.map((a) => a.ownerId))]);
+    return { ...page, rows: page.rows.map((a) => toAppRow(a, owners)) };
   },
 };

@@ -13,7 +13,7 @@ import { streamName, type EventStore, type StoredEventOf } from '@iot/contracts/
 import { sameValue } from '@iot/contracts/same-value.ts';
 import { assertInStation } from '../shared/station.ts';
 import { readStreamOf } from '../shared/streams.ts';
-import { usernamesById } from '../shared/usernames.ts';
+import { usernamesById } from '@iot/projections/user/read.ts';
 
 /** What an auditor sees of a device: every field but its secret, which shows only as rotated or not. */
 type DeviceView = {

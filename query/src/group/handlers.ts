@@ -1,47 +1,35 @@
 import { groupTypes, type GroupNode, type GroupRoutes, type GroupRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
-import { iso, pageOf, param, treeOf, type ListSpec } from '../shared/paging.ts';
+import { groupsOf, groupsPage, groupSubtree, type GroupRecord } from '@iot/projections/group/read.ts';
+import { treeOf } from '../shared/paging.ts';
 
-const toGroupRow = (r: Record<string, unknown>): GroupRow => ({
-  id: r.id as string,
-  name: r.name as string,
-  type: r.type as GroupRow['type'],
-  location: (r.location as string | null) ?? null,
-  sort: r.sort as number,
-  parentId: (r.parent_id as string | null) ?? null,
-  createdAt: iso(r.created_at),
+const toGroupRow = (g: GroupRecord): GroupRow => ({
+  id: g.id,
+  name: g.name,
+  type: g.type,
+  location: g.location,
+  sort: g.sort,
+  parentId: g.parentId,
+  createdAt: g.createdAt.toISOString(),
 });
 
 /** Reads of the group screen: the tree (narrowed to the current station), a flat paged list, the group types. */
 export const groupQueryHandlers: Pick<Handlers<GroupRoutes>, 'group.tree' | 'group.list' | 'group.types'> = {
   async 'group.tree'({ query: q }, ctx) {
+    const { db } = ctx.ports;
     const caller = callerOf(ctx);
-    const params: unknown[] = [caller.tenantId];
-    const where = ['tenant_id = $1'];
     const root = q.parentId ?? caller.stationId;
-    if (root) where.push(`id = any(${param(params, await ctx.ports.lookups.groupSubtree(caller.tenantId, root))})`);
-    if (q.name) where.push(`name ilike ${param(params, `%${q.name}%`)}`);
-    if (q.type) where.push(`type = ${param(params, q.type)}`);
-    const rows = await ctx.ports.db.query(`select * from rm_groups where ${where.join(' and ')} order by sort, name`, params);
-    return treeOf(rows.rows.map(toGroupRow)) as GroupNode[];
+    const ids = root ? await groupSubtree(db, caller.tenantId, root) : undefined;
+    const groups = await groupsOf(db, caller.tenantId, { ids, name: q.name, type: q.type });
+    return treeOf(groups.map(toGroupRow)) as GroupNode[];
   },
 
   async 'group.list'({ query: q }, ctx) {
+    const { db } = ctx.ports;
     const caller = callerOf(ctx);
-    const spec: ListSpec = {
-      select: '*',
-      from: 'rm_groups',
-      where: ['tenant_id = $1'],
-      params: [caller.tenantId],
-      sortable: { sort: 'sort', name: 'name', createdAt: 'created_at' },
-      defaultSort: 'sort',
-    };
-    if (q.parentId) spec.where.push(`parent_id = ${param(spec.params, q.parentId)}`);
-    if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
-    if (q.type) spec.where.push(`type = ${param(spec.params, q.type)}`);
-    if (caller.stationId)
-      spec.where.push(`id = any(${param(spec.params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`);
-    return pageOf(ctx.ports.db, q, spec, toGroupRow);
+    const ids = caller.stationId ? await groupSubtree(db, caller.tenantId, caller.stationId) : undefined;
+    const page = await groupsPage(db, caller.tenantId, { ids, parentId: q.parentId, name: q.name, type: q.type }, q);
+    return { ...page, rows: page.rows.map(toGroupRow) };
   },
 
   'group.types': async () => groupTypes.map((value) => ({ value })),

@@ -2,35 +2,32 @@ import { builtinNames, englishTitleOf, type MenuNode, type MenuRoutes, type Menu
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { hasPermission, type Principal } from '@iot/contracts/http/principal.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { allMenus, type MenuRecord } from '@iot/projections/menu/read.ts';
 import { treeOf } from '../shared/paging.ts';
 
 /** The title in the caller's language: built-in entries nobody renamed have an English one. */
-const titleOf = (r: Record<string, unknown>, lang: 'zh' | 'en'): string => {
-  const id = r.id as string;
-  const name = r.name as string;
-  if (lang !== 'en' || r.builtin !== true || builtinNames.get(id) !== name) return name;
-  return englishTitleOf({ id, type: r.type as string }) ?? name;
+const titleOf = (m: MenuRecord, lang: 'zh' | 'en'): string => {
+  if (lang !== 'en' || !m.builtin || builtinNames.get(m.id) !== m.name) return m.name;
+  return englishTitleOf(m) ?? m.name;
 };
 
-const toMenuRow = (r: Record<string, unknown>, lang: 'zh' | 'en'): MenuRow => ({
-  id: r.id as string,
-  type: r.type as MenuRow['type'],
-  name: r.name as string,
-  title: titleOf(r, lang),
-  routerName: (r.router_name as string | null) ?? null,
-  icon: (r.icon as string | null) ?? null,
-  permission: (r.permission as string | null) ?? null,
-  path: r.path as string,
-  component: (r.component as string | null) ?? null,
-  sort: r.sort as number,
-  parentId: (r.parent_id as string | null) ?? null,
-  builtin: r.builtin === true,
-  renamed: r.builtin === true && builtinNames.get(r.id as string) !== r.name,
+const toMenuRow = (m: MenuRecord, lang: 'zh' | 'en'): MenuRow => ({
+  id: m.id,
+  type: m.type,
+  name: m.name,
+  title: titleOf(m, lang),
+  routerName: m.routerName,
+  icon: m.icon,
+  permission: m.permission,
+  path: m.path,
+  component: m.component,
+  sort: m.sort,
+  parentId: m.parentId,
+  builtin: m.builtin,
+  renamed: m.builtin && builtinNames.get(m.id) !== m.name,
 });
 
-async function allMenus(db: Sql, lang: 'zh' | 'en'): Promise<MenuRow[]> {
-  return (await db.query('select * from rm_menus order by sort, id')).rows.map((r) => toMenuRow(r, lang));
-}
+const menusOf = async (db: Sql, lang: 'zh' | 'en'): Promise<MenuRow[]> => (await allMenus(db)).map((m) => toMenuRow(m, lang));
 
 /** The entries a principal may see: those whose permission it holds, entries without one that lead to such, and their ancestors. */
 export function visibleMenus(menus: MenuRow[], principal: Principal): MenuRow[] {
@@ -65,14 +62,14 @@ const treeOfType = (menus: MenuRow[], type: MenuRow['type'] | undefined): MenuNo
 /** Spec §6/§7: the menu tree the server returns for the user drives what the browser shows. */
 export const menuQueryHandlers: Pick<Handlers<MenuRoutes>, 'menu.tree' | 'menu.list'> = {
   async 'menu.tree'({ query }, ctx) {
-    const menus = visibleMenus(await allMenus(ctx.ports.db, ctx.lang), callerOf(ctx));
+    const menus = visibleMenus(await menusOf(ctx.ports.db, ctx.lang), callerOf(ctx));
     return treeOfType(subtree(menus, query.parentId), query.type);
   },
 
   /** The whole catalogue, for granting menus to roles: `platform:` entries only for the system administrator. */
   async 'menu.list'({ query }, ctx) {
     const caller = callerOf(ctx);
-    const menus = subtree(await allMenus(ctx.ports.db, ctx.lang), query.parentId).filter(
+    const menus = subtree(await menusOf(ctx.ports.db, ctx.lang), query.parentId).filter(
       (m) => caller.isSystemAdmin || !m.permission?.startsWith('platform:'),
     );
     return treeOfType(menus, query.type);

@@ -1,25 +1,26 @@
 import ExcelJS from 'exceljs';
 import { csvAnswer, csvCell } from '../shared/csv.ts';
-import { DomainError, perm, type OplogRoutes, type OplogRow, type oplogSortable } from '@iot/contracts';
+import { DomainError, perm, SYSTEM_TENANT, type OplogRoutes, type OplogRow, type Page, type PageQuery } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { hasPermission } from '@iot/contracts/http/principal.ts';
 import { rawAnswer, type QueryOf } from '@iot/contracts/http/route.ts';
-import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { oplogPage, type OplogFilter, type OplogRecord } from '@iot/projections/oplog/read.ts';
+import { userIdsNamedLike, usernamesById } from '@iot/projections/user/read.ts';
 
 type LogQuery = QueryOf<OplogRoutes['oplog.list']>;
 
-const toOplogRow = (r: Record<string, unknown>): OplogRow => ({
-  position: r.position as string,
-  eventId: r.event_id as string,
-  occurredAt: iso(r.occurred_at),
-  actorKind: r.actor_kind as string,
-  actorId: r.actor_id as string,
-  actorName: (r.actor_name as string | null) ?? null,
-  eventType: r.event_type as string,
-  stream: r.stream as string,
-  targetName: (r.target_name as string | null) ?? null,
-  ip: (r.ip as string | null) ?? null,
-  correlationId: r.correlation_id as string,
+const toOplogRow = (e: OplogRecord, names: Map<string, string>): OplogRow => ({
+  position: e.position,
+  eventId: e.eventId,
+  occurredAt: e.occurredAt.toISOString(),
+  actorKind: e.actorKind,
+  actorId: e.actorId,
+  actorName: e.actorKind === 'user' ? (names.get(e.actorId) ?? null) : null,
+  eventType: e.eventType,
+  stream: e.stream,
+  targetName: e.targetName,
+  ip: e.ip,
+  correlationId: e.correlationId,
 });
 
 const EXPORT_LIMIT = 50_000;
@@ -36,40 +37,24 @@ const columns: (keyof OplogRow)[] = [
   'eventId',
 ];
 
-function specOf(tenantId: string, q: LogQuery): ListSpec {
-  const spec: ListSpec = {
-    select: 'l.*, u.username as actor_name',
-    from: `rm_oplog l left join rm_users u on l.actor_kind = 'user' and u.id = l.actor_id`,
-    where: ['l.tenant_id = $1'],
-    params: [tenantId],
-    sortable: { occurredAt: 'l.occurred_at', eventType: 'l.event_type', actorId: 'l.actor_id' } satisfies Record<
-      (typeof oplogSortable)[number],
-      string
-    >,
-    defaultSort: 'l.occurred_at',
-  };
-  if (q.actor) spec.where.push(`(l.actor_id = ${param(spec.params, q.actor)} or u.username ilike ${param(spec.params, `%${q.actor}%`)})`);
-  if (q.eventType) spec.where.push(`l.event_type ilike ${param(spec.params, `%${q.eventType}%`)}`);
-  if (q.entityType) spec.where.push(`split_part(l.stream, '-', 1) = ${param(spec.params, q.entityType)}`);
-  if (q.entity) {
-    const literal = q.entity.replace(/[\\%_]/g, '\\$&');
-    spec.where.push(`(l.stream like ${param(spec.params, `%.${literal}`)} or l.target_name ilike ${param(spec.params, `%${literal}%`)})`);
-  }
-  if (q.from) spec.where.push(`l.occurred_at >= ${param(spec.params, q.from)}`);
-  if (q.to) spec.where.push(`l.occurred_at <= ${param(spec.params, q.to)}`);
-  return spec;
+/** A page of the caller's tenant's log, filtered as asked, each actor by name. */
+async function logPage(ctx: RequestContext, q: LogQuery, page: PageQuery): Promise<Page<OplogRow>> {
+  const { db } = ctx.ports;
+  const { tenantId } = callerOf(ctx);
+  const filter: OplogFilter = { eventType: q.eventType, entityType: q.entityType, entity: q.entity, from: q.from, to: q.to };
+  // An actor is asked for by id or by a part of a username (the tenant's users, or the platform's administrators acting in it).
+  if (q.actor) filter.actor = { id: q.actor, userIds: await userIdsNamedLike(db, [tenantId, SYSTEM_TENANT], q.actor) };
+  const entries = await oplogPage(db, tenantId, filter, page);
+  const users = entries.rows.filter((e) => e.actorKind === 'user').map((e) => e.actorId);
+  const names = await usernamesById(db, [...new Set(users)]);
+  return { ...entries, rows: entries.rows.map((e) => toOplogRow(e, names)) };
 }
 
 export { csvCell };
 
 /** The log as a file: CSV (formula-safe cells, byte order mark) or XLSX, as the query's `format` asks. */
 async function exportLog(ctx: RequestContext, q: LogQuery) {
-  const result = await pageOf(
-    ctx.ports.db,
-    { page: 1, pageSize: EXPORT_LIMIT, order: q.order, sort: q.sort },
-    specOf(callerOf(ctx).tenantId, q),
-    toOplogRow,
-  );
+  const result = await logPage(ctx, q, { page: 1, pageSize: EXPORT_LIMIT, order: q.order, sort: q.sort });
   const name = `operation-log-${new Date().toISOString().slice(0, 10)}`;
   if (q.format === 'xlsx') {
     const book = new ExcelJS.Workbook();
@@ -90,9 +75,9 @@ export const oplogQueryHandlers: Handlers<OplogRoutes> = {
       if (!hasPermission(callerOf(ctx), perm.logExport)) throw new DomainError('FORBIDDEN');
       return exportLog(ctx, query);
     }
-    return pageOf(ctx.ports.db, query, specOf(callerOf(ctx).tenantId, query), toOplogRow);
+    return logPage(ctx, query, query);
   },
   'oplog.export': ({ query }, ctx) => exportLog(ctx, query),
-  'audit.list': ({ query }, ctx) => pageOf(ctx.ports.db, query, specOf(callerOf(ctx).tenantId, query), toOplogRow),
+  'audit.list': ({ query }, ctx) => logPage(ctx, query, query),
   'audit.export': ({ query }, ctx) => exportLog(ctx, query),
 };

@@ -2,20 +2,17 @@ import { DEFAULT_SYSTEM_NAME, DomainError, SYSTEM_TENANT, type SettingsRoutes, t
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import { isoOrNull } from '../shared/paging.ts';
+import { settingsOfTenants } from '@iot/projections/settings/read.ts';
 
 /** A tenant's settings, falling back to the platform's (system tenant) for what the tenant has not set. */
 async function settingsOf(db: Sql, tenantId: string): Promise<SystemSettings> {
-  const rows = await db.query<{ tenant_id: string; system_name: string | null; logo_sha256: string | null; updated_at: Date }>(
-    'select * from rm_settings where tenant_id = any($1)',
-    [[tenantId, SYSTEM_TENANT]],
-  );
-  const own = rows.rows.find((r) => r.tenant_id === tenantId);
-  const platform = rows.rows.find((r) => r.tenant_id === SYSTEM_TENANT);
+  const records = await settingsOfTenants(db, [tenantId, SYSTEM_TENANT]);
+  const own = records.find((r) => r.tenantId === tenantId);
+  const platform = records.find((r) => r.tenantId === SYSTEM_TENANT);
   return {
-    systemName: own?.system_name ?? platform?.system_name ?? DEFAULT_SYSTEM_NAME,
-    logo: own?.logo_sha256 ?? platform?.logo_sha256 ?? null,
-    updatedAt: isoOrNull(own?.updated_at ?? platform?.updated_at),
+    systemName: own?.systemName ?? platform?.systemName ?? DEFAULT_SYSTEM_NAME,
+    logo: own?.logoSha256 ?? platform?.logoSha256 ?? null,
+    updatedAt: (own ?? platform)?.updatedAt.toISOString() ?? null,
   };
 }
 

@@ -7,7 +7,7 @@ import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceWithModel, groupOfDevice } from '../device/history.ts';
 import { assertInStation } from '../shared/station.ts';
 import { readStreamOf } from '../shared/streams.ts';
-import { usernamesById } from '../shared/usernames.ts';
+import { usernamesById } from '@iot/projections/user/read.ts';
 
 type CommandRow = Omit<z.infer<typeof deviceCommandRow>, 'actorName'>;
 

@@ -1,0 +1,61 @@
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
+import { anyDeviceInGroup } from '@iot/projections/device/read.ts';
+import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
+import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
+import { menuHasChildren, menusByIds } from '@iot/projections/menu/read.ts';
+import { permissionsOfRoles, roleNameTaken, roleNames, rolesByIds } from '@iot/projections/role/read.ts';
+import {
+  approvedTenants,
+  isTenantActive,
+  openRegistrationNamed,
+  pendingRegistrations,
+  tenantNameInUse,
+} from '@iot/projections/tenant/read.ts';
+import {
+  anyUserInGroup,
+  anyUserWithRole,
+  userByAccount,
+  userByIdAnyTenant,
+  userContacts,
+  userPermissions,
+} from '@iot/projections/user/read.ts';
+
+/** The Lookups port answered by the projections' read modules over the read models' database. */
+export const createLookups = (db: Sql): Lookups => ({
+  groupExists: async (tenantId, groupId) => (await groupById(db, tenantId, groupId)) !== null,
+  groupSubtree: (tenantId, groupId) => groupSubtree(db, tenantId, groupId),
+  groupAncestry: (tenantId, groupId) => groupAncestry(db, tenantId, groupId),
+  groupHasChildren: (tenantId, groupId) => groupHasChildren(db, tenantId, groupId),
+  groupHasMembers: async (tenantId, groupId) =>
+    (await anyUserInGroup(db, tenantId, groupId)) || (await anyDeviceInGroup(db, tenantId, groupId)),
+
+  userById: (userId) => userByIdAnyTenant(db, userId),
+  userByAccount: (account) => userByAccount(db, account),
+  userPermissions: (userId) => userPermissions(db, userId),
+  userContacts: async () => (await userContacts(db)).map(({ createdAt, ...user }) => ({ ...user, since: createdAt })),
+
+  rolesOfTenant: async (tenantId, roleIds) => (await rolesByIds(db, tenantId, roleIds)).map((r) => r.id),
+  permissionsOfRoles: (tenantId, roleIds) => permissionsOfRoles(db, tenantId, roleIds),
+  roleNameTaken: (tenantId, name, exceptRoleId) => roleNameTaken(db, tenantId, name, exceptRoleId),
+  roleInUse: (tenantId, roleId) => anyUserWithRole(db, tenantId, roleId),
+  roleNames: () => roleNames(db),
+
+  menusByIds: (menuIds) => menusByIds(db, menuIds),
+  menuHasChildren: (menuId) => menuHasChildren(db, menuId),
+
+  appById: (tenantId, appId) => appById(db, tenantId, appId),
+  appByKey: (appKey) => appByKey(db, appKey),
+  appNames: () => appNames(db),
+
+  dictCodeTaken: (tenantId, code, exceptTypeId) => dictCodeTaken(db, tenantId, code, exceptTypeId),
+  dictCodes: () => dictCodes(db),
+
+  isTenantActive: (tenantId) => isTenantActive(db, tenantId),
+  openRegistrationNamed: (name) => openRegistrationNamed(db, name),
+  tenantNameInUse: (name) => tenantNameInUse(db, name),
+  approvedTenants: () => approvedTenants(db),
+  pendingRegistrations: async () =>
+    (await pendingRegistrations(db)).map(({ applyTime, ...registration }) => ({ ...registration, since: applyTime })),
+});
