@@ -5,6 +5,7 @@ import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
 import { decodeJson, type Bus, type BusMessage, type Subscription } from '@iot/infra/bus/port.ts';
 import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
 import { startKafka } from '../harness/kafka.ts';
+import { waitFor as waitUntil } from '../harness/process.ts';
 
 /** One adapter under test: `open` gives a bus, or the reason its engine is unavailable. */
 interface Adapter {
@@ -48,15 +49,7 @@ interface Reading {
 }
 
 const topicName = () => `test.${randomUUID()}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const waitFor = (condition: () => boolean, what: string, timeoutMs = 30_000) => waitUntil(what, condition, timeoutMs, 20);
 
 /** `count` readings per device, interleaved across devices: device-0 #0, device-1 #0, ..., device-0 #1, ... */
 function readings(devices: number, count: number): Reading[] {
@@ -85,7 +78,23 @@ function collector() {
   };
 }
 
-const ids = (rs: Reading[]) => rs.map((r) => `${r.device}#${r.seq}`);
+/** The sequence number of the last message per key that `drained` publishes. */
+const LAST = -1;
+const ids = (rs: Reading[]) => rs.filter((r) => r.seq !== LAST).map((r) => `${r.device}#${r.seq}`);
+
+/**
+ * Publishes one more message per device and waits until every subscriber that should get it has: a bus keeps
+ * each key's order, so whatever it would still deliver of the earlier messages (a duplicate, a replay) came first.
+ */
+async function drained(bus: Bus, topic: string, devices: number, ...subscribers: Array<() => Reading[]>): Promise<void> {
+  const keys = Array.from({ length: devices }, (_, d) => `device-${d}`);
+  await bus.publish(
+    topic,
+    keys.map((device) => ({ key: device, value: { device, seq: LAST } })),
+  );
+  const arrived = (received: Reading[]) => keys.every((device) => received.some((r) => r.device === device && r.seq === LAST));
+  await waitFor(() => subscribers.every((received) => arrived(received())), `the last message of ${devices} keys`);
+}
 
 describe.each(adapters)('bus contract: $name', (adapter) => {
   let sut: Bus;
@@ -157,11 +166,11 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
 
     const all = () => [...first.received, ...second.received];
     await waitFor(() => all().length >= sent.length, 'all messages');
-    await sleep(500); // a duplicate would arrive now
+    await drained(sut, topic, 20, all);
     expect(ids(all()).sort()).toEqual(ids(sent).sort());
     for (const { received } of [first, second]) {
       for (let d = 0; d < 20; d++) {
-        const seqs = received.filter((r) => r.device === `device-${d}`).map((r) => r.seq);
+        const seqs = received.filter((r) => r.device === `device-${d}` && r.seq !== LAST).map((r) => r.seq);
         expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       }
     }
@@ -188,7 +197,13 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
     await publishReadings(sut, topic, sent);
 
     await waitFor(() => writer.received.length >= sent.length && evaluator.received.length >= sent.length, 'both groups');
-    await sleep(300);
+    await drained(
+      sut,
+      topic,
+      5,
+      () => writer.received,
+      () => evaluator.received,
+    );
     expect(ids(writer.received).sort()).toEqual(ids(sent).sort());
     expect(ids(evaluator.received).sort()).toEqual(ids(sent).sort());
   });
@@ -272,8 +287,8 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
     await subscribe({ topic, group: 'late', onMessages: late.onMessages });
     await sut.publish(topic, [{ key: 'd', value: { device: 'd', seq: 2 } }]);
 
+    // Both messages have one key: a group that started at the beginning would have had the first before this one.
     await waitFor(() => late.received.length >= 1 && early.received.length >= 2, 'the second message');
-    await sleep(300);
     expect(late.received.map((r) => r.seq)).toEqual([2]);
   });
 
@@ -303,8 +318,8 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
       onMessages: after.onMessages,
     });
 
+    // One key: a group that began again from the start would have had the first ten before these.
     await waitFor(() => after.received.length >= 10, 'the next ten');
-    await sleep(300);
     expect(before.received.map((r) => r.seq)).toEqual([...Array(10).keys()]);
     expect(after.received.map((r) => r.seq)).toEqual([...Array(10).keys()].map((i) => i + 10));
   });
@@ -355,13 +370,10 @@ describe('in-process bus back-pressure', () => {
 
     let published = false;
     const publishing = publishReadings(sut, topic, readings(1, 25), 25).then(() => (published = true));
-    await sleep(200);
+    // Back-pressure reached: the topic holds its bound while the handler is held.
+    await waitUntil('the topic full', async () => (await sut.health()).detail === `full: ${topic}`, 5_000, 20);
     expect(published).toBe(false);
     expect(received).toHaveLength(0);
-    expect(await sut.health()).toMatchObject({
-      ok: true,
-      detail: `full: ${topic}`,
-    });
 
     release();
     await publishing;
@@ -375,7 +387,7 @@ describe('in-process bus back-pressure', () => {
     const topic = topicName();
     let published = false;
     const publishing = publishReadings(sut, topic, readings(1, 8), 1).then(() => (published = true));
-    await sleep(100);
+    await waitUntil('the topic full', async () => (await sut.health()).detail === `full: ${topic}`, 5_000, 20);
     expect(published).toBe(false);
 
     const group = collector();

@@ -54,13 +54,24 @@ export async function startProcess(db: TestDatabase, dataDir: string, env: Recor
 }
 export type PlatformProcess = Awaited<ReturnType<typeof startProcess>>;
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
+/**
+ * Waits until `fn` answers something truthy (a throw counts as not yet) and returns it: the one way tests wait,
+ * on the condition itself, never for a fixed time. `intervalMs` is how often it asks.
+ */
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 60_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await fn().catch(() => null);
+    const value = await Promise.resolve()
+      .then(fn)
+      .catch(() => null);
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
