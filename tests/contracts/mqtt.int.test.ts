@@ -7,6 +7,7 @@ import type { MqttMessage, MqttPort } from '@iot/infra/mqtt/port.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
+import { waitFor as waitUntil } from '../harness/process.ts';
 
 /** One adapter under test: the platform's port and the URL devices connect to, or why it is unavailable. */
 interface Adapter {
@@ -56,15 +57,7 @@ const adapters: Adapter[] = [
   },
 ];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const waitFor = (condition: () => boolean, what: string, timeoutMs = 10_000) => waitUntil(what, condition, timeoutMs, 10);
 
 const devices: MqttClient[] = [];
 async function connectDevice(url: string, options: IClientOptions = {}): Promise<MqttClient> {
@@ -132,11 +125,12 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
     await d.publishAsync(`other/${prefix}/d1/telemetry`, 'elsewhere', {
       qos: 1,
     });
+    // Handled after the one outside the filter: had that one been delivered, it would have come first.
+    await d.publishAsync(`${prefix}/d1/telemetry`, 'last', { qos: 1 });
 
-    await waitFor(() => everything.length >= 51, 'all messages');
-    await sleep(100);
-    expect(telemetry).toEqual([...Array(50).keys()].map((i) => `t${i}`));
-    expect(everything).toEqual([...telemetry, 'e0']);
+    await waitFor(() => everything.includes('last'), 'the last message');
+    expect(telemetry).toEqual([...[...Array(50).keys()].map((i) => `t${i}`), 'last']);
+    expect(everything).toEqual([...telemetry.slice(0, 50), 'e0', 'last']);
   });
 
   it('sends a downlink that the device receives', async () => {
@@ -172,13 +166,16 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
     const prefix = `t/${randomUUID()}`;
     const received: string[] = [];
     const registration = await sut.onMessage(`${prefix}/#`, (m) => void received.push(m.payload.toString()));
+    // A handler that stays on: what it gets, the one turned off would have got by then.
+    const stayed: string[] = [];
+    await sut.onMessage(`${prefix}/#`, (m) => void stayed.push(m.payload.toString()));
     const d = await device(deviceUrl);
     await d.publishAsync(`${prefix}/a`, 'before', { qos: 1 });
     await waitFor(() => received.length === 1, 'the first message');
 
     await registration.off();
     await d.publishAsync(`${prefix}/a`, 'after', { qos: 1 });
-    await sleep(200);
+    await waitFor(() => stayed.includes('after'), 'the message at the handler still on');
     expect(received).toEqual(['before']);
   });
 
@@ -195,8 +192,14 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
       for (let i = 0; i < 40; i++) await d.publishAsync(`${prefix}/d${i}/telemetry`, `m${i}`, { qos: 1 });
 
       await waitFor(() => received[0]!.length + received[1]!.length >= 40, 'all messages');
-      await sleep(200);
-      expect([...received[0]!, ...received[1]!].sort()).toEqual([...Array(40).keys()].map((i) => `m${i}`).sort());
+      // A duplicate would reach an instance before a later message does: send later ones until each instance has one.
+      for (let i = 0; !received.every((r) => r.some((m) => m.startsWith('end'))); i++) {
+        if (i === 20) throw new Error('no later message reached both instances');
+        await d.publishAsync(`${prefix}/end/telemetry`, `end${i}`, { qos: 1 });
+        await waitFor(() => received.some((r) => r.includes(`end${i}`)), `later message ${i}`);
+      }
+      const delivered = received.flat().filter((m) => !m.startsWith('end'));
+      expect(delivered.sort()).toEqual([...Array(40).keys()].map((i) => `m${i}`).sort());
       expect(received[0]!.length).toBeGreaterThan(0);
       expect(received[1]!.length).toBeGreaterThan(0);
       await Promise.all(instances.map((p) => p.close()));
@@ -225,9 +228,10 @@ describe.each(adapters)('mqtt contract: $name', (adapter) => {
       const again: string[] = [];
       const second = await connectExternalMqtt({ url: deviceUrl, group, clientId, persistentSession: true });
       await second.onMessage(`${prefix}/+/telemetry`, (m) => void again.push(m.payload.toString()));
-      await waitFor(() => again.length >= 2, 'the unacknowledged and the queued message');
-      await sleep(200);
-      expect(again).toEqual(['m1', 'm2']);
+      // A message sent now comes after whatever the broker still had to deliver again.
+      await d.publishAsync(`${prefix}/d1/telemetry`, 'm3', { qos: 1 });
+      await waitFor(() => again.includes('m3'), 'a message sent after the restart');
+      expect(again).toEqual(['m1', 'm2', 'm3']);
       await second.close();
     });
 
@@ -289,8 +293,11 @@ describe.each([
     await d.publishAsync('device/meter-1/telemetry', 'mine', { qos: 0 });
     d.publish('device/meter-2/telemetry', 'not mine', { qos: 0 });
     await closed;
-    await sleep(50);
-    expect(handled.map((m) => m.payload.toString())).toEqual(['mine']);
+    // Another session's message handled after it: the refused one, had it got through, was handled first.
+    const other = await device(sut.url, { username: 'meter-1', password: 'secret' });
+    await other.publishAsync('device/meter-1/telemetry', 'later', { qos: 1 });
+    await waitFor(() => handled.length >= 2, 'the later message');
+    expect(handled.map((m) => m.payload.toString())).toEqual(['mine', 'later']);
     expect(handled[0]!.clientId).toBe(d.options.clientId);
     // An MQTT 5 server says why it closes: not authorized (3.1.1 has no server DISCONNECT).
     expect(disconnects).toEqual(version === 5 ? [0x87] : []);
