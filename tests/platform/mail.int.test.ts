@@ -3,6 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 interface Mail {
   to: string;
@@ -38,14 +39,10 @@ describe('email over SMTP', () => {
     await new Promise<void>((resolve) => smtp?.close(() => resolve()));
   });
 
-  const waitFor = async (predicate: () => boolean) => {
-    for (let i = 0; i < 100 && !predicate(); i++) await new Promise((r) => setTimeout(r, 20));
-  };
-
   it('mails the verification code and the audit result, and marks them sent in the outbox', async () => {
     const email = 'mail@acme.test';
     expect((await t.api('POST', '/api/auth/register/code', { body: { method: 'email', target: email } })).status).toBe(200);
-    await waitFor(() => inbox.length > 0);
+    await waitFor('the code mailed', () => inbox.length > 0, 10_000);
     const code = /(\d{6})/.exec(inbox[0]!.text)?.[1];
     expect(inbox[0]!.to).toBe(email);
     expect(code).toMatch(/^\d{6}$/);
@@ -58,10 +55,14 @@ describe('email over SMTP', () => {
     expect(
       (await t.api('POST', '/api/auth/register/createUserByRegist', { token: admin, body: { id: registered.body.data.id } })).status,
     ).toBe(200);
-    await waitFor(() => inbox.length > 1);
+    await waitFor('the audit result mailed', () => inbox.length > 1, 10_000);
     expect(inbox[1]).toMatchObject({ to: email, subject: expect.stringContaining('approved') });
 
-    const outbox = await t.db.pool.query<{ status: string }>(`select status from notify_outbox where recipient = $1 order by id`, [email]);
-    expect(outbox.rows.map((r) => r.status)).toEqual(['sent', 'sent']);
+    const statuses = async () =>
+      (await t.db.pool.query<{ status: string }>(`select status from notify_outbox where recipient = $1 order by id`, [email])).rows.map(
+        (r) => r.status,
+      );
+    await waitFor('both marked sent', async () => (await statuses()).every((s) => s === 'sent'), 10_000);
+    expect(await statuses()).toEqual(['sent', 'sent']);
   });
 });
