@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { waitFor } from '../harness/process.ts';
 
 describe('killing a writer mid-append', () => {
   let db: TestDatabase;
@@ -18,7 +19,11 @@ describe('killing a writer mid-append', () => {
       child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
       child.on('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Killed once it has committed a good many batches: its 16 loops are then always mid-append.
+    await waitFor(
+      '50 batches committed',
+      async () => (await db.pool.query<{ n: number }>('select count(*)::int as n from es_events')).rows[0]!.n >= 250,
+    );
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
 
