@@ -308,13 +308,13 @@ describe('exports', () => {
     const row = book.worksheets[0]!.getRow(2);
     expect([row.getCell(4).value, row.getCell(5).value]).toEqual([-40, '-40 °C']);
     await sut.platform.runner.catchUp();
-    const devices = await sut.call('GET', '/api/iot/device/export', { token: admin, query: { sn: 'NEG-1' } });
+    const devices = await sut.call('GET', '/api/iot/device/export', { token: admin, query: { sn: 'NEG-1' }, headers: { lang: 'en' } });
     const [head, line] = devices.body
       .replace(/^\uFEFF/, '')
       .trim()
       .split('\n');
     const cells = Object.fromEntries(head!.split(',').map((h, i) => [h, line!.split(',')[i]]));
-    expect(cells).toMatchObject({ name: "'=cmd|calc", lng: '-73.98', lat: '40.75', address: "'-far west" });
+    expect(cells).toMatchObject({ Name: "'=cmd|calc", Lng: '-73.98', Lat: '40.75', Address: "'-far west" });
   });
 });
 

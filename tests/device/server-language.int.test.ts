@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
-/** An import's report is in the language of whoever reads it (issue 22): its header and every reason. */
+/**
+ * Text the server makes follows the language of whoever reads it (issue 22): an import's report, the history and
+ * device files' headers, the reasons of dead letters.
+ */
 let sut: TestPlatform;
 let admin: string;
 const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
@@ -16,7 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => sut?.stop());
 
-describe('the import report', () => {
+describe('files and reasons the server makes', () => {
   it('tells each refused row in the reader’s language, from the Accept-Language or lang header', async () => {
     const { id } = ok(await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Meter', code: 'LANG', type: 'direct' } }));
     ok(
@@ -66,5 +69,46 @@ describe('the import report', () => {
       '4,L-3,lng,Not a valid number',
       '6,L-4,sn,Repeats the serial number of row 5',
     ]);
+  });
+
+  it("heads the history and device files and tells a dead letter's reason in the reader's language", async () => {
+    const { id: productId } = ok(
+      await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Sensor', code: 'SENS', type: 'direct' } }),
+    );
+    ok(
+      await sut.call('PUT', '/api/iot/product/function', {
+        token: admin,
+        body: { productId, function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } } },
+      }),
+    );
+    ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id: productId } }));
+    const device = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'LANG-1', name: 'one', productId } }));
+    await sut.platform.runner.catchUp();
+    // What the intake keeps of a reading timed two days ahead (ingest/ writes its reason once, in English).
+    await sut.db.pool.query(
+      `insert into ingest_dead_letters (tenant_id, device_id, sn, topic, reason, payload, at) values ('quebec', $1, 'LANG-1', 'devices/LANG-1/telemetry', 'ts out of range', '{}', now())`,
+      [device.id],
+    );
+    const reasons = async (lang: string) =>
+      (
+        ok(await sut.call('GET', '/api/iot/deadLetter', { token: admin, query: { sn: 'LANG-1' }, headers: { lang } })).rows as {
+          reason: string;
+        }[]
+      ).map((r) => r.reason);
+    expect(await reasons('zh')).toEqual(['时间戳超出范围（2000 年至服务器时间后一天）']);
+    expect(await reasons('en')).toEqual(['ts out of range']);
+    const firstLine = async (url: string, query: Record<string, string>, lang: string) =>
+      (await sut.call('GET', url, { token: admin, query, headers: { 'accept-language': lang } })).body
+        .replace(/^\uFEFF/, '')
+        .split('\n')[0];
+    const range = { id: device.id, variables: 'temperature', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' };
+    expect(await firstLine('/api/iot/device/history/export', range, 'zh-CN')).toBe('时间,标识符,名称,值,显示值');
+    expect(await firstLine('/api/iot/device/history/export', range, 'en-US')).toBe('Time,Identifier,Name,Value,Display');
+    expect(await firstLine('/api/iot/device/export', {}, 'en')).toBe(
+      'SN,Name,Product,Group,Gateway,Status,Enabled,Lng,Lat,Address,Version,Tags,Remark,Created',
+    );
+    expect(await firstLine('/api/iot/device/export', {}, 'zh-CN')).toBe(
+      '序列号,设备名称,产品,分组,网关,状态,启用,经度,纬度,地址,版本,标签,备注,创建时间',
+    );
   });
 });

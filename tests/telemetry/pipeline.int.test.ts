@@ -206,7 +206,7 @@ describe('telemetry pipeline', () => {
 
   it('exports history as CSV and XLSX, streamed', async () => {
     const query = { id: devices['PIPE-TB']!.id, variables: 'temperature', from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z' };
-    const csv = await sut.call('GET', '/api/iot/device/history/export', { token, query });
+    const csv = await sut.call('GET', '/api/iot/device/history/export', { token, query, headers: { lang: 'en' } });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(
       csv.body
@@ -214,7 +214,7 @@ describe('telemetry pipeline', () => {
         .trim()
         .split('\n'),
     ).toEqual([
-      'time,variable,name,value,display',
+      'Time,Identifier,Name,Value,Display',
       '2026-11-20T08:00:00.000Z,temperature,温度,30,30 °C',
       '2026-11-20T08:01:00.000Z,temperature,温度,31,31 °C',
     ]);

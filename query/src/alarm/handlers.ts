@@ -1,3 +1,5 @@
+import type { Lang } from '@iot/contracts';
+import { stormSummaryText } from '@iot/contracts/alarm/storm-summary.ts';
 import {
   DomainError,
   notifySecretKeys,
@@ -102,7 +104,8 @@ const exportColumns = [
   'ticketId',
 ] as const;
 
-const recordRow = (r: Record<string, unknown>) => ({
+// A storm summary is written in both languages; its reader reads it in theirs.
+const recordRow = (r: Record<string, unknown>, lang: Lang) => ({
   id: String(r.id),
   groupId: (r.group_id as string | null) ?? null,
   status: r.status as 'unsent' | 'sent' | 'failed',
@@ -112,8 +115,9 @@ const recordRow = (r: Record<string, unknown>) => ({
   type: r.type as string,
   recipient: r.recipient as string,
   contactName: (r.contact_name as string | null) ?? null,
-  subject: r.subject as string,
-  body: r.body as string,
+  ...(r.summary
+    ? stormSummaryText({ subject: r.subject as string, body: r.body as string }, lang)
+    : { subject: r.subject as string, body: r.body as string }),
   alarmId: (r.alarm_id as string | null) ?? null,
   ticketId: (r.ticket_id as string | null) ?? null,
   sn: (r.sn as string | null) ?? null,
@@ -359,7 +363,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     if (q.read !== undefined) spec.where.push(`${read} = ${param(spec.params, q.read)}`);
     if (q.sn) spec.where.push(`r.sn ilike ${param(spec.params, `%${q.sn}%`)}`);
     if (q.alarmId) spec.where.push(`r.alarm_id = ${param(spec.params, q.alarmId)}`);
-    return pageOf(ctx.ports.db, q, spec, (row) => ({ ...recordRow(row), read: row.read_by_me as boolean }));
+    return pageOf(ctx.ports.db, q, spec, (row) => ({ ...recordRow(row, ctx.lang), read: row.read_by_me as boolean }));
   },
 
   async 'notify.settings'(_input, ctx) {
@@ -430,6 +434,6 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
        where r.tenant_id = $1 and r.send_way = 'inApp' order by r.created_at desc, r.id desc limit 10`,
       [tenantId, userId],
     );
-    return { unread: count.rows[0]!.n, latest: latest.rows.map((r) => ({ ...recordRow(r), read: r.read_by_me as boolean })) };
+    return { unread: count.rows[0]!.n, latest: latest.rows.map((r) => ({ ...recordRow(r, ctx.lang), read: r.read_by_me as boolean })) };
   },
 };

@@ -1,3 +1,4 @@
+import type { Lang } from '@iot/contracts';
 import { importFaultText, importReportHeaders } from '@iot/contracts/device/import-faults.ts';
 import {
   DomainError,
@@ -144,6 +145,12 @@ const exportColumns = [
   'createTime',
 ] as const;
 
+/** The device file's header in its reader's language, each one the import takes back (its aliases, or the key). */
+const exportHeaders: Record<Lang, readonly string[]> = {
+  zh: ['序列号', '设备名称', '产品', '分组', '网关', '状态', '启用', '经度', '纬度', '地址', '版本', '标签', '备注', '创建时间'],
+  en: ['SN', 'Name', 'Product', 'Group', 'Gateway', 'Status', 'Enabled', 'Lng', 'Lat', 'Address', 'Version', 'Tags', 'Remark', 'Created'],
+};
+
 type DeviceReads =
   | 'product.list'
   | 'product.detail'
@@ -276,7 +283,7 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
   async 'device.export'({ query: q }, ctx) {
     const spec = await deviceSpec(ctx, q);
     const page = await pageOf(ctx.ports.db, { ...q, page: 1, pageSize: EXPORT_LIMIT }, spec, toDeviceRow);
-    return csvAnswer(`devices-${new Date().toISOString().slice(0, 10)}.csv`, exportColumns, page.rows);
+    return csvAnswer(`devices-${new Date().toISOString().slice(0, 10)}.csv`, exportColumns, page.rows, exportHeaders[ctx.lang]);
   },
 
   async 'device.checkSn'({ query }, ctx) {

@@ -1,3 +1,5 @@
+import type { Lang } from '@iot/contracts';
+import { deadLetterReasonText } from '@iot/contracts/telemetry/dead-letters.ts';
 import { DomainError, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
@@ -49,6 +51,11 @@ const store = (ctx: RequestContext): TimeSeriesStore => {
 /** Reads of live and historical telemetry (issue 11). */
 const EXPORT_PAGE = 10_000;
 const historyColumns = ['time', 'variable', 'name', 'value', 'display'] as const;
+/** The history file's header in its reader's language. */
+const historyHeaders: Record<Lang, readonly string[]> = {
+  zh: ['时间', '标识符', '名称', '值', '显示值'],
+  en: ['Time', 'Identifier', 'Name', 'Value', 'Display'],
+};
 
 /** Every row of the range, a page at a time: what an export streams. */
 async function* historyRows(ts: TimeSeriesStore, tenantId: string, deviceId: string, variables: string[], from: Date, to: Date) {
@@ -69,11 +76,11 @@ async function* historyLines(rows: AsyncIterable<TelemetryRow>, names: Map<strin
   }
 }
 
-async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>) {
+async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>, lang: Lang) {
   const out = new PassThrough();
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('history');
-  sheet.columns = historyColumns.map((key) => ({ header: key, key, width: key === 'time' ? 26 : 16 }));
+  sheet.columns = historyColumns.map((key, i) => ({ header: historyHeaders[lang][i], key, width: key === 'time' ? 26 : 16 }));
   const writing = (async () => {
     // The same lines as the CSV; a cell is text or a number here, never a formula, so nothing is escaped.
     for await (const line of historyLines(rows, names)) sheet.addRow(line).commit();
@@ -94,8 +101,12 @@ export const telemetryQueryHandlers: Pick<
     const rows = historyRows(store(ctx), callerOf(ctx).tenantId, device.id, q.variables, new Date(q.from), new Date(q.to));
     const name = `history-${device.id.slice(0, 8)}-${q.from.slice(0, 10)}`;
     return q.format === 'xlsx'
-      ? rawAnswer('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsxStream(rows, device.properties), `${name}.xlsx`)
-      : rawAnswer('text/csv; charset=utf-8', csvStream(historyColumns, historyLines(rows, device.properties)), `${name}.csv`);
+      ? rawAnswer(
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          xlsxStream(rows, device.properties, ctx.lang),
+          `${name}.xlsx`,
+        )
+      : rawAnswer('text/csv; charset=utf-8', csvStream(historyHeaders[ctx.lang], historyLines(rows, device.properties)), `${name}.csv`);
   },
 
   async 'telemetry.latest'({ query }, ctx) {
@@ -167,7 +178,8 @@ export const telemetryQueryHandlers: Pick<
       deviceId: (r.device_id as string | null) ?? null,
       sn: (r.sn as string | null) ?? null,
       topic: r.topic as string,
-      reason: r.reason as string,
+      // Written once by the intake; read in the reader's language.
+      reason: deadLetterReasonText(r.reason as string, ctx.lang),
       payload: r.payload as string,
       at: iso(r.at),
     }));

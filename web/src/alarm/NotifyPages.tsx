@@ -529,7 +529,9 @@ export function NotifyRecordsPage() {
     {
       id: 'recipient',
       header: t('notify.recipient'),
-      value: (r) => (r.contactName ? `${r.contactName} <${r.recipient}>` : r.recipient),
+      // In-app messages go to every user's inbox, not to an address.
+      value: (r) =>
+        r.sendWay === 'inApp' ? t('notify.inboxRecipient') : r.contactName ? `${r.contactName} <${r.recipient}>` : r.recipient,
       width: 200,
     },
     {

@@ -91,14 +91,18 @@ function DeviceDialog({
   editing,
   onClose,
   onSecret,
+  nodeType,
 }: {
   editing: DeviceRow | 'new' | null;
+  /** The gateways page adds gateways: only their products are offered. */
+  nodeType?: 'gateway';
   onClose: () => void;
   onSecret: (s: { sn: string; secret: string }) => void;
 }) {
   const { t } = useTranslation();
   const creating = editing === 'new';
   const products = useProductOptions();
+  const offered = (products.data ?? []).filter((p) => !nodeType || p.row.type === nodeType);
   const groups = useGroupOptions();
   const { form, run, done, dialog } = useRecordDialog({
     editing,
@@ -154,7 +158,12 @@ function DeviceDialog({
     });
   };
   return (
-    <FormDialog {...dialog} width="640px" title={t(creating ? 'fleet.addDevice' : 'fleet.editDevice')} onSubmit={() => void submit()}>
+    <FormDialog
+      {...dialog}
+      width="640px"
+      title={t(creating ? (nodeType ? 'fleet.addGateway' : 'fleet.addDevice') : 'fleet.editDevice')}
+      onSubmit={() => void submit()}
+    >
       <Field label={t('fleet.sn')} required error={form.errors.sn}>
         <TextField.Root {...form.input('sn')} disabled={!creating} />
       </Field>
@@ -163,7 +172,7 @@ function DeviceDialog({
       </Field>
       <Field label={t('fleet.product')} required error={form.errors.productId}>
         {creating ? (
-          <SelectInput {...form.select('productId')} options={products.data ?? []} placeholder={t('common.selectPlaceholder')} />
+          <SelectInput {...form.select('productId')} options={offered} placeholder={t('common.selectPlaceholder')} />
         ) : (
           <TextField.Root value={products.data?.find((p) => p.value === v.productId)?.label ?? ''} disabled />
         )}
@@ -907,7 +916,12 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
           ...(nodeType ? [] : [{ name: 'productId', label: t('fleet.product'), type: 'select' as const, options: products.data ?? [] }]),
         ]}
         actions={[
-          { label: t('fleet.addDevice'), permission: devicePerm.deviceAdd, select: 'none', onClick: () => setEditing('new') },
+          {
+            label: t(nodeType ? 'fleet.addGateway' : 'fleet.addDevice'),
+            permission: devicePerm.deviceAdd,
+            select: 'none',
+            onClick: () => setEditing('new'),
+          },
           ...(nodeType
             ? []
             : [
@@ -985,7 +999,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
           </>
         )}
       />
-      <DeviceDialog editing={editing} onClose={() => setEditing(null)} onSecret={setSecret} />
+      <DeviceDialog editing={editing} nodeType={nodeType} onClose={() => setEditing(null)} onSecret={setSecret} />
       <DeviceDetail id={open} onClose={() => setOpen(null)} />
       <SecretDialog secret={secret} onClose={() => setSecret(null)} />
       <ImportDialog open={importing} onClose={() => setImporting(false)} />

@@ -204,7 +204,7 @@ export function MqttConfigsPage() {
       <ListPage<ConfigRow>
         queryKey={CONFIGS}
         endpoint={routes['mqttConfig.list'].path}
-        exportName="MQTT"
+        exportName={t('objects.mqttConfig')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
         filters={[{ name: 'name', label: label('name') }]}
