@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { channels } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * Commands to devices over real MQTT (embedded Aedes), issue 11: desired and reported state of writable
@@ -21,14 +22,8 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
   expect(r.status, r.body).toBe(200);
   return r.json!.data;
 };
-const waitFor = async <T>(read: () => T | Promise<T>, accept: (v: T) => boolean, ms = 5000): Promise<T> => {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > until) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+/** Gone from the intake: the broker has seen the device disconnect. */
+const offline = (id: string) => waitFor('the device offline', () => sut.platform.ingest!.intake.sessionOf(id) === null, 10_000);
 
 /** A device as firmware runs it: connects, subscribes to its downlink, and keeps what it receives. */
 async function connectDevice(username: string, password: string | undefined, filters: string[]) {
@@ -63,6 +58,7 @@ beforeAll(async () => {
     const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
     for (const fn of [
       { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
+      { type: 'property', name: 'mode', identifier: 'mode', access: 'rw', dataType: { type: 'int', min: 0, max: 3 } },
       { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'float' } },
       {
         type: 'service',
@@ -125,10 +121,7 @@ describe('desired and reported state', () => {
 
     const first = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
     expect(ok(await setDesired(42)).status).toBe('sent');
-    await waitFor(
-      () => first.got.length,
-      (n) => n >= 1,
-    );
+    await waitFor('the desired value at the device', () => first.got.length >= 1, 10_000);
     expect(first.got[0]).toMatchObject({
       topic: expect.stringMatching(/^devices\/VALVE-1\/command\//),
       body: { kind: 'property', identifier: 'setpoint', params: { value: 42 } },
@@ -137,29 +130,25 @@ describe('desired and reported state', () => {
 
     // Offline: the desired value is recorded, and goes out when the device is back and subscribed.
     first.client.end(true);
-    await waitFor(
-      () => sut.platform.ingest!.intake.sessionOf(id) !== null,
-      (c) => !c,
-    );
+    await offline(id);
     expect(ok(await setDesired(55.5))).toEqual({ messageId: null, status: 'offline' });
     const second = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
-    await waitFor(
-      () => second.got.length,
-      (n) => n >= 1,
-    );
+    await waitFor('the desired value re-sent', () => second.got.length >= 1, 10_000);
     expect(second.got.map((m) => m.body.params)).toEqual([{ value: 55.5 }]);
 
     // The device applies it and reports: in sync, and a later reconnect sends nothing.
     await second.client.publishAsync('devices/VALVE-1/telemetry', JSON.stringify({ setpoint: 55.5, temperature: 20 }), { qos: 1 });
     expect(await desired(id)).toMatchObject({ setpoint: { desired: 55.5, reported: 55.5, inSync: true } });
     second.client.end(true);
-    await waitFor(
-      () => sut.platform.ingest!.intake.sessionOf(id) !== null,
-      (c) => !c,
-    );
+    await offline(id);
+    // Offline again, the mode is set: re-sent at the next reconnect after the setpoint, had that one still been due.
+    expect(ok(await sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'mode', value: 2 } }))).toEqual({
+      messageId: null,
+      status: 'offline',
+    });
     const third = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(third.got).toEqual([]);
+    await waitFor('the mode re-sent', () => third.got.length >= 1, 10_000);
+    expect(third.got.map((m) => [m.body.identifier, m.body.params])).toEqual([['mode', { value: 2 }]]);
     third.client.end(true);
 
     const events = await commandEvents(id);
@@ -168,8 +157,10 @@ describe('desired and reported state', () => {
       ['DeviceCommandSent', 'user'],
       ['DeviceDesiredSet', 'user'],
       ['DeviceCommandSent', 'system'],
+      ['DeviceDesiredSet', 'user'],
+      ['DeviceCommandSent', 'system'],
     ]);
-    expect(events.map((e) => e.data.value ?? e.data.params?.value)).toEqual([42, 42, 55.5, 55.5]);
+    expect(events.map((e) => e.data.value ?? e.data.params?.value)).toEqual([42, 42, 55.5, 55.5, 2, 2]);
   });
 });
 
@@ -202,16 +193,17 @@ describe('ThingsBoard RPC downlink', () => {
         body: { id, kind: 'property', identifier: 'setpoint', params: { value: 7 } },
       }),
     );
-    await waitFor(
-      () => tb.got.length,
-      (n) => n >= 2,
-    );
+    await waitFor('the attribute update', () => tb.got.length >= 2, 10_000);
     expect(tb.got[1]).toEqual({ topic: 'v1/devices/me/attributes', body: { setpoint: 7 } });
     // Asynchronous: the later response is recorded as the reply all the same.
     expect(ok(await command({ pin: 3 }, 'async')).status).toBe('sent');
     const events = await waitFor(
-      () => commandEvents(id),
-      (e) => e.filter((x) => x.type === 'DeviceCommandReplied').length === 2,
+      'both replies recorded',
+      async () => {
+        const all = await commandEvents(id);
+        return all.filter((x) => x.type === 'DeviceCommandReplied').length === 2 && all;
+      },
+      10_000,
     );
     expect(events.filter((e) => e.type === 'DeviceCommandReplied').map((e) => e.actor)).toEqual(['user', 'device']);
     expect(bystander.got).toEqual([]);
@@ -263,18 +255,12 @@ describe('commands through a gateway', () => {
     const sub = devices['SUB-N-1']!.id;
     const gateway = devices['GW-N-1']!.id;
     for (const c of clients) c.end(true);
-    await waitFor(
-      () => sut.platform.ingest!.intake.sessionOf(gateway) !== null,
-      (c) => !c,
-    );
+    await offline(gateway);
     expect(
       ok(await sut.call('POST', '/api/iot/device/desired', { token, body: { id: sub, identifier: 'setpoint', value: 12 } })).status,
     ).toBe('offline');
     const gw = await connectDevice('GW-N-1', devices['GW-N-1']!.secret, ['gateways/GW-N-1/command/+']);
-    await waitFor(
-      () => gw.got.length,
-      (n) => n >= 1,
-    );
+    await waitFor('the desired value through the gateway', () => gw.got.length >= 1, 10_000);
     expect(gw.got[0]!.body).toMatchObject({ sn: 'SUB-N-1', kind: 'property', identifier: 'setpoint', params: { value: 12 } });
   });
 });
@@ -295,10 +281,7 @@ describe('pass-through', () => {
     const modbus = Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x02, 0xc4, 0x0b]);
     // Not connected yet: failed at once.
     operator.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
-    await waitFor(
-      () => operator.got.length,
-      (n) => n >= 1,
-    );
+    await waitFor('the relay failed', () => operator.got.length >= 1, 10_000);
     expect(operator.got[0]).toEqual({ type: 'state', deviceId: id, state: 'failed', reason: 'offline' });
 
     // The DTU answers every frame with a response frame of its own, raw bytes both ways.
@@ -314,10 +297,7 @@ describe('pass-through', () => {
     });
     await dtu.subscribeAsync('devices/DTU-1/passthrough/down', { qos: 1 });
     operator.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
-    const got = await waitFor(
-      () => operator.got,
-      (g) => g.some((m) => m.type === 'data'),
-    );
+    const got = await waitFor('the answer relayed', () => operator.got.some((m) => m.type === 'data') && operator.got, 10_000);
     expect(frames).toEqual([modbus]);
     expect(got.find((m) => m.type === 'state' && m.state === 'inProgress')).toBeDefined();
     expect(Buffer.from(got.find((m) => m.type === 'data').data, 'base64')).toEqual(
@@ -326,18 +306,16 @@ describe('pass-through', () => {
 
     // Another tenant can neither send to the device nor read what it sends.
     stranger.socket.send(JSON.stringify({ deviceId: id, data: modbus.toString('base64') }));
-    await waitFor(
-      () => stranger.got.length,
-      (n) => n >= 1,
-    );
+    await waitFor("the stranger's relay failed", () => stranger.got.length >= 1, 10_000);
     expect(stranger.got).toEqual([{ type: 'state', deviceId: id, state: 'failed', reason: 'offline' }]);
     expect(frames).toHaveLength(1);
 
     // The device drops: the relay in progress fails.
     dtu.end(true);
     const after = await waitFor(
-      () => operator.got,
-      (g) => g.some((m) => m.reason === 'device disconnected'),
+      'the relay failed on disconnect',
+      () => operator.got.some((m) => m.reason === 'device disconnected') && operator.got,
+      10_000,
     );
     expect(after.at(-1)).toEqual({ type: 'state', deviceId: id, state: 'failed', reason: 'device disconnected' });
     operator.socket.close();
