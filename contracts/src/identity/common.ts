@@ -34,7 +34,10 @@ export const instant = z.iso
   .datetime({ offset: true, error: 'TIME_INVALID' })
   .refine((v) => Number(/[+-](\d{2}):?\d{2}$/.exec(v)?.[1] ?? 0) <= 15 && !v.startsWith('0000'), { error: 'TIME_INVALID' });
 
-/** An IANA time zone this runtime knows (`Asia/Shanghai`), in its canonical spelling; a refusal names TIME_ZONE_UNKNOWN. */
+/**
+ * An IANA time zone this runtime knows (`Asia/Shanghai`), in its canonical spelling (ClickHouse takes no other); a
+ * refusal names TIME_ZONE_UNKNOWN. For what a client sends: an answer's schema takes the stored text (`z.string()`).
+ */
 export const timeZone = z
   .string()
   .max(64)
