@@ -60,8 +60,9 @@ export function createDeviceRegistry(
   const lateMs = options.lateMs ?? 10 * 60_000;
   const latest = (key: string) => {
     const entry = lately.get(key);
-    if (entry && Date.now() - entry.at > lateMs) lately.delete(key);
-    return entry && Date.now() - entry.at <= lateMs ? entry : undefined;
+    if (!entry || Date.now() - entry.at <= lateMs) return entry;
+    lately.delete(key);
+    return undefined;
   };
   const usable = (row: AuthRow | undefined): row is AuthRow => {
     if (!row?.enabled || !row.tenantActive) return false;

@@ -353,6 +353,68 @@ describe.each([
   });
 });
 
+describe.each([{ version: 4 as const }, { version: 5 as const }])(
+  'embedded aedes: sessions and forwarding, MQTT protocol level $version',
+  ({ version }) => {
+    let sut: EmbeddedMqtt;
+    const handled: MqttMessage[] = [];
+    const device = (username: string, clientId: string) =>
+      connectDevice(sut.url, { protocolVersion: version, username, password: 'secret', clientId });
+
+    beforeAll(async () => {
+      sut = await startEmbeddedMqtt({
+        port: 0,
+        host: '127.0.0.1',
+        // Each device's client id is kept in its own namespace, as the platform's intake does.
+        authenticate: (client, password) => password?.toString() === 'secret' && { clientId: `${client.username}/${client.clientId}` },
+        authorizePublish: () => true,
+        authorizeSubscribe: () => true,
+      });
+      await sut.onMessage('shared/#', (m) => void handled.push(m));
+    });
+    afterAll(async () => sut?.close());
+
+    it('keeps two devices using one client id apart, each reached by its own id, and cuts one without the other', async () => {
+      const first = await device('meter-1', 'same');
+      const second = await device('meter-2', 'same');
+      const got = { first: [] as string[], second: [] as string[] };
+      first.on('message', (_t, p) => got.first.push(p.toString()));
+      second.on('message', (_t, p) => got.second.push(p.toString()));
+      expect(await sut.publishTo!('meter-1/same', 'shared/me', 'to one')).toBe(true);
+      expect(await sut.publishTo!('meter-2/same', 'shared/me', 'to two')).toBe(true);
+      await waitFor(() => got.first.length === 1 && got.second.length === 1, 'each device’s own downlink');
+      expect(got).toEqual({ first: ['to one'], second: ['to two'] });
+
+      const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
+      expect(await sut.disconnect!('meter-1/same')).toBe(true);
+      await closed;
+      expect(await sut.disconnect!('meter-1/same')).toBe(false);
+      expect(second.connected).toBe(true);
+    });
+
+    it('hands a device’s publish to the platform and to no subscriber, now or retained; the platform’s own reaches them', async () => {
+      const listener = await device('meter-3', 'listener');
+      const got: string[] = [];
+      listener.on('message', (_t, p) => got.push(p.toString()));
+      await listener.subscribeAsync('shared/topic', { qos: 1 });
+      const talker = await device('meter-4', 'talker');
+      await talker.publishAsync('shared/topic', 'from a device', { qos: 1, retain: true });
+      await waitFor(() => handled.some((m) => m.payload.toString() === 'from a device'), 'the platform to have it');
+      // After the device's message, the platform's: what reaches the listener, in order, is the platform's only.
+      await sut.publish('shared/topic', 'from the platform', { qos: 1 });
+      await waitFor(() => got.length > 0, 'the platform’s message');
+      const late = await device('meter-5', 'late');
+      const lateGot: string[] = [];
+      late.on('message', (_t, p) => lateGot.push(p.toString()));
+      await late.subscribeAsync('shared/topic', { qos: 1 });
+      await sut.publish('shared/topic', 'again', { qos: 1 });
+      await waitFor(() => lateGot.length > 0 && got.length > 1, 'the second platform message');
+      expect(got).toEqual(['from the platform', 'again']);
+      expect(lateGot).toEqual(['again']);
+    });
+  },
+);
+
 describe('embedded aedes: MQTT 5 clients', () => {
   let sut: EmbeddedMqtt;
   beforeAll(async () => {

@@ -167,6 +167,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
   const port = typeof address === 'object' && address ? address.port : requested;
   const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   let closing: Promise<void> | undefined;
+  /** A connected client by the id the broker keeps it under (a device's: its session id, namespaced by the device). */
+  const clientNamed = (clientId: string) => (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
 
   return {
     port,
@@ -195,7 +197,7 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     },
 
     async publishTo(clientId: string, topic: string, payload: Buffer | string | object, { qos = 1 }: PublishOptions = {}) {
-      const client = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+      const client = clientNamed(clientId);
       if (!client) return false;
       const packet = { cmd: 'publish' as const, topic, payload: encodePayload(payload), qos, retain: false, dup: false };
       await new Promise<void>((resolve, reject) => client.publish(packet, (error?: Error) => (error ? reject(error) : resolve())));
@@ -203,7 +205,7 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     },
 
     async disconnect(clientId: string) {
-      const client = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+      const client = clientNamed(clientId);
       if (!client) return false;
       await new Promise<void>((resolve) => client.close(() => resolve()));
       return true;
