@@ -54,6 +54,27 @@ describe('intake sessions', () => {
     expect(sut.mayPublish(session.sessionId, 'devices/SN-1/telemetry')).toBe(false);
   });
 
+  it('carries a device’s move to another group on its open session: its next readings go out under the new group', async () => {
+    const registry = {
+      authenticate: async () => device,
+      model: async () => new Map([['temperature', temperature]]),
+    } as unknown as DeviceRegistry;
+    const stored: Array<string | null> = [];
+    const sut = createIntake({
+      registry,
+      sink: { write: async () => {} },
+      deadLetters: () => {},
+      onStored: (owner) => void stored.push(owner.groupId),
+    });
+    const session = (await sut.connect('firmware', 1, 'SN-1', 'secret'))!;
+    const reading = () =>
+      sut.handle({ topic: 'devices/SN-1/telemetry', payload: Buffer.from('{"temperature":20}'), qos: 1, clientId: session.sessionId });
+    await reading();
+    sut.update('d-1', { groupId: 'g-2' });
+    await reading();
+    expect(stored).toEqual([null, 'g-2']);
+  });
+
   it('keeps a client id within its device: the same id of two devices is two sessions', async () => {
     const other = { ...device, deviceId: 'd-2', tenantId: 't-2', sn: 'SN-2' };
     const registry = { authenticate: async (username: string) => (username === 'SN-2' ? other : device) } as unknown as DeviceRegistry;
