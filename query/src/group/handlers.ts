@@ -1,4 +1,4 @@
-import { groupTypes, type GroupNode, type GroupRoutes, type GroupRow } from '@iot/contracts';
+import { groupTypes, type GroupRoutes, type GroupRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { groupsOf, groupsPage, groupSubtree, type GroupRecord } from '@iot/projections/group/read.ts';
 import { treeOf } from '../shared/paging.ts';
@@ -21,7 +21,7 @@ export const groupQueryHandlers: Pick<Handlers<GroupRoutes>, 'group.tree' | 'gro
     const root = q.parentId ?? caller.stationId;
     const ids = root ? await groupSubtree(db, caller.tenantId, root) : undefined;
     const groups = await groupsOf(db, caller.tenantId, { ids, name: q.name, type: q.type });
-    return treeOf(groups.map(toGroupRow)) as GroupNode[];
+    return treeOf(groups.map(toGroupRow));
   },
 
   async 'group.list'({ query: q }, ctx) {

@@ -57,7 +57,7 @@ function subtree(menus: MenuRow[], parentId: string | undefined): MenuRow[] {
 }
 
 const treeOfType = (menus: MenuRow[], type: MenuRow['type'] | undefined): MenuNode[] =>
-  treeOf(type ? menus.filter((m) => m.type === type) : menus) as MenuNode[];
+  treeOf(type ? menus.filter((m) => m.type === type) : menus);
 
 /** Spec §6/§7: the menu tree the server returns for the user drives what the browser shows. */
 export const menuQueryHandlers: Pick<Handlers<MenuRoutes>, 'menu.tree' | 'menu.list'> = {

@@ -2,6 +2,13 @@ import type { DeviceRoutes } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { categoryOf, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
 
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+/** The name a product's events carry in their `fields`. */
+const fieldsName = (data: Record<string, unknown>): string | null => {
+  const fields = data.fields;
+  return typeof fields === 'object' && fields !== null && 'name' in fields ? text(fields.name) : null;
+};
+
 /** Counts and names of a tenant's aggregates, folded from its events up to an instant. */
 function foldTenant(events: StoredEvent[], alive: Map<string, { category: string; name: string | null; enabled: boolean }>) {
   for (const event of events) {
@@ -10,14 +17,14 @@ function foldTenant(events: StoredEvent[], alive: Map<string, { category: string
     const current = alive.get(event.streamName);
     if (event.type.endsWith('Deleted')) alive.delete(event.streamName);
     else if (event.type.endsWith('Created'))
-      alive.set(event.streamName, { category, name: (data.name ?? data.username ?? null) as string | null, enabled: true });
+      alive.set(event.streamName, { category, name: text(data.name) ?? text(data.username), enabled: true });
     else if (current) {
-      const name = (data.name ?? data.username ?? (data.fields as Record<string, unknown> | undefined)?.name) as string | undefined;
+      const name = text(data.name) ?? text(data.username) ?? fieldsName(data);
       if (name) current.name = name;
       if (event.type === 'DeviceDisabled' || event.type === 'UserStopped') current.enabled = false;
       if (event.type === 'DeviceEnabled' || event.type === 'UserEnabled') current.enabled = true;
     }
-    if (event.type === 'ProductCreated') alive.get(event.streamName)!.name = (data.fields as { name: string }).name;
+    if (event.type === 'ProductCreated') alive.get(event.streamName)!.name = fieldsName(data);
   }
 }
 

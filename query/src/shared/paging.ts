@@ -13,10 +13,13 @@ export async function pageOf<R>(db: Sql, q: PageQuery, spec: ListSpec, toRow: (r
 export const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
 export const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v));
 
+/** A row with the rows below it, all the way down. */
+export type Tree<T> = T & { children: Tree<T>[] };
+
 /** Builds a tree from flat rows with `id` and `parentId`; rows whose parent is not in the set become roots. */
-export function treeOf<T extends { id: string; parentId: string | null }>(rows: T[]): (T & { children: unknown[] })[] {
-  const nodes = new Map(rows.map((r) => [r.id, { ...r, children: [] as unknown[] }]));
-  const roots: (T & { children: unknown[] })[] = [];
+export function treeOf<T extends { id: string; parentId: string | null }>(rows: T[]): Tree<T>[] {
+  const nodes = new Map(rows.map((r): [string, Tree<T>] => [r.id, { ...r, children: [] }]));
+  const roots: Tree<T>[] = [];
   for (const node of nodes.values()) {
     const parent = node.parentId ? nodes.get(node.parentId) : undefined;
     if (parent) parent.children.push(node);
