@@ -5,12 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
-import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
+import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
-import { bareRows, benchTenantApi, countRows } from './bare.ts';
+import { benchTenantApi, countRows, startBarePipeline } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -55,7 +54,7 @@ export async function benchIngest(): Promise<Figure[]> {
     { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
   );
   const figures: Figure[] = [];
-  const bare = await startEmbeddedMqtt({ port: 0 });
+  const bare = await startBarePipeline(platform);
   try {
     const { call } = await benchTenantApi(platform);
     const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-INGEST', type: 'direct' });
@@ -74,13 +73,7 @@ export async function benchIngest(): Promise<Figure[]> {
     const credentials = path.join(dir, 'devices.csv');
     await writeFile(credentials, lines.join('\n'));
 
-    // The bare pipeline: hook -> JSON.parse -> batch -> chDB, on the same chDB, its own table.
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
-    const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare', false);
-    await bareStore.migrate();
-    await bare.onMessage('devices/+/telemetry', async (message) => {
-      await bareStore.insertTelemetry(bareRows(message));
-    });
     const count = (table: string) => countRows(store.client, table);
 
     for (const vars of [3, 10]) {

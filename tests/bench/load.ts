@@ -1,10 +1,19 @@
 /**
- * A load generator in a process of its own (argv: url, token, connections, seconds): GETs the url from as
- * many keep-alive connections as it is given, and prints {"requests","errors","seconds","p99Ms"} when done.
+ * A load generator in a process of its own (argv: url, token, connections, seconds[, bodies]): GETs the url from
+ * as many keep-alive connections as it is given, and prints {"requests","errors","seconds","p99Ms"} when done.
+ * With a file of JSON bodies (one a line) it POSTs them instead, each connection taking the next line in turn.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-const [url, token, connections, seconds] = process.argv.slice(2) as [string, string, string, string];
+const [url, token, connections, seconds, bodiesFile] = process.argv.slice(2) as [string, string, string, string, string?];
+const bodies = bodiesFile
+  ? readFileSync(bodiesFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => Buffer.from(line))
+  : null;
+let nextBody = 0;
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(connections) });
 const deadline = performance.now() + Number(seconds) * 1000;
 const latencies: number[] = [];
@@ -13,7 +22,10 @@ let errors = 0;
 const get = () =>
   new Promise<void>((resolve) => {
     const t0 = performance.now();
-    const request = http.get(url, { agent, headers: token ? { authentication: token } : {} }, (response) => {
+    const body = bodies?.[nextBody++ % bodies.length];
+    const headers: http.OutgoingHttpHeaders = token ? { authentication: token } : {};
+    if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': body.length });
+    const request = http.request(url, { agent, method: body ? 'POST' : 'GET', headers }, (response) => {
       response.resume();
       response.on('end', () => {
         if (response.statusCode !== 200) errors += 1;
@@ -25,6 +37,7 @@ const get = () =>
       errors += 1;
       resolve();
     });
+    request.end(body);
   });
 
 const started = performance.now();

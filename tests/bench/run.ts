@@ -1,6 +1,7 @@
 /**
  * `npm run bench` runs every benchmark; `npm run bench -- NAME` runs one. Each prints JSON lines:
- * {"bench","value","unit","limit","limit_of"}, the limit measured in the same run on the same machine.
+ * {"bench","value","unit","limit","limit_of","rss_mb"}, the limit measured in the same run on the same machine, and the
+ * peak resident memory of this process (which runs the platform) while it was measured.
  * Benchmarks stop by themselves and touch only loopback addresses.
  */
 import { benchTelemetryInsert } from '@iot/infra/timeseries/bench.ts';
@@ -12,7 +13,9 @@ import { benchIngestKafka, benchKafkaClients } from './ingest-kafka.ts';
 import { benchIngestMosquitto } from './ingest-mosquitto.ts';
 import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
-import type { Figure } from './figure.ts';
+import { benchIngestCurve } from './ingest-curve.ts';
+import { benchIngestHttp } from './ingest-http.ts';
+import { figureLine, rssPeak, type Figure } from './figure.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -39,6 +42,9 @@ benches['ingest-mosquitto'] = benchIngestMosquitto;
 benches['export-csv'] = benchExport;
 benches['history-30d'] = benchHistory30d;
 benches.alarms = benchAlarms;
+benches['ingest-curve'] = () => benchIngestCurve(3);
+benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
+benches['ingest-http'] = benchIngestHttp;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',
@@ -60,6 +66,9 @@ if (unknown.length) {
   process.exit(2);
 }
 for (const name of wanted.length ? wanted : Object.keys(benches).filter((b) => !aliases[b])) {
-  for (const figure of await benches[name]!()) process.stdout.write(`${JSON.stringify(figure)}\n`);
+  const rss = rssPeak();
+  const figures = await benches[name]!();
+  const peak = rss.stop();
+  for (const figure of figures) process.stdout.write(`${figureLine(figure, peak)}\n`);
 }
 process.exit(0);
