@@ -1,20 +1,15 @@
-import type { AppSharing, AppType, EnabledStatus, Page, PageQuery, appSortable } from '@iot/contracts';
+import type { AppFields, AppType, EnabledStatus, Page, PageQuery, appSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import type { Fields } from '../shared/row.ts';
 
 /** An app and its key (never its secret) as the apps projection keeps it (rm_apps). */
-export type AppRecord = {
+export type AppRecord = Fields<AppFields> & {
   id: string;
   tenantId: string;
   ownerId: string;
   appKey: string;
-  type: AppType;
-  name: string;
-  /** Its OAuth scope: the permissions its token carries. */
-  scope: string[];
-  sharing: AppSharing;
   status: EnabledStatus;
-  remark: string | null;
   createdAt: Date;
   secretRotatedAt: Date | null;
   updatedAt: Date;

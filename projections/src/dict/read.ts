@@ -1,28 +1,20 @@
-import type { EnabledStatus, Page, PageQuery, dictSortable, dictItemSortable } from '@iot/contracts';
+import type { DictItemFields, DictTypeFields, Page, PageQuery, dictSortable, dictItemSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import type { Fields } from '../shared/row.ts';
 
 /** A dictionary type of a tenant as the dicts projection keeps it (rm_dict_types). */
-export type DictTypeRecord = {
+export type DictTypeRecord = Fields<DictTypeFields> & {
   id: string;
   tenantId: string;
-  code: string;
-  name: string;
-  status: EnabledStatus;
-  remark: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
 /** An item of a dictionary type (rm_dict_items). */
-export type DictItemRecord = {
+export type DictItemRecord = Fields<DictItemFields> & {
   id: string;
   typeId: string;
   tenantId: string;
-  label: string;
-  value: string;
-  sort: number;
-  status: EnabledStatus;
-  remark: string | null;
 };
 
 const TYPE = `t.id, t.tenant_id as "tenantId", t.code, t.name, t.status, t.remark, t.created_at as "createdAt", t.updated_at as "updatedAt"`;

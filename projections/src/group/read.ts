@@ -1,16 +1,12 @@
-import type { GroupType, Page, PageQuery, groupSortable } from '@iot/contracts';
+import type { GroupFields, GroupType, Page, PageQuery, groupSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import type { Fields } from '../shared/row.ts';
 
 /** A group of a tenant's tree as the groups projection keeps it (rm_groups). */
-export type GroupRecord = {
+export type GroupRecord = Fields<GroupFields> & {
   id: string;
   tenantId: string;
-  parentId: string | null;
-  name: string;
-  type: GroupType;
-  location: string | null;
-  sort: number;
   createdAt: Date;
   createdBy: string;
   updatedAt: Date;

@@ -1,18 +1,10 @@
-import type { MenuType } from '@iot/contracts';
+import type { MenuFields } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { Fields } from '../shared/row.ts';
 
 /** An entry of the platform's menu catalogue as the menus projection keeps it (rm_menus). */
-export type MenuRecord = {
+export type MenuRecord = Fields<MenuFields> & {
   id: string;
-  parentId: string | null;
-  type: MenuType;
-  name: string;
-  routerName: string | null;
-  icon: string | null;
-  permission: string | null;
-  path: string;
-  component: string | null;
-  sort: number;
   builtin: boolean;
   updatedAt: Date;
 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinRole, MenuEvent, RoleEvent } from '@iot/contracts';
-import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
+import type { BuiltinRole, RoleEvent } from '@iot/contracts';
+import { menuEntry, readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { menusProjection } from '../menu/menus.ts';
 import { rolesProjection } from './roles.ts';
 import { menuIdsOfRoles, permissionsOfRoles, roleById, roleNames, roleNameTaken, rolesByIds, rolesPage } from './read.ts';
@@ -13,28 +13,12 @@ const role = (roleId: string, name: string, menuIds: string[], builtin: BuiltinR
 
 beforeAll(async () => {
   sut = await readModelOf(rolesProjection, menusProjection);
-  const menu = (menuId: string, permission: string | null): MenuEvent => ({
-    type: 'MenuCreated',
-    data: {
-      menuId,
-      builtin: true,
-      type: 'menu',
-      name: menuId,
-      routerName: null,
-      icon: null,
-      permission,
-      path: `/${menuId}`,
-      component: null,
-      sort: 0,
-      parentId: null,
-    },
-  });
   for (const [id, permission] of [
     ['devices', 'iot:device:list'],
     ['alarms', 'iot:alarm:list'],
     ['folder', null],
   ] as const)
-    await sut.given(menusProjection, menu(id, permission), { tenantId: 'system' });
+    await sut.given(menusProjection, menuEntry(id, permission), { tenantId: 'system' });
   await sut.given(rolesProjection, role('operator', '运维人员', ['devices', 'folder'], 'operator'), {
     tenantId: 't1',
     at: '2026-01-01T00:00:00Z',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MenuEvent, RoleEvent, UserEvent, UserProfile } from '@iot/contracts';
-import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
+import { menuEntry, readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { menusProjection } from '../menu/menus.ts';
 import { rolesProjection } from '../role/roles.ts';
 import { usersProjection } from './users.ts';
@@ -58,29 +58,13 @@ beforeAll(async () => {
   await user('t2', 'dan', profile('Dan', { groupId: 'east', roleIds: ['ops'] }), '2026-01-04T00:00:00Z');
   await sut.given(usersProjection, { type: 'UserStopped', data: { userId: 'cat' } } satisfies UserEvent, { tenantId: 't1' });
 
-  const menu = (menuId: string, permission: string | null): MenuEvent => ({
-    type: 'MenuCreated',
-    data: {
-      menuId,
-      builtin: false,
-      type: 'button',
-      name: menuId,
-      routerName: null,
-      icon: null,
-      permission,
-      path: `/${menuId}`,
-      component: null,
-      sort: 0,
-      parentId: null,
-    },
-  });
   for (const [id, permission] of [
     ['devices', 'iot:device:list'],
     ['users', 'auth:user:list'],
     ['folder', null],
     ['gone', 'auth:gone:x'],
   ] as const)
-    await sut.given(menusProjection, menu(id, permission), { tenantId: 'system' });
+    await sut.given(menusProjection, menuEntry(id, permission), { tenantId: 'system' });
   await sut.given(menusProjection, { type: 'MenuDeleted', data: { menuId: 'gone' } } satisfies MenuEvent, { tenantId: 'system' });
   const role = (roleId: string, menuIds: string[]): RoleEvent => ({
     type: 'RoleCreated',

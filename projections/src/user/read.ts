@@ -1,21 +1,13 @@
-import type { Page, PageQuery, Sex, UserStatus, userSortable } from '@iot/contracts';
+import type { Page, PageQuery, UserProfile, UserStatus, userSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { permissionsOfRoles } from '../role/read.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import type { Fields } from '../shared/row.ts';
 
 /** A user as the users projection keeps it (rm_users). */
-export type UserRecord = {
+export type UserRecord = Fields<UserProfile> & {
   id: string;
   tenantId: string;
-  username: string;
-  email: string | null;
-  phone: string | null;
-  sex: Sex;
-  position: string | null;
-  groupId: string | null;
-  roleIds: string[];
-  description: string | null;
-  homePage: string | null;
   status: UserStatus;
   isSystemAdmin: boolean;
   isTenantAdmin: boolean;
