@@ -157,14 +157,17 @@ describe('the MQTT topic table walked against every other device', () => {
       return JSON.stringify({ temperature: 1, setpoint: 999, marker, device: 'R-GSUB', data: { setpoint: 999, marker } });
     };
     // Its own topics, and those that name no device, on the session that listens to its downlink (retained, too).
-    for (const session of sessions)
+    // Each request carries an id no other session uses: an answer on another session's response topic is a stray.
+    const asked = new Map<Session, Set<string>>();
+    for (const session of sessions) {
+      asked.set(session, new Set());
       for (const row of topicTable.filter((r) => r.direction === 'up')) {
         if (!session.client.connected) await listen(session);
-        await Promise.race([
-          session.client.publishAsync(topicOf(row, session.device.sn, '1'), payload(session.device), { qos: 1, retain: true }),
-          closed(session.client),
-        ]);
+        const topic = topicOf(row, session.device.sn, String(++n));
+        if (topic.includes('/request')) asked.get(session)!.add(topic.replace('/request', '/response'));
+        await Promise.race([session.client.publishAsync(topic, payload(session.device), { qos: 1, retain: true }), closed(session.client)]);
       }
+    }
     // Every other device's topics, each attempt on a connection of its own (a refused publish ends it).
     for (const device of devices.filter((d) => d.style))
       for (const other of devices.filter((d) => d !== device))
@@ -194,10 +197,15 @@ describe('the MQTT topic table walked against every other device', () => {
       async () => late.every((s) => s.got.some((m) => /"(setpoint|value)":\d+/.test(m.body))),
       10_000,
     );
-    // What a session got of another device's messages (a ThingsBoard request's answer to its own session is its own).
+    // What a session got of another device's messages, or answers to requests it did not make (ThingsBoard's
+    // client-side RPC and attribute requests are answered to the asking session only).
     const strays = sessions.flatMap((s) =>
       s.got
-        .filter((m) => [...markers].some(([marker, from]) => m.body.includes(marker) && from !== s.device.sn))
+        .filter(
+          (m) =>
+            [...markers].some(([marker, from]) => m.body.includes(marker) && from !== s.device.sn) ||
+            (m.topic.includes('/response') && !asked.get(s)?.has(m.topic)),
+        )
         .map((m) => `${s.device.sn} got ${m.topic} ${m.body}`),
     );
     expect(strays).toEqual([]);
