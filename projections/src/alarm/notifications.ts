@@ -1,4 +1,5 @@
 import { inQuietHours, renderTemplate, type AlarmEvent, type QuietHours, type TemplateValues } from '@iot/contracts';
+import { alarmLevelName, alarmStatusName, templateLanguage } from '@iot/contracts/alarm/level-names.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { projection, type AnyProjection } from '../projection.ts';
 
@@ -142,8 +143,6 @@ async function tenantSettings(tx: Sql, tenantId: string, platform: NotificationC
   };
 }
 
-const levelNames = ['', '轻微 minor', '次要 low', '一般 normal', '重要 major', '严重 severe'];
-
 /**
  * The notification reactor: an alarm raised reaches the contacts of every matching configuration, through
  * its template; a ticket opened reaches its assignee. Records are written in the transaction that moves
@@ -169,7 +168,7 @@ export function notificationReactor(caps: NotificationCaps): AnyProjection {
           sn: device?.sn ?? null,
           variable: alarm.variable,
           value: alarm.value ?? alarm.text,
-          level: levelNames[alarm.level] ?? alarm.level,
+          level: alarm.level,
           time: alarm.at.replace('T', ' ').slice(0, 19),
           cause: alarm.cause,
           suggestion: alarm.suggestion,
@@ -181,8 +180,11 @@ export function notificationReactor(caps: NotificationCaps): AnyProjection {
         const quiet =
           !!settings.quiet && alarm.level < settings.quiet.minLevel && inQuietHours(settings.quiet, new Date(event.metadata.occurredAt));
         for (const config of await matchingConfigs(tx, tenantId, device?.group_id ?? null, alarm.level)) {
-          const subject = renderTemplate(config.subject ?? '告警 {{device}} {{variable}}', values);
-          const body = renderTemplate(config.content, values);
+          // The level and status are named in the template's own language.
+          const lang = templateLanguage(`${config.subject ?? ''}${config.content}`);
+          const named = { ...values, level: alarmLevelName(alarm.level, lang), status: alarmStatusName('active', lang) };
+          const subject = renderTemplate(config.subject ?? '告警 {{device}} {{variable}}', named);
+          const body = renderTemplate(config.content, named);
           for (const to of await recipientsOf(tx, config)) {
             if (quiet && (to.sendWay === 'sms' || to.sendWay === 'wechat')) continue;
             await enqueue(

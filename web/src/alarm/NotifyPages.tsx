@@ -21,6 +21,7 @@ import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useList
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
+import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
 import { reportBulk } from './common.tsx';
@@ -538,7 +539,7 @@ export function NotifyRecordsPage() {
       id: 'subject',
       header: t('notify.subject'),
       value: (r) => r.subject,
-      cell: (r) => (r.summary ? <Badge color="amber">{r.subject}</Badge> : r.subject),
+      cell: (r) => (r.summary ? <Badge color="amber">{r.subject}</Badge> : <Ellipsis value={r.subject} />),
       width: 180,
     },
     { id: 'body', header: t('notify.content'), value: (r) => r.body, width: 240 },

@@ -169,9 +169,11 @@ export function GroupingPage() {
               onClick: (rows) => setMoving(rows),
             },
           ]}
-          rowActions={(row) => (
-            <PermittedRowButton permission={devicePerm.deviceEdit} label={t('fleet.move')} onClick={() => setMoving([row])} />
-          )}
+          rowActions={
+            mayMove
+              ? (row) => <PermittedRowButton permission={devicePerm.deviceEdit} label={t('fleet.move')} onClick={() => setMoving([row])} />
+              : undefined
+          }
         />
       </div>
       <MoveDialog

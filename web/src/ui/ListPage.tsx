@@ -309,7 +309,7 @@ export function ListPage<T>(props: ListPageProps<T>) {
                 </Table.ColumnHeaderCell>
               )}
               {props.columns.map((c) => (
-                <Table.ColumnHeaderCell key={c.id} style={c.width ? { width: c.width } : undefined}>
+                <Table.ColumnHeaderCell key={c.id} style={c.width ? { width: c.width, minWidth: c.width } : undefined}>
                   {c.sortable ? (
                     <button type="button" className="sort-header" onClick={() => toggleSort(c.id)}>
                       {c.header}
@@ -345,8 +345,15 @@ export function ListPage<T>(props: ListPageProps<T>) {
                   </Table.Cell>
                 )}
                 {props.columns.map((c, index) => (
-                  <Table.Cell key={c.id} style={c.width ? { maxWidth: c.width } : { maxWidth: 260 }}>
-                    <Flex align="center" gap="1" style={index === 0 && tree ? { paddingLeft: row.depth * 20 } : undefined}>
+                  // A column keeps its width (the table scrolls sideways instead of squeezing it), and what does not fit
+                  // ends with an ellipsis rather than running under its neighbour or the actions column.
+                  <Table.Cell key={c.id} style={c.width ? { maxWidth: c.width, minWidth: c.width } : { maxWidth: 260 }}>
+                    <Flex
+                      align="center"
+                      gap="1"
+                      className="cell-content"
+                      style={index === 0 && tree ? { paddingLeft: row.depth * 20 } : undefined}
+                    >
                       {index === 0 &&
                         tree &&
                         (row.getCanExpand() ? (
