@@ -11,6 +11,7 @@ import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
 import { startKafka } from '../harness/kafka.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * Back-pressure on the Kafka path (issue 11): when the time-series store falls behind, the writer stops taking
@@ -103,7 +104,16 @@ describe('Kafka writer back-pressure', () => {
         rows.map((r) => [r.tenantId, r.deviceId, r.productId, r.variable, r.ts.getTime(), r.value, r.text]),
       ).length;
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    // Another group on the same bus reads the whole topic meanwhile: a writer that did not hold back would have by then.
+    let probed = 0;
+    const probe = await bus.subscribe({
+      topic: TELEMETRY_TOPIC,
+      group: 'backpressure-probe',
+      fromBeginning: true,
+      onMessages: async (batch) => void (probed += batch.length),
+    });
+    await waitFor('another group through the topic', () => probed >= DEVICES * MESSAGES_PER_DEVICE, 60_000);
+    await probe.stop();
     const during = heapMb();
 
     // One batch in the store's hands, the rest in Kafka; memory grew by about one fetch, not by what was published.
@@ -114,12 +124,8 @@ describe('Kafka writer back-pressure', () => {
     expect(during - before).toBeLessThan(12);
 
     open();
-    const until = Date.now() + 60_000;
-    while ((await bus.lag(TIMESERIES_WRITER_GROUP, TELEMETRY_TOPIC)) > 0) {
-      if (Date.now() > until) throw new Error('the writer did not catch up');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitFor('the writer caught up', async () => (await bus.lag(TIMESERIES_WRITER_GROUP, TELEMETRY_TOPIC)) === 0, 60_000, 200);
     const result = await store.client.query({ query: `SELECT count() AS n FROM telemetry WHERE tenant_id = 'bp'`, format: 'JSONEachRow' });
     expect(Number((await result.json<{ n: string }>())[0]!.n)).toBe(published);
-  });
+  }, 180_000);
 });
