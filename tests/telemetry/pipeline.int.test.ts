@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { channels } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * The telemetry pipeline on the embedded engines (issue 11): devices log in with SN and secret (or a
@@ -158,11 +159,15 @@ describe('telemetry pipeline', () => {
     await expect(connect('PIPE-1', 'not-the-secret')).rejects.toThrow();
     const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
     const before = await latest(devices['PIPE-1']!.id);
-    // The broker refuses the publish (and drops the connection): no acknowledgement ever comes.
-    await Promise.race([
-      publish(client, 'devices/PIPE-1/telemetry', { temperature: -5 }).catch(() => undefined),
-      new Promise((r) => setTimeout(r, 500)),
-    ]);
+    // The broker refuses the publish and drops the connection: no acknowledgement ever comes.
+    const closed = new Promise((resolve) => client.once('close', resolve));
+    let acknowledged = false;
+    void publish(client, 'devices/PIPE-1/telemetry', { temperature: -5 }).then(
+      () => (acknowledged = true),
+      () => undefined,
+    );
+    await closed;
+    expect(acknowledged).toBe(false);
     expect((await latest(devices['PIPE-1']!.id)).temperature!.value).toBe(before.temperature!.value);
   });
 
@@ -314,25 +319,39 @@ describe('telemetry pipeline', () => {
 
   it('records presence: online on connect, offline after the debounce, and a flapping device records nothing more', async () => {
     const id = devices['PIPE-1']!.id;
-    const presenceEvents = async () =>
+    const presenceOf = async (deviceId: string) =>
       (
-        await sut.db.pool.query<{ type: string }>(
-          `select type from es_events where stream_name = $1 and type in ('DeviceWentOnline', 'DeviceWentOffline') order by global_position`,
-          [`device-papa.${id}`],
+        await sut.db.pool.query<{ type: string; position: number }>(
+          `select type, global_position as position from es_events where stream_name = $1 and type in ('DeviceWentOnline', 'DeviceWentOffline') order by global_position`,
+          [`device-papa.${deviceId}`],
         )
-      ).rows.map((r) => r.type);
-    // Earlier tests connected PIPE-1; let those sessions end and the offline be recorded.
+      ).rows;
+    const presenceEvents = async () => (await presenceOf(id)).map((r) => r.type);
+    const witness = devices['PIPE-2']!.id;
+    // Earlier tests connected PIPE-1 and PIPE-2; let those sessions end and the offline be recorded.
     for (const c of clients) c.end(true);
-    await new Promise((r) => setTimeout(r, 800));
+    for (const deviceId of [id, witness])
+      await waitFor(
+        'earlier sessions recorded offline',
+        async () => (await presenceOf(deviceId)).at(-1)?.type === 'DeviceWentOffline',
+        10_000,
+      );
     const before = await presenceEvents();
-    expect(before.at(-1)).toBe('DeviceWentOffline');
     for (let i = 0; i < 5; i++) {
       const c = await connect('PIPE-1', devices['PIPE-1']!.secret, 'flapper');
       await new Promise((r) => setTimeout(r, 20));
       c.end(true);
       await new Promise((r) => setTimeout(r, 20));
     }
-    await new Promise((r) => setTimeout(r, 800));
+    // Another device connects and leaves after the flapping: its offline, recorded after the same debounce, comes
+    // after whatever PIPE-1's connections were to record.
+    const mark = (await presenceOf(witness)).at(-1)?.position ?? 0;
+    (await connect('PIPE-2', devices['PIPE-2']!.secret)).end(true);
+    await waitFor(
+      'the later device recorded offline',
+      async () => (await presenceOf(witness)).some((e) => e.position > mark && e.type === 'DeviceWentOffline'),
+      10_000,
+    );
     // Five connections within the debounce: one online, one offline.
     expect((await presenceEvents()).slice(before.length)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
     await sut.platform.runner.catchUp();
