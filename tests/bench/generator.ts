@@ -5,6 +5,7 @@
  * counts and the merged publish-to-PUBACK and send-lag histograms.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Histogram } from 'hdr-histogram-js';
 import { merged } from './latency.ts';
@@ -84,8 +85,10 @@ export interface Generator {
 
 const worker = fileURLToPath(new URL('./mqtt-gen.ts', import.meta.url));
 
-/** Starts the generator's processes (default BENCH_GEN_PROCS, else 2). */
-export async function startGenerator(processes = Number(process.env.BENCH_GEN_PROCS ?? 2)): Promise<Generator> {
+/** Starts the generator's processes (BENCH_GEN_PROCS, else one a core and at least 2). */
+export async function startGenerator(
+  processes = Number(process.env.BENCH_GEN_PROCS ?? Math.max(2, os.availableParallelism())),
+): Promise<Generator> {
   const children: ChildProcess[] = [];
   const replies = new Map<ChildProcess, ((reply: GeneratorReply) => void)[]>();
   const exits: Promise<void>[] = [];

@@ -148,8 +148,14 @@ async function step(command: StepCommand) {
         k += n;
       }
       if (k >= schedule.count) return resolve();
+      if (command.mode === 'ceiling') {
+        // At the in-flight bound: wait for PUBACKs without spinning (the sink shares the cores).
+        if (inflight >= command.maxInflight) setTimeout(tick, 1);
+        else setImmediate(tick);
+        return;
+      }
       const wait = schedule.dueAt(k) - epochNow();
-      if (wait >= 1 && command.mode !== 'ceiling') setTimeout(tick, wait);
+      if (wait >= 1) setTimeout(tick, wait);
       else setImmediate(tick);
     };
     tick();
