@@ -160,7 +160,7 @@ describe('telemetry pipeline', () => {
     const client = await connect('PIPE-2', devices['PIPE-2']!.secret);
     const before = await latest(devices['PIPE-1']!.id);
     // The broker refuses the publish and drops the connection: no acknowledgement ever comes.
-    const closed = new Promise((resolve) => client.once('close', resolve));
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     let acknowledged = false;
     void publish(client, 'devices/PIPE-1/telemetry', { temperature: -5 }).then(
       () => (acknowledged = true),
