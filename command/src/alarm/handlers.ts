@@ -17,12 +17,8 @@ async function checkRule(ctx: RequestContext, rule: AlarmRuleFields) {
   const wanted = rule.mode === 'event' ? 'event' : 'property';
   if (!fn || fn.type !== wanted) throw new DomainError('NOT_A_PROPERTY', { field: 'variable' });
   if (rule.deviceId) {
-    const device = await ctx.ports.db.query('select 1 from rm_devices where id = $1 and tenant_id = $2 and product_id = $3', [
-      rule.deviceId,
-      callerOf(ctx).tenantId,
-      rule.productId,
-    ]);
-    if (device.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'deviceId' });
+    if (!(await ctx.ports.lookups.deviceIsOfProduct(callerOf(ctx).tenantId, rule.deviceId, rule.productId)))
+      throw new DomainError('NOT_FOUND', { field: 'deviceId' });
   }
 }
 
@@ -118,11 +114,7 @@ export const alarmHandlers: Pick<Handlers<AlarmRoutes>, AlarmWrites> = {
   async 'alarm.manual'({ body }, ctx) {
     if (!body.confirmIncomplete && body.rows.some(isIncomplete)) throw new DomainError('ALARM_INCOMPLETE');
     const { tenantId } = callerOf(ctx);
-    const devices = await ctx.ports.db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and id = any($2)', [
-      tenantId,
-      body.rows.map((r) => r.deviceId),
-    ]);
-    const known = new Set(devices.rows.map((d) => d.id));
+    const known = new Set(await ctx.ports.lookups.devicesOfTenant(tenantId, [...new Set(body.rows.map((r) => r.deviceId))]));
     const unknown = body.rows.findIndex((r) => !known.has(r.deviceId));
     if (unknown >= 0) throw new DomainError('NOT_FOUND', { field: `rows.${unknown}.deviceId` });
     const ids: string[] = [];
@@ -160,11 +152,8 @@ export const alarmHandlers: Pick<Handlers<AlarmRoutes>, AlarmWrites> = {
   },
 
   async 'alarm.ticket'({ body }, ctx) {
-    const contact = await ctx.ports.db.query('select 1 from rm_contacts where id = $1 and tenant_id = $2', [
-      body.contactId,
-      callerOf(ctx).tenantId,
-    ]);
-    if (contact.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'contactId' });
+    if ((await ctx.ports.lookups.contactsOfTenant(callerOf(ctx).tenantId, [body.contactId])).length === 0)
+      throw new DomainError('NOT_FOUND', { field: 'contactId' });
     const ticketId = `WO-${new Date().toISOString().slice(0, 10).replaceAll('-', '')}-${randomUUID().slice(0, 8).toUpperCase()}`;
     const result = await alarmCommand(ctx, body.id, { type: 'OpenTicket', ticketId, contactId: body.contactId, note: body.note });
     return { id: body.id, ticketId: result.state.ticket?.ticketId ?? ticketId };

@@ -1,5 +1,6 @@
 import { DomainError, notifyTemplateCodeScope, type AlarmRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { assertOwnGroup } from '../group/own.ts';
 import { newAggregateId } from '../handler.ts';
 import { perItemFound } from '../shared/bulk.ts';
 import { commandContextOf, runCommand } from '../request.ts';
@@ -15,19 +16,13 @@ import {
 
 /** A configuration names a template and contacts of the caller's tenant, and a group of it. */
 async function checkConfig(ctx: RequestContext, config: { templateId: string; contactIds: string[]; groupId: string | null }) {
-  const { db } = ctx.ports;
+  const { lookups } = ctx.ports;
   const { tenantId } = callerOf(ctx);
-  const template = await db.query('select 1 from rm_notify_templates where id = $1 and tenant_id = $2', [config.templateId, tenantId]);
-  if (template.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'templateId' });
-  const contacts = await db.query<{ n: number }>('select count(*)::int as n from rm_contacts where tenant_id = $1 and id = any($2)', [
-    tenantId,
-    [...new Set(config.contactIds)],
-  ]);
-  if (contacts.rows[0]!.n !== new Set(config.contactIds).size) throw new DomainError('NOT_FOUND', { field: 'contactIds' });
-  if (config.groupId) {
-    const group = await db.query('select 1 from rm_groups where id = $1 and tenant_id = $2', [config.groupId, tenantId]);
-    if (group.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'groupId' });
-  }
+  if (!(await lookups.notifyTemplateExists(tenantId, config.templateId))) throw new DomainError('NOT_FOUND', { field: 'templateId' });
+  const contactIds = [...new Set(config.contactIds)];
+  if ((await lookups.contactsOfTenant(tenantId, contactIds)).length !== contactIds.length)
+    throw new DomainError('NOT_FOUND', { field: 'contactIds' });
+  if (config.groupId) await assertOwnGroup(lookups, tenantId, config.groupId, 'groupId');
 }
 
 /** Record ids none of which is the caller's tenant's answer NOT_FOUND. */
@@ -95,11 +90,7 @@ export const notifyHandlers: Pick<Handlers<AlarmRoutes>, NotifyWrites> = {
     return perItemFound(
       query.ids,
       async (id) => {
-        const used = await ctx.ports.db.query('select 1 from rm_notify_configs where tenant_id = $1 and template_id = $2 limit 1', [
-          tenantId,
-          id,
-        ]);
-        if (used.rowCount > 0) throw new DomainError('TEMPLATE_IN_USE');
+        if (await ctx.ports.lookups.notifyTemplateInUse(tenantId, id)) throw new DomainError('TEMPLATE_IN_USE');
         await runCommand(ctx, notifyTemplateDecider, notifyTemplateStream(tenantId, id), { type: 'Delete', id });
         await releaseClaims(ctx.ports.db, notifyTemplateCodeScope(tenantId), id);
       },

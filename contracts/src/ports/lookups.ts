@@ -58,6 +58,18 @@ export interface Lookups {
   /** Whether users or devices of the tenant are in the group. */
   groupHasMembers(tenantId: string, groupId: string): Promise<boolean>;
 
+  /** Those of `deviceIds` that are devices of the tenant. */
+  devicesOfTenant(tenantId: string, deviceIds: string[]): Promise<string[]>;
+  /** Whether the device is one of the tenant's, of this product. */
+  deviceIsOfProduct(tenantId: string, deviceId: string, productId: string): Promise<boolean>;
+
+  /** Those of `contactIds` that are alarm contacts of the tenant. */
+  contactsOfTenant(tenantId: string, contactIds: string[]): Promise<string[]>;
+  /** Whether the notification template is one of the tenant's. */
+  notifyTemplateExists(tenantId: string, templateId: string): Promise<boolean>;
+  /** Whether a notification configuration of the tenant sends through the template. */
+  notifyTemplateInUse(tenantId: string, templateId: string): Promise<boolean>;
+
   /** A user by id, whichever tenant holds them. */
   userById(userId: string): Promise<UserAccount | null>;
   /** The user a login names, platform-wide: by username or email, any case; a username wins over another's email. */

@@ -1,7 +1,8 @@
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
-import { anyDeviceInGroup } from '@iot/projections/device/read.ts';
+import { contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
+import { anyDeviceInGroup, deviceIsOfProduct, devicesOfTenant } from '@iot/projections/device/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
 import { menuHasChildren, menusByIds } from '@iot/projections/menu/read.ts';
@@ -30,6 +31,13 @@ export const createLookups = (db: Sql): Lookups => ({
   groupHasChildren: (tenantId, groupId) => groupHasChildren(db, tenantId, groupId),
   groupHasMembers: async (tenantId, groupId) =>
     (await anyUserInGroup(db, tenantId, groupId)) || (await anyDeviceInGroup(db, tenantId, groupId)),
+
+  devicesOfTenant: (tenantId, deviceIds) => devicesOfTenant(db, tenantId, deviceIds),
+  deviceIsOfProduct: (tenantId, deviceId, productId) => deviceIsOfProduct(db, tenantId, deviceId, productId),
+
+  contactsOfTenant: (tenantId, contactIds) => contactsOfTenant(db, tenantId, contactIds),
+  notifyTemplateExists: (tenantId, templateId) => notifyTemplateExists(db, tenantId, templateId),
+  notifyTemplateInUse: (tenantId, templateId) => notifyTemplateInUse(db, tenantId, templateId),
 
   userById: (userId) => userByIdAnyTenant(db, userId),
   userByAccount: (account) => userByAccount(db, account),

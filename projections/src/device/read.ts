@@ -6,3 +6,18 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 export async function anyDeviceInGroup(db: Sql, tenantId: string, groupId: string): Promise<boolean> {
   return (await db.query('select 1 from rm_devices where tenant_id = $1 and group_id = $2 limit 1', [tenantId, groupId])).rowCount > 0;
 }
+
+/** Those of `deviceIds` that are devices of the tenant. */
+export async function devicesOfTenant(db: Sql, tenantId: string, deviceIds: string[]): Promise<string[]> {
+  if (deviceIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and id = any($2)', [tenantId, deviceIds]);
+  return rows.rows.map((r) => r.id);
+}
+
+/** Whether the device is one of the tenant's, of this product. */
+export async function deviceIsOfProduct(db: Sql, tenantId: string, deviceId: string, productId: string): Promise<boolean> {
+  return (
+    (await db.query('select 1 from rm_devices where id = $1 and tenant_id = $2 and product_id = $3', [deviceId, tenantId, productId]))
+      .rowCount > 0
+  );
+}
