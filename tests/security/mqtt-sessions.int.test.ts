@@ -24,12 +24,19 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
 };
 
 /** A device connection as firmware opens it, with what reaches it and whether it was closed. */
-async function connect(username: string, password: string | undefined, clientId = `c-${Math.random().toString(36).slice(2)}`) {
-  const client = mqtt.connect(mqttUrl, { username, password, clientId, reconnectPeriod: 0, connectTimeout: 5000 });
+async function connect(
+  username: string,
+  password: string | undefined,
+  clientId = `c-${Math.random().toString(36).slice(2)}`,
+  protocolVersion: 4 | 5 = 4,
+) {
+  const client = mqtt.connect(mqttUrl, { username, password, clientId, protocolVersion, reconnectPeriod: 0, connectTimeout: 5000 });
   clients.push(client);
   await new Promise((resolve, reject) => client.once('connect', resolve).once('error', reject));
-  const session = { client, closed: false, got: [] as Array<{ topic: string; body: string }> };
+  const session = { client, closed: false, got: [] as Array<{ topic: string; body: string }>, reasonCode: undefined as number | undefined };
   client.on('close', () => (session.closed = true));
+  // MQTT 5: the server's DISCONNECT says why it closes.
+  client.on('disconnect', (packet) => (session.reasonCode = packet.reasonCode));
   client.on('message', (topic, payload) => session.got.push({ topic, body: payload.toString() }));
   return session;
 }
@@ -117,6 +124,14 @@ describe('a device’s sessions end with its right to them', () => {
     ok(await sut.call('DELETE', `/api/iot/device?id=${d.id}`, { token }));
     await waitFor('the session cut', async () => own.closed, 5_000);
     expect(await refused(d.sn, d.secret)).toBe(true);
+  });
+
+  it('tells an MQTT 5 device whose session is cut that it is not authorised (0x87), not that its session was taken over', async () => {
+    const d = await createDevice('SESS-V5');
+    const own = await connect(d.sn, d.secret, undefined, 5);
+    ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: d.id } }));
+    await waitFor('the session cut', async () => own.closed, 5_000);
+    expect(own.reasonCode).toBe(0x87);
   });
 
   it('cuts every session of a stopped tenant and none of another tenant', async () => {
@@ -207,5 +222,13 @@ describe('client ids', () => {
     const newer = await connect(d.sn, d.secret, 'meter-2');
     await waitFor('the older session taken over', async () => older.closed, 5_000);
     expect(newer.closed).toBe(false);
+  });
+
+  it('tells an MQTT 5 device whose own client id connected again that its session was taken over (0x8E)', async () => {
+    const d = await createDevice('SESS-ID-V5');
+    const older = await connect(d.sn, d.secret, 'meter-5', 5);
+    await connect(d.sn, d.secret, 'meter-5', 5);
+    await waitFor('the older session taken over', async () => older.closed, 5_000);
+    expect(older.reasonCode).toBe(0x8e);
   });
 });

@@ -207,6 +207,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     async disconnect(clientId: string) {
       const client = clientNamed(clientId);
       if (!client) return false;
+      // The device lost its right to the session: an MQTT 5 device is told it is not authorised.
+      (client.conn as Partial<MqttConnectionSide>).closeReason?.(ReasonCode.notAuthorized);
       await new Promise<void>((resolve) => client.close(() => resolve()));
       return true;
     },
