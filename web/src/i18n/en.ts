@@ -428,7 +428,9 @@ export const en: Shape<typeof zh> = {
     time: 'Time',
     actor: 'User',
     actorKind: 'Done by',
-    kind: { user: 'User', app: 'App', system: 'System' },
+    kind: { user: 'User', app: 'App', system: 'System', device: 'Device' },
+    /** A device's own doing (it went online, it reported): the device, not an id. */
+    deviceActor: 'The device',
     /** The platform's own actors (actorKind 'system') by their id. */
     systemActor: {
       anonymous: 'Visitor',

@@ -420,7 +420,8 @@ export const zh = {
     time: '操作时间',
     actor: '操作人',
     actorKind: '操作方',
-    kind: { user: '用户', app: '应用', system: '系统' },
+    kind: { user: '用户', app: '应用', system: '系统', device: '设备' },
+    deviceActor: '设备自身',
     systemActor: {
       anonymous: '访客',
       seed: '初始数据',

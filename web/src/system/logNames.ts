@@ -23,7 +23,12 @@ export function useLogNames() {
   const { t, i18n } = useTranslation();
   // The platform's own actors ('anonymous' for a visitor registering, 'seed' for the initial data) by their id.
   const actorOf = (row: Pick<OplogRow, 'actorName' | 'actorKind' | 'actorId'>) =>
-    row.actorName ?? (row.actorKind === 'system' ? t(`log.systemActor.${row.actorId}`, { defaultValue: row.actorId }) : row.actorId);
+    row.actorName ??
+    (row.actorKind === 'system'
+      ? t(`log.systemActor.${row.actorId}`, { defaultValue: row.actorId })
+      : row.actorKind === 'device'
+        ? t('log.deviceActor')
+        : row.actorId);
   // A stream is 'kind-tenant.id' (menu-system.user): the kind, and the target's name or else the stream's last part.
   const targetOf = (row: Pick<OplogRow, 'stream' | 'targetName'>) => {
     const dash = row.stream.indexOf('-');
