@@ -24,7 +24,7 @@ import {
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
 import type { DeviceEvent, TenantEvent } from '@iot/contracts';
 import type { EventStore, StoredEventOf } from '@iot/contracts/ports/event-store.ts';
-import type { Bus } from './bus/port.ts';
+import type { Bus } from '@iot/contracts/ports/bus.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
 import { WriteBatcher } from './timeseries/batcher.ts';

@@ -36,7 +36,7 @@ import { createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from './postgres/sq
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
 import { createInProcessBus } from './bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from './bus/kafka.ts';
-import type { Bus } from './bus/port.ts';
+import type { Bus } from '@iot/contracts/ports/bus.ts';
 import { brokerAddress, connectExternalMqtt } from './mqtt/client.ts';
 import { connectMosquittoAccounts } from './broker-accounts/mosquitto.ts';
 import { emqxAccounts } from './broker-accounts/emqx.ts';
@@ -46,7 +46,7 @@ import { withBrokerSecrets } from './broker-accounts/secrets.ts';
 import { createDeviceRegistry, SessionEnded, uplinkFilters } from '@iot/ingest';
 import { mqttHookRoutes } from './mqtt/hooks.ts';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
-import type { MqttPort } from './mqtt/port.ts';
+import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
 import { channels, routes, type AlarmEvent, type AlarmRuleEvent, type NotifySettings } from '@iot/contracts';

@@ -3,7 +3,7 @@ import { connect, connectAsync, type IClientOptions, type IConnackPacket, type M
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { startEmbeddedMqtt, type EmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
-import type { MqttMessage, MqttPort } from '@iot/infra/mqtt/port.ts';
+import type { MqttMessage, MqttPort } from '@iot/contracts/ports/mqtt.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';

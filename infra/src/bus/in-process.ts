@@ -1,4 +1,5 @@
-import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
+import type { Bus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription } from '@iot/contracts/ports/bus.ts';
+import { encodeValue } from './codec.ts';
 
 /**
  * The embedded bus: topics live in memory, split into partitions by key like Kafka's, so that a

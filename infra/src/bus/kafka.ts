@@ -1,7 +1,8 @@
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
 import { WriteBatcher } from '../timeseries/batcher.ts';
-import { encodeValue, type Bus, type BusMessage, type OutgoingMessage, type SubscribeOptions, type Subscription } from './port.ts';
+import type { Bus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription } from '@iot/contracts/ports/bus.ts';
+import { encodeValue } from './codec.ts';
 
 const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
 

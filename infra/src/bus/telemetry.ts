@@ -1,5 +1,5 @@
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import type { Bus, BusMessage, Subscription } from './port.ts';
+import type { Bus, BusMessage, Subscription } from '@iot/contracts/ports/bus.ts';
 
 /**
  * Telemetry through the bus (issue 11, `KAFKA_BROKERS`): the intake publishes accepted rows, keyed by device so

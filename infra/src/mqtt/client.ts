@@ -1,14 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt';
 import {
-  encodePayload,
   matchesTopicFilter,
   type MqttHandler,
   type MqttMessage,
   type MqttPort,
   type OnMessageOptions,
   type PublishOptions,
-} from './port.ts';
+} from '@iot/contracts/ports/mqtt.ts';
+import { encodePayload } from './codec.ts';
 
 /**
  * The platform as a client of an external broker (`MQTT_URL`: Mosquitto, EMQX). Device messages come

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import {
-  encodePayload,
+  matchesTopicFilter,
   type MqttAuthHooks,
   type MqttClientInfo,
   type MqttHandler,
@@ -9,8 +9,8 @@ import {
   type MqttPort,
   type MqttRefusal,
   type PublishOptions,
-  matchesTopicFilter,
-} from './port.ts';
+} from '@iot/contracts/ports/mqtt.ts';
+import { encodePayload } from './codec.ts';
 import { mqttFront, ReasonCode, type MqttConnectionSide } from './v5.ts';
 
 /**
