@@ -6,3 +6,4 @@ export * from './presence.ts';
 export * from './intake.ts';
 export * from './tables.ts';
 export * from './thingsboard.ts';
+export * from './downlink.ts';
