@@ -1,10 +1,216 @@
+import type {
+  AlarmRaisedData,
+  AlarmRuleFields,
+  AlarmStatus,
+  ContactFields,
+  NotifyConfigFields,
+  NotifySettingsFields,
+  NotifyTemplateFields,
+  NotifyType,
+  Page,
+  PageQuery,
+  alarmRuleSortable,
+  alarmSortable,
+  contactSortable,
+  notifyConfigSortable,
+  notifyTemplateSortable,
+} from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import type { Fields } from '../shared/row.ts';
+
+// ---------------------------------------------------------------- alarms (rm_alarms)
+
+/** An alarm as the alarms projection keeps it, with its device's name, SN and group as they were when it was raised. */
+export type AlarmRecord = Fields<Omit<AlarmRaisedData, 'alarmId' | 'at' | 'push' | 'pushIntervalMin'>> & {
+  id: string;
+  tenantId: string;
+  deviceName: string | null;
+  sn: string | null;
+  groupId: string | null;
+  status: AlarmStatus;
+  count: number;
+  raisedAt: Date;
+  clearedAt: Date | null;
+  clearedBy: string | null;
+  acknowledgedBy: string | null;
+  acknowledgedAt: Date | null;
+  processedBy: string | null;
+  processedAt: Date | null;
+  processNote: string | null;
+  ticketId: string | null;
+};
+
+const ALARM = `a.id, a.tenant_id as "tenantId", a.rule_id as "ruleId", a.rule_name as "ruleName", a.device_id as "deviceId",
+  a.device_name as "deviceName", a.sn, a.group_id as "groupId", a.variable, a.type, a.category, a.mode, a.level, a.trigger, a.threshold,
+  a.value, a.text, a.fault_flag as "faultFlag", a.cause, a.suggestion, a.status, a.count, a.raised_at as "raisedAt",
+  a.cleared_at as "clearedAt", a.cleared_by as "clearedBy", a.acknowledged_by as "acknowledgedBy", a.acknowledged_at as "acknowledgedAt",
+  a.processed_by as "processedBy", a.processed_at as "processedAt", a.process_note as "processNote", a.ticket_id as "ticketId"`;
+
+export interface AlarmFilter {
+  /** Active alarms, or the history (cleared ones). */
+  status: AlarmStatus;
+  /** Only alarms of devices in these groups (a station's subtree). */
+  groupIds?: string[];
+  level?: number;
+  deviceId?: string;
+  /** A part of the SN. */
+  sn?: string;
+  ruleId?: string;
+  processed?: boolean;
+  /** Raised at or after. */
+  from?: string;
+  /** Raised before. */
+  to?: string;
+}
+/** The columns a list sorts by, for each name the route's query allows. */
+const alarmSortBy = { raisedAt: 'a.raised_at', level: 'a.level', clearedAt: 'a.cleared_at' } satisfies Record<
+  (typeof alarmSortable)[number],
+  string
+>;
+
+/** A page of a tenant's alarms, filtered; sorted as the route allows, latest raised first by default. */
+export async function alarmsPage(db: Sql, tenantId: string, filter: AlarmFilter, page: PageQuery): Promise<Page<AlarmRecord>> {
+  const spec: ListSpec = {
+    select: ALARM,
+    from: 'rm_alarms a',
+    where: ['a.tenant_id = $1', 'a.status = $2'],
+    params: [tenantId, filter.status],
+    sortable: alarmSortBy,
+    defaultSort: 'a.raised_at',
+  };
+  const { where, params } = spec;
+  if (filter.groupIds) where.push(`a.group_id = any(${param(params, filter.groupIds)})`);
+  if (filter.level) where.push(`a.level = ${param(params, filter.level)}`);
+  if (filter.deviceId) where.push(`a.device_id = ${param(params, filter.deviceId)}`);
+  if (filter.sn) where.push(`a.sn ilike ${param(params, `%${filter.sn}%`)}`);
+  if (filter.ruleId) where.push(`a.rule_id = ${param(params, filter.ruleId)}`);
+  if (filter.processed !== undefined) where.push(filter.processed ? 'a.processed_at is not null' : 'a.processed_at is null');
+  if (filter.from) where.push(`a.raised_at >= ${param(params, filter.from)}`);
+  if (filter.to) where.push(`a.raised_at < ${param(params, filter.to)}`);
+  return pageRows<AlarmRecord>(db, page, spec);
+}
+
+/** An alarm of a tenant, by id; with `groupIds`, only one of a device in those groups. */
+export async function alarmById(db: Sql, tenantId: string, id: string, groupIds?: string[]): Promise<AlarmRecord | null> {
+  const params: unknown[] = [tenantId, id];
+  const scope = groupIds ? `and a.group_id = any(${param(params, groupIds)})` : '';
+  return (
+    (await db.query<AlarmRecord>(`select ${ALARM} from rm_alarms a where a.tenant_id = $1 and a.id = $2 ${scope}`, params)).rows[0] ?? null
+  );
+}
+
+/** A tenant's active alarms counted by level, and how many of each are not processed; with `groupIds`, only those of these groups. */
+export async function activeAlarmCounts(
+  db: Sql,
+  tenantId: string,
+  groupIds?: string[],
+): Promise<Array<{ level: number; count: number; unprocessed: number }>> {
+  const params: unknown[] = [tenantId];
+  const scope = groupIds ? `and group_id = any(${param(params, groupIds)})` : '';
+  const rows = await db.query<{ level: number; count: number; unprocessed: number }>(
+    `select level, count(*)::int as count, count(*) filter (where processed_at is null)::int as unprocessed
+     from rm_alarms where tenant_id = $1 and status = 'active' ${scope} group by level order by level`,
+    params,
+  );
+  return rows.rows;
+}
+
+// ---------------------------------------------------------------- alarm rules (rm_alarm_rules)
+
+/** An alarm rule as the rules projection keeps it: its fields as they were last set, with its product's and device's names. */
+export interface AlarmRuleRecord {
+  id: string;
+  fields: AlarmRuleFields;
+  productName: string | null;
+  deviceName: string | null;
+  createdAt: Date;
+}
+export interface AlarmRuleFilter {
+  /** A part of the name. */
+  name?: string;
+  productId?: string;
+  deviceId?: string;
+}
+const ruleSortBy = { createTime: 'r.created_at', name: 'lower(r.name)', level: 'r.level' } satisfies Record<
+  (typeof alarmRuleSortable)[number],
+  string
+>;
+
+/** A page of a tenant's alarm rules, filtered; sorted as the route allows, newest first by default. */
+export async function alarmRulesPage(db: Sql, tenantId: string, filter: AlarmRuleFilter, page: PageQuery): Promise<Page<AlarmRuleRecord>> {
+  const spec: ListSpec = {
+    select: 'r.id, r.fields, p.name as "productName", d.name as "deviceName", r.created_at as "createdAt"',
+    from: 'rm_alarm_rules r left join rm_products p on p.id = r.product_id left join rm_devices d on d.id = r.device_id',
+    where: ['r.tenant_id = $1'],
+    params: [tenantId],
+    sortable: ruleSortBy,
+    defaultSort: 'r.created_at',
+  };
+  const { where, params } = spec;
+  if (filter.name) where.push(`r.name ilike ${param(params, `%${filter.name}%`)}`);
+  if (filter.productId) where.push(`r.product_id = ${param(params, filter.productId)}`);
+  if (filter.deviceId) where.push(`r.device_id = ${param(params, filter.deviceId)}`);
+  return pageRows<Fields<AlarmRuleRecord>>(db, page, spec);
+}
+
+// ---------------------------------------------------------------- contacts, templates, configurations (rm_contacts, rm_notify_*)
+
+/** An alarm contact of a tenant, as the notify projection keeps it. */
+export type ContactRecord = Fields<ContactFields> & { id: string; createdAt: Date };
+const CONTACT = `id, name, phone, email, email_activated as "emailActivated", wechat, remark, created_at as "createdAt"`;
+const contactSortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof contactSortable)[number], string>;
+
+/** A page of a tenant's contacts, those whose name holds `name`; sorted as the route allows, newest first by default. */
+export async function contactsPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<ContactRecord>> {
+  const spec: ListSpec = {
+    select: CONTACT,
+    from: 'rm_contacts',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: contactSortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<ContactRecord>(db, page, spec);
+}
 
 /** Those of `contactIds` that are contacts of the tenant. */
 export async function contactsOfTenant(db: Sql, tenantId: string, contactIds: string[]): Promise<string[]> {
   if (contactIds.length === 0) return [];
   const rows = await db.query<{ id: string }>('select id from rm_contacts where tenant_id = $1 and id = any($2)', [tenantId, contactIds]);
   return rows.rows.map((r) => r.id);
+}
+
+/** A notification template of a tenant, as the notify projection keeps it. */
+export type NotifyTemplateRecord = Fields<Omit<NotifyTemplateFields, 'subject'>> & { id: string; subject: string | null; createdAt: Date };
+const TEMPLATE = `id, code, name, type, subject, content, created_at as "createdAt"`;
+const templateSortBy = { createTime: 'created_at', name: 'lower(name)', code: 'code' } satisfies Record<
+  (typeof notifyTemplateSortable)[number],
+  string
+>;
+
+/** A page of a tenant's templates, those whose name or code holds `name`, of a type; sorted as the route allows. */
+export async function notifyTemplatesPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string; type?: NotifyType },
+  page: PageQuery,
+): Promise<Page<NotifyTemplateRecord>> {
+  const spec: ListSpec = {
+    select: TEMPLATE,
+    from: 'rm_notify_templates',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: templateSortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) {
+    const like = param(spec.params, `%${filter.name}%`);
+    spec.where.push(`(name ilike ${like} or code ilike ${like})`);
+  }
+  if (filter.type) spec.where.push(`type = ${param(spec.params, filter.type)}`);
+  return pageRows<NotifyTemplateRecord>(db, page, spec);
 }
 
 /** Whether the notification template is one of the tenant's. */
@@ -18,4 +224,49 @@ export async function notifyTemplateInUse(db: Sql, tenantId: string, templateId:
     (await db.query('select 1 from rm_notify_configs where tenant_id = $1 and template_id = $2 limit 1', [tenantId, templateId])).rowCount >
     0
   );
+}
+
+/** A notification configuration of a tenant, with the names of its group, template and contacts (by name). */
+export type NotifyConfigRecord = Fields<NotifyConfigFields> & {
+  id: string;
+  groupName: string | null;
+  templateName: string | null;
+  contactNames: string[];
+  createdAt: Date;
+};
+const configSortBy = { createTime: 'c.created_at', name: 'lower(c.name)' } satisfies Record<(typeof notifyConfigSortable)[number], string>;
+
+/** A page of a tenant's notification configurations, those whose name holds `name`; sorted as the route allows. */
+export async function notifyConfigsPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string },
+  page: PageQuery,
+): Promise<Page<NotifyConfigRecord>> {
+  const spec: ListSpec = {
+    select: `c.id, c.name, c.source, c.group_id as "groupId", g.name as "groupName", c.type, c.template_id as "templateId",
+      t.name as "templateName", c.send_ways as "sendWays", c.contact_ids as "contactIds",
+      array(select k.name from rm_contacts k where k.id = any(c.contact_ids) order by k.name) as "contactNames",
+      c.min_level as "minLevel", c.status, c.created_at as "createdAt"`,
+    from: 'rm_notify_configs c left join rm_groups g on g.id = c.group_id left join rm_notify_templates t on t.id = c.template_id',
+    where: ['c.tenant_id = $1'],
+    params: [tenantId],
+    sortable: configSortBy,
+    defaultSort: 'c.created_at',
+  };
+  if (filter.name) spec.where.push(`c.name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<NotifyConfigRecord>(db, page, spec);
+}
+
+// ---------------------------------------------------------------- settings (rm_notify_settings)
+
+/** What a tenant set of its notification settings (never a credential), or null when it never set any. */
+export async function notifySettingsOf(db: Sql, tenantId: string): Promise<Fields<NotifySettingsFields> | null> {
+  const rows = await db.query<Fields<NotifySettingsFields>>(
+    `select smtp_from as "smtpFrom", sms_endpoint as "smsEndpoint", sms_sign_name as "smsSignName", sms_template_code as "smsTemplateCode",
+       tenant_per_min as "tenantPerMinute", contact_per_min as "contactPerMinute", quiet_hours as "quietHours"
+     from rm_notify_settings where tenant_id = $1`,
+    [tenantId],
+  );
+  return rows.rows[0] ?? null;
 }

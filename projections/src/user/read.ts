@@ -96,10 +96,13 @@ export async function userPositions(db: Sql, tenantId: string): Promise<string[]
   return rows.rows.map((r) => r.position);
 }
 
-/** The usernames of users by id, for naming who did what in a history (an id no user has is left out). */
-export async function usernamesById(db: Sql, ids: string[]): Promise<Map<string, string>> {
+/** The usernames of users by id, for naming who did what in a history (an id no user has, or none of `tenantId`'s if given, is left out). */
+export async function usernamesById(db: Sql, ids: string[], tenantId?: string): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: string; username: string }>('select id, username from rm_users where id = any($1)', [ids]);
+  const rows = await db.query<{ id: string; username: string }>(
+    `select id, username from rm_users where id = any($1) ${tenantId === undefined ? '' : 'and tenant_id = $2'}`,
+    tenantId === undefined ? [ids] : [ids, tenantId],
+  );
   return new Map(rows.rows.map((r) => [r.id, r.username]));
 }
 

@@ -10,75 +10,60 @@ import {
   type AlarmRow,
   type AlarmTimelineEntry,
   type NotifySecretKey,
-  type QuietHours,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
+import {
+  activeAlarmCounts,
+  alarmById,
+  alarmRulesPage,
+  alarmsPage,
+  contactsPage,
+  notifyConfigsPage,
+  notifySettingsOf,
+  notifyTemplatesPage,
+  type AlarmFilter,
+  type AlarmRecord,
+} from '@iot/projections/alarm/read.ts';
 import { readByUser } from '@iot/projections/alarm/outbox.ts';
+import { usernamesById } from '@iot/projections/user/read.ts';
 import { csvStream } from '../shared/csv.ts';
-import { iso, isoOrNull, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { iso, isoOrNull, mapRows, pageOf, param, type ListSpec } from '../shared/paging.ts';
 
 type AlarmQuery = z.output<AlarmRoutes['alarm.list']['query']>;
 
-/** Alarms of the caller's tenant in the current group subtree (spec §6 stationId), then the filters. */
-async function alarmSpec(ctx: RequestContext, q: AlarmQuery): Promise<ListSpec> {
+/** The group subtree a caller with a current station sees (spec §6 stationId); none: the whole tenant. */
+async function stationScope(ctx: RequestContext): Promise<string[] | undefined> {
   const caller = callerOf(ctx);
-  const spec: ListSpec = {
-    select: '*',
-    from: 'rm_alarms a',
-    where: ['a.tenant_id = $1', `a.status = ${q.tab === 'history' ? "'cleared'" : "'active'"}`],
-    params: [caller.tenantId],
-    sortable: { raisedAt: 'a.raised_at', level: 'a.level', clearedAt: 'a.cleared_at' },
-    defaultSort: 'a.raised_at',
-  };
-  if (caller.stationId)
-    spec.where.push(`a.group_id = any(${param(spec.params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`);
-  if (q.level) spec.where.push(`a.level = ${param(spec.params, q.level)}`);
-  if (q.deviceId) spec.where.push(`a.device_id = ${param(spec.params, q.deviceId)}`);
-  if (q.sn) spec.where.push(`a.sn ilike ${param(spec.params, `%${q.sn}%`)}`);
-  if (q.ruleId) spec.where.push(`a.rule_id = ${param(spec.params, q.ruleId)}`);
-  if (q.processed !== undefined) spec.where.push(q.processed ? 'a.processed_at is not null' : 'a.processed_at is null');
-  if (q.from) spec.where.push(`a.raised_at >= ${param(spec.params, q.from)}`);
-  if (q.to) spec.where.push(`a.raised_at < ${param(spec.params, q.to)}`);
-  return spec;
+  return caller.stationId ? ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId) : undefined;
 }
 
-const toAlarmRow = (r: Record<string, unknown>): AlarmRow => ({
-  id: r.id as string,
-  ruleId: (r.rule_id as string | null) ?? null,
-  ruleName: (r.rule_name as string | null) ?? null,
-  deviceId: r.device_id as string,
-  deviceName: (r.device_name as string | null) ?? null,
-  sn: (r.sn as string | null) ?? null,
-  groupId: (r.group_id as string | null) ?? null,
-  variable: (r.variable as string | null) ?? null,
-  type: r.type as AlarmRow['type'],
-  category: (r.category as string | null) ?? null,
-  mode: (r.mode as AlarmRow['mode']) ?? null,
-  level: r.level as number,
-  trigger: r.trigger as AlarmRow['trigger'],
-  threshold: (r.threshold as string | null) ?? null,
-  value: (r.value as number | null) ?? null,
-  text: (r.text as string | null) ?? null,
-  faultFlag: r.fault_flag as boolean,
-  cause: (r.cause as string | null) ?? null,
-  suggestion: (r.suggestion as string | null) ?? null,
-  status: r.status as AlarmRow['status'],
-  count: r.count as number,
-  raisedAt: iso(r.raised_at),
-  clearedAt: isoOrNull(r.cleared_at),
-  clearedBy: (r.cleared_by as string | null) ?? null,
-  acknowledged: r.acknowledged_at != null,
-  acknowledgedBy: (r.acknowledged_by as string | null) ?? null,
-  acknowledgedAt: isoOrNull(r.acknowledged_at),
-  processed: r.processed_at != null,
-  processNote: (r.process_note as string | null) ?? null,
-  processedBy: (r.processed_by as string | null) ?? null,
-  processedAt: isoOrNull(r.processed_at),
-  ticketId: (r.ticket_id as string | null) ?? null,
+/** Alarms of the caller's tenant in the current group subtree, then the filters. */
+async function alarmFilter(ctx: RequestContext, q: AlarmQuery): Promise<AlarmFilter> {
+  return {
+    status: q.tab === 'history' ? 'cleared' : 'active',
+    groupIds: await stationScope(ctx),
+    level: q.level,
+    deviceId: q.deviceId,
+    sn: q.sn,
+    ruleId: q.ruleId,
+    processed: q.processed,
+    from: q.from,
+    to: q.to,
+  };
+}
+
+const toAlarmRow = ({ tenantId: _tenant, raisedAt, clearedAt, acknowledgedAt, processedAt, ...alarm }: AlarmRecord): AlarmRow => ({
+  ...alarm,
+  raisedAt: raisedAt.toISOString(),
+  clearedAt: clearedAt?.toISOString() ?? null,
+  acknowledged: acknowledgedAt !== null,
+  acknowledgedAt: acknowledgedAt?.toISOString() ?? null,
+  processed: processedAt !== null,
+  processedAt: processedAt?.toISOString() ?? null,
 });
 
 const EXPORT_LIMIT = 100_000;
@@ -130,11 +115,12 @@ const recordRow = (r: Record<string, unknown>, lang: Lang) => ({
 
 /** The alarms of a list's filters, page after page (never all in memory), up to the export limit. */
 async function* alarmRows(ctx: RequestContext, q: AlarmQuery): AsyncGenerator<AlarmRow> {
-  const spec = await alarmSpec(ctx, q);
+  const { tenantId } = callerOf(ctx);
+  const filter = await alarmFilter(ctx, q);
   const pageSize = 2_000;
   for (let page = 1; (page - 1) * pageSize < EXPORT_LIMIT; page++) {
-    const rows = await pageOf(ctx.ports.db, { ...q, page, pageSize }, spec, toAlarmRow);
-    yield* rows.rows;
+    const rows = await alarmsPage(ctx.ports.db, tenantId, filter, { ...q, page, pageSize });
+    yield* rows.rows.map(toAlarmRow);
     if (rows.rows.length < pageSize) return;
   }
 }
@@ -178,7 +164,7 @@ type AlarmReads =
 /** Reads of the fault-alarm screens (issue 12). */
 export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   async 'alarm.list'({ query: q }, ctx) {
-    return pageOf(ctx.ports.db, q, await alarmSpec(ctx, q), toAlarmRow);
+    return mapRows(await alarmsPage(ctx.ports.db, callerOf(ctx).tenantId, await alarmFilter(ctx, q), q), toAlarmRow);
   },
 
   async 'alarm.export'({ query: q }, ctx) {
@@ -190,22 +176,11 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
 
   async 'alarm.detail'({ query }, ctx) {
     const caller = callerOf(ctx);
-    const params: unknown[] = [caller.tenantId, query.id];
-    const scope = caller.stationId
-      ? `and group_id = any(${param(params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`
-      : '';
-    const row = (await ctx.ports.db.query(`select * from rm_alarms where tenant_id = $1 and id = $2 ${scope}`, params)).rows[0];
+    const row = await alarmById(ctx.ports.db, caller.tenantId, query.id, await stationScope(ctx));
     if (!row) throw new DomainError('NOT_FOUND');
     const events = await ctx.ports.store.readStream(`alarm-${caller.tenantId}.${query.id}`);
     const userIds = [...new Set(events.filter((e) => e.metadata.actor.kind === 'user').map((e) => e.metadata.actor.id))];
-    const names = new Map(
-      (
-        await ctx.ports.db.query<{ id: string; username: string }>(
-          'select id, username from rm_users where tenant_id = $1 and id = any($2)',
-          [caller.tenantId, userIds],
-        )
-      ).rows.map((u) => [u.id, u.username]),
-    );
+    const names = await usernamesById(ctx.ports.db, userIds, caller.tenantId);
     const timeline = events.map((e): AlarmTimelineEntry => {
       const d = e.data as Record<string, unknown>;
       const actor = e.metadata.actor;
@@ -228,88 +203,37 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   },
 
   async 'alarm.counts'(_input, ctx) {
-    const caller = callerOf(ctx);
-    const params: unknown[] = [caller.tenantId];
-    const scope = caller.stationId
-      ? `and group_id = any(${param(params, await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId))})`
-      : '';
-    const rows = await ctx.ports.db.query<{ level: number; count: number; unprocessed: number }>(
-      `select level, count(*)::int as count, count(*) filter (where processed_at is null)::int as unprocessed
-       from rm_alarms where tenant_id = $1 and status = 'active' ${scope} group by level order by level`,
-      params,
-    );
+    const rows = await activeAlarmCounts(ctx.ports.db, callerOf(ctx).tenantId, await stationScope(ctx));
     return {
-      byLevel: [1, 2, 3, 4, 5].map((level) => ({ level, count: rows.rows.find((r) => r.level === level)?.count ?? 0 })),
-      unprocessed: rows.rows.reduce((n, r) => n + r.unprocessed, 0),
+      byLevel: [1, 2, 3, 4, 5].map((level) => ({ level, count: rows.find((r) => r.level === level)?.count ?? 0 })),
+      unprocessed: rows.reduce((n, r) => n + r.unprocessed, 0),
     };
   },
 
   async 'alarmRule.list'({ query: q }, ctx) {
-    const spec: ListSpec = {
-      select: 'r.*, p.name as product_name, d.name as device_name',
-      from: 'rm_alarm_rules r left join rm_products p on p.id = r.product_id left join rm_devices d on d.id = r.device_id',
-      where: ['r.tenant_id = $1'],
-      params: [callerOf(ctx).tenantId],
-      sortable: { createTime: 'r.created_at', name: 'lower(r.name)', level: 'r.level' },
-      defaultSort: 'r.created_at',
-    };
-    if (q.name) spec.where.push(`r.name ilike ${param(spec.params, `%${q.name}%`)}`);
-    if (q.productId) spec.where.push(`r.product_id = ${param(spec.params, q.productId)}`);
-    if (q.deviceId) spec.where.push(`r.device_id = ${param(spec.params, q.deviceId)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => {
-      const f = r.fields as Record<string, unknown>;
-      return {
-        ...(f as object),
-        id: r.id as string,
-        productName: (r.product_name as string | null) ?? null,
-        deviceName: (r.device_name as string | null) ?? null,
-        createTime: iso(r.created_at),
-      } as z.output<AlarmRoutes['alarmRule.list']['response']>['rows'][number];
-    });
+    const page = await alarmRulesPage(
+      ctx.ports.db,
+      callerOf(ctx).tenantId,
+      { name: q.name, productId: q.productId, deviceId: q.deviceId },
+      q,
+    );
+    return mapRows(page, (r) => ({
+      ...r.fields,
+      id: r.id,
+      productName: r.productName,
+      deviceName: r.deviceName,
+      createTime: r.createdAt.toISOString(),
+    }));
   },
 
   async 'contact.list'({ query: q }, ctx) {
-    const spec: ListSpec = {
-      select: '*',
-      from: 'rm_contacts',
-      where: ['tenant_id = $1'],
-      params: [callerOf(ctx).tenantId],
-      sortable: { createTime: 'created_at', name: 'lower(name)' },
-      defaultSort: 'created_at',
-    };
-    if (q.name) spec.where.push(`name ilike ${param(spec.params, `%${q.name}%`)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => ({
-      id: r.id as string,
-      name: r.name as string,
-      phone: (r.phone as string | null) ?? null,
-      email: r.email as string,
-      emailActivated: r.email_activated as boolean,
-      wechat: (r.wechat as string | null) ?? null,
-      remark: (r.remark as string | null) ?? null,
-      createTime: iso(r.created_at),
-    }));
+    const page = await contactsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return mapRows(page, ({ createdAt, ...contact }) => ({ ...contact, createTime: createdAt.toISOString() }));
   },
 
   async 'notifyTemplate.list'({ query: q }, ctx) {
-    const spec: ListSpec = {
-      select: '*',
-      from: 'rm_notify_templates',
-      where: ['tenant_id = $1'],
-      params: [callerOf(ctx).tenantId],
-      sortable: { createTime: 'created_at', name: 'lower(name)', code: 'code' },
-      defaultSort: 'created_at',
-    };
-    if (q.name) spec.where.push(`(name ilike ${param(spec.params, `%${q.name}%`)} or code ilike $${spec.params.length})`);
-    if (q.type) spec.where.push(`type = ${param(spec.params, q.type)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => ({
-      id: r.id as string,
-      code: r.code as string,
-      name: r.name as string,
-      type: r.type as 'sms' | 'email' | 'wechat',
-      subject: (r.subject as string | null) ?? null,
-      content: r.content as string,
-      createTime: iso(r.created_at),
-    }));
+    const page = await notifyTemplatesPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name, type: q.type }, q);
+    return mapRows(page, ({ createdAt, ...template }) => ({ ...template, createTime: createdAt.toISOString() }));
   },
 
   async 'notifyTemplate.preview'({ body }) {
@@ -317,32 +241,8 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   },
 
   async 'notifyConfig.list'({ query: q }, ctx) {
-    const spec: ListSpec = {
-      select: `c.*, g.name as group_name, t.name as template_name,
-        array(select k.name from rm_contacts k where k.id = any(c.contact_ids) order by k.name) as contact_names`,
-      from: 'rm_notify_configs c left join rm_groups g on g.id = c.group_id left join rm_notify_templates t on t.id = c.template_id',
-      where: ['c.tenant_id = $1'],
-      params: [callerOf(ctx).tenantId],
-      sortable: { createTime: 'c.created_at', name: 'lower(c.name)' },
-      defaultSort: 'c.created_at',
-    };
-    if (q.name) spec.where.push(`c.name ilike ${param(spec.params, `%${q.name}%`)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => ({
-      id: r.id as string,
-      name: r.name as string,
-      source: r.source as 'alarm' | 'userAction' | 'systemTask',
-      groupId: (r.group_id as string | null) ?? null,
-      groupName: (r.group_name as string | null) ?? null,
-      type: r.type as 'sms' | 'email' | 'wechat',
-      templateId: r.template_id as string,
-      templateName: (r.template_name as string | null) ?? null,
-      sendWays: r.send_ways as ('sms' | 'email' | 'inApp')[],
-      contactIds: r.contact_ids as string[],
-      contactNames: r.contact_names as string[],
-      minLevel: r.min_level as number,
-      status: r.status as 'enabled' | 'stopped',
-      createTime: iso(r.created_at),
-    }));
+    const page = await notifyConfigsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return mapRows(page, ({ createdAt, ...config }) => ({ ...config, createTime: createdAt.toISOString() }));
   },
 
   async 'notifyRecord.list'({ query: q }, ctx) {
@@ -370,17 +270,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
     const platform = ctx.ports.notifySettings;
     if (!platform) throw new DomainError('NOT_FOUND');
     const { tenantId } = callerOf(ctx);
-    const row = (
-      await ctx.ports.db.query<{
-        smtp_from: string | null;
-        sms_endpoint: string | null;
-        sms_sign_name: string | null;
-        sms_template_code: string | null;
-        tenant_per_min: number | null;
-        contact_per_min: number | null;
-        quiet_hours: QuietHours | null;
-      }>('select * from rm_notify_settings where tenant_id = $1', [tenantId])
-    ).rows[0];
+    const row = await notifySettingsOf(ctx.ports.db, tenantId);
     const secrets =
       (
         await ctx.ports.db.query<{ secrets: Partial<Record<NotifySecretKey, string>> }>(
@@ -389,13 +279,13 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
         )
       ).rows[0]?.secrets ?? {};
     const tenant = {
-      smtpFrom: row?.smtp_from ?? null,
-      smsEndpoint: row?.sms_endpoint ?? null,
-      smsSignName: row?.sms_sign_name ?? null,
-      smsTemplateCode: row?.sms_template_code ?? null,
-      tenantPerMinute: row?.tenant_per_min ?? null,
-      contactPerMinute: row?.contact_per_min ?? null,
-      quietHours: row?.quiet_hours ?? null,
+      smtpFrom: row?.smtpFrom ?? null,
+      smsEndpoint: row?.smsEndpoint ?? null,
+      smsSignName: row?.smsSignName ?? null,
+      smsTemplateCode: row?.smsTemplateCode ?? null,
+      tenantPerMinute: row?.tenantPerMinute ?? null,
+      contactPerMinute: row?.contactPerMinute ?? null,
+      quietHours: row?.quietHours ?? null,
       secrets: Object.fromEntries(notifySecretKeys.map((k) => [k, !!secrets[k]])) as Record<NotifySecretKey, boolean>,
     };
     const own = tenantChannelKinds(tenant, secrets);

@@ -10,6 +10,9 @@ export async function pageOf<R>(db: Sql, q: PageQuery, spec: ListSpec, toRow: (r
   return { ...page, rows: page.rows.map(toRow) };
 }
 
+/** A page whose rows `toRow` makes into what the route answers. */
+export const mapRows = <T, R>(page: Page<T>, toRow: (row: T) => R): Page<R> => ({ ...page, rows: page.rows.map(toRow) });
+
 export const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
 export const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v));
 
