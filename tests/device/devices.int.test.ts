@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
+import { holdTable } from '../harness/barrier.ts';
 
 /**
  * Device management against the real platform (issue 10): products with versioned thing models, devices
@@ -106,25 +107,42 @@ describe('products and thing models', () => {
 });
 
 describe('devices', () => {
-  it('lets one of 30 concurrent registrations of an SN win, platform-wide, and stores only the secret hash', async () => {
+  it('refuses an SN, platform-wide, to a registration that comes while the one holding it is being appended, and stores only the secret hash', async () => {
     const mine = await product(admin, 'SN-RACE');
     const theirs = await product(other, 'SN-RACE');
-    const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        sut.call('POST', '/api/iot/device', {
-          token: i % 2 ? admin : other,
-          body: { sn: 'RACE-0001', name: `racer ${i}`, productId: i % 2 ? mine : theirs },
-        }),
-      ),
-    );
-    const winners = answers.filter((a) => a.status === 200);
-    expect(winners).toHaveLength(1);
-    expect(answers.filter((a) => code(a) === 'SN_TAKEN')).toHaveLength(29);
-    const { secret, id } = winners[0]!.json!.data;
+    const register = (token: string, productId: string, name: string) =>
+      sut.call('POST', '/api/iot/device', { token, body: { sn: 'RACE-0001', name, productId } });
+    // Given a registration that has claimed the SN and is held in its append (nothing of it committed yet),
+    const gate = await holdTable(sut.db.pool, 'es_events');
+    const first = register(admin, mine, 'first');
+    await waitFor('the SN claimed', async () => (await sut.db.pool.query(`select 1 from claims where key = 'RACE-0001'`)).rowCount === 1);
+    await gate.queued(1);
+    // when another tenant registers the same SN, it is refused at once,
+    expect(code(await register(other, theirs, 'second'))).toBe('SN_TAKEN');
+    // and the first one succeeds once its append goes through.
+    await gate.release();
+    const winner = await first;
+    const { secret, id } = ok(winner);
     const stored = await sut.db.pool.query<{ data: unknown }>(`select data from es_events where stream_name like $1`, [`device-%.${id}`]);
     const event = JSON.stringify(stored.rows[0]!.data);
     expect(event).not.toContain(secret);
     expect(event).toContain(createHash('sha256').update(secret).digest('hex'));
+  });
+
+  it('lets one of two registrations of an SN win when both have passed every check and claim it at the same moment', async () => {
+    const mine = await product(admin, 'SN-TIE');
+    const theirs = await product(other, 'SN-TIE');
+    const register = (token: string, productId: string) =>
+      sut.call('POST', '/api/iot/device', { token, body: { sn: 'TIE-0001', name: 'tie', productId } });
+    // Given two registrations from two tenants, both held at the claim itself,
+    const gate = await holdTable(sut.db.pool, 'claims');
+    const answers = Promise.all([register(admin, mine), register(other, theirs)]);
+    await gate.queued(2);
+    // when they claim together, one wins and the other is told the SN is taken.
+    await gate.release();
+    expect((await answers).map((a) => (a.status === 200 ? 200 : code(a))).sort()).toEqual([200, 'SN_TAKEN']);
+    await sut.platform.runner.catchUp();
+    expect((await sut.db.pool.query(`select 1 from rm_devices where sn = 'TIE-0001'`)).rowCount).toBe(1);
   });
 
   it("narrows the list to the group subtree (stationId) and never shows another tenant's devices", async () => {
