@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  alarmRuleFields,
+  contactFields,
+  notifyConfigFields,
+  notifySettingsFields,
+  notifyTemplateFields,
+  type AlarmEvent,
+  type AlarmRaisedData,
+  type AlarmRuleEvent,
+  type ContactEvent,
+  type GroupEvent,
+  type NotifyConfigEvent,
+  type NotifySettingsEvent,
+  type NotifyTemplateEvent,
+} from '@iot/contracts';
+import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
+import { devicesProjection } from '../device/devices.ts';
+import { productsProjection } from '../device/products.ts';
+import { groupsProjection } from '../group/groups.ts';
+import { alarmsProjection } from './alarms.ts';
+import { notifyProjection, notifySettingsProjection } from './notify.ts';
+import {
+  activeAlarmCounts,
+  alarmById,
+  alarmRulesPage,
+  alarmsPage,
+  contactsOfTenant,
+  contactsPage,
+  notifyConfigsPage,
+  notifySettingsOf,
+  notifyTemplateExists,
+  notifyTemplateInUse,
+  notifyTemplatesPage,
+} from './read.ts';
+import { alarmRulesProjection } from './rules.ts';
+
+let sut: ReadModel;
+const page = (over: Partial<{ page: number; pageSize: number; sort: string; order: 'asc' | 'desc' }> = {}) => ({
+  page: 1,
+  pageSize: 20,
+  order: 'asc' as const,
+  ...over,
+});
+
+async function raise(tenantId: string, alarmId: string, over: Partial<AlarmRaisedData>, at: string) {
+  const data: AlarmRaisedData = {
+    alarmId,
+    ruleId: null,
+    ruleName: null,
+    deviceId: `dev-${alarmId}`,
+    variable: 'temp',
+    type: 'device',
+    category: null,
+    mode: null,
+    level: 3,
+    trigger: 'manual',
+    threshold: null,
+    value: 42.5,
+    text: null,
+    at,
+    faultFlag: false,
+    cause: null,
+    suggestion: null,
+    push: 'firstTime',
+    pushIntervalMin: null,
+    ...over,
+  };
+  await sut.given(alarmsProjection, { type: 'AlarmRaised', data } satisfies AlarmEvent, {
+    tenantId,
+    stream: `alarm-${tenantId}.${alarmId}`,
+  });
+}
+const alarm = (tenantId: string, event: AlarmEvent) => sut.given(alarmsProjection, event, { tenantId });
+
+beforeAll(async () => {
+  sut = await readModelOf(
+    groupsProjection,
+    productsProjection,
+    devicesProjection,
+    alarmsProjection,
+    alarmRulesProjection,
+    notifyProjection,
+    notifySettingsProjection,
+  );
+  // Alarms carry their device's group as raised; with no device row it is unknown (null).
+  await raise('t1', 'a1', { level: 2 }, '2026-01-01T00:00:00Z');
+  await raise('t1', 'a2', { level: 5 }, '2026-01-02T00:00:00Z');
+  await raise('t1', 'a3', { level: 5 }, '2026-01-03T00:00:00Z');
+  await raise('t2', 'b1', { level: 1 }, '2026-01-04T00:00:00Z');
+  await alarm('t1', { type: 'AlarmProcessed', data: { alarmId: 'a2', note: 'looked' } });
+  await alarm('t1', { type: 'AlarmCleared', data: { alarmId: 'a3', value: null, at: '2026-01-05T00:00:00Z', auto: true, note: null } });
+  await sut.db.query(`update rm_alarms set group_id = 'east' where id = 'a2'`);
+
+  const rule = alarmRuleFields.parse({
+    name: 'Hot',
+    productId: 'p1',
+    variable: 'temp',
+    type: 'device',
+    mode: 'crossUpper',
+    threshold: 80,
+    level: 4,
+  });
+  await sut.given(alarmRulesProjection, { type: 'AlarmRuleCreated', data: { ruleId: 'r1', ...rule } } satisfies AlarmRuleEvent, {
+    tenantId: 't1',
+  });
+  await sut.given(
+    alarmRulesProjection,
+    { type: 'AlarmRuleCreated', data: { ruleId: 'r2', ...rule, name: 'Cold' } } satisfies AlarmRuleEvent,
+    { tenantId: 't2' },
+  );
+
+  const contact = (contactId: string, name: string, tenantId = 't1') =>
+    sut.given(
+      notifyProjection,
+      {
+        type: 'ContactCreated',
+        data: { contactId, ...contactFields.parse({ name, email: `${contactId}@mail.test` }) },
+      } satisfies ContactEvent,
+      { tenantId },
+    );
+  await contact('c1', 'Zed');
+  await contact('c2', 'Amy');
+  await contact('c9', 'Other', 't2');
+  const template = (templateId: string, code: string, name: string) =>
+    sut.given(
+      notifyProjection,
+      {
+        type: 'NotifyTemplateCreated',
+        data: { templateId, ...notifyTemplateFields.parse({ code, name, type: 'email', content: 'Alarm {{device}}' }) },
+      } satisfies NotifyTemplateEvent,
+      { tenantId: 't1' },
+    );
+  await template('tp1', 'HOT-MAIL', 'Hot mail');
+  await template('tp2', 'spare', 'Spare');
+  await sut.given(
+    groupsProjection,
+    {
+      type: 'GroupCreated',
+      data: { groupId: 'east', name: 'East', type: 'office', location: null, sort: 0, parentId: null },
+    } satisfies GroupEvent,
+    { tenantId: 't1' },
+  );
+  const config = notifyConfigFields.parse({
+    name: 'On call',
+    source: 'alarm',
+    groupId: 'east',
+    type: 'email',
+    templateId: 'tp1',
+    sendWays: ['email'],
+    contactIds: ['c1', 'c2'],
+  });
+  await sut.given(notifyProjection, { type: 'NotifyConfigCreated', data: { configId: 'n1', ...config } } satisfies NotifyConfigEvent, {
+    tenantId: 't1',
+  });
+  const settings = notifySettingsFields.parse({
+    smtpFrom: 'alarms@mail.test',
+    tenantPerMinute: 30,
+    quietHours: { start: '22:00', end: '07:00', minLevel: 4, timeZone: 'Asia/Shanghai' },
+  });
+  await sut.given(
+    notifySettingsProjection,
+    { type: 'NotifySettingsUpdated', data: { ...settings, secretsChanged: [] } } satisfies NotifySettingsEvent,
+    { tenantId: 't1' },
+  );
+});
+afterAll(async () => sut?.drop());
+
+describe('the alarm read module', () => {
+  it('pages a tenant’s active alarms or its history, typed as stored, and none of another tenant', async () => {
+    const active = await alarmsPage(sut.db, 't1', { status: 'active' }, page({ sort: 'raisedAt' }));
+    expect(active.total).toBe(2);
+    expect(active.rows.map((a) => a.id)).toEqual(['a1', 'a2']);
+    expect(active.rows[0]).toMatchObject({ tenantId: 't1', level: 2, value: 42.5, status: 'active', count: 1, processedAt: null });
+    expect(active.rows[0]!.raisedAt).toBeInstanceOf(Date);
+    const history = await alarmsPage(sut.db, 't1', { status: 'cleared' }, page());
+    expect(history.rows.map((a) => [a.id, a.clearedBy, a.clearedAt?.toISOString()])).toEqual([['a3', 'auto', '2026-01-05T00:00:00.000Z']]);
+  });
+
+  it('filters alarms by group scope, level and whether they were processed', async () => {
+    const ids = async (filter: Parameters<typeof alarmsPage>[2]) => (await alarmsPage(sut.db, 't1', filter, page())).rows.map((a) => a.id);
+    expect(await ids({ status: 'active', groupIds: ['east'] })).toEqual(['a2']);
+    expect(await ids({ status: 'active', level: 2 })).toEqual(['a1']);
+    expect(await ids({ status: 'active', processed: true })).toEqual(['a2']);
+    expect(await ids({ status: 'active', processed: false })).toEqual(['a1']);
+    expect(await ids({ status: 'active', from: '2026-01-02T00:00:00Z' })).toEqual(['a2']);
+  });
+
+  it('finds an alarm by id only in its tenant and, when scoped, only in the scope’s groups', async () => {
+    expect((await alarmById(sut.db, 't1', 'a2'))?.processNote).toBe('looked');
+    expect(await alarmById(sut.db, 't2', 'a2')).toBeNull();
+    expect((await alarmById(sut.db, 't1', 'a2', ['east']))?.id).toBe('a2');
+    expect(await alarmById(sut.db, 't1', 'a1', ['east'])).toBeNull();
+  });
+
+  it('counts a tenant’s active alarms by level, with those not processed', async () => {
+    expect(await activeAlarmCounts(sut.db, 't1')).toEqual([
+      { level: 2, count: 1, unprocessed: 1 },
+      { level: 5, count: 1, unprocessed: 0 },
+    ]);
+    expect(await activeAlarmCounts(sut.db, 't1', ['east'])).toEqual([{ level: 5, count: 1, unprocessed: 0 }]);
+  });
+
+  it('pages a tenant’s alarm rules with their fields as set', async () => {
+    const rules = await alarmRulesPage(sut.db, 't1', {}, page());
+    expect(rules.rows.map((r) => [r.id, r.fields.name, r.fields.threshold, r.productName])).toEqual([['r1', 'Hot', 80, null]]);
+    expect((await alarmRulesPage(sut.db, 't1', { name: 'col' }, page())).total).toBe(0);
+  });
+
+  it('pages contacts by name and tells which ids are the tenant’s contacts', async () => {
+    const contacts = await contactsPage(sut.db, 't1', {}, page({ sort: 'name' }));
+    expect(contacts.rows.map((c) => [c.name, c.email, c.emailActivated])).toEqual([
+      ['Amy', 'c2@mail.test', false],
+      ['Zed', 'c1@mail.test', false],
+    ]);
+    expect((await contactsOfTenant(sut.db, 't1', ['c1', 'c9', 'none'])).sort()).toEqual(['c1']);
+  });
+
+  it('finds templates by a part of their name or code, and tells whether one is the tenant’s and in use', async () => {
+    expect((await notifyTemplatesPage(sut.db, 't1', { name: 'hot-' }, page())).rows.map((t) => t.id)).toEqual(['tp1']);
+    expect((await notifyTemplatesPage(sut.db, 't1', { name: 'spa' }, page())).rows.map((t) => t.id)).toEqual(['tp2']);
+    expect(await notifyTemplateExists(sut.db, 't1', 'tp2')).toBe(true);
+    expect(await notifyTemplateExists(sut.db, 't2', 'tp2')).toBe(false);
+    expect(await notifyTemplateInUse(sut.db, 't1', 'tp1')).toBe(true);
+    expect(await notifyTemplateInUse(sut.db, 't1', 'tp2')).toBe(false);
+  });
+
+  it('pages configurations with their group’s and template’s names and their contacts’ names in order', async () => {
+    const configs = await notifyConfigsPage(sut.db, 't1', {}, page());
+    expect(configs.rows).toEqual([
+      expect.objectContaining({
+        id: 'n1',
+        groupName: 'East',
+        templateName: 'Hot mail',
+        contactIds: ['c1', 'c2'],
+        contactNames: ['Amy', 'Zed'],
+        sendWays: ['email'],
+        minLevel: 1,
+      }),
+    ]);
+    expect((await notifyConfigsPage(sut.db, 't2', {}, page())).total).toBe(0);
+  });
+
+  it('reads what a tenant set of its notification settings, and nothing for a tenant that set none', async () => {
+    expect(await notifySettingsOf(sut.db, 't1')).toEqual({
+      smtpFrom: 'alarms@mail.test',
+      smsEndpoint: null,
+      smsSignName: null,
+      smsTemplateCode: null,
+      tenantPerMinute: 30,
+      contactPerMinute: null,
+      quietHours: { start: '22:00', end: '07:00', minLevel: 4, timeZone: 'Asia/Shanghai' },
+    });
+    expect(await notifySettingsOf(sut.db, 't2')).toBeNull();
+  });
+});
