@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
+import { holdTable } from '../harness/barrier.ts';
+import { waitFor } from '../harness/process.ts';
 
 /** Usernames are unique across tenants (login is by account alone), even under concurrent creates. */
 describe('username claims', () => {
@@ -29,13 +31,22 @@ describe('username claims', () => {
     password: 'secret12',
   });
 
-  it('lets exactly one of two tenants racing for a username have it, and keeps projecting', async () => {
-    const [a, b] = await Promise.all([
-      t.api('POST', '/api/auth/user', { token: tokenA, body: user('contested', 'a@x.test') }),
-      t.api('POST', '/api/auth/user', { token: tokenB, body: user('contested', 'b@x.test', tokenB) }),
-    ]);
-    expect([a.status, b.status].sort(), JSON.stringify([a.body, b.body])).toEqual([200, 400]);
-    expect([a, b].find((r) => r.status === 400)!.body.data.error).toBe('USERNAME_TAKEN');
+  it('refuses a username to a tenant that asks while another tenant, holding it, is being appended, and keeps projecting', async () => {
+    // Given tenant A's user, its username claimed, held in its append (nothing of it committed yet),
+    const gate = await holdTable(t.db.pool, 'es_events');
+    const a = t.api('POST', '/api/auth/user', { token: tokenA, body: user('contested', 'a@x.test') });
+    await waitFor(
+      'the username claimed',
+      async () => (await t.db.pool.query(`select 1 from username_claims where username = 'contested'`)).rowCount === 1,
+    );
+    await gate.queued(1);
+    // when tenant B asks for the same username, it is refused at once,
+    const b = await t.api('POST', '/api/auth/user', { token: tokenB, body: user('Contested', 'b@x.test', tokenB) });
+    expect(b.status).toBe(400);
+    expect(b.body.data.error).toBe('USERNAME_TAKEN');
+    // and A's user is created once its append goes through.
+    await gate.release();
+    expect((await a).status).toBe(200);
 
     // The read model goes on: a later user shows up, and only one 'contested' exists.
     const later = await t.api('POST', '/api/auth/user', { token: tokenA, body: user('laterUser', 'later@x.test') });
@@ -43,6 +54,23 @@ describe('username claims', () => {
     await t.platform.runner.catchUp();
     const rows = await t.db.pool.query(`select id from rm_users where lower(username) in ('contested', 'lateruser')`);
     expect(rows.rowCount).toBe(2);
+  });
+
+  it('lets exactly one of two tenants have a username when both have passed every check and claim it at the same moment', async () => {
+    // Given two tenants' users of one username, both held at the claim itself,
+    const gate = await holdTable(t.db.pool, 'username_claims');
+    const answers = Promise.all([
+      t.api('POST', '/api/auth/user', { token: tokenA, body: user('tied', 'tie-a@x.test') }),
+      t.api('POST', '/api/auth/user', { token: tokenB, body: user('TIED', 'tie-b@x.test', tokenB) }),
+    ]);
+    await gate.queued(2);
+    // when they claim together, one has it and the other is told it is taken.
+    await gate.release();
+    const [a, b] = await answers;
+    expect([a.status, b.status].sort(), JSON.stringify([a.body, b.body])).toEqual([200, 400]);
+    expect([a, b].find((r) => r.status === 400)!.body.data.error).toBe('USERNAME_TAKEN');
+    await t.platform.runner.catchUp();
+    expect((await t.db.pool.query(`select id from rm_users where lower(username) = 'tied'`)).rowCount).toBe(1);
   });
 
   it('frees a deleted user’s name and follows a rename', async () => {
