@@ -16,7 +16,7 @@ import { rssPeak, type Figure } from './figure.ts';
 
 const run = promisify(execFile);
 const DEVICES = 100;
-const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 32);
+const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 64);
 
 /** POSTs the bodies in `file` to `url` from CONNECTIONS keep-alive connections for `seconds` (load.ts, its own process). */
 async function post(url: string, file: string, seconds: number) {
@@ -35,10 +35,11 @@ async function post(url: string, file: string, seconds: number) {
 
 /**
  * `ingest-http` (issue 23): single-value reports through the HTTP ingest route (`POST /api/iot/telemetry`, sn and
- * secret, one value each) from 32 keep-alive connections of a generator in its own process, 100 devices in
- * turn; the limit is the same values inserted straight into the platform's time-series store (its port's
- * `insertTelemetry`, one value a call, as many calls at once as there are connections), in the same run.
- * The generator's ceiling against an HTTP server that reads the body and answers at once is in the line.
+ * secret, one value each) from 64 keep-alive connections (BENCH_HTTP_CONNECTIONS; api-read's number) of a
+ * generator in its own process, 100 devices in turn; the limit is the same values inserted straight into the
+ * platform's time-series store (its port's `insertTelemetry`, one value a call, as many calls at once as there
+ * are connections), in the same run. The generator's ceiling against an HTTP server that reads the body and
+ * answers at once is in the line.
  */
 export async function benchIngestHttp(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
