@@ -7,3 +7,4 @@ export * from './intake.ts';
 export * from './tables.ts';
 export * from './thingsboard.ts';
 export * from './downlink.ts';
+export * from './sessions.ts';
