@@ -146,7 +146,7 @@ describe('telemetry pipeline', () => {
     const values = await latest(devices['PIPE-2']!.id);
     expect(Object.keys(values)).toEqual(['state']);
     await sut.platform.ingest!.flush();
-    const letters = ok(await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'PIPE-2' } }));
+    const letters = ok(await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'PIPE-2' }, headers: { lang: 'en' } }));
     const reasons = letters.rows.map((r: { reason: string }) => r.reason).join(' | ');
     expect(reasons).toContain('temperature (wrong type or out of range)');
     expect(reasons).toContain('humidity (unknown identifier)');
