@@ -20,6 +20,7 @@ import { productsProjection } from '../device/products.ts';
 import { groupsProjection } from '../group/groups.ts';
 import { alarmsProjection } from './alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './notify.ts';
+import { notifyInboxSchema, notifyRecordsSchema } from './outbox.ts';
 import {
   activeAlarmCounts,
   alarmById,
@@ -27,6 +28,8 @@ import {
   alarmsPage,
   contactsOfTenant,
   contactsPage,
+  inboxOf,
+  notifyRecordsPage,
   notifyConfigsPage,
   notifySettingsOf,
   notifyTemplateExists,
@@ -163,6 +166,18 @@ beforeAll(async () => {
     { type: 'NotifySettingsUpdated', data: { ...settings, secretsChanged: [] } } satisfies NotifySettingsEvent,
     { tenantId: 't1' },
   );
+
+  // The outbox as the notification reactor writes it: two in-app messages and an email, one message read by ann.
+  await sut.db.query(notifyRecordsSchema);
+  await sut.db.query(notifyInboxSchema);
+  await sut.db.query(
+    `insert into notify_records (tenant_id, source_key, alarm_id, sn, send_way, type, recipient, subject, body, created_at) values
+       ('t1', 'alarm:a1', 'a1', 'SN-1', 'inApp', 'email', 'inbox', 'first', 'one', '2026-01-01T00:00:00Z'),
+       ('t1', 'alarm:a2', 'a2', 'SN-2', 'inApp', 'email', 'inbox', 'second', 'two', '2026-01-02T00:00:00Z'),
+       ('t1', 'alarm:a2', 'a2', 'SN-2', 'email', 'email', 'c1@mail.test', 'second', 'two', '2026-01-03T00:00:00Z'),
+       ('t2', 'alarm:b1', 'b1', 'SN-9', 'inApp', 'email', 'inbox', 'other', 'three', '2026-01-04T00:00:00Z')`,
+  );
+  await sut.db.query(`insert into notify_inbox_reads (record_id, user_id) select id, 'ann' from notify_records where subject = 'first'`);
 });
 afterAll(async () => sut?.drop());
 
@@ -252,5 +267,31 @@ describe('the alarm read module', () => {
       quietHours: { start: '22:00', end: '07:00', minLevel: 4, timeZone: 'Asia/Shanghai' },
     });
     expect(await notifySettingsOf(sut.db, 't2')).toBeNull();
+  });
+
+  it('pages a tenant’s notification records with the reader’s own read marks, filtered by them', async () => {
+    const records = await notifyRecordsPage(sut.db, 't1', 'ann', {}, page({ sort: 'createTime' }));
+    expect(records.rows.map((r) => [r.subject, r.sendWay, r.read, r.status])).toEqual([
+      ['first', 'inApp', true, 'unsent'],
+      ['second', 'inApp', false, 'unsent'],
+      ['second', 'email', false, 'unsent'],
+    ]);
+    expect(typeof records.rows[0]!.id).toBe('string');
+    expect(records.rows[0]!.createdAt).toBeInstanceOf(Date);
+    expect((await notifyRecordsPage(sut.db, 't1', 'bob', { read: true }, page())).total).toBe(0);
+    expect((await notifyRecordsPage(sut.db, 't1', 'ann', { read: false, sendWay: 'inApp' }, page())).rows.map((r) => r.subject)).toEqual([
+      'second',
+    ]);
+    expect((await notifyRecordsPage(sut.db, 't1', 'ann', { sn: 'sn-2' }, page())).total).toBe(2);
+  });
+
+  it('counts a reader’s unread in-app messages and lists the latest first', async () => {
+    const ann = await inboxOf(sut.db, 't1', 'ann');
+    expect(ann.unread).toBe(1);
+    expect(ann.latest.map((r) => [r.subject, r.read])).toEqual([
+      ['second', false],
+      ['first', true],
+    ]);
+    expect((await inboxOf(sut.db, 't1', 'bob')).unread).toBe(2);
   });
 });

@@ -9,15 +9,19 @@ import type {
   NotifyType,
   Page,
   PageQuery,
+  RecordStatus,
+  SendWay,
   alarmRuleSortable,
   alarmSortable,
   contactSortable,
   notifyConfigSortable,
+  notifyRecordSortable,
   notifyTemplateSortable,
 } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
 import type { Fields } from '../shared/row.ts';
+import { readByUser } from './outbox.ts';
 
 // ---------------------------------------------------------------- alarms (rm_alarms)
 
@@ -269,4 +273,85 @@ export async function notifySettingsOf(db: Sql, tenantId: string): Promise<Field
     [tenantId],
   );
   return rows.rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------- notification records (the outbox, notify_records)
+
+/** A notification record as the reactor wrote it and delivery left it, with whether its reader has read it (in-app only). */
+export type NotifyRecord = {
+  id: string;
+  groupId: string | null;
+  status: RecordStatus;
+  error: string | null;
+  attempts: number;
+  sendWay: SendWay | 'wechat';
+  type: string;
+  recipient: string;
+  contactName: string | null;
+  subject: string;
+  body: string;
+  alarmId: string | null;
+  ticketId: string | null;
+  sn: string | null;
+  /** A storm summary: subject and body as the summary's counts, in both languages. */
+  summary: boolean;
+  createdAt: Date;
+  sentAt: Date | null;
+  via: string | null;
+  read: boolean;
+};
+const RECORD = `r.id::text as id, r.group_id as "groupId", r.status, r.error, r.attempts, r.send_way as "sendWay", r.type, r.recipient,
+  r.contact_name as "contactName", r.subject, r.body, r.alarm_id as "alarmId", r.ticket_id as "ticketId", r.sn, r.summary,
+  r.created_at as "createdAt", r.sent_at as "sentAt", r.via`;
+// Read marks are the reader's own ($2), of in-app messages only.
+const readByReader = `(r.send_way = 'inApp' and ${readByUser('r', '$1', '$2')})`;
+
+export interface NotifyRecordFilter {
+  status?: RecordStatus;
+  sendWay?: SendWay | 'wechat';
+  read?: boolean;
+  /** A part of the SN. */
+  sn?: string;
+  alarmId?: string;
+}
+const recordSortBy = { createTime: 'r.created_at', status: 'r.status' } satisfies Record<(typeof notifyRecordSortable)[number], string>;
+
+/** A page of a tenant's notification records as `userId` reads them, filtered; sorted as the route allows, newest first by default. */
+export async function notifyRecordsPage(
+  db: Sql,
+  tenantId: string,
+  userId: string,
+  filter: NotifyRecordFilter,
+  page: PageQuery,
+): Promise<Page<NotifyRecord>> {
+  const spec: ListSpec = {
+    select: `${RECORD}, ${readByReader} as read`,
+    // The reader ($2) is named in the from clause too, so that the count alone (an empty page) binds it.
+    from: 'notify_records r join (select $2::text as user_id) reader on true',
+    where: ['r.tenant_id = $1'],
+    params: [tenantId, userId],
+    sortable: recordSortBy,
+    defaultSort: 'r.created_at',
+  };
+  const { where, params } = spec;
+  if (filter.status) where.push(`r.status = ${param(params, filter.status)}`);
+  if (filter.sendWay) where.push(`r.send_way = ${param(params, filter.sendWay)}`);
+  if (filter.read !== undefined) where.push(`${readByReader} = ${param(params, filter.read)}`);
+  if (filter.sn) where.push(`r.sn ilike ${param(params, `%${filter.sn}%`)}`);
+  if (filter.alarmId) where.push(`r.alarm_id = ${param(params, filter.alarmId)}`);
+  return pageRows<Fields<NotifyRecord>>(db, page, spec);
+}
+
+/** A user's inbox: how many of the tenant's in-app messages they have not read, and the latest ten. */
+export async function inboxOf(db: Sql, tenantId: string, userId: string): Promise<{ unread: number; latest: NotifyRecord[] }> {
+  const count = await db.query<{ n: number }>(
+    `select count(*)::int as n from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r', '$1', '$2')}`,
+    [tenantId, userId],
+  );
+  const latest = await db.query<NotifyRecord>(
+    `select ${RECORD}, ${readByUser('r', '$1', '$2')} as read from notify_records r
+     where r.tenant_id = $1 and r.send_way = 'inApp' order by r.created_at desc, r.id desc limit 10`,
+    [tenantId, userId],
+  );
+  return { unread: count.rows[0]!.n, latest: latest.rows };
 }

@@ -9,6 +9,7 @@ import {
   type AlarmRoutes,
   type AlarmRow,
   type AlarmTimelineEntry,
+  type NotifyRecordRow,
   type NotifySecretKey,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
@@ -22,16 +23,18 @@ import {
   alarmRulesPage,
   alarmsPage,
   contactsPage,
+  inboxOf,
   notifyConfigsPage,
+  notifyRecordsPage,
   notifySettingsOf,
   notifyTemplatesPage,
   type AlarmFilter,
   type AlarmRecord,
+  type NotifyRecord,
 } from '@iot/projections/alarm/read.ts';
-import { readByUser } from '@iot/projections/alarm/outbox.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
 import { csvStream } from '../shared/csv.ts';
-import { iso, isoOrNull, mapRows, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { mapRows } from '../shared/paging.ts';
 
 type AlarmQuery = z.output<AlarmRoutes['alarm.list']['query']>;
 
@@ -90,27 +93,11 @@ const exportColumns = [
 ] as const;
 
 // A storm summary is written in both languages; its reader reads it in theirs.
-const recordRow = (r: Record<string, unknown>, lang: Lang) => ({
-  id: String(r.id),
-  groupId: (r.group_id as string | null) ?? null,
-  status: r.status as 'unsent' | 'sent' | 'failed',
-  error: (r.error as string | null) ?? null,
-  attempts: r.attempts as number,
-  sendWay: r.send_way as 'sms' | 'email' | 'inApp' | 'wechat',
-  type: r.type as string,
-  recipient: r.recipient as string,
-  contactName: (r.contact_name as string | null) ?? null,
-  ...(r.summary
-    ? stormSummaryText({ subject: r.subject as string, body: r.body as string }, lang)
-    : { subject: r.subject as string, body: r.body as string }),
-  alarmId: (r.alarm_id as string | null) ?? null,
-  ticketId: (r.ticket_id as string | null) ?? null,
-  sn: (r.sn as string | null) ?? null,
-  read: r.read as boolean,
-  summary: r.summary as boolean,
-  createTime: iso(r.created_at),
-  sentAt: isoOrNull(r.sent_at),
-  via: (r.via as string | null) ?? null,
+const toRecordRow = ({ createdAt, sentAt, ...record }: NotifyRecord, lang: Lang): NotifyRecordRow => ({
+  ...record,
+  ...(record.summary ? stormSummaryText({ subject: record.subject, body: record.body }, lang) : {}),
+  createTime: createdAt.toISOString(),
+  sentAt: sentAt?.toISOString() ?? null,
 });
 
 /** The alarms of a list's filters, page after page (never all in memory), up to the export limit. */
@@ -247,23 +234,9 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
 
   async 'notifyRecord.list'({ query: q }, ctx) {
     const caller = callerOf(ctx);
-    // Read marks are the caller's own (in-app messages only).
-    const read = `(r.send_way = 'inApp' and ${readByUser('r', '$1', '$2')})`;
-    const spec: ListSpec = {
-      select: `r.*, ${read} as read_by_me`,
-      // The caller ($2) is named in the from clause too, so that the count alone (an empty page) binds it.
-      from: 'notify_records r join (select $2::text as user_id) caller on true',
-      where: ['r.tenant_id = $1'],
-      params: [caller.tenantId, caller.id],
-      sortable: { createTime: 'r.created_at', status: 'r.status' },
-      defaultSort: 'r.created_at',
-    };
-    if (q.status) spec.where.push(`r.status = ${param(spec.params, q.status)}`);
-    if (q.sendWay) spec.where.push(`r.send_way = ${param(spec.params, q.sendWay)}`);
-    if (q.read !== undefined) spec.where.push(`${read} = ${param(spec.params, q.read)}`);
-    if (q.sn) spec.where.push(`r.sn ilike ${param(spec.params, `%${q.sn}%`)}`);
-    if (q.alarmId) spec.where.push(`r.alarm_id = ${param(spec.params, q.alarmId)}`);
-    return pageOf(ctx.ports.db, q, spec, (row) => ({ ...recordRow(row, ctx.lang), read: row.read_by_me as boolean }));
+    const filter = { status: q.status, sendWay: q.sendWay, read: q.read, sn: q.sn, alarmId: q.alarmId };
+    const page = await notifyRecordsPage(ctx.ports.db, caller.tenantId, caller.id, filter, q);
+    return mapRows(page, (record) => toRecordRow(record, ctx.lang));
   },
 
   async 'notify.settings'(_input, ctx) {
@@ -314,16 +287,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
   /** The caller's own inbox: the tenant's in-app messages with the caller's read marks. */
   async 'notifyRecord.unread'(_input, ctx) {
     const { tenantId, id: userId } = callerOf(ctx);
-    const { db } = ctx.ports;
-    const count = await db.query<{ n: number }>(
-      `select count(*)::int as n from notify_records r where r.tenant_id = $1 and r.send_way = 'inApp' and not ${readByUser('r', '$1', '$2')}`,
-      [tenantId, userId],
-    );
-    const latest = await db.query(
-      `select r.*, ${readByUser('r', '$1', '$2')} as read_by_me from notify_records r
-       where r.tenant_id = $1 and r.send_way = 'inApp' order by r.created_at desc, r.id desc limit 10`,
-      [tenantId, userId],
-    );
-    return { unread: count.rows[0]!.n, latest: latest.rows.map((r) => ({ ...recordRow(r, ctx.lang), read: r.read_by_me as boolean })) };
+    const { unread, latest } = await inboxOf(ctx.ports.db, tenantId, userId);
+    return { unread, latest: latest.map((record) => toRecordRow(record, ctx.lang)) };
   },
 };
