@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
-import { holdTable } from '../harness/barrier.ts';
+import { holdTable, together } from '../harness/barrier.ts';
 
 /**
  * Device management against the real platform (issue 10): products with versioned thing models, devices
@@ -134,13 +134,9 @@ describe('devices', () => {
     const theirs = await product(other, 'SN-TIE');
     const register = (token: string, productId: string) =>
       sut.call('POST', '/api/iot/device', { token, body: { sn: 'TIE-0001', name: 'tie', productId } });
-    // Given two registrations from two tenants, both held at the claim itself,
-    const gate = await holdTable(sut.db.pool, 'claims');
-    const answers = Promise.all([register(admin, mine), register(other, theirs)]);
-    await gate.queued(2);
-    // when they claim together, one wins and the other is told the SN is taken.
-    await gate.release();
-    expect((await answers).map((a) => (a.status === 200 ? 200 : code(a))).sort()).toEqual([200, 'SN_TAKEN']);
+    // Two registrations from two tenants, both held at the claim itself, claim together: one wins.
+    const answers = await together(holdTable(sut.db.pool, 'claims'), [() => register(admin, mine), () => register(other, theirs)]);
+    expect(answers.map((a) => (a.status === 200 ? 200 : code(a))).sort()).toEqual([200, 'SN_TAKEN']);
     await sut.platform.runner.catchUp();
     expect((await sut.db.pool.query(`select 1 from rm_devices where sn = 'TIE-0001'`)).rowCount).toBe(1);
   });

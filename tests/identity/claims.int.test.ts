@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
+import { holdKey, holdTable, together } from '../harness/barrier.ts';
+import { waitFor } from '../harness/process.ts';
 import { claimExistingPhones } from '@iot/command/user/usernames.ts';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
 
 /**
  * Uniqueness that spans streams is a claim taken before the append (ARCHITECTURE.md "Event store"):
- * of many concurrent requests for one role name or dictionary code, exactly one wins.
+ * of requests for one role name or dictionary code held until each has passed its checks, exactly one wins.
  */
 let sut: TestPlatform;
 let admin: string;
@@ -28,34 +30,50 @@ beforeAll(async () => {
 afterAll(async () => sut?.stop());
 
 describe('claims', () => {
-  it('lets one of 50 concurrent creates of a role name win; the others are told "Role already exists"', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        sut.call('POST', '/api/auth/role', { token: admin, body: { name: i % 2 ? 'Racers' : 'RACERS', menuIds: [] } }),
-      ),
+  it('refuses a role name asked for while the role holding it is being appended', async () => {
+    const create = (name: string) => sut.call('POST', '/api/auth/role', { token: admin, body: { name, menuIds: [] } });
+    // Given a role that has claimed its name and is held in its append (nothing of it committed yet),
+    const gate = await holdTable(sut.db.pool, 'es_events');
+    const first = create('Holders');
+    await waitFor('the name claimed', async () => (await sut.db.pool.query(`select 1 from claims where key = 'holders'`)).rowCount === 1);
+    await gate.queued(1);
+    // when another role asks for it in another spelling, it is told at once that the role exists,
+    expect((await create('HOLDERS')).json!.data.error).toBe('ROLE_EXISTS');
+    // and the first is created once its append goes through.
+    await gate.release();
+    data(await first);
+  });
+
+  it('lets one of 3 creates of a role name that claim it at the same moment win; the others are told "Role already exists"', async () => {
+    // Every create has passed its checks and is held at the claim; then they claim together.
+    const answers = await together(
+      holdTable(sut.db.pool, 'claims'),
+      ['Racers', 'RACERS', 'racers'].map((name) => () => sut.call('POST', '/api/auth/role', { token: admin, body: { name, menuIds: [] } })),
     );
-    expect(outcomes(answers)).toEqual([200, ...times(49, 'ROLE_EXISTS')]);
+    expect(outcomes(answers)).toEqual([200, ...times(2, 'ROLE_EXISTS')]);
     await sut.platform.runner.catchUp();
     const rows = await sut.db.pool.query(`select id from rm_roles where tenant_id = 'kappa' and lower(name) = 'racers'`);
     expect(rows.rowCount).toBe(1);
   });
 
-  it('lets one of 50 concurrent creates of a dictionary code win', async () => {
-    const answers = await Promise.all(
-      times(50, 0).map(() => sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'raceCode', name: 'Race' } })),
+  it('lets one of 3 creates of a dictionary code that claim it at the same moment win', async () => {
+    const answers = await together(
+      holdTable(sut.db.pool, 'claims'),
+      times(3, () => sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'raceCode', name: 'Race' } })),
     );
-    expect(outcomes(answers)).toEqual([200, ...times(49, 'DICT_CODE_TAKEN')]);
+    expect(outcomes(answers)).toEqual([200, ...times(2, 'DICT_CODE_TAKEN')]);
     await sut.platform.runner.catchUp();
     const rows = await sut.db.pool.query(`select id from rm_dict_types where tenant_id = 'kappa' and code = 'raceCode'`);
     expect(rows.rowCount).toBe(1);
   });
 
-  it('lets one of 50 concurrent creates of an app name win; a rename onto it is refused, a deleted app frees it', async () => {
+  it('lets one of 3 creates of an app name that claim it at the same moment win; a rename onto it is refused, a deleted app frees it', async () => {
     const app = (name: string) => ({ type: 'server', name, scope: [], sharing: 'private', remark: null });
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => sut.call('POST', '/api/auth/app', { token: admin, body: app(i % 2 ? 'Reporter' : 'REPORTER') })),
+    const answers = await together(
+      holdTable(sut.db.pool, 'claims'),
+      ['Reporter', 'REPORTER', 'reporter'].map((name) => () => sut.call('POST', '/api/auth/app', { token: admin, body: app(name) })),
     );
-    expect(outcomes(answers)).toEqual([200, ...times(49, 'APP_NAME_TAKEN')]);
+    expect(outcomes(answers)).toEqual([200, ...times(2, 'APP_NAME_TAKEN')]);
     await sut.platform.runner.catchUp();
     const rows = await sut.db.pool.query(`select id from rm_apps where tenant_id = 'kappa' and lower(name) = 'reporter'`);
     expect(rows.rowCount).toBe(1);
@@ -69,7 +87,7 @@ describe('claims', () => {
     data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') }));
   });
 
-  it('lets one of 20 concurrent users with one email have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
+  it('lets one of 4 users with one email that claim it at the same moment have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
     await sut.seedTenant({ id: 'lambda', name: 'lambdaCo', adminUsername: 'lambdaAdmin', adminPassword: 'Lambda#pw1' });
     const other = await sut.login('lambdaAdmin', 'Lambda#pw1');
     const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
@@ -83,14 +101,18 @@ describe('claims', () => {
       password: 'Mail#pw123',
       roleIds: [roleId],
     });
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        i % 2
-          ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`mailer${i}`, 'Shared@Example.com') })
-          : sut.call('POST', '/api/auth/user', { token: other, body: user(`mailer${i}`, 'shared@example.com', otherRole) }),
+    // Every create, from two tenants, has claimed its username and is held at the email's key; then they claim it together.
+    const answers = await together(
+      holdKey(sut.db.pool, 'username_claims', { username: 'shared@example.com', owner: 'barrier' }),
+      Array.from(
+        { length: 4 },
+        (_, i) => () =>
+          i % 2
+            ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`mailer${i}`, 'Shared@Example.com') })
+            : sut.call('POST', '/api/auth/user', { token: other, body: user(`mailer${i}`, 'shared@example.com', otherRole) }),
       ),
     );
-    expect(outcomes(answers)).toEqual([200, ...times(19, 'EMAIL_TAKEN')]);
+    expect(outcomes(answers)).toEqual([200, ...times(3, 'EMAIL_TAKEN')]);
     await sut.platform.runner.catchUp();
     expect((await sut.db.pool.query(`select 1 from rm_users where lower(email) = 'shared@example.com'`)).rowCount).toBe(1);
     // Every loser's username was given back with its email.
@@ -112,7 +134,7 @@ describe('claims', () => {
     data(await sut.call('POST', '/api/auth/user', { token: other, body: user('mailHeir', 'owner@example.com', otherRole) }));
   });
 
-  it('lets one of 20 concurrent users with one phone have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
+  it('lets one of 4 users with one phone that claim it at the same moment have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
     await sut.seedTenant({ id: 'mu', name: 'muCo', adminUsername: 'muAdmin', adminPassword: 'Mu#pw1234' });
     const other = await sut.login('muAdmin', 'Mu#pw1234');
     const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
@@ -128,14 +150,18 @@ describe('claims', () => {
     });
     // Three spellings of one number, across two tenants.
     const spellings = ['13712345678', '+8613712345678', '8613712345678'];
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        i % 2
-          ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`caller${i}`, spellings[i % 3]!) })
-          : sut.call('POST', '/api/auth/user', { token: other, body: user(`caller${i}`, spellings[i % 3]!, otherRole) }),
+    // Every create, from two tenants, has claimed its username and email and is held at the phone's claim.
+    const answers = await together(
+      holdTable(sut.db.pool, 'claims'),
+      Array.from(
+        { length: 4 },
+        (_, i) => () =>
+          i % 2
+            ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`caller${i}`, spellings[i % 3]!) })
+            : sut.call('POST', '/api/auth/user', { token: other, body: user(`caller${i}`, spellings[i % 3]!, otherRole) }),
       ),
     );
-    expect(outcomes(answers)).toEqual([200, ...times(19, 'PHONE_TAKEN')]);
+    expect(outcomes(answers)).toEqual([200, ...times(3, 'PHONE_TAKEN')]);
     await sut.platform.runner.catchUp();
     expect((await sut.db.pool.query(`select 1 from rm_users where right(phone, 11) = '13712345678'`)).rowCount).toBe(1);
     // Every loser's username and email went back with its phone.
@@ -186,12 +212,15 @@ describe('claims', () => {
     expect((await create('oldThird', '8613566660000')).json!.data.error).toBe('PHONE_TAKEN');
   });
 
-  it('lets one of 10 roles renamed at once to one name have it; the others keep their names', async () => {
+  it('lets one of 3 roles renamed to one name at the same moment have it; the others keep their names', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 10; i++)
+    for (let i = 0; i < 3; i++)
       ids.push(data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: `renamer${i}` } })).id);
-    const answers = await Promise.all(ids.map((id) => sut.call('PUT', '/api/auth/role', { token: admin, body: { id, name: 'Champion' } })));
-    expect(outcomes(answers)).toEqual([200, ...times(9, 'ROLE_EXISTS')]);
+    const answers = await together(
+      holdTable(sut.db.pool, 'claims'),
+      ids.map((id) => () => sut.call('PUT', '/api/auth/role', { token: admin, body: { id, name: 'Champion' } })),
+    );
+    expect(outcomes(answers)).toEqual([200, ...times(2, 'ROLE_EXISTS')]);
     const winner = ids[answers.findIndex((r) => r.status === 200)]!;
     const available = async (name: string) =>
       data(await sut.call('GET', '/api/auth/role/check', { token: admin, query: { name } })).available as boolean;

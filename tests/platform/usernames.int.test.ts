@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
-import { holdTable } from '../harness/barrier.ts';
+import { holdTable, together } from '../harness/barrier.ts';
 import { waitFor } from '../harness/process.ts';
 
 /** Usernames are unique across tenants (login is by account alone), even under concurrent creates. */
@@ -57,16 +57,11 @@ describe('username claims', () => {
   });
 
   it('lets exactly one of two tenants have a username when both have passed every check and claim it at the same moment', async () => {
-    // Given two tenants' users of one username, both held at the claim itself,
-    const gate = await holdTable(t.db.pool, 'username_claims');
-    const answers = Promise.all([
-      t.api('POST', '/api/auth/user', { token: tokenA, body: user('tied', 'tie-a@x.test') }),
-      t.api('POST', '/api/auth/user', { token: tokenB, body: user('TIED', 'tie-b@x.test', tokenB) }),
+    // Two tenants' users of one username, both held at the claim itself, claim together: one has it.
+    const [a, b] = await together(holdTable(t.db.pool, 'username_claims'), [
+      () => t.api('POST', '/api/auth/user', { token: tokenA, body: user('tied', 'tie-a@x.test') }),
+      () => t.api('POST', '/api/auth/user', { token: tokenB, body: user('TIED', 'tie-b@x.test', tokenB) }),
     ]);
-    await gate.queued(2);
-    // when they claim together, one has it and the other is told it is taken.
-    await gate.release();
-    const [a, b] = await answers;
     expect([a.status, b.status].sort(), JSON.stringify([a.body, b.body])).toEqual([200, 400]);
     expect([a, b].find((r) => r.status === 400)!.body.data.error).toBe('USERNAME_TAKEN');
     await t.platform.runner.catchUp();
