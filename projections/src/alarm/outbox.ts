@@ -1,3 +1,5 @@
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+
 /**
  * Notification records: the outbox. A record is written once per (source, way, recipient), by the
  * notification reactor in the transaction that moves its checkpoint (so a replay writes none twice), and
@@ -105,3 +107,31 @@ create table notify_rate (
   n int not null,
   primary key (tenant_id, minute, key)
 );`;
+
+/** An alarm pushed at an interval, still active: its records again, once per interval since it was raised. */
+export async function repushActiveAlarms(db: Sql): Promise<void> {
+  await db.query(
+    `insert into notify_records (tenant_id, source_key, config_id, alarm_id, sn, group_id, send_way, type, recipient, contact_id, contact_name, subject, body)
+     select r.tenant_id, r.source_key || '#' || k.n, r.config_id, r.alarm_id, r.sn, r.group_id, r.send_way, r.type, r.recipient, r.contact_id,
+            r.contact_name, r.subject, r.body
+     from rm_alarms a
+     cross join lateral (select floor(extract(epoch from now() - a.raised_at) / 60 / a.push_interval_min)::int as n) k
+     join notify_records r on r.alarm_id = a.id and r.source_key = 'alarm:' || a.id || ':' || r.config_id
+     where a.status = 'active' and a.push = 'interval' and a.push_interval_min > 0 and k.n >= 1
+     on conflict do nothing`,
+  );
+}
+
+/** An open ticket: its assignee reminded every `reminderMin` minutes until it is closed. */
+export async function remindOpenTickets(db: Sql, reminderMin: number): Promise<void> {
+  await db.query(
+    `insert into notify_records (tenant_id, source_key, alarm_id, ticket_id, sn, group_id, send_way, type, recipient, contact_id, contact_name, subject, body)
+     select r.tenant_id, r.source_key || '#' || k.n, r.alarm_id, r.ticket_id, r.sn, r.group_id, r.send_way, r.type, r.recipient, r.contact_id,
+            r.contact_name, '提醒 Reminder: ' || r.subject, r.body
+     from notify_records r join rm_alarms a on a.ticket_id = r.ticket_id and a.ticket_open
+     cross join lateral (select floor(extract(epoch from now() - r.created_at) / 60 / $1::int)::int as n) k
+     where r.source_key = 'ticket:' || r.ticket_id and k.n >= 1
+     on conflict do nothing`,
+    [reminderMin],
+  );
+}
