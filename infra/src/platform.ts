@@ -26,6 +26,8 @@ import { upcasters } from '@iot/contracts/upcasters.ts';
 import type { EventStore } from './event-store/port.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
+import { alarmAddress } from '@iot/projections/alarm/read.ts';
+import { deviceGroupOf } from '@iot/projections/device/read.ts';
 import { createNotifier } from './notify/outbox.ts';
 import { createChannels } from './notify/channels.ts';
 import { startDelivery, type Delivery } from './notify/delivery.ts';
@@ -89,18 +91,10 @@ function alarmHooks(db: SqlPool, live: LiveFeed, alarms: AlarmReactor | null) {
       if (!(event.type in names) || !live.listening('alarm.live')) return;
       const { alarmId } = event.data as { alarmId: string };
       const raised = event.type === 'AlarmRaised' ? event.data : null;
-      const row = (
-        await db.query<{ device_id: string; group_id: string | null; level: number }>(
-          'select a.device_id, d.group_id, a.level from rm_alarms a left join rm_devices d on d.id = a.device_id where a.id = $1',
-          [alarmId],
-        )
-      ).rows[0];
-      const deviceId = raised?.deviceId ?? row?.device_id;
+      const row = await alarmAddress(db, alarmId);
+      const deviceId = raised?.deviceId ?? row?.deviceId;
       if (!deviceId) return;
-      const groupId = raised
-        ? ((await db.query<{ group_id: string | null }>('select group_id from rm_devices where id = $1', [deviceId])).rows[0]?.group_id ??
-          null)
-        : (row?.group_id ?? null);
+      const groupId = raised ? await deviceGroupOf(db, deviceId) : (row?.groupId ?? null);
       live.publish(
         'alarm.live',
         { tenantId: event.metadata.tenantId, groupId, deviceId },

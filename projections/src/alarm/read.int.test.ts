@@ -23,6 +23,7 @@ import { notifyProjection, notifySettingsProjection } from './notify.ts';
 import { notifyInboxSchema, notifyRecordsSchema } from './outbox.ts';
 import {
   activeAlarmCounts,
+  alarmAddress,
   alarmById,
   alarmRulesPage,
   alarmsPage,
@@ -206,6 +207,11 @@ describe('the alarm read module', () => {
     expect(await alarmById(sut.db, 't2', 'a2')).toBeNull();
     expect((await alarmById(sut.db, 't1', 'a2', ['east']))?.id).toBe('a2');
     expect(await alarmById(sut.db, 't1', 'a1', ['east'])).toBeNull();
+  });
+
+  it('addresses an alarm by its device, that device’s group now and its level, and nothing for an unknown alarm', async () => {
+    expect(await alarmAddress(sut.db, 'a1')).toEqual({ deviceId: 'dev-a1', groupId: null, level: 2 });
+    expect(await alarmAddress(sut.db, 'none')).toBeNull();
   });
 
   it('counts a tenant’s active alarms by level, with those not processed', async () => {

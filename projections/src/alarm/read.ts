@@ -355,3 +355,13 @@ export async function inboxOf(db: Sql, tenantId: string, userId: string): Promis
   );
   return { unread: count.rows[0]!.n, latest: latest.rows };
 }
+
+/** An alarm's device, the group that device is in now, and the alarm's level: what a live alarm feed is addressed by. */
+export async function alarmAddress(db: Sql, alarmId: string): Promise<{ deviceId: string; groupId: string | null; level: number } | null> {
+  const rows = await db.query<{ deviceId: string; groupId: string | null; level: number }>(
+    `select a.device_id as "deviceId", d.group_id as "groupId", a.level from rm_alarms a left join rm_devices d on d.id = a.device_id
+     where a.id = $1`,
+    [alarmId],
+  );
+  return rows.rows[0] ?? null;
+}

@@ -21,3 +21,11 @@ export async function deviceIsOfProduct(db: Sql, tenantId: string, deviceId: str
       .rowCount > 0
   );
 }
+
+/** The group a device is in now (null: none, or no such device). */
+export async function deviceGroupOf(db: Sql, deviceId: string): Promise<string | null> {
+  return (
+    (await db.query<{ groupId: string | null }>('select group_id as "groupId" from rm_devices where id = $1', [deviceId])).rows[0]
+      ?.groupId ?? null
+  );
+}
