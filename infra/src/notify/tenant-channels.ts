@@ -1,15 +1,8 @@
 import { tenantChannelKinds, type NotifySecretKey } from '@iot/contracts';
 import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
+import { notifySettingsOf } from '@iot/projections/alarm/read.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { createChannels, type ChannelConfig, type ChannelSender } from './channels.ts';
-
-type Row = {
-  secrets: Partial<Record<NotifySecretKey, string>>;
-  smtp_from: string | null;
-  sms_endpoint: string | null;
-  sms_sign_name: string | null;
-  sms_template_code: string | null;
-};
 
 /**
  * The channels of one tenant: each channel the tenant configured itself (notification settings) goes through its
@@ -25,13 +18,20 @@ export function tenantChannels(
   const cache = new Map<string, { key: string; own: ChannelSender; sender: ChannelSender }>();
   return {
     async forTenant(tenantId: string): Promise<ChannelSender> {
-      const row = (
-        await db.query<Row>(
-          `select s.secrets, r.smtp_from, r.sms_endpoint, r.sms_sign_name, r.sms_template_code
-           from notify_channel_secrets s left join rm_notify_settings r on r.tenant_id = s.tenant_id where s.tenant_id = $1`,
+      const secrets = (
+        await db.query<{ secrets: Partial<Record<NotifySecretKey, string>> }>(
+          'select secrets from notify_channel_secrets where tenant_id = $1',
           [tenantId],
         )
-      ).rows[0];
+      ).rows[0]?.secrets;
+      const settings = secrets ? await notifySettingsOf(db, tenantId) : null;
+      const row = secrets && {
+        secrets,
+        smtpFrom: settings?.smtpFrom ?? null,
+        smsEndpoint: settings?.smsEndpoint ?? null,
+        smsSignName: settings?.smsSignName ?? null,
+        smsTemplateCode: settings?.smsTemplateCode ?? null,
+      };
       const cached = cache.get(tenantId);
       if (!row) {
         if (cached) {
@@ -44,20 +44,17 @@ export function tenantChannels(
       if (cached?.key === key) return cached.sender;
       cached?.own.close();
       const s = row.secrets;
-      const kinds = tenantChannelKinds(
-        { smsEndpoint: row.sms_endpoint, smsSignName: row.sms_sign_name, smsTemplateCode: row.sms_template_code },
-        s,
-      );
+      const kinds = tenantChannelKinds(row, s);
       const own = create({
         smtpUrl: kinds.email ? s.smtpUrl : undefined,
-        from: row.smtp_from ?? options.from,
+        from: row.smtpFrom ?? options.from,
         sms: kinds.sms
           ? {
-              endpoint: row.sms_endpoint!,
+              endpoint: row.smsEndpoint!,
               accessKeyId: s.smsAccessKeyId!,
               accessKeySecret: s.smsAccessKeySecret!,
-              signName: row.sms_sign_name!,
-              templateCode: row.sms_template_code!,
+              signName: row.smsSignName!,
+              templateCode: row.smsTemplateCode!,
             }
           : undefined,
         wecomWebhook: kinds.wechat ? s.wecomWebhook : undefined,
