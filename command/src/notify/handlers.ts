@@ -27,11 +27,7 @@ async function checkConfig(ctx: RequestContext, config: { templateId: string; co
 
 /** Record ids none of which is the caller's tenant's answer NOT_FOUND. */
 async function mustOwnRecords(ctx: RequestContext, ids: string[]) {
-  const found = await ctx.ports.db.query('select 1 from notify_records where tenant_id = $1 and id::text = any($2) limit 1', [
-    callerOf(ctx).tenantId,
-    ids,
-  ]);
-  if (found.rowCount === 0) throw new DomainError('NOT_FOUND');
+  if (!(await ctx.ports.lookups.anyNotifyRecordOf(callerOf(ctx).tenantId, ids))) throw new DomainError('NOT_FOUND');
 }
 
 /** Whether record `r` of the tenant `$1` is read for the user `$2` (the inbox tables of projections/src/alarm/outbox.ts). */

@@ -69,6 +69,8 @@ export interface Lookups {
   notifyTemplateExists(tenantId: string, templateId: string): Promise<boolean>;
   /** Whether a notification configuration of the tenant sends through the template. */
   notifyTemplateInUse(tenantId: string, templateId: string): Promise<boolean>;
+  /** Whether any of the notification records is one of the tenant's. */
+  anyNotifyRecordOf(tenantId: string, recordIds: string[]): Promise<boolean>;
 
   /** A user by id, whichever tenant holds them. */
   userById(userId: string): Promise<UserAccount | null>;

@@ -1,7 +1,7 @@
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
-import { contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
+import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
 import { anyDeviceInGroup, deviceIsOfProduct, devicesOfTenant } from '@iot/projections/device/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
@@ -38,6 +38,7 @@ export const createLookups = (db: Sql): Lookups => ({
   contactsOfTenant: (tenantId, contactIds) => contactsOfTenant(db, tenantId, contactIds),
   notifyTemplateExists: (tenantId, templateId) => notifyTemplateExists(db, tenantId, templateId),
   notifyTemplateInUse: (tenantId, templateId) => notifyTemplateInUse(db, tenantId, templateId),
+  anyNotifyRecordOf: (tenantId, recordIds) => anyNotifyRecordOf(db, tenantId, recordIds),
 
   userById: (userId) => userByIdAnyTenant(db, userId),
   userByAccount: (account) => userByAccount(db, account),

@@ -25,6 +25,7 @@ import {
   activeAlarmCounts,
   alarmAddress,
   alarmById,
+  anyNotifyRecordOf,
   alarmRulesPage,
   alarmsPage,
   contactsOfTenant,
@@ -299,5 +300,11 @@ describe('the alarm read module', () => {
       ['first', true],
     ]);
     expect((await inboxOf(sut.db, 't1', 'bob')).unread).toBe(2);
+  });
+
+  it('tells whether any of some records is the tenant’s', async () => {
+    const ids = (await notifyRecordsPage(sut.db, 't1', 'ann', {}, page())).rows.map((r) => r.id);
+    expect(await anyNotifyRecordOf(sut.db, 't1', [...ids, '999999'])).toBe(true);
+    expect(await anyNotifyRecordOf(sut.db, 't2', ids)).toBe(false);
   });
 });

@@ -342,6 +342,13 @@ export async function notifyRecordsPage(
   return pageRows<Fields<NotifyRecord>>(db, page, spec);
 }
 
+/** Whether any of the records is one of the tenant's. */
+export async function anyNotifyRecordOf(db: Sql, tenantId: string, recordIds: string[]): Promise<boolean> {
+  return (
+    (await db.query('select 1 from notify_records where tenant_id = $1 and id::text = any($2) limit 1', [tenantId, recordIds])).rowCount > 0
+  );
+}
+
 /** A user's inbox: how many of the tenant's in-app messages they have not read, and the latest ten. */
 export async function inboxOf(db: Sql, tenantId: string, userId: string): Promise<{ unread: number; latest: NotifyRecord[] }> {
   const count = await db.query<{ n: number }>(
