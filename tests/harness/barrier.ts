@@ -3,7 +3,7 @@ import { waitFor } from './process.ts';
 
 /** What a barrier of the test's own gives: when the requests under test wait for it, and letting them go. */
 export interface Barrier {
-  /** How many sessions wait for the barrier's transaction now. */
+  /** How many sessions wait for the barrier's transaction now, directly or behind one that does. */
   waiting(): Promise<number>;
   /** Resolves once `n` sessions wait for it: the requests under test are held where they write. */
   queued(n: number): Promise<void>;
@@ -17,7 +17,7 @@ class Released extends Error {}
  * A barrier that forces a race's interleaving (STYLE.md "Tests say what they check"): `statement` runs in a
  * transaction of the test's own that stays open, so every request that needs what it took waits for it.
  */
-async function hold(db: SqlPool, statement: string, params: unknown[] = []): Promise<Barrier> {
+export async function hold(db: SqlPool, statement: string, params: unknown[] = []): Promise<Barrier> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let took!: (pid: number) => void;
@@ -33,9 +33,19 @@ async function hold(db: SqlPool, statement: string, params: unknown[] = []): Pro
       if (!(error instanceof Released)) throw error;
     });
   const pid = await Promise.race([taken, held.then(() => Promise.reject(new Error('the barrier ended before it held')))]);
+  // Directly, or behind another request that waits for it (a row's second waiter queues behind the first).
   const waiting = async () =>
-    (await db.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]))
-      .rows[0]!.n;
+    (
+      await db.query<{ n: number }>(
+        `with recursive held(pid) as (
+           select pid from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))
+           union
+           select a.pid from pg_stat_activity a join held h on h.pid = any(pg_blocking_pids(a.pid))
+         )
+         select count(*)::int as n from held`,
+        [pid],
+      )
+    ).rows[0]!.n;
   return {
     waiting,
     queued: (n) => waitFor(`${n} requests held at the barrier`, async () => (await waiting()) >= n, 20_000, 10).then(() => undefined),
@@ -73,7 +83,12 @@ export async function together<const R extends ReadonlyArray<() => Promise<unkno
 ): Promise<{ -readonly [K in keyof R]: Awaited<ReturnType<R[K]>> }> {
   const gate = await barrier;
   const answers = Promise.all(requests.map((request) => request())) as Promise<{ -readonly [K in keyof R]: Awaited<ReturnType<R[K]>> }>;
-  await gate.queued(requests.length);
+  try {
+    await gate.queued(requests.length);
+  } catch (error) {
+    await gate.release();
+    throw new Error(`${(error as Error).message}; the requests answered ${JSON.stringify(await answers)}`, { cause: error });
+  }
   await gate.release();
   return answers;
 }
