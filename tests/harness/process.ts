@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Routes } from '@iot/contracts';
+import { urlOf, type RouteSpec } from '@iot/contracts/http/route.ts';
 import type { TestDatabase } from './postgres.ts';
+import { isRouteName, specOf, type RouteArgs, type RouteName } from './api.ts';
 import { freePort } from './free-port.ts';
 
 export const PROCESS_ADMIN_PASSWORD = 'Proc#adm1';
@@ -33,7 +36,7 @@ export async function startProcess(db: TestDatabase, dataDir: string, env: Recor
     void exited.then((code) => reject(new Error(`platform exited (${code}) before it ran:\n${out}`)));
   });
   const url = `http://127.0.0.1:${port}`;
-  const call = async (method: string, route: string, body?: unknown, token?: string) => {
+  const send = async (method: string, route: string, body?: unknown, token?: string) => {
     const response = await fetch(url + route, {
       method,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authentication: token } : {}) },
@@ -41,6 +44,15 @@ export async function startProcess(db: TestDatabase, dataDir: string, env: Recor
     });
     return { status: response.status, json: (await response.json().catch(() => null)) as { data: any } | null };
   };
+  /** A route of the table by name, with the body and query its schemas take; or a method and a path. */
+  function call<N extends RouteName>(name: N, args?: RouteArgs<Routes[N]>): ReturnType<typeof send>;
+  function call(method: string, route: string, body?: unknown, token?: string): ReturnType<typeof send>;
+  function call(first: string, second?: string | RouteArgs<RouteSpec>, body?: unknown, token?: string) {
+    if (!isRouteName(first)) return send(first, second as string, body, token);
+    const spec: RouteSpec = specOf(first);
+    const args = (second ?? {}) as RouteArgs<RouteSpec>;
+    return send(spec.method, urlOf(spec, args.query), args.body, args.token);
+  }
   return {
     child,
     exited,
@@ -78,7 +90,7 @@ export async function waitFor<T>(
 /** Registers a tenant through the API (code read from the notifier's outbox) and approves it as the system administrator. */
 export async function onboardTenant(p: PlatformProcess, db: TestDatabase, name: string, password: string): Promise<string> {
   const email = `${name.toLowerCase()}@acme.test`;
-  const sent = await p.call('POST', '/api/auth/register/code', { method: 'email', target: email });
+  const sent = await p.call('tenant.sendCode', { body: { method: 'email', target: email } });
   if (sent.status !== 200) throw new Error(`code not sent: ${JSON.stringify(sent.json)}`);
   const code = await waitFor('the code', async () => {
     const rows = await db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
@@ -86,18 +98,12 @@ export async function onboardTenant(p: PlatformProcess, db: TestDatabase, name: 
     ]);
     return /(\d{6})/.exec(rows.rows[0]?.body ?? '')?.[1];
   });
-  const registered = await p.call('POST', '/api/auth/register', {
-    tenantName: name,
-    contactName: 'Test',
-    company: 'Acme',
-    method: 'email',
-    email,
-    code,
-    password,
+  const registered = await p.call('tenant.register', {
+    body: { tenantName: name, contactName: 'Test', company: 'Acme', method: 'email', email, code, password },
   });
   if (registered.status !== 200) throw new Error(`not registered: ${JSON.stringify(registered.json)}`);
   const tenantId = registered.json!.data.id as string;
-  const admin = await p.call('POST', '/api/auth/login', { account: 'admin', password: PROCESS_ADMIN_PASSWORD, agreement: true });
-  await p.call('POST', '/api/auth/register/createUserByRegist', { id: tenantId }, admin.json!.data.token).catch(() => null);
+  const admin = await p.call('auth.login', { body: { account: 'admin', password: PROCESS_ADMIN_PASSWORD, agreement: true } });
+  await p.call('tenant.approve', { body: { id: tenantId }, token: admin.json!.data.token }).catch(() => null);
   return tenantId;
 }

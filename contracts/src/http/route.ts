@@ -96,3 +96,19 @@ export const isRawAnswer = (value: unknown): value is RawAnswer =>
 export function pathOf(spec: Pick<RouteSpec, 'path'>, params: Record<string, string> = {}): string {
   return spec.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
 }
+
+/** A query's values as a URL carries them: absent and null values left out, lists joined by commas, instants in ISO 8601. */
+export function queryText(query: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    out[key] = Array.isArray(value) ? value.join(',') : value instanceof Date ? value.toISOString() : String(value);
+  }
+  return out;
+}
+
+/** The URL of a route with its query: what a client of the table requests. */
+export function urlOf(spec: Pick<RouteSpec, 'path'>, query?: Readonly<Record<string, unknown>>): string {
+  const text = new URLSearchParams(queryText(query)).toString();
+  return text ? `${pathOf(spec)}?${text}` : pathOf(spec);
+}
