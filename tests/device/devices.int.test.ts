@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
 import { holdTable, together } from '../harness/barrier.ts';
+import { specOf, type BodyOf } from '../harness/api.ts';
 
 /**
  * Device management against the real platform (issue 10): products with versioned thing models, devices
@@ -19,7 +20,7 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
 };
 const code = (r: { json: { data: any } | null }) => r.json?.data?.error;
 
-const temperature = {
+const temperature: BodyOf<'product.defineFunction'>['function'] = {
   type: 'property',
   name: '温度',
   identifier: 'temperature',
@@ -27,9 +28,9 @@ const temperature = {
   access: 'r',
 };
 
-async function product(token: string, codeName: string, type = 'direct') {
-  const { id } = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: `P ${codeName}`, code: codeName, type } }));
-  ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: temperature } }));
+async function product(token: string, codeName: string, type: BodyOf<'product.create'>['type'] = 'direct') {
+  const { id } = ok(await sut.call('product.create', { token, body: { name: `P ${codeName}`, code: codeName, type } }));
+  ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: temperature } }));
   return id as string;
 }
 
@@ -45,15 +46,15 @@ afterAll(async () => sut?.stop());
 describe('products and thing models', () => {
   it('publishes the draft as numbered versions; a published version never changes; devices keep their version', async () => {
     const id = await product(admin, 'TH-01');
-    const published = ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } }));
+    const published = ok(await sut.call('product.publish', { token: admin, body: { id } }));
     expect(published.version).toBe(1);
     const { secret, id: deviceId } = ok(
-      await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'TH01-0001', name: 'sensor 1', productId: id } }),
+      await sut.call('device.create', { token: admin, body: { sn: 'TH01-0001', name: 'sensor 1', productId: id } }),
     );
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The draft changes; version 1 stays as it was, and the device still reports against it.
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token: admin,
         body: {
           productId: id,
@@ -61,22 +62,22 @@ describe('products and thing models', () => {
         },
       }),
     );
-    expect(ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } })).version).toBe(2);
+    expect(ok(await sut.call('product.publish', { token: admin, body: { id } })).version).toBe(2);
     // Publishing an unchanged draft mints no version.
-    expect(ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id } })).version).toBe(2);
-    const detail = ok(await sut.call('GET', '/api/iot/device/detail', { token: admin, query: { id: deviceId } }));
+    expect(ok(await sut.call('product.publish', { token: admin, body: { id } })).version).toBe(2);
+    const detail = ok(await sut.call('device.detail', { token: admin, query: { id: deviceId } }));
     expect(detail.modelVersion).toBe(1);
     expect(detail.functions.map((f: { identifier: string }) => f.identifier)).toEqual(['temperature']);
-    const p = ok(await sut.call('GET', '/api/iot/product/detail', { token: admin, query: { id } }));
+    const p = ok(await sut.call('product.detail', { token: admin, query: { id } }));
     expect(p.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(p.draftChanged).toBe(false);
   });
 
   it('refuses a repeated identifier and an invalid thing-model file with the row and field of each fault', async () => {
     const id = await product(admin, 'TH-02');
-    const again = await sut.call('PUT', '/api/iot/product/function', { token: admin, body: { productId: id, function: temperature } });
+    const again = await sut.call('product.defineFunction', { token: admin, body: { productId: id, function: temperature } });
     expect(code(again)).toBe('IDENTIFIER_TAKEN');
-    const bad = await sut.call('POST', '/api/iot/product/model/import', {
+    const bad = await sut.call('product.importModel', {
       token: admin,
       body: {
         productId: id,
@@ -99,10 +100,10 @@ describe('products and thing models', () => {
         expect.objectContaining({ row: 4, field: 'identifier' }),
       ]),
     );
-    const exported = await sut.call('GET', '/api/iot/product/model/export', { token: admin, query: { id } });
+    const exported = await sut.call('product.exportModel', { token: admin, query: { id } });
     expect(exported.headers['content-type']).toContain('application/json');
     const model = JSON.parse(exported.body);
-    expect(ok(await sut.call('POST', '/api/iot/product/model/import', { token: admin, body: { productId: id, model } })).functions).toBe(1);
+    expect(ok(await sut.call('product.importModel', { token: admin, body: { productId: id, model } })).functions).toBe(1);
   });
 });
 
@@ -111,7 +112,7 @@ describe('devices', () => {
     const mine = await product(admin, 'SN-RACE');
     const theirs = await product(other, 'SN-RACE');
     const register = (token: string, productId: string, name: string) =>
-      sut.call('POST', '/api/iot/device', { token, body: { sn: 'RACE-0001', name, productId } });
+      sut.call('device.create', { token, body: { sn: 'RACE-0001', name, productId } });
     // Given a registration that has claimed the SN and is held in its append (nothing of it committed yet),
     const gate = await holdTable(sut.db.pool, 'es_events');
     const first = register(admin, mine, 'first');
@@ -133,7 +134,7 @@ describe('devices', () => {
     const mine = await product(admin, 'SN-TIE');
     const theirs = await product(other, 'SN-TIE');
     const register = (token: string, productId: string) =>
-      sut.call('POST', '/api/iot/device', { token, body: { sn: 'TIE-0001', name: 'tie', productId } });
+      sut.call('device.create', { token, body: { sn: 'TIE-0001', name: 'tie', productId } });
     // Two registrations from two tenants, both held at the claim itself, claim together: one wins.
     const answers = await together(holdTable(sut.db.pool, 'claims'), [() => register(admin, mine), () => register(other, theirs)]);
     expect(answers.map((a) => (a.status === 200 ? 200 : code(a))).sort()).toEqual([200, 'SN_TAKEN']);
@@ -144,8 +145,7 @@ describe('devices', () => {
   it("narrows the list to the group subtree (stationId) and never shows another tenant's devices", async () => {
     const pid = await product(admin, 'GRP');
     const group = async (name: string, parentId?: string) =>
-      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } }))
-        .id as string;
+      ok(await sut.call('group.create', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } })).id as string;
     const east = await group('East');
     const eastSite = await group('East site', east);
     const west = await group('West');
@@ -154,69 +154,67 @@ describe('devices', () => {
       ['G-2', eastSite],
       ['G-3', west],
     ] as const)
-      ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
+      ok(await sut.call('device.create', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
     await sut.platform.runner.catchUp();
     const list = async (token: string, query: Record<string, string>) =>
-      ok(await sut.call('GET', '/api/iot/device', { token, query: { pageSize: '100', sort: 'name', order: 'asc', ...query } })).rows.map(
+      ok(await sut.call('device.list', { token, query: { pageSize: '100', sort: 'name', order: 'asc', ...query } })).rows.map(
         (r: { sn: string }) => r.sn,
       );
     expect(await list(admin, { stationId: east, name: 'G-' })).toEqual(['G-1', 'G-2']);
     expect(await list(admin, { groupId: west })).toEqual(['G-3']);
     expect(await list(other, { name: 'G-' })).toEqual([]);
-    const count = ok(await sut.call('GET', '/api/iot/device/count', { token: admin, query: { stationId: eastSite } }));
+    const count = ok(await sut.call('device.count', { token: admin, query: { stationId: eastSite } }));
     expect(count.total).toBe(1);
     // A group that still holds devices is in use.
-    expect(code(await sut.call('DELETE', '/api/auth/dept', { token: admin, query: { id: west } }))).toBe('GROUP_IN_USE');
+    expect(code(await sut.call('group.delete', { token: admin, query: { id: west } }))).toBe('GROUP_IN_USE');
     // Another tenant cannot touch them, nor put its devices in our groups.
     const theirs = await product(other, 'GRP');
-    expect(
-      code(await sut.call('POST', '/api/iot/device', { token: other, body: { sn: 'G-X', name: 'x', productId: theirs, groupId: east } })),
-    ).toBe('NOT_FOUND');
+    expect(code(await sut.call('device.create', { token: other, body: { sn: 'G-X', name: 'x', productId: theirs, groupId: east } }))).toBe(
+      'NOT_FOUND',
+    );
     const anyOfOurs = (await sut.db.pool.query<{ id: string }>(`select id from rm_devices where sn = 'G-1'`)).rows[0]!.id;
-    expect(code(await sut.call('DELETE', '/api/iot/device', { token: other, query: { id: anyOfOurs } }))).toBe('NOT_FOUND');
+    expect(code(await sut.call('device.delete', { token: other, query: { id: anyOfOurs } }))).toBe('NOT_FOUND');
   });
 
   it('puts devices behind a gateway, refuses a non-gateway, and keeps a gateway with sub-devices from deletion', async () => {
     const gwProduct = await product(admin, 'GW', 'gateway');
     const subProduct = await product(admin, 'SUB', 'subDevice');
-    const gw = ok(
-      await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'GW-1', name: 'gateway', productId: gwProduct } }),
-    ).id;
+    const gw = ok(await sut.call('device.create', { token: admin, body: { sn: 'GW-1', name: 'gateway', productId: gwProduct } })).id;
     const subs = [];
     for (const sn of ['SUB-1', 'SUB-2'])
-      subs.push(ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: subProduct } })).id);
+      subs.push(ok(await sut.call('device.create', { token: admin, body: { sn, name: sn, productId: subProduct } })).id);
     await sut.platform.runner.catchUp();
-    const bound = ok(await sut.call('PUT', '/api/iot/gateway/sub', { token: admin, body: { gatewayId: gw, deviceIds: subs } }));
+    const bound = ok(await sut.call('gateway.bind', { token: admin, body: { gatewayId: gw, deviceIds: subs } }));
     expect(bound.ok).toBe(2);
-    expect(code(await sut.call('PUT', '/api/iot/gateway/sub', { token: admin, body: { gatewayId: subs[0], deviceIds: [subs[1]] } }))).toBe(
+    expect(code(await sut.call('gateway.bind', { token: admin, body: { gatewayId: subs[0], deviceIds: [subs[1]] } }))).toBe(
       'NOT_A_GATEWAY',
     );
     await sut.platform.runner.catchUp();
-    expect(code(await sut.call('DELETE', '/api/iot/device', { token: admin, query: { id: gw } }))).toBe('GATEWAY_HAS_DEVICES');
-    const gateways = ok(await sut.call('GET', '/api/iot/gateway', { token: admin, query: { sn: 'GW-1' } }));
+    expect(code(await sut.call('device.delete', { token: admin, query: { id: gw } }))).toBe('GATEWAY_HAS_DEVICES');
+    const gateways = ok(await sut.call('gateway.list', { token: admin, query: { sn: 'GW-1' } }));
     expect(gateways.rows[0].subDeviceCount).toBe(2);
   });
 
   it('keeps template variables to property identifiers of the thing model', async () => {
     const pid = await product(admin, 'TPL');
     const tpl = ok(
-      await sut.call('POST', '/api/iot/template', {
+      await sut.call('template.create', {
         token: admin,
         body: { name: 'Modbus 1', productId: pid, protocol: 'modbus-rtu', acquisitionPeriod: 10, retentionDays: 90 },
       }),
     ).id;
-    const variable = {
+    const variable: BodyOf<'template.defineVariable'> = {
       templateId: tpl,
       name: '温度',
       attribute: 'CLIENT',
       identifier: 'temperature',
       modbus: { slaveAddress: 1, functionCode: 3, registerAddress: 100, dataFormat: 'float32', byteOrder: 'CDAB', scale: 0.1 },
     };
-    ok(await sut.call('PUT', '/api/iot/template/variable', { token: admin, body: variable }));
-    expect(code(await sut.call('PUT', '/api/iot/template/variable', { token: admin, body: { ...variable, identifier: 'pressure' } }))).toBe(
+    ok(await sut.call('template.defineVariable', { token: admin, body: variable }));
+    expect(code(await sut.call('template.defineVariable', { token: admin, body: { ...variable, identifier: 'pressure' } }))).toBe(
       'NOT_A_PROPERTY',
     );
-    const bad = await sut.call('PUT', '/api/iot/template/variable', {
+    const bad = await sut.call('template.defineVariable', {
       token: admin,
       body: { ...variable, modbus: undefined, plc: { area: 'DB', offset: 4 } },
     });
@@ -225,7 +223,7 @@ describe('devices', () => {
 
   it('edits only the fields a PUT names: absent fields stay, null clears', async () => {
     const pid = await product(admin, 'PART');
-    const groupId = ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Part site', type: 'office' } })).id;
+    const groupId = ok(await sut.call('group.create', { token: admin, body: { name: 'Part site', type: 'office' } })).id;
     const created = {
       sn: 'PART-1',
       name: 'partial',
@@ -236,9 +234,9 @@ describe('devices', () => {
       tags: ['a'],
       remark: 'keep me',
     };
-    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: created })).id;
-    const detail = async () => ok(await sut.call('GET', '/api/iot/device/detail', { token: admin, query: { id } }));
-    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, name: 'renamed' } }));
+    const id = ok(await sut.call('device.create', { token: admin, body: created })).id;
+    const detail = async () => ok(await sut.call('device.detail', { token: admin, query: { id } }));
+    ok(await sut.call('device.update', { token: admin, body: { id, name: 'renamed' } }));
     expect(await detail()).toMatchObject({
       name: 'renamed',
       groupId,
@@ -249,12 +247,12 @@ describe('devices', () => {
       tags: ['a'],
       remark: 'keep me',
     });
-    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, remark: null, groupId: null, tags: [] } }));
+    ok(await sut.call('device.update', { token: admin, body: { id, remark: null, groupId: null, tags: [] } }));
     expect(await detail()).toMatchObject({ name: 'renamed', groupId: null, lng: 121.47, address: 'Shanghai', tags: [], remark: null });
     // A body naming nothing but the device changes nothing, and records nothing.
-    const events = async () => (await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } })).json!.data.length;
+    const events = async () => (await sut.call('device.timeline', { token: admin, query: { id } })).json!.data.length;
     const before = await events();
-    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id } }));
+    ok(await sut.call('device.update', { token: admin, body: { id } }));
     expect(await events()).toBe(before);
   });
 });
@@ -262,23 +260,23 @@ describe('devices', () => {
 describe('telemetry history', () => {
   it('takes samples from `from` (inclusive) to `to` (exclusive), as its OpenAPI says', async () => {
     const pid = await product(admin, 'RANGE');
-    const device = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'RANGE-1', name: 'range', productId: pid } }));
+    const device = ok(await sut.call('device.create', { token: admin, body: { sn: 'RANGE-1', name: 'range', productId: pid } }));
     const t = Date.UTC(2026, 0, 1, 8, 0, 0);
     const data = [
       { ts: t, values: { temperature: 1 } },
       { ts: t + 60_000, values: { temperature: 2 } },
     ];
-    expect(ok(await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'RANGE-1', secret: device.secret, data } })).accepted).toBe(2);
+    expect(ok(await sut.call('telemetry.report', { body: { sn: 'RANGE-1', secret: device.secret, data } })).accepted).toBe(2);
     const points = async (from: number, to: number) =>
       ok(
-        await sut.call('GET', '/api/iot/device/history', {
+        await sut.call('telemetry.history', {
           token: admin,
           query: { id: device.id, variables: 'temperature', from: new Date(from).toISOString(), to: new Date(to).toISOString() },
         }),
       )[0].points.map((p: { value: number }) => p.value);
     await waitFor('both samples stored', async () => (await points(t, t + 60_001)).length === 2);
     expect(await points(t, t + 60_000)).toEqual([1]);
-    const parameters = (sut.app.swagger() as any).paths['/api/iot/device/history'].get.parameters as {
+    const parameters = (sut.app.swagger() as any).paths[specOf('telemetry.history').path].get.parameters as {
       name: string;
       description?: string;
     }[];
@@ -291,7 +289,7 @@ describe('exports', () => {
   it('leave negative numbers alone: history as CSV (the display with its unit escaped) and XLSX (numbers), devices as CSV', async () => {
     const pid = await product(admin, 'NEG');
     const device = ok(
-      await sut.call('POST', '/api/iot/device', {
+      await sut.call('device.create', {
         token: admin,
         body: { sn: 'NEG-1', name: '=cmd|calc', productId: pid, location: { lng: -73.98, lat: 40.75, address: '-far west' } },
       }),
@@ -301,10 +299,10 @@ describe('exports', () => {
       { ts: t, values: { temperature: -40 } },
       { ts: t + 60_000, values: { temperature: -12.5 } },
     ];
-    ok(await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'NEG-1', secret: device.secret, data } }));
+    ok(await sut.call('telemetry.report', { body: { sn: 'NEG-1', secret: device.secret, data } }));
     const query = { id: device.id, variables: 'temperature', from: new Date(t).toISOString(), to: new Date(t + 120_000).toISOString() };
     const csv = await waitFor('both samples exported', async () => {
-      const r = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query, headers: { lang: 'en' } });
+      const r = await sut.call('telemetry.export', { token: admin, query, headers: { lang: 'en' } });
       const lines = r.body
         .replace(/^\uFEFF/, '')
         .trim()
@@ -316,13 +314,13 @@ describe('exports', () => {
       `${new Date(t).toISOString()},temperature,温度,-40,'-40 °C`,
       `${new Date(t + 60_000).toISOString()},temperature,温度,-12.5,'-12.5 °C`,
     ]);
-    const xlsx = await sut.call('GET', '/api/iot/device/history/export', { token: admin, query: { ...query, format: 'xlsx' } });
+    const xlsx = await sut.call('telemetry.export', { token: admin, query: { ...query, format: 'xlsx' } });
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(xlsx.rawPayload as never);
     const row = book.worksheets[0]!.getRow(2);
     expect([row.getCell(4).value, row.getCell(5).value]).toEqual([-40, '-40 °C']);
     await sut.platform.runner.catchUp();
-    const devices = await sut.call('GET', '/api/iot/device/export', { token: admin, query: { sn: 'NEG-1' }, headers: { lang: 'en' } });
+    const devices = await sut.call('device.export', { token: admin, query: { sn: 'NEG-1' }, headers: { lang: 'en' } });
     const [head, line] = devices.body
       .replace(/^\uFEFF/, '')
       .trim()
@@ -335,13 +333,13 @@ describe('exports', () => {
 describe('history for auditors', () => {
   it('shows who changed what with before and after, and rebuilds the device as it was at an instant', async () => {
     const pid = await product(admin, 'HIST');
-    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'HIST-1', name: 'before', productId: pid } })).id;
+    const id = ok(await sut.call('device.create', { token: admin, body: { sn: 'HIST-1', name: 'before', productId: pid } })).id;
     await new Promise((r) => setTimeout(r, 20));
     const between = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 20));
-    ok(await sut.call('PUT', '/api/iot/device', { token: admin, body: { id, name: 'after', tags: ['x'] } }));
-    ok(await sut.call('POST', '/api/iot/device/disable', { token: admin, body: { id } }));
-    const timeline = ok(await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } }));
+    ok(await sut.call('device.update', { token: admin, body: { id, name: 'after', tags: ['x'] } }));
+    ok(await sut.call('device.disable', { token: admin, body: { id } }));
+    const timeline = ok(await sut.call('device.timeline', { token: admin, query: { id } }));
     expect(timeline.map((e: { eventType: string }) => e.eventType)).toEqual(['DeviceDisabled', 'DeviceUpdated', 'DeviceCreated']);
     expect(timeline[1].actorName).toBe('limaAdmin');
     expect(timeline[1].changes).toEqual(
@@ -350,14 +348,14 @@ describe('history for auditors', () => {
         { field: 'tags', before: [], after: ['x'] },
       ]),
     );
-    const then = ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: between } }));
+    const then = ok(await sut.call('device.asOf', { token: admin, query: { id, at: between } }));
     expect(then.device.name).toBe('before');
     expect(then.device.enabled).toBe(true);
     expect(then.product.functions.map((f: { identifier: string }) => f.identifier)).toEqual(['temperature']);
-    const now = ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: new Date().toISOString() } }));
+    const now = ok(await sut.call('device.asOf', { token: admin, query: { id, at: new Date().toISOString() } }));
     expect(now.device).toMatchObject({ name: 'after', enabled: false });
-    const tenantThen = ok(await sut.call('GET', '/api/auth/audit/asOf', { token: admin, query: { at: between } }));
-    const tenantNow = ok(await sut.call('GET', '/api/auth/audit/asOf', { token: admin, query: { at: new Date().toISOString() } }));
+    const tenantThen = ok(await sut.call('audit.tenantAsOf', { token: admin, query: { at: between } }));
+    const tenantNow = ok(await sut.call('audit.tenantAsOf', { token: admin, query: { at: new Date().toISOString() } }));
     // The device existed then and exists now; it was enabled then and is disabled now.
     expect(tenantNow.devices).toBe(tenantThen.devices);
     expect(tenantNow.enabledDevices).toBe(tenantThen.enabledDevices - 1);
@@ -367,20 +365,20 @@ describe('history for auditors', () => {
 
   it('says a secret was rotated only once it was, in the as-of state and in the timeline', async () => {
     const pid = await product(admin, 'ROT');
-    const id = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'ROT-1', name: 'r', productId: pid } })).id;
+    const id = ok(await sut.call('device.create', { token: admin, body: { sn: 'ROT-1', name: 'r', productId: pid } })).id;
     const asOf = async () =>
-      ok(await sut.call('GET', '/api/iot/device/asOf', { token: admin, query: { id, at: new Date(Date.now() + 1000).toISOString() } }));
+      ok(await sut.call('device.asOf', { token: admin, query: { id, at: new Date(Date.now() + 1000).toISOString() } }));
     expect((await asOf()).device.secretRotated).toBe(false);
-    ok(await sut.call('POST', '/api/iot/device/secret', { token: admin, body: { id } }));
+    ok(await sut.call('device.rotateSecret', { token: admin, body: { id } }));
     expect((await asOf()).device.secretRotated).toBe(true);
-    const [rotated] = ok(await sut.call('GET', '/api/iot/device/timeline', { token: admin, query: { id } }));
+    const [rotated] = ok(await sut.call('device.timeline', { token: admin, query: { id } }));
     expect(rotated).toMatchObject({ eventType: 'DeviceSecretRotated', changes: [{ field: 'secretRotated', before: false, after: true }] });
   });
 });
 
 const csv = (lines: string[]) => Buffer.from(`\uFEFF${lines.join('\n')}\n`);
 async function upload(file: Buffer, filename: string, type: string, jobId = `job${Math.random().toString(36).slice(2, 12)}`) {
-  return sut.call('POST', '/api/iot/device/import', {
+  return sut.call('device.import', {
     token: admin,
     query: { jobId, filename },
     body: file,
@@ -391,7 +389,7 @@ async function upload(file: Buffer, filename: string, type: string, jobId = `job
 describe('bulk import', () => {
   it('imports good rows, reports bad ones by row and field, and a re-run creates nothing twice', async () => {
     await product(admin, 'IMP');
-    ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name: 'Import site', type: 'office', parentId: null } }));
+    ok(await sut.call('group.create', { token: admin, body: { name: 'Import site', type: 'office', parentId: null } }));
     await sut.platform.runner.catchUp();
     const file = csv([
       'sn,name,product,group,lng,lat,tags',
@@ -404,7 +402,7 @@ describe('bulk import', () => {
     ]);
     const first = ok(await upload(file, 'devices.csv', 'text/csv'));
     expect(first).toMatchObject({ total: 6, created: 2, unchanged: 0, failed: 4 });
-    const report = await sut.call('GET', '/api/iot/device/import/report', {
+    const report = await sut.call('device.importReport', {
       token: admin,
       query: { jobId: first.jobId },
       headers: { lang: 'en' },
@@ -508,7 +506,7 @@ describe('bulk import', () => {
     const r = await upload(binary, 'devices.csv', 'text/csv');
     expect(r.status, r.body).toBe(400);
     expect(r.json!.data).toMatchObject({ error: 'FILE_ROW_INVALID', details: { row: 3 } });
-    const en = await sut.call('POST', '/api/iot/device/import', {
+    const en = await sut.call('device.import', {
       token: admin,
       query: { jobId: 'csv-quote-en-1', filename: 'devices.csv' },
       body: csv(cases[0]!.lines),
@@ -523,16 +521,16 @@ describe('bulk import', () => {
     const jobId = 'shared-job-0001';
     const mine = ok(await upload(csv(['sn,name,product', 'JOB-1,one,IMP', 'JOB-2,two,NOPE']), 'devices.csv', 'text/csv', jobId));
     expect(mine).toMatchObject({ total: 2, created: 1, failed: 1 });
-    ok(await sut.call('POST', '/api/iot/product', { token: other, body: { name: 'P mike', code: 'MIKE-IMP', type: 'direct' } }));
+    ok(await sut.call('product.create', { token: other, body: { name: 'P mike', code: 'MIKE-IMP', type: 'direct' } }));
     await sut.platform.runner.catchUp();
-    const theirs = await sut.call('POST', '/api/iot/device/import', {
+    const theirs = await sut.call('device.import', {
       token: other,
       query: { jobId, filename: 'devices.csv' },
       body: csv(['sn,name,product', 'JOB-3,three,MIKE-IMP']),
       headers: { 'content-type': 'text/csv' },
     });
     expect(ok(theirs)).toMatchObject({ total: 1, created: 1, failed: 0 });
-    const report = (token: string) => sut.call('GET', '/api/iot/device/import/report', { token, query: { jobId } });
+    const report = (token: string) => sut.call('device.importReport', { token, query: { jobId } });
     expect((await report(admin)).body).toContain('JOB-2');
     expect((await report(other)).body).not.toContain('JOB-2');
     // The same tenant reusing a finished id is still one job: refused.
@@ -544,7 +542,7 @@ describe('audit trail', () => {
   it('filters by entity type, entity and action, and exports CSV and XLSX', async () => {
     await sut.platform.runner.catchUp();
     const trail = async (query: Record<string, string>) =>
-      ok(await sut.call('GET', '/api/auth/audit', { token: admin, query: { pageSize: '100', ...query } })).rows as {
+      ok(await sut.call('audit.list', { token: admin, query: { pageSize: '100', ...query } })).rows as {
         eventType: string;
         stream: string;
       }[];
@@ -556,7 +554,7 @@ describe('audit trail', () => {
     );
     expect(await trail({ entityType: 'device', entity: 'no-such-device' })).toEqual([]);
     expect(await trail({ entityType: 'device', entity: '%' })).toEqual([]);
-    const xlsx = await sut.call('GET', '/api/auth/audit/export', { token: admin, query: { entityType: 'device', format: 'xlsx' } });
+    const xlsx = await sut.call('audit.export', { token: admin, query: { entityType: 'device', format: 'xlsx' } });
     expect(xlsx.status).toBe(200);
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');
     const book = new ExcelJS.Workbook();
@@ -564,7 +562,7 @@ describe('audit trail', () => {
     expect(book.worksheets[0]!.rowCount).toBeGreaterThan(3);
     // Another tenant's trail never shows ours.
     expect((await trail({ entityType: 'device', entity: 'afte' })).length).toBeGreaterThan(0);
-    const theirs = ok(await sut.call('GET', '/api/auth/audit', { token: other, query: { entity: histId } }));
+    const theirs = ok(await sut.call('audit.list', { token: other, query: { entity: histId } }));
     expect(theirs.total).toBe(0);
   });
 });

@@ -9,8 +9,13 @@ import type { BodyIn, QueryIn, ResultOf, RouteSpec } from '@iot/contracts/http/r
  */
 export type RouteName = keyof Routes;
 
-/** A query as a URL carries it: each field the route declares, as a value its schema takes or as that value's text. */
-export type QueryArg<R extends RouteSpec> = QueryIn<R> extends object ? { [K in keyof QueryIn<R>]?: QueryIn<R>[K] | string | null } : never;
+/**
+ * A query as a URL carries it: each field the route declares, as a value its schema takes or as that value's text;
+ * and on every route the current group (spec §6 `stationId`), which the adapter reads before the route's schema.
+ */
+export type QueryArg<R extends RouteSpec> = (QueryIn<R> extends object
+  ? { [K in keyof QueryIn<R>]?: QueryIn<R>[K] | string | null }
+  : unknown) & { stationId?: string };
 
 /** What a route takes as its body: its schema's input, or the bytes of a route that takes a file or an image. */
 export type BodyArg<R extends RouteSpec> = R['consumes'] extends string ? Buffer | Uint8Array : BodyIn<R>;
