@@ -64,7 +64,7 @@ async function freshEvaluator() {
 
 const alarms = async (query: Record<string, string> = {}) => {
   await sut.platform.runner.catchUp();
-  return ok(await sut.call('GET', '/api/iot/alarm', { token, query: { pageSize: '100', ...query } })).rows as {
+  return ok(await sut.call('alarm.list', { token, query: { pageSize: '100', ...query } })).rows as {
     id: string;
     value: number | null;
     status: string;
@@ -110,15 +110,15 @@ beforeAll(async () => {
   mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
   await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
-  productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Boiler', code: 'ALM', type: 'direct' } })).id;
+  productId = ok(await sut.call('product.create', { token, body: { name: 'Boiler', code: 'ALM', type: 'direct' } })).id;
   for (const fn of [
     { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 200 } },
     { type: 'event', name: '过热', identifier: 'overheat', level: 'fault' },
   ])
-    ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId, function: fn } }));
-  ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id: productId } }));
+    ok(await sut.call('product.defineFunction', { token, body: { productId, function: fn } }));
+  ok(await sut.call('product.publish', { token, body: { id: productId } }));
   for (const sn of ['ALM-1', 'ALM-2', 'ALM-3', 'ALM-4']) {
-    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: `boiler ${sn}`, productId } }));
+    const d = ok(await sut.call('device.create', { token, body: { sn, name: `boiler ${sn}`, productId } }));
     devices[sn] = { id: d.id, secret: d.secret };
   }
   await sut.platform.runner.catchUp();
@@ -132,10 +132,10 @@ afterAll(async () => {
 describe('alarm settings', () => {
   it('refuses a rule on a name that is not a property of the thing model, and one without its threshold', async () => {
     const rule = { name: 'x', productId, variable: 'humidity', type: 'cloud', mode: 'crossUpper', threshold: 1, level: 2 };
-    const unknown = await sut.call('POST', '/api/iot/alarm/rule', { token, body: rule });
+    const unknown = await sut.call('alarmRule.create', { token, body: rule });
     expect([unknown.status, unknown.json?.code]).toEqual([400, 400]);
     expect(unknown.json?.msg).toBeTruthy();
-    const noThreshold = await sut.call('POST', '/api/iot/alarm/rule', {
+    const noThreshold = await sut.call('alarmRule.create', {
       token,
       body: { ...rule, variable: 'temperature', threshold: null },
     });
@@ -148,7 +148,7 @@ describe('alarm evaluation on live telemetry', () => {
   let ruleId: string;
   beforeAll(async () => {
     ruleId = ok(
-      await sut.call('POST', '/api/iot/alarm/rule', {
+      await sut.call('alarmRule.create', {
         token,
         body: {
           name: 'too hot',
@@ -254,7 +254,7 @@ describe('alarm evaluation on live telemetry', () => {
     const { db } = sut.platform.context;
     const deviceId = devices['ALM-3']!.id;
     const windowRule = ok(
-      await sut.call('POST', '/api/iot/alarm/rule', {
+      await sut.call('alarmRule.create', {
         token,
         body: {
           name: 'warm for 10 s',
@@ -311,7 +311,7 @@ describe('alarm evaluation on live telemetry', () => {
   it('evaluates values reported over the HTTP ingest route as it does MQTT ones', async () => {
     const deviceId = devices['ALM-1']!.id;
     expect(await alarms({ deviceId })).toEqual([]);
-    const posted = await sut.call('POST', '/api/iot/telemetry', {
+    const posted = await sut.call('telemetry.report', {
       body: { sn: 'ALM-1', secret: devices['ALM-1']!.secret, data: { temperature: 99 } },
     });
     expect(posted.status, posted.body).toBe(200);
@@ -320,7 +320,7 @@ describe('alarm evaluation on live telemetry', () => {
 
   it('raises on a thing-model event a device reports, for a rule in event mode', async () => {
     const ruleId = ok(
-      await sut.call('POST', '/api/iot/alarm/rule', {
+      await sut.call('alarmRule.create', {
         token,
         body: { name: 'overheat event', productId, variable: 'overheat', type: 'device', mode: 'event', level: 5, autoClear: false },
       }),
@@ -337,13 +337,13 @@ describe('alarm evaluation on live telemetry', () => {
 describe('alarm lifecycle', () => {
   it('refuses more than 10 manual entries with the spec message, and incomplete rows until confirmed', async () => {
     const row = { deviceId: devices['ALM-4']!.id, variable: 'temperature', type: 'device', level: 2, trigger: 'manual', faultFlag: true };
-    const eleven = await sut.call('POST', '/api/iot/alarm/manual', { token, body: { rows: Array.from({ length: 11 }, () => row) } });
+    const eleven = await sut.call('alarm.manual', { token, body: { rows: Array.from({ length: 11 }, () => row) } });
     expect(eleven.status).toBe(400);
     expect(eleven.body).toContain('Only 10 new data can be added at most');
-    const incomplete = await sut.call('POST', '/api/iot/alarm/manual', { token, body: { rows: [row, { deviceId: row.deviceId }] } });
+    const incomplete = await sut.call('alarm.manual', { token, body: { rows: [row, { deviceId: row.deviceId }] } });
     expect([incomplete.status, incomplete.json?.msg]).toEqual([400, '信息不完整，是否继续提交？']);
     const entered = ok(
-      await sut.call('POST', '/api/iot/alarm/manual', {
+      await sut.call('alarm.manual', {
         token,
         body: { rows: [row, { deviceId: row.deviceId }], confirmIncomplete: true },
       }),
@@ -354,13 +354,13 @@ describe('alarm lifecycle', () => {
 
   it('acknowledges, processes with a note and clears, recording who; twice changes nothing', async () => {
     const [first] = await alarms({ deviceId: devices['ALM-4']!.id });
-    const ack = ok(await sut.call('POST', '/api/iot/alarm/ack', { token, body: { ids: [first!.id, 'no-such-alarm'] } }));
+    const ack = ok(await sut.call('alarm.ack', { token, body: { ids: [first!.id, 'no-such-alarm'] } }));
     expect(ack.results.map((r: { ok: boolean }) => r.ok)).toEqual([true, false]);
-    ok(await sut.call('POST', '/api/iot/alarm/process', { token, body: { ids: [first!.id], note: 'replaced the sensor' } }));
-    ok(await sut.call('POST', '/api/iot/alarm/process', { token, body: { ids: [first!.id], note: 'again' } }));
+    ok(await sut.call('alarm.process', { token, body: { ids: [first!.id], note: 'replaced the sensor' } }));
+    ok(await sut.call('alarm.process', { token, body: { ids: [first!.id], note: 'again' } }));
     const processed = (await alarms({ deviceId: devices['ALM-4']!.id, processed: 'true' }))[0]!;
     expect(processed).toMatchObject({ id: first!.id, acknowledged: true, processed: true, processNote: 'replaced the sensor' });
-    ok(await sut.call('POST', '/api/iot/alarm/clear', { token, body: { ids: [first!.id] } }));
+    ok(await sut.call('alarm.clear', { token, body: { ids: [first!.id] } }));
     const history = await alarms({ deviceId: devices['ALM-4']!.id, tab: 'history' });
     expect(history.map((a) => a.id)).toEqual([first!.id]);
     const events = await sut.platform.context.db.query<{ type: string; actor: string }>(
@@ -374,7 +374,7 @@ describe('alarm lifecycle', () => {
 describe('alarm detail and export', () => {
   it("shows an alarm's timeline: raised by the evaluator with its value, acknowledged, processed with the note and cleared by a named user", async () => {
     const [handled] = await alarms({ deviceId: devices['ALM-4']!.id, tab: 'history' });
-    const detail = ok(await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: handled!.id } }));
+    const detail = ok(await sut.call('alarm.detail', { token, query: { id: handled!.id } }));
     expect(detail.alarm).toMatchObject({ id: handled!.id, status: 'cleared', processNote: 'replaced the sensor' });
     expect(
       detail.timeline.map((e: { type: string; actorKind: string; actorName: string | null; note: string | null }) => [
@@ -390,7 +390,7 @@ describe('alarm detail and export', () => {
     ]);
     // An alarm of the evaluator: raised and cleared by the platform, with the values that crossed.
     const evaluated = (await alarms({ deviceId: devices['ALM-1']!.id, tab: 'history' })).find((a) => a.value === 85);
-    const auto = ok(await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: evaluated!.id } }));
+    const auto = ok(await sut.call('alarm.detail', { token, query: { id: evaluated!.id } }));
     expect(
       auto.timeline.map((e: { type: string; actorKind: string; value: number | null; auto: boolean | null }) => [
         e.type,
@@ -403,13 +403,13 @@ describe('alarm detail and export', () => {
       ['AlarmCleared', 'system', 74, true],
     ]);
     expect(auto.timeline[0].measuredAt).toEqual(expect.stringMatching(/^\d{4}-/));
-    const missing = await sut.call('GET', '/api/iot/alarm/detail', { token, query: { id: 'no-such-alarm' } });
+    const missing = await sut.call('alarm.detail', { token, query: { id: 'no-such-alarm' } });
     expect(missing.status).toBe(404);
   });
 
   it('exports the alarm list as XLSX beside CSV, with the filters of the list', async () => {
     const query = { tab: 'history', deviceId: devices['ALM-4']!.id };
-    const csv = await sut.call('GET', '/api/iot/alarm/export', { token, query });
+    const csv = await sut.call('alarm.export', { token, query });
     expect(csv.status).toBe(200);
     const lines = csv.body
       .replace(/^\uFEFF/, '')
@@ -418,7 +418,7 @@ describe('alarm detail and export', () => {
     expect(lines[0]).toMatch(/^id,sn,deviceName,/);
     const history = await alarms(query);
     expect(lines).toHaveLength(history.length + 1);
-    const xlsx = await sut.call('GET', '/api/iot/alarm/export', { token, query: { ...query, format: 'xlsx' } });
+    const xlsx = await sut.call('alarm.export', { token, query: { ...query, format: 'xlsx' } });
     expect(xlsx.status).toBe(200);
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');
     const book = new ExcelJS.Workbook();
@@ -437,15 +437,15 @@ describe('notifications', () => {
     for (const [name, email] of [
       ['值班员', 'duty@example.com'],
       ['flaky', 'flaky@example.com'],
-    ])
-      contactIds.push(ok(await sut.call('POST', '/api/iot/alarm/contact', { token, body: { name, email } })).id);
-    const bad = await sut.call('POST', '/api/iot/alarm/contact', {
+    ] as const)
+      contactIds.push(ok(await sut.call('contact.create', { token, body: { name, email } })).id);
+    const bad = await sut.call('contact.create', {
       token,
       body: { name: 'x'.repeat(21), email: 'not-an-email', wechat: '1abc' },
     });
     expect(bad.status).toBe(400);
     const templateId = ok(
-      await sut.call('POST', '/api/iot/notifyTemplate', {
+      await sut.call('notifyTemplate.create', {
         token,
         body: {
           code: 'HOT',
@@ -456,16 +456,16 @@ describe('notifications', () => {
         },
       }),
     ).id;
-    const preview = ok(await sut.call('POST', '/api/iot/notifyTemplate/preview', { token, body: { content: '{{device}}: {{value}}' } }));
+    const preview = ok(await sut.call('notifyTemplate.preview', { token, body: { content: '{{device}}: {{value}}' } }));
     expect(preview.content).toBe('1号配电柜: 86.5');
-    const unknownVariable = await sut.call('POST', '/api/iot/notifyTemplate', {
+    const unknownVariable = await sut.call('notifyTemplate.create', {
       token,
       body: { code: 'X', name: 'x', type: 'email', content: '{{nope}}' },
     });
     expect(unknownVariable.status).toBe(400);
     await sut.platform.runner.catchUp();
     ok(
-      await sut.call('POST', '/api/iot/notifyConfig', {
+      await sut.call('notifyConfig.create', {
         token,
         body: { name: 'duty', source: 'alarm', type: 'email', templateId, sendWays: ['email', 'inApp'], contactIds, minLevel: 2 },
       }),
@@ -476,7 +476,7 @@ describe('notifications', () => {
   it('sends each matching alarm once per recipient by email, retrying a refused one, and files it in the in-app inbox', async () => {
     const sent = mails.length;
     const entered = ok(
-      await sut.call('POST', '/api/iot/alarm/manual', {
+      await sut.call('alarm.manual', {
         token,
         body: {
           rows: [
@@ -506,7 +506,7 @@ describe('notifications', () => {
         { timeout: 5000 },
       )
       .toEqual(['duty@example.com', 'flaky@example.com']);
-    const records = ok(await sut.call('GET', '/api/iot/notifyRecord', { token, query: { alarmId: entered.ids[0] } })).rows as {
+    const records = ok(await sut.call('notifyRecord.list', { token, query: { alarmId: entered.ids[0] } })).rows as {
       sendWay: string;
       recipient: string;
       status: string;
@@ -519,10 +519,10 @@ describe('notifications', () => {
       ['inApp', 'inbox', 'sent', 1],
     ]);
     expect(records[0]!.body).toContain('boiler ALM-4 temperature = 99');
-    const inbox = ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token }));
+    const inbox = ok(await sut.call('notifyRecord.unread', { token }));
     expect(inbox.unread).toBeGreaterThanOrEqual(1);
-    ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: {} }));
-    expect(ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token })).unread).toBe(0);
+    ok(await sut.call('notifyRecord.read', { token, body: {} }));
+    expect(ok(await sut.call('notifyRecord.unread', { token })).unread).toBe(0);
     // Replaying the reactor's event writes no second record: the outbox is keyed by source, way and recipient.
     await sut.platform.delivery!.drain();
     expect(mails.slice(sent)).toHaveLength(2);
@@ -569,7 +569,7 @@ describe('notifications', () => {
     await sut.db.pool.query(`update rm_alarms set raised_at = raised_at - interval '11 minutes' where id = $1`, [alarmId]);
     await sut.platform.delivery!.drain();
     await expect.poll(count).toBe(2 * first);
-    ok(await sut.call('POST', '/api/iot/alarm/clear', { token, body: { ids: [alarmId] } }));
+    ok(await sut.call('alarm.clear', { token, body: { ids: [alarmId] } }));
     await sut.platform.runner.catchUp();
     await sut.db.pool.query(`update rm_alarms set raised_at = raised_at - interval '30 minutes' where id = $1`, [alarmId]);
     await sut.platform.delivery!.drain();
@@ -577,7 +577,7 @@ describe('notifications', () => {
   });
 
   it('shows which channels are configured and where, never their credentials', async () => {
-    const settings = ok(await sut.call('GET', '/api/iot/notifySettings', { token }));
+    const settings = ok(await sut.call('notify.settings', { token }));
     const email = settings.channels.find((c: { kind: string }) => c.kind === 'email');
     expect(email).toMatchObject({ configured: true, target: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
     expect(settings.channels.find((c: { kind: string }) => c.kind === 'sms')).toMatchObject({ configured: false, target: null });
@@ -598,7 +598,7 @@ describe('notifications', () => {
       faultFlag: true,
       value: i,
     }));
-    ok(await sut.call('POST', '/api/iot/alarm/manual', { token, body: { rows } }));
+    ok(await sut.call('alarm.manual', { token, body: { rows } }));
     await sut.platform.runner.catchUp();
     await sut.platform.delivery!.drain();
     const duty = () => mails.slice(sent).filter((m) => m.to === 'duty@example.com');

@@ -14,11 +14,27 @@ export type RouteName = keyof Routes;
  * and on every route the current group (spec §6 `stationId`), which the adapter reads before the route's schema.
  */
 export type QueryArg<R extends RouteSpec> = (QueryIn<R> extends object
-  ? { [K in keyof QueryIn<R>]?: QueryIn<R>[K] | string | null }
+  ? { [K in keyof QueryIn<R>]?: Loose<QueryIn<R>[K]> | string | null }
   : unknown) & { stationId?: string };
 
+/**
+ * A schema's input with its enum values loosened to their kind (a test's constants need no `as const`): the fields,
+ * their names and which are required stay the schema's, so that renaming one breaks the compile.
+ */
+export type Loose<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends ReadonlyArray<infer U>
+        ? Loose<U>[]
+        : T extends object
+          ? { [K in keyof T]: Loose<T[K]> }
+          : T;
+
 /** What a route takes as its body: its schema's input, or the bytes of a route that takes a file or an image. */
-export type BodyArg<R extends RouteSpec> = R['consumes'] extends string ? Buffer | Uint8Array : BodyIn<R>;
+export type BodyArg<R extends RouteSpec> = R['consumes'] extends string ? Buffer | Uint8Array : Loose<BodyIn<R>>;
 
 export interface RouteArgs<R extends RouteSpec> {
   token?: string;

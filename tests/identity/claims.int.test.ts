@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { uniquePhone } from '../harness/phone.ts';
 import { holdKey, holdTable, together } from '../harness/barrier.ts';
+import { malformed, type BodyOf } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
 import { claimExistingPhones } from '@iot/command/user/usernames.ts';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
@@ -31,7 +32,7 @@ afterAll(async () => sut?.stop());
 
 describe('claims', () => {
   it('refuses a role name asked for while the role holding it is being appended', async () => {
-    const create = (name: string) => sut.call('POST', '/api/auth/role', { token: admin, body: { name, menuIds: [] } });
+    const create = (name: string) => sut.call('role.create', { token: admin, body: { name, menuIds: [] } });
     // Given a role that has claimed its name and is held in its append (nothing of it committed yet),
     const gate = await holdTable(sut.db.pool, 'es_events');
     const first = create('Holders');
@@ -48,7 +49,7 @@ describe('claims', () => {
     // Every create has passed its checks and is held at the claim; then they claim together.
     const answers = await together(
       holdTable(sut.db.pool, 'claims'),
-      ['Racers', 'RACERS', 'racers'].map((name) => () => sut.call('POST', '/api/auth/role', { token: admin, body: { name, menuIds: [] } })),
+      ['Racers', 'RACERS', 'racers'].map((name) => () => sut.call('role.create', { token: admin, body: { name, menuIds: [] } })),
     );
     expect(outcomes(answers)).toEqual([200, ...times(2, 'ROLE_EXISTS')]);
     await sut.platform.runner.catchUp();
@@ -59,7 +60,7 @@ describe('claims', () => {
   it('lets one of 3 creates of a dictionary code that claim it at the same moment win', async () => {
     const answers = await together(
       holdTable(sut.db.pool, 'claims'),
-      times(3, () => sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'raceCode', name: 'Race' } })),
+      times(3, () => sut.call('dict.create', { token: admin, body: { code: 'raceCode', name: 'Race' } })),
     );
     expect(outcomes(answers)).toEqual([200, ...times(2, 'DICT_CODE_TAKEN')]);
     await sut.platform.runner.catchUp();
@@ -68,31 +69,31 @@ describe('claims', () => {
   });
 
   it('lets one of 3 creates of an app name that claim it at the same moment win; a rename onto it is refused, a deleted app frees it', async () => {
-    const app = (name: string) => ({ type: 'server', name, scope: [], sharing: 'private', remark: null });
+    const app = (name: string): BodyOf<'app.create'> => ({ type: 'server', name, scope: [], sharing: 'private', remark: null });
     const answers = await together(
       holdTable(sut.db.pool, 'claims'),
-      ['Reporter', 'REPORTER', 'reporter'].map((name) => () => sut.call('POST', '/api/auth/app', { token: admin, body: app(name) })),
+      ['Reporter', 'REPORTER', 'reporter'].map((name) => () => sut.call('app.create', { token: admin, body: app(name) })),
     );
     expect(outcomes(answers)).toEqual([200, ...times(2, 'APP_NAME_TAKEN')]);
     await sut.platform.runner.catchUp();
     const rows = await sut.db.pool.query(`select id from rm_apps where tenant_id = 'kappa' and lower(name) = 'reporter'`);
     expect(rows.rowCount).toBe(1);
     const winner = answers.find((r) => r.status === 200)!.json!.data.id as string;
-    const other = data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') })).id as string;
-    const renamed = await sut.call('PUT', '/api/auth/app', { token: admin, body: { id: other, ...app('reporter'), status: 'enabled' } });
+    const other = data(await sut.call('app.create', { token: admin, body: app('Exporter') })).id as string;
+    const renamed = await sut.call('app.update', { token: admin, body: { id: other, ...app('reporter'), status: 'enabled' } });
     expect(renamed.json!.data.error).toBe('APP_NAME_TAKEN');
-    data(await sut.call('DELETE', '/api/auth/app', { token: admin, query: { id: winner } }));
-    data(await sut.call('PUT', '/api/auth/app', { token: admin, body: { id: other, ...app('Reporter'), status: 'enabled' } }));
+    data(await sut.call('app.delete', { token: admin, query: { id: winner } }));
+    data(await sut.call('app.update', { token: admin, body: { id: other, ...app('Reporter'), status: 'enabled' } }));
     // The name it left is free again.
-    data(await sut.call('POST', '/api/auth/app', { token: admin, body: app('Exporter') }));
+    data(await sut.call('app.create', { token: admin, body: app('Exporter') }));
   });
 
   it('lets one of 4 users with one email that claim it at the same moment have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
     await sut.seedTenant({ id: 'lambda', name: 'lambdaCo', adminUsername: 'lambdaAdmin', adminPassword: 'Lambda#pw1' });
     const other = await sut.login('lambdaAdmin', 'Lambda#pw1');
-    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
-    const otherRole = data(await sut.call('GET', '/api/auth/role', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
-    const user = (username: string, email: string, roleId = role) => ({
+    const role = data(await sut.call('role.list', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const otherRole = data(await sut.call('role.list', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
+    const user = (username: string, email: string, roleId = role): BodyOf<'user.create'> => ({
       username,
       email,
       sex: 'male',
@@ -108,8 +109,8 @@ describe('claims', () => {
         { length: 4 },
         (_, i) => () =>
           i % 2
-            ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`mailer${i}`, 'Shared@Example.com') })
-            : sut.call('POST', '/api/auth/user', { token: other, body: user(`mailer${i}`, 'shared@example.com', otherRole) }),
+            ? sut.call('user.create', { token: admin, body: user(`mailer${i}`, 'Shared@Example.com') })
+            : sut.call('user.create', { token: other, body: user(`mailer${i}`, 'shared@example.com', otherRole) }),
       ),
     );
     expect(outcomes(answers)).toEqual([200, ...times(3, 'EMAIL_TAKEN')]);
@@ -120,26 +121,26 @@ describe('claims', () => {
     const claimed = await sut.db.pool.query('select 1 from username_claims where username = any($1)', [losers.map((l) => l.toLowerCase())]);
     expect(claimed.rowCount).toBe(0);
 
-    const mine = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user('mailOwner', 'owner@example.com') }))
-      .id as string;
-    const edit = (email: string) =>
-      sut.call('PUT', '/api/auth/user', { token: admin, body: { id: mine, ...user('mailOwner', email), password: undefined } });
+    const mine = data(await sut.call('user.create', { token: admin, body: user('mailOwner', 'owner@example.com') })).id as string;
+    const edit = (email: string) => {
+      const { password: _password, ...fields } = user('mailOwner', email);
+      return sut.call('user.update', { token: admin, body: { id: mine, ...fields } });
+    };
     expect((await edit('SHARED@example.com')).json!.data.error).toBe('EMAIL_TAKEN');
     // Refused, the user keeps its own email: nobody else can take it.
     expect(
-      (await sut.call('POST', '/api/auth/user', { token: other, body: user('mailThief', 'owner@example.com', otherRole) })).json!.data
-        .error,
+      (await sut.call('user.create', { token: other, body: user('mailThief', 'owner@example.com', otherRole) })).json!.data.error,
     ).toBe('EMAIL_TAKEN');
     data(await edit('new-owner@example.com'));
-    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('mailHeir', 'owner@example.com', otherRole) }));
+    data(await sut.call('user.create', { token: other, body: user('mailHeir', 'owner@example.com', otherRole) }));
   });
 
   it('lets one of 4 users with one phone that claim it at the same moment have it, platform-wide; an edit onto it is refused, a change frees the old one', async () => {
     await sut.seedTenant({ id: 'mu', name: 'muCo', adminUsername: 'muAdmin', adminPassword: 'Mu#pw1234' });
     const other = await sut.login('muAdmin', 'Mu#pw1234');
-    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
-    const otherRole = data(await sut.call('GET', '/api/auth/role', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
-    const user = (username: string, phone: string, roleId = role) => ({
+    const role = data(await sut.call('role.list', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const otherRole = data(await sut.call('role.list', { token: other, query: { pageSize: '50' } })).rows[0].id as string;
+    const user = (username: string, phone: string, roleId = role): BodyOf<'user.create'> => ({
       username,
       email: `${username.toLowerCase()}@phones.test`,
       sex: 'female',
@@ -157,8 +158,8 @@ describe('claims', () => {
         { length: 4 },
         (_, i) => () =>
           i % 2
-            ? sut.call('POST', '/api/auth/user', { token: admin, body: user(`caller${i}`, spellings[i % 3]!) })
-            : sut.call('POST', '/api/auth/user', { token: other, body: user(`caller${i}`, spellings[i % 3]!, otherRole) }),
+            ? sut.call('user.create', { token: admin, body: user(`caller${i}`, spellings[i % 3]!) })
+            : sut.call('user.create', { token: other, body: user(`caller${i}`, spellings[i % 3]!, otherRole) }),
       ),
     );
     expect(outcomes(answers)).toEqual([200, ...times(3, 'PHONE_TAKEN')]);
@@ -170,31 +171,33 @@ describe('claims', () => {
     expect((await sut.db.pool.query('select 1 from username_claims where username = any($1)', [names])).rowCount).toBe(0);
     expect((await sut.db.pool.query(`select 1 from claims where scope = 'user.phone' and key = '13712345678'`)).rowCount).toBe(1);
 
-    const mine = data(await sut.call('POST', '/api/auth/user', { token: admin, body: user('phoneOwner', '13755550000') })).id as string;
-    const edit = (phone: string) =>
-      sut.call('PUT', '/api/auth/user', { token: admin, body: { id: mine, ...user('phoneOwner', phone), password: undefined } });
+    const mine = data(await sut.call('user.create', { token: admin, body: user('phoneOwner', '13755550000') })).id as string;
+    const edit = (phone: string) => {
+      const { password: _password, ...fields } = user('phoneOwner', phone);
+      return sut.call('user.update', { token: admin, body: { id: mine, ...fields } });
+    };
     expect((await edit('+8613712345678')).json!.data.error).toBe('PHONE_TAKEN');
     // Refused, the user keeps its own phone: nobody else can take it, in any spelling.
-    const thief = await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneThief', '8613755550000', otherRole) });
+    const thief = await sut.call('user.create', { token: other, body: user('phoneThief', '8613755550000', otherRole) });
     expect(thief.json!.data.error).toBe('PHONE_TAKEN');
     // The profile route claims too.
     const owner = await sut.login('phoneOwner', 'Phone#pw12');
-    const profile = await sut.call('PUT', '/api/auth/user/profile', {
+    const profile = await sut.call('user.updateProfile', {
       token: owner,
       body: { sex: 'female', email: 'phoneowner@phones.test', phone: '13712345678' },
     });
     expect(profile.json!.data.error).toBe('PHONE_TAKEN');
     data(await edit('13755550001'));
-    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneHeir', '13755550000', otherRole) }));
+    data(await sut.call('user.create', { token: other, body: user('phoneHeir', '13755550000', otherRole) }));
     // A deleted user's phone is free again.
-    data(await sut.call('DELETE', '/api/auth/user', { token: admin, query: { id: mine } }));
-    data(await sut.call('POST', '/api/auth/user', { token: other, body: user('phoneHeir2', '13755550001', otherRole) }));
+    data(await sut.call('user.delete', { token: admin, query: { id: mine } }));
+    data(await sut.call('user.create', { token: other, body: user('phoneHeir2', '13755550001', otherRole) }));
   });
 
   it('claims at start the phones of users made before phones were claimed: the earliest user keeps a duplicate', async () => {
-    const role = data(await sut.call('GET', '/api/auth/role', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
+    const role = data(await sut.call('role.list', { token: admin, query: { pageSize: '50' } })).rows[0].id as string;
     const create = (username: string, phone: string) =>
-      sut.call('POST', '/api/auth/user', {
+      sut.call('user.create', {
         token: admin,
         body: { username, email: `${username}@old.test`, sex: 'male', phone, status: 'enabled', password: 'Old#pw1234', roleIds: [role] },
       });
@@ -214,16 +217,14 @@ describe('claims', () => {
 
   it('lets one of 3 roles renamed to one name at the same moment have it; the others keep their names', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++)
-      ids.push(data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: `renamer${i}` } })).id);
+    for (let i = 0; i < 3; i++) ids.push(data(await sut.call('role.create', { token: admin, body: { name: `renamer${i}` } })).id);
     const answers = await together(
       holdTable(sut.db.pool, 'claims'),
-      ids.map((id) => () => sut.call('PUT', '/api/auth/role', { token: admin, body: { id, name: 'Champion' } })),
+      ids.map((id) => () => sut.call('role.update', { token: admin, body: { id, name: 'Champion' } })),
     );
     expect(outcomes(answers)).toEqual([200, ...times(2, 'ROLE_EXISTS')]);
     const winner = ids[answers.findIndex((r) => r.status === 200)]!;
-    const available = async (name: string) =>
-      data(await sut.call('GET', '/api/auth/role/check', { token: admin, query: { name } })).available as boolean;
+    const available = async (name: string) => data(await sut.call('role.check', { token: admin, query: { name } })).available as boolean;
     // The winner's old name is free again; every loser still holds its own.
     for (const [i, id] of ids.entries()) expect(await available(`renamer${i}`)).toBe(id === winner);
     expect(await available('champion')).toBe(false);
@@ -232,43 +233,40 @@ describe('claims', () => {
   });
 
   it('frees a deleted role name and dictionary code for the next one', async () => {
-    const roleId = data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: 'shortLived' } })).id;
-    data(await sut.call('DELETE', '/api/auth/role', { token: admin, query: { id: roleId } }));
-    data(await sut.call('POST', '/api/auth/role', { token: admin, body: { name: 'shortLived' } }));
-    const typeId = data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'gone', name: 'Gone' } })).id;
-    data(await sut.call('PUT', '/api/auth/dict', { token: admin, body: { id: typeId, code: 'moved', name: 'Gone' } }));
-    data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'gone', name: 'Back' } }));
-    data(await sut.call('DELETE', '/api/auth/dict', { token: admin, query: { id: typeId } }));
-    data(await sut.call('POST', '/api/auth/dict', { token: admin, body: { code: 'moved', name: 'Again' } }));
+    const roleId = data(await sut.call('role.create', { token: admin, body: { name: 'shortLived' } })).id;
+    data(await sut.call('role.delete', { token: admin, query: { id: roleId } }));
+    data(await sut.call('role.create', { token: admin, body: { name: 'shortLived' } }));
+    const typeId = data(await sut.call('dict.create', { token: admin, body: { code: 'gone', name: 'Gone' } })).id;
+    data(await sut.call('dict.update', { token: admin, body: { id: typeId, code: 'moved', name: 'Gone' } }));
+    data(await sut.call('dict.create', { token: admin, body: { code: 'gone', name: 'Back' } }));
+    data(await sut.call('dict.delete', { token: admin, query: { id: typeId } }));
+    data(await sut.call('dict.create', { token: admin, body: { code: 'moved', name: 'Again' } }));
   });
 
   it('keeps the name of a built-in role, which the onboarding workflow made without a claim', async () => {
     const builtin = (
       await sut.db.pool.query<{ name: string }>(`select name from rm_roles where tenant_id = 'kappa' and builtin = 'operator'`)
     ).rows[0]!.name;
-    const again = await sut.call('POST', '/api/auth/role', { token: admin, body: { name: builtin } });
+    const again = await sut.call('role.create', { token: admin, body: { name: builtin } });
     expect(again.json!.data.error).toBe('ROLE_EXISTS');
   });
 });
 
 describe('edits that change nothing', () => {
   it('append no event, though the stored payload keys come back in another order', async () => {
-    const body = { name: 'Plant', type: 'office', location: 'Suzhou', sort: 3 };
-    const id = data(await sut.call('POST', '/api/auth/dept', { token: admin, body })).id;
-    data(await sut.call('PUT', '/api/auth/dept', { token: admin, body: { id, ...body, parentId: null } }));
+    const body: BodyOf<'group.create'> = { name: 'Plant', type: 'office', location: 'Suzhou', sort: 3 };
+    const id = data(await sut.call('group.create', { token: admin, body })).id;
+    data(await sut.call('group.update', { token: admin, body: { id, ...body, parentId: null } }));
     const events = await sut.platform.context.store.readStream(`group-kappa.${id}`);
     expect(events.map((e) => e.type)).toEqual(['GroupCreated']);
   });
 });
 
 describe('sorting', () => {
-  it.each(['/api/auth/role', '/api/auth/dict', '/api/auth/dict/item', '/api/auth/dept/list'])(
-    '%s sorts only by the names it allows',
-    async (url) => {
-      const refused = await sut.call('GET', url, { token: admin, query: { sort: '__proto__' } });
-      expect(refused.status).toBe(400);
-      expect(refused.json!.data.error).toBe('VALIDATION');
-      data(await sut.call('GET', url, { token: admin, query: { sort: url.endsWith('item') ? 'label' : 'name', order: 'asc' } }));
-    },
-  );
+  it.each(['role.list', 'dict.list', 'dict.items', 'group.list'] as const)('%s sorts only by the names it allows', async (name) => {
+    const refused = await sut.call(name, { token: admin, query: { sort: malformed('__proto__') } });
+    expect(refused.status).toBe(400);
+    expect(refused.json!.data.error).toBe('VALIDATION');
+    data(await sut.call(name, { token: admin, query: { sort: name === 'dict.items' ? 'label' : 'name', order: 'asc' } }));
+  });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { perm, routes as routeTable } from '@iot/contracts';
 import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 import { declaredPermission, requestOf, routesOf, type IdPicker, type Route } from './walk.ts';
+import { malformed } from '../harness/api.ts';
 
 /**
  * Security walks over every route of the OpenAPI document (a new route is covered without touching this file):
@@ -12,7 +13,31 @@ let sut: TestPlatform;
 let routes: Route[];
 const A = { password: 'Alpha#pw77', limitedPassword: 'Limit#pw88', userPassword: 'User#pw99' };
 const B = { password: 'Beta#pw77' };
-const ids: Record<string, string> = {};
+/** Tenant A's resources of each kind, as the set-up makes them. */
+const ids = {} as Record<
+  | 'alarm'
+  | 'alarmRule'
+  | 'app'
+  | 'appKey'
+  | 'childGroup'
+  | 'contact'
+  | 'device'
+  | 'dict'
+  | 'dictItem'
+  | 'emptyRole'
+  | 'gateway'
+  | 'group'
+  | 'job'
+  | 'limited'
+  | 'mqttConfig'
+  | 'notifyConfig'
+  | 'notifyTemplate'
+  | 'product'
+  | 'role'
+  | 'template'
+  | 'user',
+  string
+>;
 let recordId = '';
 const markers: string[] = [];
 const secrets: string[] = [ADMIN_PASSWORD, A.password, A.limitedPassword, A.userPassword, B.password];
@@ -106,20 +131,18 @@ beforeAll(async () => {
 
   // Tenant A's resources, one of each kind.
   ids.group = ok(
-    await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaGroupQ', type: 'office', location: 'alphaPlaceQ' } }),
+    await sut.call('group.create', { token: tokenA, body: { name: 'alphaGroupQ', type: 'office', location: 'alphaPlaceQ' } }),
   ).id;
   ids.childGroup = ok(
-    await sut.call('POST', '/api/auth/dept', { token: tokenA, body: { name: 'alphaChildQ', type: 'site', parentId: ids.group } }),
+    await sut.call('group.create', { token: tokenA, body: { name: 'alphaChildQ', type: 'site', parentId: ids.group } }),
   ).id;
   ids.role = ok(
-    await sut.call('POST', '/api/auth/role', {
+    await sut.call('role.create', {
       token: tokenA,
       body: { name: 'alphaRoleQ', remark: 'alphaRemarkQ', menuIds: ['system.user', 'system.user.list'] },
     }),
   ).id;
-  ids.emptyRole = ok(
-    await sut.call('POST', '/api/auth/role', { token: tokenA, body: { name: 'alphaNothingQ', menuIds: ['home', 'home.index'] } }),
-  ).id;
+  ids.emptyRole = ok(await sut.call('role.create', { token: tokenA, body: { name: 'alphaNothingQ', menuIds: ['home', 'home.index'] } })).id;
   const user = {
     sex: 'female',
     email: 'alpha.user@example.com',
@@ -129,13 +152,13 @@ beforeAll(async () => {
     groupId: ids.childGroup,
   };
   ids.user = ok(
-    await sut.call('POST', '/api/auth/user', {
+    await sut.call('user.create', {
       token: tokenA,
       body: { ...user, username: 'alphaUserQ', password: A.userPassword, roleIds: [ids.role] },
     }),
   ).id;
   ids.limited = ok(
-    await sut.call('POST', '/api/auth/user', {
+    await sut.call('user.create', {
       token: tokenA,
       body: {
         ...user,
@@ -148,7 +171,7 @@ beforeAll(async () => {
     }),
   ).id;
   const app = ok(
-    await sut.call('POST', '/api/auth/app', {
+    await sut.call('app.create', {
       token: tokenA,
       body: { type: 'server', name: 'alphaAppQ', scope: [perm.userList], sharing: 'organisation' },
     }),
@@ -156,24 +179,24 @@ beforeAll(async () => {
   ids.app = app.id;
   ids.appKey = app.appKey;
   secrets.push(app.appSecret);
-  ids.dict = ok(await sut.call('POST', '/api/auth/dict', { token: tokenA, body: { code: 'alphaDictQ', name: 'alphaDictNameQ' } })).id;
+  ids.dict = ok(await sut.call('dict.create', { token: tokenA, body: { code: 'alphaDictQ', name: 'alphaDictNameQ' } })).id;
   ids.dictItem = ok(
-    await sut.call('POST', '/api/auth/dict/item', {
+    await sut.call('dict.addItem', {
       token: tokenA,
       body: { typeId: ids.dict, label: 'alphaLabelQ', value: 'alphaValueQ' },
     }),
   ).id;
-  ok(await sut.call('PUT', '/api/auth/settings', { token: tokenA, body: { systemName: 'alphaSystemQ' } }));
-  const appToken = ok(await sut.call('POST', '/api/auth/app/token', { body: { appKey: app.appKey, appSecret: app.appSecret } }));
+  ok(await sut.call('settings.update', { token: tokenA, body: { systemName: 'alphaSystemQ' } }));
+  const appToken = ok(await sut.call('app.token', { body: { appKey: app.appKey, appSecret: app.appSecret } }));
   tokenLimited = await sut.login('alphaLimitedQ', A.limitedPassword);
   secrets.push(tokenA, tokenB, tokenLimited, appToken.token);
 
   // Device management: a product, a gateway and a device behind it, a template, an MQTT config, an import.
   ids.product = ok(
-    await sut.call('POST', '/api/iot/product', { token: tokenA, body: { name: 'alphaProductQ', code: 'alphaCodeQ', type: 'gateway' } }),
+    await sut.call('product.create', { token: tokenA, body: { name: 'alphaProductQ', code: 'alphaCodeQ', type: 'gateway' } }),
   ).id;
   ok(
-    await sut.call('PUT', '/api/iot/product/function', {
+    await sut.call('product.defineFunction', {
       token: tokenA,
       body: {
         productId: ids.product,
@@ -182,7 +205,7 @@ beforeAll(async () => {
     }),
   );
   const gateway = ok(
-    await sut.call('POST', '/api/iot/device', {
+    await sut.call('device.create', {
       token: tokenA,
       body: { sn: 'alphaGatewaySnQ', name: 'alphaGatewayQ', productId: ids.product },
     }),
@@ -190,19 +213,19 @@ beforeAll(async () => {
   ids.gateway = gateway.id;
   secrets.unshift(gateway.secret);
   ids.device = ok(
-    await sut.call('POST', '/api/iot/device', {
+    await sut.call('device.create', {
       token: tokenA,
       body: { sn: 'alphaSnQ', name: 'alphaDeviceQ', productId: ids.product, groupId: ids.group, gatewayId: ids.gateway },
     }),
   ).id;
   ids.template = ok(
-    await sut.call('POST', '/api/iot/template', {
+    await sut.call('template.create', {
       token: tokenA,
       body: { name: 'alphaTemplateQ', productId: ids.product, protocol: 'modbus-tcp', acquisitionPeriod: 5 },
     }),
   ).id;
   ids.mqttConfig = ok(
-    await sut.call('POST', '/api/iot/device/mqttConfig', {
+    await sut.call('mqttConfig.create', {
       token: tokenA,
       body: {
         gatewayId: ids.gateway,
@@ -220,7 +243,7 @@ beforeAll(async () => {
   secrets.unshift('alphaMqttPw#1');
   // A's own notification channels: their credentials stay beside the log, never in an answer (issue 12).
   ok(
-    await sut.call('PUT', '/api/iot/notifySettings', {
+    await sut.call('notify.saveSettings', {
       token: tokenA,
       body: {
         smtpUrl: 'smtp://alpha:alphaSmtpPw%2311@127.0.0.1:2599',
@@ -235,7 +258,7 @@ beforeAll(async () => {
   secrets.unshift('alphaSmtpPw', 'alphaSmsKeyIdQ', 'alphaSmsSecret#1', 'alphaWecomKeyQ', 'alphaDingTokenQ', 'alphaDingSecret#1');
   ids.job = 'alphaJobQ0001';
   ok(
-    await sut.call('POST', '/api/iot/device/import', {
+    await sut.call('device.import', {
       token: tokenA,
       query: { jobId: ids.job, filename: 'a.csv' },
       body: Buffer.from('sn,name,product\nalphaImportSnQ,alphaImportQ,alphaCodeQ\n'),
@@ -244,7 +267,7 @@ beforeAll(async () => {
   );
   // Fault alarms: a rule, a manual alarm, a contact, a template, a configuration (and the records it writes).
   ids.alarmRule = ok(
-    await sut.call('POST', '/api/iot/alarm/rule', {
+    await sut.call('alarmRule.create', {
       token: tokenA,
       body: {
         name: 'alphaRuleQ',
@@ -258,20 +281,20 @@ beforeAll(async () => {
     }),
   ).id;
   ids.contact = ok(
-    await sut.call('POST', '/api/iot/alarm/contact', {
+    await sut.call('contact.create', {
       token: tokenA,
       body: { name: 'alphaContactQ', email: 'alpha.contact@example.com' },
     }),
   ).id;
   ids.notifyTemplate = ok(
-    await sut.call('POST', '/api/iot/notifyTemplate', {
+    await sut.call('notifyTemplate.create', {
       token: tokenA,
       body: { code: 'alphaTplCodeQ', name: 'alphaTplQ', type: 'email', content: 'alphaContentQ {{device}}' },
     }),
   ).id;
   await sut.platform.runner.catchUp();
   ids.notifyConfig = ok(
-    await sut.call('POST', '/api/iot/notifyConfig', {
+    await sut.call('notifyConfig.create', {
       token: tokenA,
       body: {
         name: 'alphaConfigQ',
@@ -284,7 +307,7 @@ beforeAll(async () => {
     }),
   ).id;
   ids.alarm = ok(
-    await sut.call('POST', '/api/iot/alarm/manual', {
+    await sut.call('alarm.manual', {
       token: tokenA,
       body: {
         rows: [
@@ -318,7 +341,7 @@ beforeAll(async () => {
   markers.push('alphaProductQ', 'alphaCodeQ', 'alphaPropQ', 'alphaGatewaySnQ', 'alphaGatewayQ', 'alphaSnQ', 'alphaDeviceQ');
   markers.push('alphaTemplateQ', 'alphaMqttQ', 'alphaServiceQ', 'alphaClientQ', 'alphaImportSnQ', 'alphaImportQ');
 
-  const roles = ok(await sut.call('GET', '/api/auth/role', { token: tokenA, query: { pageSize: '100' } }));
+  const roles = ok(await sut.call('role.list', { token: tokenA, query: { pageSize: '100' } }));
   markers.push(tenantAdminId('alpha'), ...Object.values(ids), ...roles.rows.map((r: { id: string }) => r.id));
   markers.push(
     'alphaTenantQ',
@@ -389,12 +412,12 @@ describe('security', () => {
     });
     expect(failures).toEqual([]);
     // Tenant A's resources are untouched.
-    const users = ok(await sut.call('GET', '/api/auth/user', { token: tokenA, query: { pageSize: '100' } }));
+    const users = ok(await sut.call('user.list', { token: tokenA, query: { pageSize: '100' } }));
     expect(users.rows.map((u: { username: string }) => u.username).sort()).toEqual(['alphaAdminQ', 'alphaLimitedQ', 'alphaUserQ']);
-    expect(ok(await sut.call('GET', '/api/auth/user/detail', { token: tokenA, query: { id: ids.user! } })).status).toBe('enabled');
-    expect(ok(await sut.call('GET', '/api/auth/dept/list', { token: tokenA })).total).toBe(2);
-    expect(ok(await sut.call('GET', '/api/auth/app', { token: tokenA })).total).toBe(1);
-    expect(ok(await sut.call('GET', '/api/auth/dict/item', { token: tokenA, query: { typeId: ids.dict! } })).total).toBe(1);
+    expect(ok(await sut.call('user.detail', { token: tokenA, query: { id: ids.user! } })).status).toBe('enabled');
+    expect(ok(await sut.call('group.list', { token: tokenA })).total).toBe(2);
+    expect(ok(await sut.call('app.list', { token: tokenA })).total).toBe(1);
+    expect(ok(await sut.call('dict.items', { token: tokenA, query: { typeId: ids.dict! } })).total).toBe(1);
   });
 
   it('checks permissions: a user whose role lacks a route permission gets 403 on every non-public route', async () => {
@@ -419,9 +442,9 @@ describe('security', () => {
 
   it('an app token carries exactly its scope', async () => {
     const appToken = secrets.at(-1)!;
-    expect((await sut.call('GET', '/api/auth/user', { token: appToken })).status).toBe(200);
-    expect((await sut.call('GET', '/api/auth/role', { token: appToken })).status).toBe(403);
-    expect((await sut.call('POST', '/api/auth/user', { token: appToken, body: {} })).status).toBe(403);
+    expect((await sut.call('user.list', { token: appToken })).status).toBe(200);
+    expect((await sut.call('role.list', { token: appToken })).status).toBe(403);
+    expect((await sut.call('user.create', { token: appToken, body: malformed({}) })).status).toBe(403);
   });
 
   it("answers every read of a tenant's own data without a server error (answers with rows serialise)", async () => {
@@ -434,7 +457,7 @@ describe('security', () => {
     }
     expect(failures).toEqual([]);
     // The lists that hold A's rows did answer them.
-    const configs = ok(await sut.call('GET', '/api/iot/device/mqttConfig', { token: tokenA }));
+    const configs = ok(await sut.call('mqttConfig.list', { token: tokenA }));
     expect(configs.rows[0]).toMatchObject({ name: 'alphaMqttQ', hasPassword: true });
     expect(configs.rows[0]).not.toHaveProperty('password');
   });
