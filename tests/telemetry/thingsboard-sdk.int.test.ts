@@ -136,122 +136,125 @@ afterAll(async () => {
   await sut?.stop();
 });
 
-describe.skipIf(!!missing)("ThingsBoard's Python SDK examples, unmodified", () => {
-  it('device: send_telemetry_and_attr.py connects with MQTT 5, and its telemetry and attributes are stored', async () => {
-    const run = runExample('device/send_telemetry_and_attr.py', devices['SENSOR-1']!.secret);
+// Under CI=true a missing SDK has already failed the file (above); elsewhere the suite is not registered and says so.
+if (missing) console.info(`ThingsBoard's Python SDK examples not run: ${missing}`);
+else
+  describe("ThingsBoard's Python SDK examples, unmodified", () => {
+    it('device: send_telemetry_and_attr.py connects with MQTT 5, and its telemetry and attributes are stored', async () => {
+      const run = runExample('device/send_telemetry_and_attr.py', devices['SENSOR-1']!.secret);
 
-    expect(await run.exited).toBe(0);
-    expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Connected to ThingsBoard!/)]));
-    expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Attribute update sent: True/)]));
-    expect(run.dropped()).toEqual([]);
-    // Every shape it sends (an object, an array of objects, with and without its own timestamp) is stored.
-    const temperatures = await waitFor('the example’s five temperatures', async () => {
-      const [series] = ok(
-        await sut.call('GET', '/api/iot/device/history', {
-          token,
-          query: {
-            id: devices['SENSOR-1']!.id,
-            variables: 'temperature',
-            from: '2015-12-31T00:00:00Z',
-            to: new Date(Date.now() + 60_000).toISOString(),
-          },
-        }),
-      ) as Array<{ points: Array<{ ts: string; value: number }> }>;
-      const values = series?.points.map((p) => p.value).sort() ?? [];
-      return values.length >= 5 ? series!.points : null;
+      expect(await run.exited).toBe(0);
+      expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Connected to ThingsBoard!/)]));
+      expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Attribute update sent: True/)]));
+      expect(run.dropped()).toEqual([]);
+      // Every shape it sends (an object, an array of objects, with and without its own timestamp) is stored.
+      const temperatures = await waitFor('the example’s five temperatures', async () => {
+        const [series] = ok(
+          await sut.call('GET', '/api/iot/device/history', {
+            token,
+            query: {
+              id: devices['SENSOR-1']!.id,
+              variables: 'temperature',
+              from: '2015-12-31T00:00:00Z',
+              to: new Date(Date.now() + 60_000).toISOString(),
+            },
+          }),
+        ) as Array<{ points: Array<{ ts: string; value: number }> }>;
+        const values = series?.points.map((p) => p.value).sort() ?? [];
+        return values.length >= 5 ? series!.points : null;
+      });
+      expect(temperatures.map((p) => p.value).sort()).toEqual([41.9, 42, 42.1, 42.2, 42.3]);
+      // The samples with their own timestamps (2016) are kept at those times.
+      expect(temperatures.find((p) => p.value === 42.3)?.ts).toBe('2016-01-01T12:00:01.000Z');
+      expect(await latest(devices['SENSOR-1']!.id)).toMatchObject({ sensorModel: 'DHT-22', attribute_2: 'value' });
     });
-    expect(temperatures.map((p) => p.value).sort()).toEqual([41.9, 42, 42.1, 42.2, 42.3]);
-    // The samples with their own timestamps (2016) are kept at those times.
-    expect(temperatures.find((p) => p.value === 42.3)?.ts).toBe('2016-01-01T12:00:01.000Z');
-    expect(await latest(devices['SENSOR-1']!.id)).toMatchObject({ sensorModel: 'DHT-22', attribute_2: 'value' });
-  });
 
-  it('device: client_rpc_request.py gets its session limits and an answer to its own RPC, on its response topic', async () => {
-    const run = runExample('device/client_rpc_request.py', devices['SENSOR-1']!.secret);
+    it('device: client_rpc_request.py gets its session limits and an answer to its own RPC, on its response topic', async () => {
+      const run = runExample('device/client_rpc_request.py', devices['SENSOR-1']!.secret);
 
-    // The SDK's first call after connecting: getSessionLimits, answered with ThingsBoard's shape.
-    await run.line(/Service configuration was successfully retrieved and applied/, 'the session limits applied');
-    const answer = await run.line(/response body:/, 'the answer to getTime');
-    // getTime is no method of this platform: answered at once with an error object, as ThingsBoard answers one no rule handles.
-    expect(answer).toMatch(/response body: \{'error': 'unsupported method: getTime'\}/);
+      // The SDK's first call after connecting: getSessionLimits, answered with ThingsBoard's shape.
+      await run.line(/Service configuration was successfully retrieved and applied/, 'the session limits applied');
+      const answer = await run.line(/response body:/, 'the answer to getTime');
+      // getTime is no method of this platform: answered at once with an error object, as ThingsBoard answers one no rule handles.
+      expect(answer).toMatch(/response body: \{'error': 'unsupported method: getTime'\}/);
 
-    expect(await run.interrupt()).toBe(0);
-    expect(run.dropped()).toEqual([]);
-  });
-
-  it('device: request_attributes.py gets the attributes it sent, as client attributes', async () => {
-    const run = runExample('device/request_attributes.py', devices['SENSOR-1']!.secret);
-
-    const answer = await run.line(/\{'client':/, 'the attribute response');
-    expect(answer).toMatch(/\{'client': \{'atr1': 'value1', 'atr2': 'value2'\}\}/);
-
-    expect(await run.interrupt()).toBe(0);
-    expect(run.dropped()).toEqual([]);
-  });
-
-  it('device: subscription_to_attrs.py receives a desired value as a shared-attribute update', async () => {
-    const run = runExample('device/subscription_to_attrs.py', devices['SENSOR-1']!.secret);
-    await run.line(/Service configuration was successfully retrieved and applied/, 'the example connected');
-
-    ok(
-      await sut.call('POST', '/api/iot/device/desired', {
-        token,
-        body: { id: devices['SENSOR-1']!.id, identifier: 'frequency', value: 5 },
-      }),
-    );
-
-    // Both its subscriptions fire: to "frequency" and to every attribute.
-    await waitFor('both callbacks', async () => run.lines.filter((l) => /Received data: \{'frequency': 5\}/.test(l)).length >= 2);
-    expect(await run.interrupt()).toBe(0);
-    expect(run.dropped()).toEqual([]);
-  });
-
-  it('gateway: its telemetry and attributes for its device are stored (the SDK calls of send_telemetry_and_attributes.py)', async () => {
-    // The example itself disconnects before the SDK sends (see tests/fixtures/thingsboard/gateway_send.py): the same calls, waited for.
-    const run = runExample('gateway_send.py', devices['GATEWAY-1']!.secret, { wrapped: false });
-
-    await run.line(/Attributes delivered: True/, 'the attributes delivered');
-    expect(await run.exited).toBe(0);
-    expect(run.dropped()).toEqual([]);
-    const values = await waitFor('the device’s values', async () => {
-      const v = await latest(devices['METER-A2']!.id);
-      return v.atr3 && v.key2 ? v : null;
+      expect(await run.interrupt()).toBe(0);
+      expect(run.dropped()).toEqual([]);
     });
-    expect(values).toMatchObject({ key1: '11', key2: '22', atr1: 1, atr2: 1, atr3: 'value3' });
-  });
 
-  it('gateway: request_attributes.py gets its device’s shared attribute (the desired value)', async () => {
-    ok(
-      await sut.call('POST', '/api/iot/device/desired', {
-        token,
-        body: { id: devices['METER-EX']!.id, identifier: 'temperature', value: 21.5 },
-      }),
-    );
-    const run = runExample('gateway/request_attributes.py', devices['GATEWAY-1']!.secret);
+    it('device: request_attributes.py gets the attributes it sent, as client attributes', async () => {
+      const run = runExample('device/request_attributes.py', devices['SENSOR-1']!.secret);
 
-    const answer = await run.line(/'device': 'Example Name'/, 'the gateway attribute response');
-    expect(answer).toMatch(/\{'id': \d+, 'device': 'Example Name', 'value': 21.5\}/);
+      const answer = await run.line(/\{'client':/, 'the attribute response');
+      expect(answer).toMatch(/\{'client': \{'atr1': 'value1', 'atr2': 'value2'\}\}/);
 
-    expect(await run.interrupt()).toBe(0);
-    expect(run.dropped()).toEqual([]);
-  });
+      expect(await run.interrupt()).toBe(0);
+      expect(run.dropped()).toEqual([]);
+    });
 
-  it('gateway: respond_to_rpc.py answers a server-side RPC to its device', async () => {
-    const run = runExample('gateway/respond_to_rpc.py', devices['GATEWAY-1']!.secret);
-    await run.line(/Service configuration was successfully retrieved and applied/, 'the example connected');
-    // The example connects its device right after connecting itself: the command goes out once the platform knows.
-    const command = await waitFor('the RPC answered', async () => {
-      const r = ok(
-        await sut.call('POST', '/api/iot/device/command', {
+    it('device: subscription_to_attrs.py receives a desired value as a shared-attribute update', async () => {
+      const run = runExample('device/subscription_to_attrs.py', devices['SENSOR-1']!.secret);
+      await run.line(/Service configuration was successfully retrieved and applied/, 'the example connected');
+
+      ok(
+        await sut.call('POST', '/api/iot/device/desired', {
           token,
-          body: { id: devices['METER-A2']!.id, kind: 'service', identifier: 'getCPULoad', params: {} },
+          body: { id: devices['SENSOR-1']!.id, identifier: 'frequency', value: 5 },
         }),
       );
-      return r.status === 'replied' ? r : null;
+
+      // Both its subscriptions fire: to "frequency" and to every attribute.
+      await waitFor('both callbacks', async () => run.lines.filter((l) => /Received data: \{'frequency': 5\}/.test(l)).length >= 2);
+      expect(await run.interrupt()).toBe(0);
+      expect(run.dropped()).toEqual([]);
     });
 
-    expect(typeof command.output).toBe('number');
-    expect(await run.interrupt()).toBe(0);
-    expect(run.dropped()).toEqual([]);
+    it('gateway: its telemetry and attributes for its device are stored (the SDK calls of send_telemetry_and_attributes.py)', async () => {
+      // The example itself disconnects before the SDK sends (see tests/fixtures/thingsboard/gateway_send.py): the same calls, waited for.
+      const run = runExample('gateway_send.py', devices['GATEWAY-1']!.secret, { wrapped: false });
+
+      await run.line(/Attributes delivered: True/, 'the attributes delivered');
+      expect(await run.exited).toBe(0);
+      expect(run.dropped()).toEqual([]);
+      const values = await waitFor('the device’s values', async () => {
+        const v = await latest(devices['METER-A2']!.id);
+        return v.atr3 && v.key2 ? v : null;
+      });
+      expect(values).toMatchObject({ key1: '11', key2: '22', atr1: 1, atr2: 1, atr3: 'value3' });
+    });
+
+    it('gateway: request_attributes.py gets its device’s shared attribute (the desired value)', async () => {
+      ok(
+        await sut.call('POST', '/api/iot/device/desired', {
+          token,
+          body: { id: devices['METER-EX']!.id, identifier: 'temperature', value: 21.5 },
+        }),
+      );
+      const run = runExample('gateway/request_attributes.py', devices['GATEWAY-1']!.secret);
+
+      const answer = await run.line(/'device': 'Example Name'/, 'the gateway attribute response');
+      expect(answer).toMatch(/\{'id': \d+, 'device': 'Example Name', 'value': 21.5\}/);
+
+      expect(await run.interrupt()).toBe(0);
+      expect(run.dropped()).toEqual([]);
+    });
+
+    it('gateway: respond_to_rpc.py answers a server-side RPC to its device', async () => {
+      const run = runExample('gateway/respond_to_rpc.py', devices['GATEWAY-1']!.secret);
+      await run.line(/Service configuration was successfully retrieved and applied/, 'the example connected');
+      // The example connects its device right after connecting itself: the command goes out once the platform knows.
+      const command = await waitFor('the RPC answered', async () => {
+        const r = ok(
+          await sut.call('POST', '/api/iot/device/command', {
+            token,
+            body: { id: devices['METER-A2']!.id, kind: 'service', identifier: 'getCPULoad', params: {} },
+          }),
+        );
+        return r.status === 'replied' ? r : null;
+      });
+
+      expect(typeof command.output).toBe('number');
+      expect(await run.interrupt()).toBe(0);
+      expect(run.dropped()).toEqual([]);
+    });
   });
-});
