@@ -16,6 +16,7 @@ import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
+import { forwardHandlers } from './forward/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -40,6 +41,7 @@ export const commandHandlers = {
   ...alarmHandlers,
   ...notifyHandlers,
   ...notifySettingsHandlers,
+  ...forwardHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

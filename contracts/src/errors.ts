@@ -126,6 +126,12 @@ export const errorCatalogue = {
     zh: '该地址不允许：不能使用本机、内网、链路本地或保留地址',
     en: 'This address is not allowed: no loopback, internal, link-local or reserved address',
   },
+  MQTT_ADD_FAILED: { status: 400, zh: 'MQTT新增失败：名称已存在', en: 'MQTT add failed: the name is already in use' },
+  MQTT_EDIT_FAILED: { status: 400, zh: 'MQTT修改失败：名称已存在', en: 'MQTT edit failed: the name is already in use' },
+  SERVER_NAME_TAKEN: { status: 400, zh: '服务名称已存在', en: 'The server name is already in use' },
+  SERVER_IN_USE: { status: 400, zh: '该服务正被转发规则使用', en: 'A forwarding rule sends to this server' },
+  LOCAL_PORT_IN_USE: { status: 400, zh: '本地端口不能被占用', en: 'Local port should not be in use' },
+  ONE_SERVICE_FOR_EDIT: { status: 400, zh: '只能选择一个服务进行编辑', en: 'only one service can be selected for editing' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

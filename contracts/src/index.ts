@@ -40,3 +40,7 @@ export * from './alarm/routes.ts';
 export * from './alarm/render.ts';
 export * from './csv.ts';
 export * from './telemetry/routes.ts';
+export * from './forward/model.ts';
+export * from './forward/events.ts';
+export * from './forward/permissions.ts';
+export * from './forward/routes.ts';

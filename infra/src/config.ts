@@ -74,6 +74,10 @@ export const configSchema = z.object({
   NOTIFY_CONTACT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
   /** First wait before a failed notification is tried again (it doubles each time, five tries in all). */
   NOTIFY_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  /** First wait before a failed forwarded message is tried again (it doubles each time, up to five minutes). */
+  FORWARD_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(1_000),
+  /** Tries of a forwarded message before it becomes a dead letter. */
+  FORWARD_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
   /** Minutes between reminders of an open work-order ticket. */
   TICKET_REMINDER_MIN: z.coerce.number().int().min(1).max(10_080).default(60),
   /** SMS through Aliyun's SendSms API (signature v1): endpoint, key, secret, sign name and template code, all five or none. */

@@ -33,6 +33,9 @@ import { createChannels } from './notify/channels.ts';
 import { startDelivery, type Delivery } from './notify/delivery.ts';
 import { parseAllowList } from './outbound/address.ts';
 import { createOutboundHttp } from './outbound/http.ts';
+import { createForwardMqtt } from './forward/mqtt.ts';
+import { createForwardReactor, type ForwardReactor } from '@iot/projections/forward/reactor.ts';
+import { startForwardDelivery, type ForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { startEmbeddedPostgres } from './postgres/embedded.ts';
 import { createSqlPool, PROJECTION_POOL_SIZE, type SqlPool } from './postgres/sql.ts';
 import { createTimeSeriesStore, type TimeSeriesStore } from './timeseries/index.ts';
@@ -164,6 +167,8 @@ export interface Platform {
   alarms: AlarmReactor | null;
   /** The notification outbox's delivery worker (with the projections). */
   delivery: Delivery | null;
+  /** Forwarding: the rules on the telemetry (with the intake) and the outbox's delivery worker (with the projections). */
+  forward: { reactor: ForwardReactor | null; delivery: ForwardDelivery | null };
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
   demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
@@ -325,6 +330,11 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     // Every URL a tenant sets is called through the guard (issue 24): no internal address unless the operator allows its range.
     const outbound = createOutboundHttp({ allow: parseAllowList(config.OUTBOUND_ALLOW_CIDRS) });
     stops.push(() => outbound.close());
+    const forwardMqtt = createForwardMqtt({ outbound });
+    stops.push(() => forwardMqtt.close());
+    // The platform's own listeners: a forwarding target on one of them would forward into itself (the API's port once it listens).
+    const localPorts: number[] = mqtt ? [options.mqttPort ?? config.MQTT_PORT] : [];
+    let forwardDelivery: ForwardDelivery | null = null;
     // Verification codes and audit results go through the same channels as alarm notifications.
     const notifier = await createNotifier(db, logger, outgoing);
     const live = createLiveRelay();
@@ -346,8 +356,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       }),
     );
     let alarms: AlarmReactor | null = null;
+    let forwardReactor: ForwardReactor | null = null;
     if (mqtt && timeseries) {
       alarms = createAlarmReactor({ db, dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
+      const forwarding = createForwardReactor({
+        db,
+        onError: (err) => logger.error({ err }, 'forwarding not enqueued'),
+        onEnqueued: () => forwardDelivery?.kick(),
+      });
+      forwardReactor = forwarding;
+      // Messages gathered when the process stops are written before the database closes.
+      stops.push(() => forwarding.flush());
       const started = await startIngest({
         db,
         timeseries,
@@ -364,7 +383,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         disconnect: mqtt.disconnect ? (clientId) => mqtt!.disconnect!(clientId) : undefined,
         // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
         watch: config.MQTT_URL ? (filter, handler) => mqtt!.onMessage(filter, handler, { shared: false }) : undefined,
-        reactors: [alarms],
+        reactors: [alarms, forwarding],
       });
       ingest = started;
       const broker = mqtt;
@@ -413,6 +432,16 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // The pending duration windows, written before the process goes.
       stops.push(() => reactor.flush());
     }
+    if (forwardReactor) {
+      const reactor = forwardReactor;
+      await reactor.load();
+      // Rule changes reach the reactor here (and at once where a test or a route asks it to load).
+      const reload = setInterval(
+        () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'forwarding rules not reloaded')),
+        5_000,
+      );
+      stops.push(async () => clearInterval(reload));
+    }
     if (role === 'all' || role === 'projections') {
       await runner.startAll();
       stops.push(() => runner.stopAll());
@@ -428,6 +457,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       });
       deliveryRef = delivery;
       stops.push(() => delivery.stop());
+      const forwardWorker = startForwardDelivery({
+        db,
+        outbound,
+        mqtt: forwardMqtt,
+        backoffMs: config.FORWARD_RETRY_MS,
+        maxAttempts: config.FORWARD_MAX_ATTEMPTS,
+        log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
+        onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
+      });
+      forwardDelivery = forwardWorker;
+      stops.push(() => forwardWorker.stop());
     }
 
     const context: AppContext = {
@@ -503,6 +543,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         link: ingest?.link ?? null,
         outbound,
         notifySettings: notifySettingsOf(config),
+        forwarding: { mqtt: forwardMqtt, localPorts },
       };
       const watch = role === 'all' ? createReadModelWatch({ local: () => runner.status() }) : createReadModelWatch({ db: projectionDb });
       const principals = createPrincipalCache(db, store, watch);
@@ -540,6 +581,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops.push(() => listening.close());
       const address = await app.listen({ port: options.port ?? config.PORT, host: config.HOST });
       url = address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost');
+      localPorts.push(Number(new URL(address).port));
     }
     if (role === 'all' || role === 'projections') await runner.catchUp(30_000).catch(() => {});
 
@@ -554,6 +596,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ingest,
       alarms,
       delivery: deliveryRef,
+      forward: { reactor: forwardReactor, delivery: forwardDelivery },
       demo,
       generatedAdminPassword,
       stop: stopAll,

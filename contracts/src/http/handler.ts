@@ -1,3 +1,4 @@
+import type { Forwarding } from '../ports/forward.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { Notifier } from '../ports/notifier.ts';
 import type { SqlPool } from '../ports/sql.ts';
@@ -32,6 +33,8 @@ export interface Ports {
   outbound?: OutboundHttp;
   /** How notifications are configured in this process (read-only; credentials never included). */
   notifySettings?: NotifySettings;
+  /** The MQTT forwarding adapter and the platform's own ports (a process without it cannot test or save an MQTT target). */
+  forwarding?: Forwarding;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

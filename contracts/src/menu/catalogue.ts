@@ -246,11 +246,16 @@ const areas: Area[] = [
     name: '转发服务',
     icon: 'forward',
     screens: [
-      { key: 'mqttServer', name: 'MQTT服务', router: 'MqttServer' },
-      { key: 'httpServer', name: 'HTTP服务', router: 'HttpServer' },
-      { key: 'rules', name: '转发规则', router: 'ForwardRules' },
-      { key: 'mqttUser', name: 'MQTT用户', router: 'MqttAuthUser' },
-      { key: 'mqttTopic', name: 'MQTT主题', router: 'MqttAuthTopic' },
+      { key: 'mqttServer', name: 'MQTT服务', router: 'MqttServer', entries: [...crud, ['test', '连接测试', 'button']] },
+      { key: 'httpServer', name: 'HTTP服务', router: 'HttpServer', entries: [...crud, ['test', '连接测试', 'button']] },
+      {
+        key: 'rules',
+        name: '转发规则',
+        router: 'ForwardRules',
+        entries: [...crud, ['dead', '死信', 'interface'], ['retry', '重新发送', 'button']],
+      },
+      { key: 'mqttUser', name: 'MQTT用户', router: 'MqttAuthUser', entries: crud },
+      { key: 'mqttTopic', name: 'MQTT主题', router: 'MqttAuthTopic', entries: crud },
     ],
   },
 ];
@@ -405,6 +410,8 @@ const englishEntries: Record<string, string> = {
   ticket: 'Work order',
   read: 'Mark read',
   retry: 'Send again',
+  test: 'Connection test',
+  dead: 'Dead letters',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

@@ -71,6 +71,8 @@ export interface Lookups {
   notifyTemplateInUse(tenantId: string, templateId: string): Promise<boolean>;
   /** Whether any of the notification records is one of the tenant's. */
   anyNotifyRecordOf(tenantId: string, recordIds: string[]): Promise<boolean>;
+  /** Whether a forwarding rule of the tenant sends to the server. */
+  forwardServerInUse(tenantId: string, serverId: string): Promise<boolean>;
 
   /** A user by id, whichever tenant holds them. */
   userById(userId: string): Promise<UserAccount | null>;

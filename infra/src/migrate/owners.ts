@@ -18,6 +18,8 @@ import {
   notifyRecordsSchema,
 } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
+import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -71,4 +73,6 @@ export const commandOwners: MigrationOwner[] = [
   },
   v1('alarm.ruleStates', ['alarm_rule_states'], alarmRuleStatesSchema),
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
+  v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
+  v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
 ];

@@ -2,6 +2,7 @@ import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
 import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
+import { forwardServerInUse } from '@iot/projections/forward/read.ts';
 import { anyDeviceInGroup, deviceIsOfProduct, devicesOfTenant } from '@iot/projections/device/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
@@ -38,6 +39,7 @@ export const createLookups = (db: Sql): Lookups => ({
   contactsOfTenant: (tenantId, contactIds) => contactsOfTenant(db, tenantId, contactIds),
   notifyTemplateExists: (tenantId, templateId) => notifyTemplateExists(db, tenantId, templateId),
   notifyTemplateInUse: (tenantId, templateId) => notifyTemplateInUse(db, tenantId, templateId),
+  forwardServerInUse: (tenantId, serverId) => forwardServerInUse(db, tenantId, serverId),
   anyNotifyRecordOf: (tenantId, recordIds) => anyNotifyRecordOf(db, tenantId, recordIds),
 
   userById: (userId) => userByIdAnyTenant(db, userId),

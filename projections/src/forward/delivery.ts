@@ -1,0 +1,207 @@
+import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
+import type { OutboundErrorClass, OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
+import { outboundErrorClasses } from '@iot/contracts/ports/outbound-http.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { forwardServerById, type ForwardServerRecord } from './read.ts';
+
+type Claimed = {
+  id: string;
+  tenantId: string;
+  serverId: string;
+  deviceId: string;
+  topic: string | null;
+  payload: string;
+  attempts: number;
+};
+
+export interface ForwardDeliveryOptions {
+  db: Sql;
+  outbound: OutboundHttp;
+  mqtt: ForwardMqtt;
+  /** The first retry's wait; each next one doubles, up to five minutes. */
+  backoffMs: number;
+  /** Tries before a message becomes a dead letter. */
+  maxAttempts: number;
+  pollMs?: number;
+  /** How long a claim holds: past it, another process takes the rows of a process that died delivering them. */
+  leaseMs?: number;
+  log(detail: { serverId: string; deviceId: string; error: OutboundErrorClass; detail: string }): void;
+  onError(error: unknown): void;
+}
+
+/** Rows of one (server, device) taken in a round, and (server, device) groups delivered side by side. */
+const PER_GROUP = 50;
+const PARALLEL = 16;
+const MAX_BACKOFF_MS = 300_000;
+
+const classOf = (error: unknown): OutboundErrorClass => {
+  const errorClass = error && typeof error === 'object' && 'errorClass' in error ? error.errorClass : null;
+  return outboundErrorClasses.find((c) => c === errorClass) ?? 'SEND_FAILED';
+};
+const statusClass = (status: number): OutboundErrorClass =>
+  status >= 500 ? 'HTTP_STATUS_5XX' : status >= 400 ? 'HTTP_STATUS_4XX' : 'HTTP_STATUS_3XX';
+
+/**
+ * The forwarding outbox's delivery worker: at least once, in order per server and device. Each round claims, for
+ * every (server, device) whose oldest pending message is due, up to PER_GROUP of its oldest messages, and sends them
+ * in order; the first failure stops its group (the rest wait behind it), is retried with doubling back-off, and after
+ * `maxAttempts` becomes a dead letter, which lets the ones after it go. Claims carry a lease, so several processes
+ * can run it and a crash hands its rows to another after the lease.
+ */
+export function startForwardDelivery(options: ForwardDeliveryOptions) {
+  const { db } = options;
+  const pollMs = options.pollMs ?? 200;
+  const leaseMs = options.leaseMs ?? 60_000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+
+  async function claim(): Promise<Claimed[]> {
+    const rows = await db.query<Claimed>(
+      `with ranked as (
+         select id, row_number() over w as n, first_value(next_at) over w as head_at,
+           bool_or(claimed_until > now()) over (partition by server_id, device_id) as busy
+         from forward_outbox where status = 'pending'
+         window w as (partition by server_id, device_id order by id))
+       update forward_outbox o set claimed_until = now() + make_interval(secs => $1::float8 / 1000)
+       from ranked r
+       where o.id = r.id and r.n <= $2 and r.head_at <= now() and not r.busy
+         and o.status = 'pending' and (o.claimed_until is null or o.claimed_until <= now())
+       returning o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload, o.attempts`,
+      [leaseMs, PER_GROUP],
+    );
+    return rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  }
+
+  async function secretOf(server: ForwardServerRecord): Promise<string | null> {
+    if (!server.hasPassword) return null;
+    const rows = await db.query<{ password: string }>('select password from forward_server_secrets where server_id = $1', [server.id]);
+    return rows.rows[0]?.password ?? null;
+  }
+
+  /** Sends one message; answers the failure's class, or null when it was delivered. */
+  async function send(server: ForwardServerRecord, password: string | null, row: Claimed): Promise<OutboundErrorClass | null> {
+    try {
+      if (server.type === 'http') {
+        const answer = await options.outbound.request(server.url!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: row.payload,
+          timeoutMs: 10_000,
+        });
+        if (answer.ok) return null;
+        options.log({ serverId: server.id, deviceId: row.deviceId, error: statusClass(answer.status), detail: `HTTP ${answer.status}` });
+        return statusClass(answer.status);
+      }
+      const target = {
+        key: `${server.id}:${server.ip}:${server.port}:${server.tls}:${server.username}:${server.clientId}:${password}`,
+        host: server.ip,
+        port: server.port,
+        tls: server.tls,
+        username: server.username,
+        password,
+        clientId: server.clientId,
+      };
+      await options.mqtt.publish(target, [{ topic: row.topic ?? `forward/${row.deviceId}`, payload: row.payload }]);
+      return null;
+    } catch (error) {
+      const errorClass = classOf(error);
+      options.log({ serverId: server.id, deviceId: row.deviceId, error: errorClass, detail: (error as Error).message });
+      return errorClass;
+    }
+  }
+
+  async function deliverGroup(rows: Claimed[]) {
+    const first = rows[0]!;
+    const server = await forwardServerById(db, first.serverId);
+    const delivered: string[] = [];
+    let failed: { row: Claimed; error: OutboundErrorClass } | null = null;
+    if (!server || server.tenantId !== first.tenantId) failed = { row: first, error: 'SEND_FAILED' };
+    else {
+      const password = await secretOf(server);
+      for (const row of rows) {
+        const error = await send(server, password, row);
+        if (error) {
+          failed = { row, error };
+          break;
+        }
+        delivered.push(row.id);
+      }
+    }
+    if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
+    if (failed) {
+      const attempts = failed.row.attempts + 1;
+      // A target that is gone holds nothing back: its messages are dead letters at once.
+      const dead = attempts >= options.maxAttempts || !server;
+      const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+      await db.query(
+        `update forward_outbox set attempts = $2, error = $3, claimed_until = null,
+           status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000)
+         where id = $1`,
+        [failed.row.id, attempts, failed.error, dead, wait],
+      );
+      const rest = rows.slice(rows.indexOf(failed.row) + 1).map((r) => r.id);
+      if (rest.length > 0) await db.query('update forward_outbox set claimed_until = null where id = any($1::bigint[])', [rest]);
+    }
+  }
+
+  /** One round: answers how many messages it took. */
+  async function round(): Promise<number> {
+    const rows = await claim();
+    const groups = new Map<string, Claimed[]>();
+    for (const row of rows) {
+      const key = `${row.serverId}\0${row.deviceId}`;
+      groups.set(key, [...(groups.get(key) ?? []), row]);
+    }
+    const queue = [...groups.values()];
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
+        for (let group = queue.shift(); group; group = queue.shift()) await deliverGroup(group).catch(options.onError);
+      }),
+    );
+    return rows.length;
+  }
+
+  function schedule(ms: number) {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void tick(), ms);
+  }
+  async function tick() {
+    timer = null;
+    if (running) return schedule(pollMs);
+    running = round();
+    let taken = 0;
+    try {
+      taken = await running;
+    } catch (error) {
+      options.onError(error);
+    } finally {
+      running = null;
+    }
+    schedule(taken > 0 ? 0 : pollMs);
+  }
+  schedule(0);
+
+  return {
+    /** New messages are in the outbox: a round now rather than at the next poll. */
+    kick() {
+      if (!running) schedule(0);
+    },
+    /** Rounds until one takes nothing (what is due now is delivered or waits for its retry): for tests and shutdown. */
+    async drain() {
+      for (;;) {
+        while (running) await running.catch(() => 0);
+        running = round();
+        const taken = await running.finally(() => (running = null));
+        if (taken === 0) return;
+      }
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => 0);
+    },
+  };
+}
+export type ForwardDelivery = ReturnType<typeof startForwardDelivery>;

@@ -1,0 +1,24 @@
+/**
+ * The forwarding outbox: one row per message and rule, written as telemetry is stored, delivered by the worker
+ * (delivery.ts) at least once, in order per server and device: only the oldest pending rows of a (server, device)
+ * are taken, and a failed one holds back the ones after it until it is delivered or given up as a dead letter.
+ * Not a read model: a rebuild never sends again.
+ */
+export const forwardOutboxSchema = `
+create table forward_outbox (
+  id bigint generated always as identity primary key,
+  tenant_id text not null,
+  rule_id text not null,
+  server_id text not null,
+  device_id text not null,
+  topic text,
+  payload text not null,
+  status text not null default 'pending',
+  attempts int not null default 0,
+  next_at timestamptz not null default now(),
+  claimed_until timestamptz,
+  error text,
+  created_at timestamptz not null default now()
+);
+create index forward_outbox_pending on forward_outbox (server_id, device_id, id) where status = 'pending';
+create index forward_outbox_dead on forward_outbox (tenant_id, id desc) where status = 'dead';`;
