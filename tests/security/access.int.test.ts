@@ -25,11 +25,15 @@ const ids = {} as Record<
   | 'dict'
   | 'dictItem'
   | 'emptyRole'
+  | 'forwardRule'
+  | 'forwardServer'
   | 'gateway'
   | 'group'
   | 'job'
   | 'limited'
+  | 'mqttAcl'
   | 'mqttConfig'
+  | 'mqttUser'
   | 'notifyConfig'
   | 'notifyTemplate'
   | 'product'
@@ -73,10 +77,17 @@ const pickA: IdPicker = (field, url) => {
     notifyTemplate: ids.notifyTemplate,
     notifyConfig: ids.notifyConfig,
     notifyRecord: recordId,
+    forwardServer: ids.forwardServer,
+    forwardConfig: ids.forwardRule,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
-  const bySub: Record<string, string | undefined> = { rule: ids.alarmRule, contact: ids.contact, ticket: ids.alarm };
+  const bySub: Record<string, string | undefined> = {
+    rule: ids.alarmRule,
+    contact: ids.contact,
+    ticket: ids.alarm,
+    ...(capability === 'mqserver' ? { user: ids.mqttUser, acl: ids.mqttAcl } : {}),
+  };
   switch (field) {
     case 'id':
       return bySub[sub] ?? byCapability[capability] ?? ids.user;
@@ -113,9 +124,14 @@ const pickA: IdPicker = (field, url) => {
       return capability.startsWith('notify') ? ids.notifyTemplate : ids.template;
     case 'jobId':
       return ids.job;
+    case 'serverId':
+      return ids.forwardServer;
+    case 'mqttUserId':
+      return ids.mqttUser;
     case 'account':
     case 'username':
-      return 'alphaUserQ';
+      // An MQTT user's name is unique on the broker: A's is refused to B as an account's is.
+      return capability === 'mqserver' ? 'alphaMqttUserQ' : 'alphaUserQ';
     default:
       return undefined;
   }
@@ -324,6 +340,26 @@ beforeAll(async () => {
       },
     }),
   ).ids[0];
+  ids.forwardServer = ok(
+    await sut.call('forwardServer.createHttp', { token: tokenA, body: { name: 'alphaForwardQ', url: 'http://127.0.0.1:9/alphaPathQ' } }),
+  ).id;
+  ids.forwardRule = ok(
+    await sut.call('forwardConfig.create', {
+      token: tokenA,
+      body: { name: 'alphaForwardRuleQ', productIds: [ids.product], messageTypes: ['telemetry'], serverId: ids.forwardServer },
+    }),
+  ).id;
+  ids.mqttUser = ok(
+    await sut.call('mqttUser.create', {
+      token: tokenA,
+      body: { username: 'alphaMqttUserQ', password: 'Mqtt#pw1', remark: 'alphaMqttRemarkQ' },
+    }),
+  ).id;
+  ids.mqttAcl = ok(
+    await sut.call('mqttAcl.create', { token: tokenA, body: { mqttUserId: ids.mqttUser, topic: 'alphaTopicQ/#', access: 'both' } }),
+  ).id;
+  markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
+  secrets.unshift('Mqtt#pw1');
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   // A record's id is a small number: kept out of the markers, which would find it in any answer.

@@ -2,10 +2,12 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { routes } from '@iot/contracts';
+import { routes, type ForwardRuleFields } from '@iot/contracts';
 import { OUTBOUND_URL_MARK } from '@iot/contracts/http/outbound-url.ts';
 import { handleCommand } from '@iot/command/handler.ts';
 import { notifySettingsDecider, notifySettingsStream } from '@iot/command/notify/settings.ts';
+import { forwardRuleDecider, forwardRuleStream, forwardServerDecider, forwardServerStream } from '@iot/command/forward/decide.ts';
+import { waitFor } from '../harness/process.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { JsonSchema } from './walk.ts';
 
@@ -21,6 +23,7 @@ let sut: TestPlatform;
 const TENANT = 'oscarout';
 let token = '';
 let deviceId = '';
+let productId = '';
 /** Raw TCP listeners on refused loopback addresses: every connection counted, whatever the protocol. */
 const counted: { server: Server; connections: number }[] = [];
 let v4Port = 0;
@@ -234,7 +237,7 @@ beforeAll(async () => {
   });
   await sut.seedTenant({ id: TENANT, name: 'OscarOut', adminUsername: 'oscarOutAdmin', adminPassword: 'Oscar#pw12' });
   token = await sut.login('oscarOutAdmin', 'Oscar#pw12');
-  const productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Pump', code: 'POUT', type: 'direct' } })).id;
+  productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Pump', code: 'POUT', type: 'direct' } })).id;
   ok(
     await sut.call('PUT', '/api/iot/product/function', {
       token,
@@ -276,9 +279,11 @@ describe('every outbound URL field of the route table', () => {
     const { marked, unmarked } = outboundFields();
     expect(unmarked).toEqual([]);
     expect(marked.map((f) => `${f.route} ${f.at.join('.')}`).sort()).toEqual(
-      Object.keys(channelOf)
-        .map((field) => `notify.saveSettings ${field}`)
-        .sort(),
+      [
+        ...Object.keys(channelOf).map((field) => `notify.saveSettings ${field}`),
+        'forwardServer.createHttp url',
+        'forwardServer.updateHttp url',
+      ].sort(),
     );
   });
 
@@ -315,7 +320,7 @@ describe('every outbound URL field of the route table', () => {
 
   it('refuses at call time, before any connection, a stored URL naming a loopback address: the record shows only OUTBOUND_REFUSED', async () => {
     const before = connections();
-    for (const field of walked()) {
+    for (const field of walked().filter((f) => f.route === 'notify.saveSettings')) {
       const channel = channelOf[field.at.join('.')]!;
       for (const host of refusedAtCall(v4Port, v6Port)) {
         const url = channel.url(host);
@@ -335,6 +340,79 @@ describe('every outbound URL field of the route table', () => {
     // The log names host and path only, never a webhook's key.
     expect(log).not.toContain('walkKey');
     expect(log).not.toContain('walkToken');
+  });
+
+  it('refuses at call time, before any connection, a stored forwarding target naming a loopback address: its outbox row shows only OUTBOUND_REFUSED', async () => {
+    const before = connections();
+    for (const [i, host] of refusedAtCall(v4Port, v6Port).entries()) {
+      const serverId = `walk-forward-${i}`;
+      // Stored as an older release would have, past today's save check.
+      const fields = {
+        type: 'http',
+        name: serverId,
+        ip: '127.0.0.1',
+        port: v4Port,
+        url: `http://${host}/in`,
+        username: null,
+        clientId: null,
+        tls: false,
+        remark: null,
+        hasPassword: false,
+      } as const;
+      const system = { actor: { kind: 'system', id: 'older-release' }, tenantId: TENANT } as const;
+      await handleCommand(
+        sut.platform.context.store,
+        forwardServerDecider,
+        forwardServerStream(TENANT, serverId),
+        { type: 'Create', id: serverId, fields },
+        system,
+      );
+      const rule: ForwardRuleFields = {
+        name: serverId,
+        productIds: [productId],
+        deviceIds: [deviceId],
+        messageTypes: ['telemetry'],
+        serverId,
+        topic: null,
+        payloadTemplate: null,
+        status: 'enabled',
+      };
+      await handleCommand(
+        sut.platform.context.store,
+        forwardRuleDecider,
+        forwardRuleStream(TENANT, serverId),
+        { type: 'Create', id: serverId, fields: rule },
+        system,
+      );
+      await sut.platform.runner.catchUp();
+      const reactor = sut.platform.forward.reactor!;
+      await reactor.load();
+      reactor.observe({ deviceId, tenantId: TENANT, productId }, [
+        { tenantId: TENANT, deviceId, variable: 'pressure', ts: new Date(), value: 1, text: null },
+      ]);
+      await reactor.flush();
+      const rows = await waitFor(`${host}: tried`, async () => {
+        await sut.platform.forward.delivery!.drain();
+        const found = await sut.db.pool.query<{ attempts: number; error: string | null }>(
+          'select attempts, error from forward_outbox where server_id = $1',
+          [serverId],
+        );
+        return found.rows[0]?.attempts ? found.rows : null;
+      });
+      expect(
+        rows.map((r) => r.error),
+        host,
+      ).toEqual(['OUTBOUND_REFUSED']);
+      await handleCommand(
+        sut.platform.context.store,
+        forwardRuleDecider,
+        forwardRuleStream(TENANT, serverId),
+        { type: 'Delete', id: serverId },
+        system,
+      );
+      await sut.db.pool.query('delete from forward_outbox where server_id = $1', [serverId]);
+    }
+    expect(connections()).toBe(before);
   });
 
   it("takes only a server and a login from a stored SMTP URL, never the mail client's options (a proxy to loopback)", async () => {

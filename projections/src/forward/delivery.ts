@@ -60,7 +60,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     const rows = await db.query<Claimed>(
       `with ranked as (
          select id, row_number() over w as n, first_value(next_at) over w as head_at,
-           bool_or(claimed_until > now()) over (partition by server_id, device_id) as busy
+           coalesce(bool_or(claimed_until > now()) over (partition by server_id, device_id), false) as busy
          from forward_outbox where status = 'pending'
          window w as (partition by server_id, device_id order by id))
        update forward_outbox o set claimed_until = now() + make_interval(secs => $1::float8 / 1000)
