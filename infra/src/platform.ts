@@ -51,6 +51,7 @@ import { withBrokerSecrets } from './broker-accounts/secrets.ts';
 import { createDeviceRegistry, SessionEnded, uplinkFilters } from '@iot/ingest';
 import { mqttHookRoutes } from './mqtt/hooks.ts';
 import { startEmbeddedMqtt } from './mqtt/embedded.ts';
+import { createMqttUserAuth } from './mqtt/users.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
@@ -263,6 +264,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       engines.push({ name: 'mqtt:emqx-api', check: () => emqx.health() });
     }
 
+    // Third-party clients of the embedded broker (MQTT users and their topic rules): never a device's topics.
+    const mqttUsers = config.MQTT_URL ? null : createMqttUserAuth(db);
     let bus: Bus | null = null;
     let deliveryRef: Delivery | null = null;
     let mqtt: MqttPort | null = null;
@@ -288,6 +291,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             // Devices are let in by the intake, once it is up (below): until then none may connect.
             // A device's client id is kept within its own namespace: no other device can take it over.
             authenticate: async (client, password) => {
+              const user = await mqttUsers?.authenticate(client, password);
+              if (user !== null && user !== undefined) return user;
               const session = await ingest?.intake.connect(
                 client.clientId,
                 client.connectionId ?? 0,
@@ -296,15 +301,26 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               );
               return session ? { clientId: session.sessionId } : false;
             },
-            authorizePublish: (client, topic) => ingest?.intake.mayPublish(client.clientId, topic) ?? false,
-            authorizeSubscribe: (client, filter) => ingest?.intake.maySubscribe(client.clientId, filter) ?? false,
-            onDisconnect: (client) => ingest?.intake.disconnect(client.clientId, client.connectionId ?? 0),
+            authorizePublish: (client, topic) =>
+              mqttUsers?.owns(client.clientId)
+                ? mqttUsers.mayPublish(client.clientId, topic)
+                : (ingest?.intake.mayPublish(client.clientId, topic) ?? false),
+            authorizeSubscribe: (client, filter) =>
+              mqttUsers?.owns(client.clientId)
+                ? mqttUsers.maySubscribe(client.clientId, filter)
+                : (ingest?.intake.maySubscribe(client.clientId, filter) ?? false),
+            onDisconnect: (client) =>
+              mqttUsers?.owns(client.clientId)
+                ? mqttUsers.disconnected(client)
+                : ingest?.intake.disconnect(client.clientId, client.connectionId ?? 0),
+            forwardsFrom: (clientId) => mqttUsers?.owns(clientId) ?? false,
             onHandlerError: (error, message) =>
               error instanceof SessionEnded
                 ? logger.info({ topic: message.topic }, 'message of a cut session refused')
                 : logger.error({ err: error, topic: message.topic }, 'device message failed'),
           });
       mqtt = m;
+      if (m.disconnect) mqttUsers?.cutWith((clientId) => m.disconnect!(clientId));
       stops.push(() => m.close());
       engines.push({ name: config.MQTT_URL ? 'mqtt:external' : 'mqtt:aedes', check: () => m.health() });
     }
@@ -388,7 +404,10 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ingest = started;
       const broker = mqtt;
       const registrations = await Promise.all(
-        (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) => broker.onMessage(filter, (message) => started.intake.handle(message))),
+        (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) =>
+          // An MQTT user's message is for the other MQTT users' subscriptions, not the platform's telemetry.
+          broker.onMessage(filter, (message) => (mqttUsers?.owns(message.clientId) ? undefined : started.intake.handle(message))),
+        ),
       );
       stops.push(async () => {
         // An external broker's session keeps the subscriptions, so nothing is lost while this process is away.
@@ -411,6 +430,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         ...workflows.map((w) => workflowProjection(w, dispatch, afterStep)),
         notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
         alarmHooks(db, live, alarms),
+        ...(mqttUsers ? [mqttUsers.hooks] : []),
         ...(accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(accounts)]),
       ],
       {

@@ -23,7 +23,16 @@ describe('MQTT topic rules', () => {
   it("refuses malformed filters, system topics and the devices' own topics", () => {
     expect(mqttTopicFilter.safeParse('plant/+/status').success).toBe(true);
     expect(mqttTopicFilter.safeParse('plant/#').success).toBe(true);
-    for (const topic of ['plant/a+/x', 'plant/#/x', '$SYS/#', 'devices/SN-1/telemetry', 'v1/devices/me/telemetry', 'gateways/+/telemetry'])
+    for (const topic of [
+      'plant/a+/x',
+      'plant/#/x',
+      '$SYS/#',
+      '#',
+      '+/status',
+      'devices/SN-1/telemetry',
+      'v1/devices/me/telemetry',
+      'gateways/+/telemetry',
+    ])
       expect(mqttTopicFilter.safeParse(topic).success, topic).toBe(false);
   });
 

@@ -193,8 +193,9 @@ export const mqttTopicFilter = z
     );
     if (!valid || topic.includes('\0')) ctx.addIssue({ code: 'custom', message: 'topic: + stands for a whole level, # only for the last' });
     if (topic.startsWith('$')) ctx.addIssue({ code: 'custom', message: 'topic: no system ($) topic' });
-    if ((deviceTopicRoots as readonly string[]).includes(levels[0]!))
-      ctx.addIssue({ code: 'custom', message: `topic: ${deviceTopicRoots.join('/, ')}/ are the devices' own` });
+    // A wildcard first level would take in the devices' topics too.
+    if ((deviceTopicRoots as readonly string[]).includes(levels[0]!) || /[+#]/.test(levels[0]!))
+      ctx.addIssue({ code: 'custom', message: `topic: a first level of its own (${deviceTopicRoots.join('/, ')}/ are the devices')` });
   });
 export const mqttAclFields = z.object({ mqttUserId: entityId, topic: mqttTopicFilter, access: z.enum(mqttAccesses) }).strict();
 export type MqttAclFields = z.output<typeof mqttAclFields>;

@@ -29,6 +29,8 @@ export interface EmbeddedMqttOptions extends MqttAuthHooks {
   onHandlerError?: (error: unknown, message: MqttMessage) => void;
   /** A client's connection ended (network, keepalive, or taken over by a newer one with its client id). */
   onDisconnect?: (client: MqttClientInfo) => void;
+  /** Sessions whose messages reach other clients' subscriptions (third-party MQTT users'; a device's never do). */
+  forwardsFrom?: (clientId: string) => boolean;
 }
 
 export interface EmbeddedMqtt extends MqttPort {
@@ -134,7 +136,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     // Device to device traffic does not exist: a device's publish (Aedes stamps it with its client id) reaches the
     // platform's handlers above and no subscriber; only the platform's own downlink is delivered.
     authorizeForward(_client, packet) {
-      return (packet as { clientId?: string }).clientId === undefined ? packet : null;
+      const from = (packet as { clientId?: string }).clientId;
+      return from === undefined || options.forwardsFrom?.(from) ? packet : null;
     },
     authorizeSubscribe(client, subscription, done) {
       if (!options.authorizeSubscribe) return done(null, subscription);
