@@ -42,6 +42,11 @@ const NotifyTemplatesPage = page(() => import('../alarm/NotifyPages.tsx'), 'Noti
 const NotifyConfigsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyConfigsPage');
 const NotifyRecordsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyRecordsPage');
 const NotifySettingsPage = page(() => import('../alarm/NotifySettingsPage.tsx'), 'NotifySettingsPage');
+const MqttServerPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttServerPage');
+const HttpServerPage = page(() => import('../forward/ForwardPages.tsx'), 'HttpServerPage');
+const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'ForwardRulesPage');
+const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
+const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -71,6 +76,11 @@ export const screens: Record<string, ComponentType> = {
   '/alarm/notifyConfigs': NotifyConfigsPage,
   '/alarm/notifyRecords': NotifyRecordsPage,
   '/alarm/notifySettings': NotifySettingsPage,
+  '/forward/mqttServer': MqttServerPage,
+  '/forward/httpServer': HttpServerPage,
+  '/forward/rules': ForwardRulesPage,
+  '/forward/mqttUser': MqttUserPage,
+  '/forward/mqttTopic': MqttTopicPage,
 };
 
 function RequireAuth() {

@@ -65,6 +65,7 @@ export const en: Shape<typeof zh> = {
   prompt: {
     selectRecord: 'Please select a record',
     onlyOne: 'only one record can be selected for editing',
+    onlyOneService: 'only one service can be selected for editing',
   },
   validation: {
     required: 'This field is required',

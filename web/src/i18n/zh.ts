@@ -61,6 +61,7 @@ export const zh = {
   prompt: {
     selectRecord: '请选择一条记录',
     onlyOne: '只能选择一条记录进行编辑',
+    onlyOneService: '只能选择一个服务进行编辑',
   },
   validation: {
     required: '此项为必填项',
