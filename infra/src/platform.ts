@@ -431,6 +431,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
         alarmHooks(db, live, alarms),
         ...(mqttUsers ? [mqttUsers.hooks] : []),
+        ...(forwardReactor ? [forwardReactor.hooks] : []),
         ...(accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(accounts)]),
       ],
       {

@@ -1,12 +1,26 @@
+import type { ForwardRuleEvent } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
-import { enabledForwardRules, type ForwardRuleRecord } from './read.ts';
+import { projection } from '../projection.ts';
+import { enabledForwardRules } from './read.ts';
 import { renderPayload, renderTopic, type ForwardMessage } from './messages.ts';
 
 interface DeviceOf {
   deviceId: string;
   tenantId: string;
   productId: string;
+}
+/** What the reactor matches a message against. */
+interface Rule {
+  id: string;
+  tenantId: string;
+  productIds: string[];
+  deviceIds: string[];
+  messageTypes: string[];
+  serverId: string;
+  topic: string | null;
+  payloadTemplate: string | null;
 }
 interface OutboxRow {
   tenantId: string;
@@ -27,7 +41,13 @@ const FLUSH_ROWS = 1_000;
  */
 export function createForwardReactor(options: { db: Sql; onError(error: unknown): void; onEnqueued?(): void }) {
   const { db } = options;
-  let byProduct = new Map<string, ForwardRuleRecord[]>();
+  let rules = new Map<string, Rule>();
+  let byProduct = new Map<string, Rule[]>();
+  function index() {
+    byProduct = new Map();
+    for (const rule of rules.values())
+      for (const productId of rule.productIds) byProduct.set(productId, [...(byProduct.get(productId) ?? []), rule]);
+  }
   let buffer: OutboxRow[] = [];
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
@@ -71,7 +91,8 @@ export function createForwardReactor(options: { db: Sql; onError(error: unknown)
         ruleId: rule.id,
         serverId: rule.serverId,
         deviceId: device.deviceId,
-        topic: rule.serverType === 'mqtt' ? renderTopic(rule.topic, message) : null,
+        // An HTTP target ignores the topic: the reactor need not know the server's type.
+        topic: renderTopic(rule.topic, message),
         payload: renderPayload(rule.payloadTemplate, message),
       });
     }
@@ -82,11 +103,21 @@ export function createForwardReactor(options: { db: Sql; onError(error: unknown)
   return {
     /** Reads the enabled rules again (at start, after rule changes, and now and then for rules other processes saved). */
     async load() {
-      const next = new Map<string, ForwardRuleRecord[]>();
-      for (const rule of await enabledForwardRules(db))
-        for (const productId of rule.productIds) next.set(productId, [...(next.get(productId) ?? []), rule]);
-      byProduct = next;
+      rules = new Map((await enabledForwardRules(db)).map((rule) => [rule.id, rule]));
+      index();
     },
+    /** Rule changes as the log hands them over, in this process at once (the periodic load covers the others). */
+    hooks: projection<ForwardRuleEvent>({
+      name: 'reactor-forward-rules',
+      handles: ['ForwardRuleCreated', 'ForwardRuleUpdated', 'ForwardRuleDeleted'],
+      schema: 'select 1',
+      tables: [],
+      async apply(_tx, event: StoredEventOf<ForwardRuleEvent>) {
+        if (event.type === 'ForwardRuleDeleted' || event.data.status !== 'enabled') rules.delete(event.data.ruleId);
+        else rules.set(event.data.ruleId, { ...event.data, id: event.data.ruleId, tenantId: event.metadata.tenantId });
+        index();
+      },
+    }),
     observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
       if (!byProduct.has(device.productId)) return;
       const byTs = new Map<number, Record<string, number | string | null>>();
