@@ -131,7 +131,6 @@ export const errorCatalogue = {
   SERVER_NAME_TAKEN: { status: 400, zh: '服务名称已存在', en: 'The server name is already in use' },
   SERVER_IN_USE: { status: 400, zh: '该服务正被转发规则使用', en: 'A forwarding rule sends to this server' },
   LOCAL_PORT_IN_USE: { status: 400, zh: '本地端口不能被占用', en: 'Local port should not be in use' },
-  ONE_SERVICE_FOR_EDIT: { status: 400, zh: '只能选择一个服务进行编辑', en: 'only one service can be selected for editing' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
