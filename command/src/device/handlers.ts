@@ -6,7 +6,7 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { releaseClaim, withClaim } from '../shared/claims.ts';
 import { perItem } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
-import { latestVersion } from '../product/product.ts';
+import { latestVersion } from '@iot/contracts/device/state.ts';
 import { assertOwnGroup } from '../group/own.ts';
 import { templateDecider, templateStream } from '../template/decide.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';

@@ -7,27 +7,21 @@ import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { csvStream } from '../shared/csv.ts';
+import { deviceById, thingModelOf } from '@iot/projections/device/read.ts';
 import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { assertInStation } from '../shared/station.ts';
 
 type Property = Extract<ThingFunction, { type: 'property' }>;
 
 /** The device of the caller's tenant (and current group subtree) with the thing model it reports against. */
 async function deviceWithModel(ctx: RequestContext, id: string) {
-  const caller = callerOf(ctx);
-  const row = (
-    await ctx.ports.db.query<{ id: string; product_id: string; group_id: string | null; functions: ThingFunction[] }>(
-      `select d.id, d.product_id, d.group_id,
-         coalesce((select v.functions from rm_product_versions v where v.product_id = d.product_id and v.version = d.model_version),
-                  (select p.functions from rm_products p where p.id = d.product_id), '[]') as functions
-       from rm_devices d where d.id = $1 and d.tenant_id = $2`,
-      [id, caller.tenantId],
-    )
-  ).rows[0];
-  if (!row) throw new DomainError('NOT_FOUND');
-  if (caller.stationId && !(await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId)).includes(row.group_id ?? ''))
-    throw new DomainError('NOT_FOUND');
-  const properties = new Map(row.functions.filter((f): f is Property => f.type === 'property').map((f) => [f.identifier, f]));
-  return { ...row, properties };
+  const { tenantId } = callerOf(ctx);
+  const device = await deviceById(ctx.ports.db, tenantId, id);
+  if (!device) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, device.groupId);
+  const functions = await thingModelOf(ctx.ports.db, tenantId, device.productId, device.modelVersion);
+  const properties = new Map(functions.filter((f): f is Property => f.type === 'property').map((f) => [f.identifier, f]));
+  return { id: device.id, properties };
 }
 
 /** Spec §7 convert rules: an enum's label, a boolean's, a number with its unit. */
