@@ -1,5 +1,6 @@
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
+import type { NodeType } from '../device/model.ts';
 
 /** A user as the write side asks about them: who, in which tenant, what they log in with and what they hold. */
 export interface UserAccount {
@@ -119,4 +120,18 @@ export interface Lookups {
   approvedTenants(): Promise<Array<{ id: string; adminUserId: string | null }>>;
   /** Registrations under review with their contacts, oldest first. */
   pendingRegistrations(): Promise<ContactsOf[]>;
+
+  // Devices created in bulk and their broker accounts (issue 18: import, demo fleet, broker secrets).
+  /** The tenant's products with what a device is created from: its node type and latest published model version. */
+  productsForDevices(
+    tenantId: string,
+  ): Promise<Array<{ id: string; code: string; name: string; nodeType: NodeType; modelVersion: number }>>;
+  /** The tenant's groups, by id and name. */
+  groupNamesOfTenant(tenantId: string): Promise<Array<{ id: string; name: string }>>;
+  /** The tenant's devices among these SNs, with their node type. */
+  devicesBySn(tenantId: string, sns: string[]): Promise<Array<{ id: string; sn: string; nodeType: NodeType }>>;
+  /** The node type of a product of the tenant (null: no such product). */
+  productNodeType(tenantId: string, productId: string): Promise<NodeType | null>;
+  /** The node type of a device of the tenant (null: no such device). */
+  deviceNodeType(tenantId: string, deviceId: string): Promise<NodeType | null>;
 }
