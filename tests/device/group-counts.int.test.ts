@@ -21,18 +21,16 @@ afterAll(async () => sut?.stop());
 
 describe('devices counted per group', () => {
   it("counts the caller's devices per group (none for another tenant), narrowed to the current group's subtree", async () => {
-    const { id: pid } = ok(
-      await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Meter', code: 'M', type: 'direct' } }),
-    );
+    const { id: pid } = ok(await sut.call('product.create', { token: admin, body: { name: 'Meter', code: 'M', type: 'direct' } }));
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token: admin,
         body: { productId: pid, function: { type: 'property', name: 't', identifier: 't', dataType: { type: 'float' } } },
       }),
     );
-    ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id: pid } }));
+    ok(await sut.call('product.publish', { token: admin, body: { id: pid } }));
     const group = async (name: string, parentId: string | null = null) =>
-      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'powerStation', parentId } })).id as string;
+      ok(await sut.call('group.create', { token: admin, body: { name, type: 'powerStation', parentId } })).id as string;
     const east = await group('East');
     const site = await group('East site', east);
     const west = await group('West');
@@ -43,14 +41,14 @@ describe('devices counted per group', () => {
       ['C-4', west],
       ['C-5', null],
     ] as const)
-      ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
+      ok(await sut.call('device.create', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
     await sut.platform.runner.catchUp();
     // One of the site's devices reports online.
     await sut.db.pool.query(`update rm_devices set status = 'online' where sn = 'C-2'`);
     const counts = async (token: string, query: Record<string, string> = {}) =>
       Object.fromEntries(
         (
-          ok(await sut.call('GET', '/api/iot/device/groupCounts', { token, query })) as {
+          ok(await sut.call('device.groupCounts', { token, query })) as {
             groupId: string | null;
             total: number;
             online: number;

@@ -29,12 +29,12 @@ describe('bad input on every route of the table', () => {
       expect(r.status, r.body).toBe(200);
       return r.json!.data;
     };
-    ids.product = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Walk', code: 'WALK', type: 'direct' } })).id;
+    ids.product = ok(await sut.call('product.create', { token, body: { name: 'Walk', code: 'WALK', type: 'direct' } })).id;
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token,
         body: {
-          productId: ids.product,
+          productId: ids.product!,
           function: {
             type: 'property',
             name: 'temperature',
@@ -45,10 +45,10 @@ describe('bad input on every route of the table', () => {
         },
       }),
     );
-    const device = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'WALK-1', name: 'walker', productId: ids.product } }));
+    const device = ok(await sut.call('device.create', { token, body: { sn: 'WALK-1', name: 'walker', productId: ids.product! } }));
     ids.device = device.id;
     ids.secret = device.secret;
-    ids.group = ok(await sut.call('POST', '/api/auth/dept', { token, body: { name: 'Walk site', type: 'office', parentId: null } })).id;
+    ids.group = ok(await sut.call('group.create', { token, body: { name: 'Walk site', type: 'office', parentId: null } })).id;
     await sut.platform.runner.catchUp();
   });
   afterAll(async () => sut?.stop());
@@ -70,10 +70,10 @@ describe('bad input on every route of the table', () => {
   });
 
   it('refuses a NUL in the login account and a lone surrogate in a username, naming the field', async () => {
-    const login = await sut.call('POST', '/api/auth/login', { body: { account: 'bad\u0000Co', password: 'x', agreement: true } });
+    const login = await sut.call('auth.login', { body: { account: 'bad\u0000Co', password: 'x', agreement: true } });
     expect(login.status).toBe(400);
     expect(login.json!.data.fields[0].field).toBe('body.account');
-    const user = await sut.call('POST', '/api/auth/user', {
+    const user = await sut.call('user.create', {
       token,
       body: {
         username: 'ab\uD83D',
@@ -267,7 +267,7 @@ describe('bad input on every route of the table', () => {
     expect(many.zh.data).toMatchObject({ error: 'TELEMETRY_INVALID', details: { reason: 'expected 1 to 1000 samples' } });
     // As over MQTT, the refused message is a dead letter of the device.
     await sut.platform.ingest!.flush();
-    const letters = (await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'WALK-1' } })).json!.data.rows as {
+    const letters = (await sut.call('telemetry.deadLetters', { token, query: { sn: 'WALK-1' } })).json!.data.rows as {
       reason: string;
     }[];
     // Four requests (zh and en of each case), four dead letters, of two reasons.
@@ -284,9 +284,7 @@ describe('bad input on every route of the table', () => {
       data: { error: 'VALIDATION' },
     });
     // A name in any case is the zone it names.
-    expect((await sut.call('GET', '/api/iot/device/history', { token, query: { ...history, timeZone: 'asia/shanghai' } })).status).toBe(
-      200,
-    );
+    expect((await sut.call('telemetry.history', { token, query: { ...history, timeZone: 'asia/shanghai' } })).status).toBe(200);
     const nul = await inBoth('GET', '/api/iot/device?name=a%00b', { token });
     expect(nul.en.msg).toBe('The text holds a character that cannot be stored (a NUL or an unpaired surrogate): querystring.name');
   });
@@ -300,7 +298,7 @@ describe('bad input on every route of the table', () => {
   });
 
   it('sends security headers, and no-store on API answers', async () => {
-    const r = await sut.call('GET', '/api/auth/user/currentUser', { token });
+    const r = await sut.call('auth.currentUser', { token });
     expect(r.headers['x-content-type-options']).toBe('nosniff');
     expect(r.headers['cache-control']).toBe('no-store');
     expect(String(r.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
