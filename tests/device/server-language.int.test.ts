@@ -97,17 +97,17 @@ describe('files and reasons the server makes', () => {
       ).map((r) => r.reason);
     expect(await reasons('zh')).toEqual(['时间戳超出范围（2000 年至服务器时间后一天）']);
     expect(await reasons('en')).toEqual(['ts out of range']);
-    const firstLine = async (url: string, query: Record<string, string>, lang: string) =>
-      (await sut.call('GET', url, { token: admin, query, headers: { 'accept-language': lang } })).body
-        .replace(/^\uFEFF/, '')
-        .split('\n')[0];
+    const firstLine = (answer: { body: string }) => answer.body.replace(/^\uFEFF/, '').split('\n')[0];
+    const inLanguage = (lang: string) => ({ token: admin, headers: { 'accept-language': lang } });
     const range = { id: device.id, variables: 'temperature', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' };
-    expect(await firstLine('/api/iot/device/history/export', range, 'zh-CN')).toBe('时间,标识符,名称,值,显示值');
-    expect(await firstLine('/api/iot/device/history/export', range, 'en-US')).toBe('Time,Identifier,Name,Value,Display');
-    expect(await firstLine('/api/iot/device/export', {}, 'en')).toBe(
+    expect(firstLine(await sut.call('telemetry.export', { ...inLanguage('zh-CN'), query: range }))).toBe('时间,标识符,名称,值,显示值');
+    expect(firstLine(await sut.call('telemetry.export', { ...inLanguage('en-US'), query: range }))).toBe(
+      'Time,Identifier,Name,Value,Display',
+    );
+    expect(firstLine(await sut.call('device.export', inLanguage('en')))).toBe(
       'SN,Name,Product,Group,Gateway,Status,Enabled,Lng,Lat,Address,Version,Tags,Remark,Created',
     );
-    expect(await firstLine('/api/iot/device/export', {}, 'zh-CN')).toBe(
+    expect(firstLine(await sut.call('device.export', inLanguage('zh-CN')))).toBe(
       '序列号,设备名称,产品,分组,网关,状态,启用,经度,纬度,地址,版本,标签,备注,创建时间',
     );
   });

@@ -54,8 +54,8 @@ describe('the logo', () => {
     const { logo } = data(await upload(onePixelPng));
     const events = await sut.platform.context.store.readStream('settings-hard.hard');
     expect(events.at(-1)).toMatchObject({ type: 'SystemLogoChanged', data: { sha256: logo, width: 1, height: 1 } });
-    const served = await sut.app.inject({ method: 'GET', url: '/api/auth/userLogo', headers: { authentication: admin } });
-    expect(served.statusCode).toBe(200);
+    const served = await sut.call('settings.userLogo', { token: admin });
+    expect(served.status).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
     expect(served.headers['etag']).toBe(`"${logo}"`);
@@ -66,9 +66,9 @@ describe('the logo', () => {
 
 describe('lists', () => {
   it('sort only by the names a list allows: sort=__proto__ answers 400', async () => {
-    for (const url of ['/api/auth/app', '/api/auth/log', '/api/auth/log/export']) {
-      const r = await sut.call('GET', url, { token: admin, query: { sort: '__proto__' } });
-      expect(r.status, url).toBe(400);
+    for (const name of ['app.list', 'oplog.list', 'oplog.export'] as const) {
+      const r = await sut.call(name, { token: admin, query: { sort: '__proto__' } });
+      expect(r.status, name).toBe(400);
       expect(r.json!.data.error).toBe('VALIDATION');
     }
     expect((await sut.call('app.list', { token: admin, query: { sort: 'name', order: 'asc' } })).status).toBe(200);

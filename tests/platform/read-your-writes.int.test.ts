@@ -27,7 +27,7 @@ describe('read your writes, per route', () => {
       const role = await sut.call('role.create', { token, body: { name: 'unaffected', remark: null, menuIds: [] } });
       expect(role.status).toBe(200);
       expect(performance.now() - t0).toBeLessThan(READ_YOUR_WRITES_TIMEOUT_MS / 2);
-      const roles = await sut.api('GET', '/api/auth/role?page=1&pageSize=50', { token });
+      const roles = await sut.api('role.list', { query: { page: 1, pageSize: 50 }, token });
       expect(roles.body.data.rows.map((r: { name: string }) => r.name)).toContain('unaffected');
 
       // ... while a dictionary, whose route reads the broken model, still succeeds past the timeout, telling its position
@@ -46,7 +46,7 @@ describe('read your writes, per route', () => {
       await sut.db.pool.query('drop trigger rm_dict_types_broken on rm_dict_types');
       // (the runner tries a failed projection again a few seconds later)
       const read = () =>
-        sut.api('GET', '/api/auth/dict?page=1&pageSize=50', { token, headers: { [READ_POSITION_HEADER]: dict.json!.data.position } });
+        sut.api('dict.list', { query: { page: 1, pageSize: 50 }, token, headers: { [READ_POSITION_HEADER]: dict.json!.data.position } });
       await expect
         .poll(async () => (await read()).body.data.rows.map((r: { code: string }) => r.code), { timeout: 20_000, interval: 100 })
         .toContain('pending_dict');
@@ -57,7 +57,7 @@ describe('read your writes, per route', () => {
 
   it("serves a cached list only while its read models stand still: a write, anyone's, shows at once", async () => {
     const list = async () =>
-      (await sut.api('GET', '/api/auth/role?page=1&pageSize=100', { token })).body.data.rows.map((r: { name: string }) => r.name);
+      (await sut.api('role.list', { query: { page: 1, pageSize: 100 }, token })).body.data.rows.map((r: { name: string }) => r.name);
     const before = await list();
     expect(await list()).toEqual(before);
     const created = await sut.api('role.create', { token, body: { name: 'after the cache', remark: null, menuIds: [] } });

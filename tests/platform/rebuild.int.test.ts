@@ -56,7 +56,7 @@ describe('online rebuild', () => {
     while (rebuilding) {
       const t0 = performance.now();
       const role = await sut.call('role.create', { token, body: { name: `during ${n++}`, remark: null, menuIds: [] } });
-      const list = await sut.call('GET', '/api/auth/user?page=1&pageSize=20&sort=username', { token });
+      const list = await sut.call('user.list', { query: { page: 1, pageSize: 20, sort: 'username' }, token });
       during.push({ status: Math.max(role.status, list.status), ms: performance.now() - t0 });
     }
     const { events } = await rebuild;

@@ -71,14 +71,13 @@ describe('username claims', () => {
   it('frees a deleted user’s name and follows a rename', async () => {
     const created = await t.api('user.create', { token: tokenA, body: user('renameMe', 'r@x.test') });
     const id = created.body.data.id as string;
-    const check = async (name: string) =>
-      (await t.api('GET', `/api/auth/user/check?username=${name}`, { token: tokenB })).body.data.available;
+    const check = async (name: string) => (await t.api('user.check', { query: { username: name }, token: tokenB })).body.data.available;
     expect(await check('renameMe')).toBe(false);
     const { password: _p, ...fields } = user('renamed', 'r@x.test');
     expect((await t.api('user.update', { token: tokenA, body: { id, ...fields } })).status).toBe(200);
     expect(await check('renameMe')).toBe(true);
     expect(await check('renamed')).toBe(false);
-    expect((await t.api('DELETE', `/api/auth/user?id=${id}`, { token: tokenA })).status).toBe(200);
+    expect((await t.api('user.delete', { query: { id }, token: tokenA })).status).toBe(200);
     expect(await check('renamed')).toBe(true);
   });
 

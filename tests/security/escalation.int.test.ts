@@ -41,7 +41,7 @@ describe('privilege escalation', () => {
   afterAll(async () => sut?.stop());
 
   it('refuses a user who gives themselves the tenant administrator role', async () => {
-    const me = (await sut.api('GET', `/api/auth/user/detail?id=${editorId}`, { token: editor })).body.data;
+    const me = (await sut.api('user.detail', { query: { id: editorId }, token: editor })).body.data;
     const { id, username, sex, email, phone, position, groupId, description, homePage, status } = me;
     const r = await sut.api('user.update', {
       token: editor,
@@ -49,14 +49,14 @@ describe('privilege escalation', () => {
     });
     expect(r.status).toBe(403);
     expect(r.body.data.error).toBe('SCOPE_EXCEEDED');
-    const after = (await sut.api('GET', `/api/auth/user/detail?id=${editorId}`, { token: admin })).body.data;
+    const after = (await sut.api('user.detail', { query: { id: editorId }, token: admin })).body.data;
     expect(after.roleIds).not.toContain(adminRole);
   });
 
   it('refuses creating a user with a role beyond the creator', async () => {
     const r = await sut.api('user.create', { token: editor, body: user('sneaky1', [adminRole]) });
     expect(r.status).toBe(403);
-    expect((await sut.api('GET', '/api/auth/user/check?username=sneaky1', { token: admin })).body.data.available).toBe(true);
+    expect((await sut.api('user.check', { query: { username: 'sneaky1' }, token: admin })).body.data.available).toBe(true);
   });
 
   it('refuses resetting, stopping or deleting the tenant administrator, whose password keeps working', async () => {
@@ -93,9 +93,7 @@ describe('privilege escalation', () => {
     const granted = await sut.api('role.grant', { token: granter, body: { id: own, menuIds: beyond } });
     expect(granted.status).toBe(403);
     expect(granted.body.data.error).toBe('SCOPE_EXCEEDED');
-    expect((await sut.api('GET', `/api/auth/role/menu?id=${own}`, { token: admin })).body.data.menuIds).toEqual(
-      menusOf('system:user:list'),
-    );
+    expect((await sut.api('role.menus', { query: { id: own }, token: admin })).body.data.menuIds).toEqual(menusOf('system:user:list'));
     // The built-in administrator role cannot be deleted, by anyone; nor any other built-in role.
     for (const token of [granter, admin]) {
       expect((await sut.call('role.delete', { token, query: { id: adminRole } })).json!.data.error).toBe('ADMIN_PROTECTED');

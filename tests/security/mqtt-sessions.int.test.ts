@@ -121,7 +121,7 @@ describe('a device’s sessions end with its right to them', () => {
   it('cuts the sessions of a deleted device', async () => {
     const d = await createDevice('SESS-DEL');
     const own = await connect(d.sn, d.secret);
-    ok(await sut.call('DELETE', `/api/iot/device?id=${d.id}`, { token }));
+    ok(await sut.call('device.delete', { query: { id: d.id }, token }));
     await waitFor('the session cut', async () => own.closed, 5_000);
     expect(await refused(d.sn, d.secret)).toBe(true);
   });
