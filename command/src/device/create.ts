@@ -4,7 +4,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { handleCommand, handleNewStream, type CommandContext, type CommandResult } from '../handler.ts';
 import { claimMany, releaseMany, withClaim } from '../shared/claims.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
-import type { DeviceState } from './device.ts';
+import type { DeviceState } from '@iot/contracts/device/state.ts';
 
 /** What a device is created with: the `CreateDevice` command's fields. */
 export type NewDevice = Omit<Extract<DeviceCommand, { type: 'CreateDevice' }>, 'type'>;
