@@ -1,3 +1,5 @@
+import type { NodeType } from '../device/model.ts';
+import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
 
@@ -119,4 +121,16 @@ export interface Lookups {
   approvedTenants(): Promise<Array<{ id: string; adminUserId: string | null }>>;
   /** Registrations under review with their contacts, oldest first. */
   pendingRegistrations(): Promise<ContactsOf[]>;
+
+  // ---------------------------------------------------------------- devices, gateways and products (projections/src/device/)
+  /** How a device of the tenant reaches the platform (null: no such device): what a gateway id is checked by. */
+  deviceNodeType(tenantId: string, deviceId: string): Promise<NodeType | null>;
+  /** Whether any device of the tenant is behind the gateway. */
+  gatewayHasDevices(tenantId: string, gatewayId: string): Promise<boolean>;
+  /** Whether any device of the tenant is of the product. */
+  productHasDevices(tenantId: string, productId: string): Promise<boolean>;
+  /** The ids of the tenant's devices of a product, at most `limit`, in id order. */
+  deviceIdsOfProduct(tenantId: string, productId: string, limit: number): Promise<string[]>;
+  /** The thing model a device bound to `modelVersion` of the product reports against: that version, or the draft before any. */
+  thingModelOf(tenantId: string, productId: string, modelVersion: number): Promise<ThingFunction[]>;
 }

@@ -2,7 +2,16 @@ import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
 import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
-import { anyDeviceInGroup, deviceIsOfProduct, devicesOfTenant } from '@iot/projections/device/read.ts';
+import {
+  anyDeviceInGroup,
+  deviceIdsOfProduct,
+  deviceIsOfProduct,
+  devicesOfTenant,
+  gatewayHasDevices,
+  nodeTypeOf,
+  productHasDevices,
+  thingModelOf,
+} from '@iot/projections/device/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
 import { menuHasChildren, menusByIds } from '@iot/projections/menu/read.ts';
@@ -67,4 +76,10 @@ export const createLookups = (db: Sql): Lookups => ({
   approvedTenants: () => approvedTenants(db),
   pendingRegistrations: async () =>
     (await pendingRegistrations(db)).map(({ applyTime, ...registration }) => ({ ...registration, since: applyTime })),
+
+  deviceNodeType: (tenantId, deviceId) => nodeTypeOf(db, tenantId, deviceId),
+  gatewayHasDevices: (tenantId, gatewayId) => gatewayHasDevices(db, tenantId, gatewayId),
+  productHasDevices: (tenantId, productId) => productHasDevices(db, tenantId, productId),
+  deviceIdsOfProduct: (tenantId, productId, limit) => deviceIdsOfProduct(db, tenantId, productId, limit),
+  thingModelOf: (tenantId, productId, modelVersion) => thingModelOf(db, tenantId, productId, modelVersion),
 });
