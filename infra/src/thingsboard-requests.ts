@@ -26,7 +26,7 @@ export function thingsboardRequests(ports: {
         }
       return desired;
     },
-    model: (device) => ports.registry.model(device.productId, device.modelVersion),
+    model: (device) => ports.registry.model(device),
     respond: ports.publishTo,
     maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   });
