@@ -18,6 +18,7 @@ import type { EventStore, StoredEventOf } from '@iot/contracts/ports/event-store
 import type { Bus } from '@iot/contracts/ports/bus.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
 import type { SqlPool } from './postgres/sql.ts';
+import { createDeviceDirectory } from './read-models/device-directory.ts';
 import { WriteBatcher } from './timeseries/batcher.ts';
 import { thingsboardRequests } from './thingsboard-requests.ts';
 
@@ -89,7 +90,7 @@ export async function startIngest(options: IngestOptions) {
   } else {
     sink = { write: (rows) => batcher.enqueue(rows) };
   }
-  const registry = createDeviceRegistry(db);
+  const registry = createDeviceRegistry(createDeviceDirectory(db));
   const downlink = createDownlink({
     dispatch: options.dispatch,
     registry,

@@ -58,6 +58,7 @@ import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
 import { workflowProjection } from './workflows.ts';
 import { queryHandlers } from '@iot/query';
 import { createLookups } from './read-models/lookups.ts';
+import { createDeviceDirectory } from './read-models/device-directory.ts';
 import { createDispatch } from './dispatch.ts';
 import { migrate, migrator } from './migrate/migrate.ts';
 import { commandOwners } from './migrate/owners.ts';
@@ -514,7 +515,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
             mqttHookRoutes({
               secret: config.MQTT_HOOK_SECRET,
               // The intake's registry forgets a device as it changes; without one here, nothing is kept.
-              registry: ingest?.registry ?? createDeviceRegistry(db, { deviceTtlMs: 0 }),
+              registry: ingest?.registry ?? createDeviceRegistry(createDeviceDirectory(db), { deviceTtlMs: 0 }),
               platform: config.MQTT_URL ? brokerAddress(config.MQTT_URL) : undefined,
             }),
           ]

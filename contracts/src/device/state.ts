@@ -1,3 +1,4 @@
+import { eventsOfUnion } from '../ports/event-store.ts';
 import type { DeviceEvent, ProductEvent } from './events.ts';
 import type { DeviceLocation, NodeType, ProductFields } from './model.ts';
 import type { ThingFunction } from './thing-model.ts';
@@ -152,3 +153,35 @@ export function evolveProduct(state: ProductState, event: ProductEvent): Product
 
 /** The newest published version (0 when never published). */
 export const latestVersion = (state: ProductState): number => state.versions.length;
+
+/** Whether a stored event is a device's: what a device stream's events are read as. */
+export const isDeviceEvent = eventsOfUnion<DeviceEvent>({
+  DeviceCreated: true,
+  DeviceUpdated: true,
+  DeviceMoved: true,
+  DeviceGatewayBound: true,
+  DeviceSecretRotated: true,
+  DeviceEnabled: true,
+  DeviceDisabled: true,
+  DeviceTemplateApplied: true,
+  DeviceModelUpgraded: true,
+  DeviceDeleted: true,
+  DeviceWentOnline: true,
+  DeviceWentOffline: true,
+  DeviceCommandSent: true,
+  DeviceCommandReplied: true,
+  DeviceCommandFailed: true,
+  DeviceDesiredSet: true,
+});
+
+/** Whether a stored event is a product's: what a product stream's events are read as. */
+export const isProductEvent = eventsOfUnion<ProductEvent>({
+  ProductCreated: true,
+  ProductUpdated: true,
+  ProductFunctionDefined: true,
+  ProductFunctionRemoved: true,
+  ProductThingModelImported: true,
+  ProductPublished: true,
+  ProductUnpublished: true,
+  ProductDeleted: true,
+});

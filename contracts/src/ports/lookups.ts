@@ -1,6 +1,7 @@
+import type { NodeType } from '../device/model.ts';
+import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
-import type { NodeType } from '../device/model.ts';
 
 /** A user as the write side asks about them: who, in which tenant, what they log in with and what they hold. */
 export interface UserAccount {
@@ -132,6 +133,15 @@ export interface Lookups {
   devicesBySn(tenantId: string, sns: string[]): Promise<Array<{ id: string; sn: string; nodeType: NodeType }>>;
   /** The node type of a product of the tenant (null: no such product). */
   productNodeType(tenantId: string, productId: string): Promise<NodeType | null>;
-  /** The node type of a device of the tenant (null: no such device). */
+  // ---------------------------------------------------------------- devices, gateways and products (projections/src/device/)
+  /** How a device of the tenant reaches the platform (null: no such device): what a gateway id is checked by. */
   deviceNodeType(tenantId: string, deviceId: string): Promise<NodeType | null>;
+  /** Whether any device of the tenant is behind the gateway. */
+  gatewayHasDevices(tenantId: string, gatewayId: string): Promise<boolean>;
+  /** Whether any device of the tenant is of the product. */
+  productHasDevices(tenantId: string, productId: string): Promise<boolean>;
+  /** The ids of the tenant's devices of a product, at most `limit`, in id order. */
+  deviceIdsOfProduct(tenantId: string, productId: string, limit: number): Promise<string[]>;
+  /** The thing model a device bound to `modelVersion` of the product reports against: that version, or the draft before any. */
+  thingModelOf(tenantId: string, productId: string, modelVersion: number): Promise<ThingFunction[]>;
 }

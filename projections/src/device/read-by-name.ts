@@ -34,18 +34,6 @@ export async function productNodeType(db: Sql, tenantId: string, productId: stri
   );
 }
 
-/** The node type of a device of the tenant (null: no such device). */
-export async function deviceNodeType(db: Sql, tenantId: string, deviceId: string): Promise<NodeType | null> {
-  return (
-    (
-      await db.query<{ nodeType: NodeType }>('select node_type as "nodeType" from rm_devices where id = $1 and tenant_id = $2', [
-        deviceId,
-        tenantId,
-      ])
-    ).rows[0]?.nodeType ?? null
-  );
-}
-
 /** The tenant's devices among these SNs, with their node type. */
 export async function devicesBySn(
   db: Sql,

@@ -8,11 +8,13 @@ import {
   type ProductEvent,
   type ProductFields,
   type TemplateEvent,
+  type TenantEvent,
   type ThingFunction,
   type UserEvent,
 } from '@iot/contracts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { groupsProjection } from '../group/groups.ts';
+import { tenantsProjection } from '../tenant/tenants.ts';
 import { usersProjection } from '../user/users.ts';
 import { devicesProjection } from './devices.ts';
 import { productsProjection } from './products.ts';
@@ -22,6 +24,8 @@ import {
   deviceById,
   deviceCounts,
   deviceCountsByGroup,
+  deviceEntryBySecretHash,
+  deviceEntryBySn,
   deviceGroupOf,
   deviceIdsOfProduct,
   deviceIsOfProduct,
@@ -29,7 +33,12 @@ import {
   devicesOfTenant,
   gatewayHasDevices,
   nodeTypeOf,
+  onlineDeviceEntries,
   productHasDevices,
+  reachabilityOf,
+  silentOnlineEntries,
+  subDeviceEntries,
+  subDeviceEntry,
   thingModelOf,
 } from './read.ts';
 import { productById, productPage, productVersions, publishedModel } from './product-read.ts';
@@ -103,6 +112,7 @@ beforeAll(async () => {
     mqttConfigsProjection,
     groupsProjection,
     usersProjection,
+    tenantsProjection,
   );
   await sut.db.query(
     'create table device_reports (device_id text primary key, tenant_id text not null, last_report_at timestamptz not null, seen_at timestamptz)',
@@ -125,6 +135,14 @@ beforeAll(async () => {
     },
   };
   await sut.given(usersProjection, user, { tenantId: 't1' });
+  const registered: TenantEvent = {
+    type: 'TenantRegistered',
+    data: { tenantId: 't1', name: 't1', contactName: 'c', company: 'c', method: 'email', phone: null, email: null },
+  };
+  await sut.given(tenantsProjection, registered, { tenantId: 't1' });
+  await sut.given(tenantsProjection, { type: 'TenantApproved', data: { tenantId: 't1', adminUserId: 'u-ann' } } satisfies TenantEvent, {
+    tenantId: 't1',
+  });
   for (const [groupId, name, parentId] of [
     ['root', 'Root', null],
     ['east', 'East', 'root'],
@@ -320,5 +338,51 @@ describe('the templates and MQTT configs read module', () => {
     expect(configs.rows).toMatchObject([{ id: 'cfg', gatewayName: 'Hub one', hasPassword: true, fields: { port: 1883 } }]);
     expect(configs.rows[0]!.fields).not.toHaveProperty('password');
     expect((await mqttConfigPage(sut.db, 't1', { name: 'nothing' }, page())).total).toBe(0);
+  });
+});
+
+describe('the intake’s look-ups (the device directory)', () => {
+  it('finds a device by SN or by its secret’s hash with its rights, its template’s retention and its tenant’s approval', async () => {
+    expect(await deviceEntryBySn(sut.db, 'SN-001')).toEqual({
+      deviceId: 'm1',
+      tenantId: 't1',
+      sn: 'SN-001',
+      name: 'meter A',
+      productId: 'meter',
+      modelVersion: 1,
+      nodeType: 'direct',
+      gatewayId: 'hub1',
+      groupId: 'east',
+      secretHash: 'hash-m1',
+      enabled: true,
+      tenantActive: true,
+      retentionDays: 365,
+    });
+    expect(await deviceEntryBySecretHash(sut.db, 'hash-m2')).toMatchObject({ deviceId: 'm2', enabled: false, retentionDays: null });
+    // A tenant never approved is not active.
+    expect(await deviceEntryBySn(sut.db, 'X-1')).toMatchObject({ deviceId: 'x1', tenantActive: false });
+    expect(await deviceEntryBySn(sut.db, 'nobody')).toBeNull();
+  });
+
+  it('finds the devices behind a gateway, by SN or name, never another tenant’s', async () => {
+    expect((await subDeviceEntry(sut.db, 't1', 'hub1', 'SN-001'))?.deviceId).toBe('m1');
+    expect((await subDeviceEntry(sut.db, 't1', 'hub1', 'meter A'))?.deviceId).toBe('m1');
+    expect(await subDeviceEntry(sut.db, 't1', 'hub1', 'SN-002')).toBeNull();
+    expect(await subDeviceEntry(sut.db, 't2', 'hub1', 'SN-001')).toBeNull();
+    expect((await subDeviceEntries(sut.db, 't1', 'hub1')).map((d) => d.deviceId)).toEqual(['m1']);
+  });
+
+  it('tells presence: who is online, whether a device and its gateway are, who went silent', async () => {
+    expect((await onlineDeviceEntries(sut.db, {})).map((d) => d.deviceId)).toEqual(['m1']);
+    expect(await onlineDeviceEntries(sut.db, { tenantId: 't2' })).toEqual([]);
+    expect(await onlineDeviceEntries(sut.db, { deviceId: 'm2' })).toEqual([]);
+    expect(await reachabilityOf(sut.db, 'm1')).toEqual({ online: true, gatewaySn: 'HUB-1', gatewayOnline: false });
+    expect(await reachabilityOf(sut.db, 'hub1')).toEqual({ online: false, gatewaySn: null, gatewayOnline: false });
+    // A disabled device is not reached.
+    expect(await reachabilityOf(sut.db, 'm2')).toBeNull();
+    // m1 went online in February and no report was seen since: silent; seen a moment ago, it is not.
+    expect((await silentOnlineEntries(sut.db, 60_000, 10)).map((d) => d.deviceId)).toEqual(['m1']);
+    await sut.db.query(`update device_reports set seen_at = now() where device_id = 'm1'`);
+    expect(await silentOnlineEntries(sut.db, 60_000, 10)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { DeviceStatus, NodeType, Page, PageQuery, ThingFunction, deviceSortable } from '@iot/contracts';
+import type { DeviceEntry, Reachability } from '@iot/contracts/ports/device-directory.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { groupSubtree } from '../group/read.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
@@ -223,4 +224,78 @@ export async function thingModelOf(db: Sql, tenantId: string, productId: string,
     )
   ).rows[0];
   return row?.functions ?? [];
+}
+
+// ---------------------------------------------------------------- the intake's look-ups (the DeviceDirectory port)
+const ENTRY = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.name, d.product_id as "productId",
+  d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.group_id as "groupId",
+  d.secret_hash as "secretHash", d.enabled, coalesce(t.status = 'approved', false) as "tenantActive",
+  (select (tp.fields->>'retentionDays')::int from rm_templates tp where tp.id = d.template_id) as "retentionDays"
+  from rm_devices d left join rm_tenants t on t.id = d.tenant_id`;
+
+/** The device with this SN, platform-wide, with its credentials and rights. */
+export async function deviceEntryBySn(db: Sql, sn: string): Promise<DeviceEntry | null> {
+  return (await db.query<DeviceEntry>(`${ENTRY} where d.sn = $1`, [sn])).rows[0] ?? null;
+}
+
+/** The device whose secret has this SHA-256, with its credentials and rights. */
+export async function deviceEntryBySecretHash(db: Sql, secretHash: string): Promise<DeviceEntry | null> {
+  return (await db.query<DeviceEntry>(`${ENTRY} where d.secret_hash = $1`, [secretHash])).rows[0] ?? null;
+}
+
+/** A device behind the gateway, by SN or by name. */
+export async function subDeviceEntry(db: Sql, tenantId: string, gatewayId: string, key: string): Promise<DeviceEntry | null> {
+  return (
+    (
+      await db.query<DeviceEntry>(`${ENTRY} where d.tenant_id = $1 and d.gateway_id = $2 and (d.sn = $3 or d.name = $3) limit 1`, [
+        tenantId,
+        gatewayId,
+        key,
+      ])
+    ).rows[0] ?? null
+  );
+}
+
+/** Every device behind the gateway. */
+export async function subDeviceEntries(db: Sql, tenantId: string, gatewayId: string): Promise<DeviceEntry[]> {
+  return (await db.query<DeviceEntry>(`${ENTRY} where d.tenant_id = $1 and d.gateway_id = $2`, [tenantId, gatewayId])).rows;
+}
+
+/** Devices recorded online, of a tenant or one device when named; none on a first start, before the table exists. */
+export async function onlineDeviceEntries(db: Sql, of: { tenantId?: string; deviceId?: string }): Promise<DeviceEntry[]> {
+  if (!(await db.query<{ t: string | null }>(`select to_regclass('rm_devices') as t`)).rows[0]?.t) return [];
+  return (
+    await db.query<DeviceEntry>(
+      `${ENTRY} where d.status = 'online' and ($1::text is null or d.tenant_id = $1) and ($2::text is null or d.id = $2)`,
+      [of.tenantId ?? null, of.deviceId ?? null],
+    )
+  ).rows;
+}
+
+/** Whether an enabled device is online, and its gateway (null: no such enabled device). */
+export async function reachabilityOf(db: Sql, deviceId: string): Promise<Reachability | null> {
+  return (
+    (
+      await db.query<Reachability>(
+        `select d.status = 'online' as online, g.sn as "gatewaySn", coalesce(g.status = 'online', false) as "gatewayOnline"
+         from rm_devices d left join rm_devices g on g.id = d.gateway_id where d.id = $1 and d.enabled`,
+        [deviceId],
+      )
+    ).rows[0] ?? null
+  );
+}
+
+/**
+ * Devices recorded online at least `afterMs` ago that no process heard from since (by when their reports arrived,
+ * the intake's device_reports, which reach the table a second after the device went online), at most `limit`.
+ */
+export async function silentOnlineEntries(db: Sql, afterMs: number, limit: number): Promise<DeviceEntry[]> {
+  return (
+    await db.query<DeviceEntry>(
+      `${ENTRY} where d.status = 'online' and d.status_at < now() - make_interval(secs => $1::float8 / 1000) and not exists
+         (select 1 from device_reports r where r.device_id = d.id and r.seen_at > now() - make_interval(secs => $1::float8 / 1000))
+       limit $2`,
+      [afterMs, limit],
+    )
+  ).rows;
 }

@@ -157,12 +157,12 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
     const { tenantId } = callerOf(ctx);
     const job = await ctx.ports.db.query('select 1 from device_import_jobs where tenant_id = $1 and job_id = $2', [tenantId, query.jobId]);
     if (job.rowCount === 0) throw new DomainError('NOT_FOUND');
-    const faults = await ctx.ports.db.query(
+    const faults = await ctx.ports.db.query<{ row: number; sn: string | null; field: string | null; reason: string }>(
       'select row, sn, field, reason from device_import_faults where tenant_id = $1 and job_id = $2 order by row',
       [tenantId, query.jobId],
     );
     // Reasons are kept without language: the report is in its reader's.
-    const rows = faults.rows.map((f) => ({ ...f, reason: importFaultText(String(f.reason), ctx.lang) }));
+    const rows = faults.rows.map((f) => ({ ...f, reason: importFaultText(f.reason, ctx.lang) }));
     return csvAnswer(`import-report-${query.jobId}.csv`, ['row', 'sn', 'field', 'reason'], rows, importReportHeaders[ctx.lang]);
   },
 

@@ -1,5 +1,13 @@
-import { DomainError, type DeviceEvent, type DeviceRoutes, type ProductEvent, type TimelineEntry } from '@iot/contracts';
-import { evolveDevice, evolveProduct, initialDeviceState, initialProductState, type DeviceState } from '@iot/contracts/device/state.ts';
+import { DomainError, type DeviceEvent, type DeviceRoutes, type TimelineEntry } from '@iot/contracts';
+import {
+  evolveDevice,
+  evolveProduct,
+  initialDeviceState,
+  initialProductState,
+  isDeviceEvent,
+  isProductEvent,
+  type DeviceState,
+} from '@iot/contracts/device/state.ts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { sameValue } from '@iot/contracts/same-value.ts';
@@ -31,7 +39,7 @@ const viewOf = (d: DeviceState) => ({
 const deviceOf = (history: StoredEventOf<DeviceEvent>[]) => history.reduce(evolveDevice, initialDeviceState);
 
 const productAt = async (store: EventStore, tenantId: string, productId: string, toTime: Date) =>
-  (await readStreamOf<ProductEvent>(store, streamName('product', tenantId, productId), { toTime })).reduce(
+  (await readStreamOf(store, streamName('product', tenantId, productId), isProductEvent, { toTime })).reduce(
     evolveProduct,
     initialProductState,
   );
@@ -42,7 +50,7 @@ export const groupOfDevice = (history: StoredEventOf<DeviceEvent>[]): string | n
 /** A live device of the caller's tenant and station: its events, and the thing model it reports against now. */
 export async function deviceWithModel(ctx: RequestContext, deviceId: string) {
   const { tenantId } = callerOf(ctx);
-  const history = await readStreamOf<DeviceEvent>(ctx.ports.store, streamName('device', tenantId, deviceId));
+  const history = await readStreamOf(ctx.ports.store, streamName('device', tenantId, deviceId), isDeviceEvent);
   const device = deviceOf(history);
   if (!device.exists || device.deleted) throw new DomainError('NOT_FOUND');
   await assertInStation(ctx, device.groupId);
@@ -58,7 +66,7 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
 
 /** A device's history, newest first: who changed what, with each changed field before and after. */
 async function deviceTimeline(ctx: RequestContext, deviceId: string): Promise<TimelineEntry[]> {
-  const history = await readStreamOf<DeviceEvent>(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId));
+  const history = await readStreamOf(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId), isDeviceEvent);
   if (history.length === 0) throw new DomainError('NOT_FOUND');
   await assertInStation(ctx, groupOfDevice(history));
   const names = await usernamesById(ctx.ports.db, [...new Set(history.map((e) => e.metadata.actor.id))]);
@@ -89,8 +97,8 @@ export const deviceHistoryHandlers: Pick<Handlers<DeviceRoutes>, 'device.timelin
     const at = new Date(query.at);
     const stream = streamName('device', tenantId, query.id);
     const [history, whole] = await Promise.all([
-      readStreamOf<DeviceEvent>(ctx.ports.store, stream, { toTime: at }),
-      readStreamOf<DeviceEvent>(ctx.ports.store, stream),
+      readStreamOf(ctx.ports.store, stream, isDeviceEvent, { toTime: at }),
+      readStreamOf(ctx.ports.store, stream, isDeviceEvent),
     ]);
     if (whole.length === 0) throw new DomainError('NOT_FOUND');
     // The station narrows by where the device is now, whatever the instant asked for.
