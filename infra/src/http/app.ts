@@ -17,7 +17,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { limits, PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
-import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
+import type { ErasedHandler, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
 import { feedActivity, registerChannels, type ChannelHub } from './channels.ts';
@@ -52,7 +52,8 @@ const FILE_TYPES = [
 /** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
 export interface RouteTableBinding {
   routes: RouteTable;
-  handlers: Handlers<RouteTable>;
+  /** Every route's handler by the route's name (the composition root's `Handlers<typeof routes>` checks they are all there). */
+  handlers: Readonly<Record<string, ErasedHandler>>;
   ports: Ports;
   watch: ReadModelWatch;
 }
