@@ -122,12 +122,12 @@ export async function createApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerAccessControl(
-    app as unknown as FastifyInstance,
+    app,
     options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)),
     context.config.APP_MODE === 'development' ? context.db : null,
   );
   // After access control: a caller without the permission gets 403 whatever the body.
-  registerHardening(app as unknown as FastifyInstance);
+  registerHardening(app);
 
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(
@@ -146,7 +146,7 @@ export async function createApp(
   });
 
   if (options.channels) {
-    const hub = await registerChannels(app as unknown as FastifyInstance, options.channels.specs, options.channels.lookups);
+    const hub = await registerChannels(app, options.channels.specs, options.channels.lookups);
     options.channels.onHub?.(hub);
     const feed = await feedActivity(context.store, hub);
     app.addHook('onClose', () => feed.stop());
