@@ -33,6 +33,12 @@ export interface HandleOptions {
 
 const SCHEMA_VERSION = 1;
 
+/** An aggregate's state from its stream's events. */
+function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, history: StoredEvent[]): S {
+  // A stream holds only what its decider appended (upcast on read); the store keeps types as strings and cannot tell.
+  return history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+}
+
 /**
  * Loads the stream, folds it, decides, appends at the version it read; on a version conflict it reloads
  * and decides again a few times, then gives up with CONFLICT (HTTP 409).
@@ -49,7 +55,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   const correlationId = context.correlationId ?? randomUUID();
   for (let attempt = 0; ; attempt++) {
     const history = await store.readStream(stream);
-    const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+    const state = fold(decider, history);
     const version = history.at(-1)?.version ?? 0;
     if (context.idempotencyKey) {
       const earlier = history.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey);
@@ -126,7 +132,7 @@ export async function loadState<E extends DomainEvent, S>(
 ): Promise<{ state: S; version: number }> {
   const history = await store.readStream(stream, at);
   return {
-    state: history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState),
+    state: fold(decider, history),
     version: history.at(-1)?.version ?? 0,
   };
 }

@@ -7,7 +7,7 @@ import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } fr
 import kafkajs from 'kafkajs';
 import pino from 'pino';
 import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
-import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
+import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';

@@ -7,7 +7,7 @@ import { loadConfig } from '@iot/infra/config.ts';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
-import { WriteBatcher } from '@iot/infra/timeseries/batcher.ts';
+import { WriteBatcher } from '@iot/ingest/batcher.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';

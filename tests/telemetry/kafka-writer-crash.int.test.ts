@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafkaBus, type KafkaBus } from '@iot/infra/bus/kafka.ts';
-import { busTelemetrySink, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
+import { busTelemetrySink, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import type { TelemetryRow } from '@iot/infra/timeseries/index.ts';
 import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
