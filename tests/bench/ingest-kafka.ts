@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startKafka } from '../harness/kafka.ts';
-import { bareRows, benchTenantApi, countRows } from './bare.ts';
+import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -70,21 +70,11 @@ export async function benchIngestKafka(): Promise<Figure[]> {
   const lagOf = (topic: string) => bareBus.lag(TIMESERIES_WRITER_GROUP, topic);
   try {
     const { call } = await benchTenantApi(platform);
-    const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-KAFKA', type: 'direct' });
-    for (let i = 1; i <= vars; i++)
-      await call('PUT', '/api/iot/product/function', {
-        productId: product.id,
-        function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } },
-      });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
-    const lines: string[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      const d = await call('POST', '/api/iot/device', { sn: `KAFKA-${i}`, name: `kafka ${i}`, productId: product.id });
-      lines.push(`KAFKA-${i},${d.secret}`);
-    }
+    const productId = await benchProduct(call, 'BENCH-KAFKA', vars);
+    const devices = await registerDevices(call, productId, 'KAFKA', DEVICES);
     await platform.context.awaitProjections?.();
     const credentials = path.join(dir, 'devices.csv');
-    await writeFile(credentials, lines.join('\n'));
+    await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     // The bare pipeline: hook -> JSON.parse -> Kafka -> the writer -> chDB (its own table, no rollups).
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
