@@ -12,6 +12,7 @@ import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
 import type { RouteArgs, RouteName } from '../harness/api.ts';
 import { fetchClient } from '../harness/fetch-client.ts';
 import { freePort } from '../harness/free-port.ts';
+import { waitFor } from '../harness/process.ts';
 import type { Figure } from './figure.ts';
 
 const DEVICES = 10_000;
@@ -86,14 +87,11 @@ export async function benchAlarms(): Promise<Figure[]> {
     const intake = platform.ingest!.intake;
 
     /** Waits until `done` answers true, at most `ms`; false when it never did. */
-    async function until(done: () => Promise<boolean>, ms: number): Promise<boolean> {
-      const end = performance.now() + ms;
-      while (performance.now() < end) {
-        if (await done()) return true;
-        await sleep(2);
-      }
-      return false;
-    }
+    const until = (done: () => Promise<boolean>, ms: number): Promise<boolean> =>
+      waitFor('the condition', done, ms, 2).then(
+        () => true,
+        () => false,
+      );
 
     /** Offers samples from `workers` concurrent senders for `ms`, round-robin over the devices; answers dp/s. */
     const offer = async (ms: number, value: () => number, fleet = devices, workers = 512) => {

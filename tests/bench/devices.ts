@@ -13,6 +13,7 @@ import { startPlatform } from '@iot/infra/platform.ts';
 import { routes } from '@iot/contracts';
 import { urlOf } from '@iot/contracts/http/route.ts';
 import { freePort } from '../harness/free-port.ts';
+import { waitFor } from '../harness/process.ts';
 import { benchTenantApi } from './bare.ts';
 import type { Figure } from './figure.ts';
 
@@ -113,11 +114,12 @@ export async function benchDevices(): Promise<Figure[]> {
     const result = ((await answer.json()) as { data: { created: number; failed: number } }).data;
     if (result.created !== DEVICES) throw new Error(`imported ${result.created} of ${DEVICES}: ${JSON.stringify(result)}`);
     // Done when the device list shows them all.
-    for (;;) {
-      const n = (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n;
-      if (n >= DEVICES) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(
+      'the device list to show every imported device',
+      async () =>
+        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n >= DEVICES,
+      3_600_000,
+    );
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     figures.push({

@@ -265,17 +265,31 @@ describe('telemetry pipeline', () => {
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
       return { socket, got };
     };
+    // A device of the other tenant, whose value, reported after the first tenant's, tells that tenant's listener is up to date.
+    const theirProduct = ok(
+      await sut.call('product.create', { token: other, body: { name: 'Q-LIVE', code: 'Q-LIVE', type: 'direct' } }),
+    ).id;
+    const temperature = { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } };
+    ok(await sut.call('product.defineFunction', { token: other, body: { productId: theirProduct, function: temperature } }));
+    ok(await sut.call('product.publish', { token: other, body: { id: theirProduct } }));
+    const theirDevice = ok(
+      await sut.call('device.create', { token: other, body: { sn: 'Q-LIVE-1', name: 'Q-LIVE-1', productId: theirProduct } }),
+    );
+    await sut.platform.runner.catchUp();
+
     const mine = await listen(`${base}?deviceIds=${devices['PIPE-1']!.id}`, token);
     const theirs = await listen(base, other);
     const client = await connect('PIPE-1', devices['PIPE-1']!.secret);
     await publish(client, 'devices/PIPE-1/telemetry', { temperature: 66 });
     await publish(client, 'devices/PIPE-1/telemetry', { state: 0 });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('both values pushed', () => mine.got.length >= 2, 10_000);
     expect(mine.got.map((m) => [m.deviceId, m.variable, m.value])).toEqual([
       [devices['PIPE-1']!.id, 'temperature', 66],
       [devices['PIPE-1']!.id, 'state', 0],
     ]);
-    expect(theirs.got).toEqual([]);
+    ok(await sut.call('telemetry.report', { body: { sn: 'Q-LIVE-1', secret: theirDevice.secret, data: { temperature: 7 } } }));
+    await waitFor('the other tenant’s own value pushed', () => theirs.got.length > 0, 10_000);
+    expect(theirs.got.map((m) => [m.deviceId, m.variable, m.value])).toEqual([[theirDevice.id, 'temperature', 7]]);
     mine.socket.close();
     theirs.socket.close();
   });
@@ -286,7 +300,7 @@ describe('telemetry pipeline', () => {
       sut.call('device.command', { token, body: { id, kind: 'service', identifier: 'reboot', params } });
     expect((await command({ delay: 'soon' })).json!.data.error).toBe('COMMAND_INVALID');
     for (const c of clients) c.end(true);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the device’s sessions ended', () => !sut.platform.ingest!.intake.sessionOf(id), 10_000);
     expect(ok(await command({ delay: 1 })).status).toBe('offline');
     const device = await connect('PIPE-2', devices['PIPE-2']!.secret);
     await device.subscribeAsync('devices/PIPE-2/command/+', { qos: 1 });
