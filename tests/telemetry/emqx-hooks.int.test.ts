@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MQTT_HOOK_SECRET_HEADER, mqttHookPaths } from '@iot/contracts/telemetry/mqtt-hooks.ts';
+import { ok } from '../harness/api.ts';
 import { resolveEngine } from '../harness/engines.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
 import { startTestPlatform, ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
@@ -21,6 +22,8 @@ let skipped: string | undefined;
 let token: string;
 const devices: Record<string, { id: string; secret: string }> = {};
 const EMQX_KEY = { key: 'platform-key', secret: 'Emqx#api-secret1' };
+/** EMQX 5's REST API, not the platform's (not in the route table). */
+const EMQX_API = '/api/v5';
 /** What EMQX's REST API was asked, as the stand-in saw it. */
 const emqxCalls: Array<{ method: string; path: string; authorization: string | undefined }> = [];
 let emqxApi: Server;
@@ -52,7 +55,7 @@ beforeAll(async () => {
   // EMQX's REST API: a session it holds is cut (204), one it does not know is not found (404).
   emqxApi = createServer((request, response) => {
     emqxCalls.push({ method: request.method!, path: request.url!, authorization: request.headers.authorization });
-    response.writeHead(request.url === '/api/v5/status' ? 200 : request.url!.includes('HK-') ? 204 : 404).end();
+    response.writeHead(request.url === `${EMQX_API}/status` ? 200 : request.url!.includes('HK-') ? 204 : 404).end();
   });
   await new Promise<void>((resolve) => emqxApi.listen(0, '127.0.0.1', resolve));
   sut = await startTestPlatform({
@@ -65,11 +68,10 @@ beforeAll(async () => {
   });
   await sut.seedTenant({ id: 'romeo', name: 'romeoCo', adminUsername: 'romeoAdmin', adminPassword: 'Romeo#pw1' });
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
-  productId = (await sut.api('POST', '/api/iot/product', { token, body: { name: 'hooked', code: 'HOOKED', type: 'direct' } })).body.data.id;
+  productId = ok(await sut.call('product.create', { token, body: { name: 'hooked', code: 'HOOKED', type: 'direct' } })).id;
   for (const sn of ['HK-1', 'HK-2', 'HK-T1', 'HK-T2', 'HK-C1']) {
-    const r = await sut.api('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    devices[sn] = { id: r.body.data.id, secret: r.body.data.secret };
+    const { id, secret } = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
+    devices[sn] = { id, secret };
   }
 }, 120_000);
 
@@ -89,9 +91,9 @@ describe('EMQX HTTP authentication hook', () => {
     if (skipped) return context.skip(skipped);
     expect((await authenticate('HK-1', devices['HK-2']!.secret)).json).toMatchObject({ result: 'deny' });
     expect((await authenticate('HK-404', devices['HK-1']!.secret)).json).toMatchObject({ result: 'deny' });
-    expect((await sut.api('POST', '/api/iot/device/disable', { token, body: { id: devices['HK-2']!.id } })).status).toBe(200);
+    ok(await sut.call('device.disable', { token, body: { id: devices['HK-2']!.id } }));
     expect((await authenticate('HK-2', devices['HK-2']!.secret)).json).toMatchObject({ result: 'deny' });
-    expect((await sut.api('POST', '/api/iot/device/enable', { token, body: { id: devices['HK-2']!.id } })).status).toBe(200);
+    ok(await sut.call('device.enable', { token, body: { id: devices['HK-2']!.id } }));
     expect((await authenticate('HK-2', devices['HK-2']!.secret)).json).toMatchObject({ result: 'allow' });
   });
 
@@ -172,25 +174,25 @@ describe('EMQX sessions and client ids (issue 24)', () => {
   it('cuts a device’s session through EMQX’s API when it is disabled, re-keyed, deleted or its tenant stops', async (context) => {
     if (skipped) return context.skip(skipped);
     const cuts = (sn: string) =>
-      emqxCalls.filter((c) => c.method === 'DELETE' && c.path === `/api/v5/clients/${sn}`).map((c) => c.authorization);
+      emqxCalls.filter((c) => c.method === 'DELETE' && c.path === `${EMQX_API}/clients/${sn}`).map((c) => c.authorization);
     const basic = `Basic ${Buffer.from(`${EMQX_KEY.key}:${EMQX_KEY.secret}`).toString('base64')}`;
     const { id } = devices['HK-C1']!;
-    expect((await sut.api('POST', '/api/iot/device/disable', { token, body: { id } })).status).toBe(200);
+    ok(await sut.call('device.disable', { token, body: { id } }));
     await waitFor('the cut at disable', async () => cuts('HK-C1').length === 1, 10_000);
     expect(cuts('HK-C1')).toEqual([basic]);
-    expect((await sut.api('POST', '/api/iot/device/enable', { token, body: { id } })).status).toBe(200);
-    expect((await sut.api('POST', '/api/iot/device/secret', { token, body: { id } })).status).toBe(200);
+    ok(await sut.call('device.enable', { token, body: { id } }));
+    ok(await sut.call('device.rotateSecret', { token, body: { id } }));
     await waitFor('the cut at rotation', async () => cuts('HK-C1').length === 2, 10_000);
     const admin = await sut.login('admin', ADMIN_PASSWORD);
-    expect((await sut.api('POST', '/api/auth/tenant/stop', { token: admin, body: { id: 'romeo' } })).status).toBe(200);
+    ok(await sut.call('tenant.stop', { token: admin, body: { id: 'romeo' } }));
     await waitFor(
       'the cut of every device of the stopped tenant',
       async () => ['HK-1', 'HK-2', 'HK-C1'].every((sn) => cuts(sn).length > 0),
       10_000,
     );
-    expect((await sut.api('POST', '/api/auth/tenant/start', { token: admin, body: { id: 'romeo' } })).status).toBe(200);
+    ok(await sut.call('tenant.start', { token: admin, body: { id: 'romeo' } }));
     const before = cuts('HK-C1').length;
-    expect((await sut.api('DELETE', `/api/iot/device?id=${id}`, { token })).status).toBe(200);
+    ok(await sut.call('device.delete', { token, query: { id } }));
     await waitFor('the cut at delete', async () => cuts('HK-C1').length === before + 1, 10_000);
   });
 });
