@@ -1,4 +1,4 @@
-import { REQUEST_TIMEOUT_MS, routes, type Envelope, type Page, type Routes } from '@iot/contracts';
+import { channels, REQUEST_TIMEOUT_MS, routes, type Channels, type Envelope, type Page, type Routes } from '@iot/contracts';
 import { queryText, type BodyIn, type QueryIn, type ResultOf, type RouteSpec } from '@iot/contracts/http/route.ts';
 import i18n from '../i18n/index.ts';
 import { session, STATION_KEY } from './session.ts';
@@ -8,10 +8,10 @@ export { STATION_KEY };
 export const DEV_TENANT_KEY = 'tenant';
 
 /** The websocket address of a channel of the route table, with the current group (spec §6) narrowing group-scoped feeds. */
-export function channelUrl(path: string, params: Record<string, string> = {}): string {
+export function channelUrl(name: keyof Channels, params: Record<string, string> = {}): string {
   const station = localStorage.getItem(STATION_KEY);
   const query = new URLSearchParams({ ...params, ...(station ? { stationId: station } : {}) }).toString();
-  return `${location.origin.replace(/^http/, 'ws')}${path}${query ? `?${query}` : ''}`;
+  return `${location.origin.replace(/^http/, 'ws')}${channels[name].path}${query ? `?${query}` : ''}`;
 }
 
 /** A failed call: `msg` is already in the user's language (from the server, or our own fallback). */

@@ -20,7 +20,6 @@ import {
 } from '@radix-ui/themes';
 import { IMPORT_MAX_BYTES, type DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { channels } from '@iot/contracts';
 import { ApiError, callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -229,7 +228,7 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
     setBusy(true);
     setError(null);
     const jobId = `web${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const socket = new WebSocket(channelUrl(channels['device.import'].path));
+    const socket = new WebSocket(channelUrl('device.import'));
     socket.onmessage = (m) => {
       const p = JSON.parse(String(m.data)) as { jobId: string; rows: number; bytes: number; done: boolean };
       if (p.jobId === jobId) setProgress(p);
@@ -342,7 +341,7 @@ function LiveValues({ id }: { id: string }) {
   const shown = chosen ?? numeric.slice(0, TREND_FIRST);
   const shownKey = shown.join(',');
   useEffect(() => {
-    const socket = new WebSocket(channelUrl(channels['telemetry.live'].path, { deviceIds: id }));
+    const socket = new WebSocket(channelUrl('telemetry.live', { deviceIds: id }));
     socket.onmessage = (m) => {
       const v = JSON.parse(String(m.data)) as { variable: string; value: number | null; text: string | null; ts: string };
       setLive((old) => ({ ...old, [v.variable]: v }));
