@@ -8,8 +8,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /**
- * Device look-ups for the intake through the device directory (the read models): credentials at connect (SN and secret, or the secret
- * alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a gateway, and thing models.
+ * Device look-ups for the intake through the device directory port (the read models): credentials at connect
+ * (SN and secret, or the secret alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a
+ * gateway, and thing models.
  * A published version never changes, so its model is kept; the draft (version 0) only for a few seconds.
  */
 export function createDeviceRegistry(
@@ -79,7 +80,6 @@ export function createDeviceRegistry(
 
     /** Devices the log says are online: at start, those without a session here are reconciled (presence). */
     async recordedOnline(of: { tenantId?: string; deviceId?: string } = {}): Promise<DeviceRef[]> {
-      // A first start has no read models yet, and so no device online.
       return (await directory.recordedOnline(of)).map(refOf);
     },
 
