@@ -59,10 +59,9 @@ const admitted = (username: string, password: string) =>
 /** Each device's values of `count` in [from, to): through the history query (the `all` process's share). */
 async function historyOf(fleet: { sn: string; id: string }[], from: string, to: string): Promise<Map<string, number[]>> {
   const values = async (id: string) =>
-    (
-      (ok(await api.call('telemetry.history', { token, query: { id, variables: 'count', from, to, pageSize: 5000 } }))[0]?.points ??
-        []) as { value: number }[]
-    ).map((p) => p.value);
+    (ok(await api.call('telemetry.history', { token, query: { id, variables: 'count', from, to, pageSize: 5000 } }))[0]?.points ?? []).map(
+      (p) => p.value!,
+    );
   return new Map(await Promise.all(fleet.map(async (d) => [d.sn, await values(d.id)] as const)));
 }
 
@@ -221,12 +220,11 @@ else
 
     it('cuts a connected device at once when its secret is rotated and when it is deleted, and shows a disabled one offline at once', async () => {
       const statusOf = async (sn: string) =>
-        ((ok(await api.call('device.list', { token, query: { pageSize: 10, sn } })).rows as { status: string }[])[0]?.status ?? null) as
-          string | null;
+        ok(await api.call('device.list', { token, query: { pageSize: 10, sn } })).rows[0]?.status ?? null;
       const d = await createDevice('MQ-CUT');
       const first = await device('MQ-CUT', d.secret);
       const rotatedAway = new Promise<void>((resolve) => first.once('close', () => resolve()));
-      const rotated = ok(await api.call('device.rotateSecret', { token, body: { id: d.id } })).secret as string;
+      const rotated = ok(await api.call('device.rotateSecret', { token, body: { id: d.id } })).secret;
       await rotatedAway;
       const second = await device('MQ-CUT', rotated);
       await second.publishAsync('devices/MQ-CUT/telemetry', JSON.stringify({ count: 1 }), { qos: 1 });
@@ -380,15 +378,14 @@ else
       // The broker hands the replies to the two processes in turn: each call waits in the first, and gets its reply.
       for (let pin = 2; pin < 8; pin++)
         expect(await invoke(pin), `pin ${pin}`).toMatchObject({ status: 'replied', output: { pin, on: true } });
-      const history = ok(await api.call('device.commands', { token, query: { id: d.id, limit: 20 } })) as { status: string }[];
+      const history = ok(await api.call('device.commands', { token, query: { id: d.id, limit: 20 } }));
       expect(history.map((c) => c.status)).toEqual([...Array(6).fill('replied'), 'offline']);
     });
 
     it('shows a device online in the list while it reports to either process, offline after the heartbeat time-out, online again at its next report', async () => {
       const d = await createDevice('MQ-P1');
       const statusInList = async () =>
-        ((ok(await api.call('device.list', { token, query: { pageSize: 10, sn: 'MQ-P1' } })).rows as { sn: string; status: string }[])[0]
-          ?.status ?? null) as string | null;
+        ok(await api.call('device.list', { token, query: { pageSize: 10, sn: 'MQ-P1' } })).rows[0]?.status ?? null;
       const events = async () =>
         (
           await db.pool.query<{ type: string }>(
