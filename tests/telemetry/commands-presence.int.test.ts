@@ -92,7 +92,7 @@ describe('presence at restart', () => {
     expect(await presence(gone.id)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
     expect(await presence(back.id)).toEqual(['DeviceWentOnline']);
     const list = ok(await api.call('device.list', { token, query: { pageSize: 10 } }));
-    expect(Object.fromEntries((list.rows as { sn: string; status: string }[]).map((d) => [d.sn, d.status]))).toEqual({
+    expect(Object.fromEntries(list.rows.map((d) => [d.sn, d.status]))).toEqual({
       'P-GONE': 'offline',
       'P-BACK': 'online',
     });

@@ -33,7 +33,7 @@ async function connectDevice(username: string, password: string | undefined, fil
   return { client, got };
 }
 const desired = async (id: string) =>
-  Object.fromEntries((ok(await sut.call('device.desired', { token, query: { id } })) as any[]).map((d) => [d.identifier, d]));
+  Object.fromEntries(ok(await sut.call('device.desired', { token, query: { id } })).map((d) => [d.identifier, d]));
 const commandEvents = async (id: string) =>
   (
     await sut.db.pool.query<{ type: string; actor: string; data: any }>(
@@ -50,7 +50,7 @@ beforeAll(async () => {
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
   other = await sut.login('sierraAdmin', 'Sierra#pw1');
   const product = async (code: string, type: string) => {
-    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id as string;
+    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id;
     for (const fn of [
       { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
       { type: 'property', name: 'mode', identifier: 'mode', access: 'rw', dataType: { type: 'int', min: 0, max: 3 } },

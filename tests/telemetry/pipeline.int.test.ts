@@ -1,6 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import WebSocket from 'ws';
-import { channels } from '@iot/contracts';
+import { channels, type Routes } from '@iot/contracts';
+import type { ResultOf } from '@iot/contracts/http/route.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { ok } from '../harness/api.ts';
@@ -29,15 +30,10 @@ function connect(username: string, password?: string, clientId = `c-${Math.rando
 const publish = (client: MqttClient, topic: string, payload: unknown, qos: 0 | 1 = 1) =>
   client.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos });
 const latest = async (id: string) =>
-  Object.fromEntries(
-    (
-      ok(await sut.call('telemetry.latest', { token, query: { id } })) as {
-        variable: string;
-        display: string;
-        value: number;
-      }[]
-    ).map((v) => [v.variable, v]),
-  ) as Record<string, { variable: string; display: string; value: number } | undefined>;
+  Object.fromEntries(ok(await sut.call('telemetry.latest', { token, query: { id } })).map((v) => [v.variable, v])) as Record<
+    string,
+    ResultOf<Routes['telemetry.latest']>[number] | undefined
+  >;
 
 beforeAll(async () => {
   sut = await startTestPlatform({ PRESENCE_OFFLINE_AFTER_MS: '300' });

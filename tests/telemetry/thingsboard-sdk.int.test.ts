@@ -54,15 +54,7 @@ function runExample(example: string, accessToken: string, { wrapped = true } = {
 
 /** A device's newest value of each variable, as stored (booleans as 0/1). */
 const latest = async (id: string) =>
-  Object.fromEntries(
-    (
-      ok(await sut.call('telemetry.latest', { token, query: { id } })) as Array<{
-        variable: string;
-        value: number | null;
-        text: string | null;
-      }>
-    ).map((r) => [r.variable, r.text ?? r.value]),
-  );
+  Object.fromEntries(ok(await sut.call('telemetry.latest', { token, query: { id } })).map((r) => [r.variable, r.text ?? r.value]));
 
 beforeAll(async () => {
   if (missing) return;
@@ -78,7 +70,7 @@ beforeAll(async () => {
     dataType: { type },
   });
   const product = async (code: string, type: string, functions: BodyOf<'product.defineFunction'>['function'][]) => {
-    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id as string;
+    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id;
     for (const fn of functions) ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: fn } }));
     ok(await sut.call('product.publish', { token, body: { id } }));
     return id;
