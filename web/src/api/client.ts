@@ -156,6 +156,7 @@ export function callRoute<N extends RouteName>(
   return send<ResultOf<Routes[N]>>(routes[name], body, query, options);
 }
 
+/** The one door of every call: method and path from the route's spec, a body only where the method carries one. */
 function send<T>(spec: RouteSpec, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
   return call<T>(spec.method, spec.path, spec.method === 'GET' || spec.method === 'DELETE' ? undefined : (body ?? {}), query, options);
 }
