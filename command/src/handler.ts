@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError, type Actor, type EventMetadata } from '@iot/contracts';
-import { VersionConflictError, type EventStore, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
+import { VersionConflictError, type EventStore, type NewEvent, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
 import type { Decider, DomainEvent } from './decider.ts';
 
 /** Who asks, on whose behalf, and how to recognise a retry of the same request. */
@@ -33,6 +33,12 @@ export interface HandleOptions {
 
 const SCHEMA_VERSION = 1;
 
+/** An aggregate's state from its stream's events. */
+function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, history: StoredEvent[]): S {
+  // A stream holds only what its decider appended (upcast on read); the store keeps types as strings and cannot tell.
+  return history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+}
+
 /**
  * Loads the stream, folds it, decides, appends at the version it read; on a version conflict it reloads
  * and decides again a few times, then gives up with CONFLICT (HTTP 409).
@@ -49,7 +55,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   const correlationId = context.correlationId ?? randomUUID();
   for (let attempt = 0; ; attempt++) {
     const history = await store.readStream(stream);
-    const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+    const state = fold(decider, history);
     const version = history.at(-1)?.version ?? 0;
     if (context.idempotencyKey) {
       const earlier = history.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey);
@@ -60,22 +66,9 @@ export async function handleCommand<C, E extends DomainEvent, S>(
     }
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { events: [], state, version, applied: true };
-    const metadata: EventMetadata = {
-      tenantId: context.tenantId,
-      actor: context.actor,
-      correlationId,
-      causationId: context.causationId ?? null,
-      occurredAt: new Date().toISOString(),
-      schemaVersion: options.schemaVersion ?? SCHEMA_VERSION,
-      ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}),
-      ...(context.ip ? { ip: context.ip } : {}),
-    };
+    const metadata = metadataOf(context, correlationId, options);
     try {
-      const appended = await store.append(
-        stream,
-        decided.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
-        version,
-      );
+      const appended = await store.append(stream, newEvents(decided, metadata), version);
       const next = decided.reduce((s, e) => decider.evolve(s, e), state);
       context.onAppended?.(appended.events.at(-1)!.position);
       return { events: appended.events, state: next, version: appended.version, applied: true };
@@ -87,6 +80,49 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   }
 }
 
+/** The metadata of the events one command appends. */
+function metadataOf(context: CommandContext, correlationId: string, options: HandleOptions): EventMetadata {
+  return {
+    tenantId: context.tenantId,
+    actor: context.actor,
+    correlationId,
+    causationId: context.causationId ?? null,
+    occurredAt: new Date().toISOString(),
+    schemaVersion: options.schemaVersion ?? SCHEMA_VERSION,
+    ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}),
+    ...(context.ip ? { ip: context.ip } : {}),
+  };
+}
+
+const newEvents = (events: DomainEvent[], metadata: EventMetadata): NewEvent[] =>
+  events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata }));
+
+/**
+ * Decides a command on a stream that cannot exist yet (a fresh random id) and appends it at version 0 without
+ * reading it first: what a bulk create runs many of at once. A stream that exists after all fails the append
+ * with VersionConflictError; an idempotency key is not looked for.
+ */
+export async function handleNewStream<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  context: CommandContext,
+  options: HandleOptions = {},
+): Promise<CommandResult<S>> {
+  const decided = decider.decide(command, decider.initialState);
+  if (decided.length === 0) return { events: [], state: decider.initialState, version: 0, applied: true };
+  const { idempotencyKey: _key, ...fresh } = context;
+  const appended = await store.append(stream, newEvents(decided, metadataOf(fresh, context.correlationId ?? randomUUID(), options)), 0);
+  context.onAppended?.(appended.events.at(-1)!.position);
+  return {
+    events: appended.events,
+    state: decided.reduce((s, e) => decider.evolve(s, e), decider.initialState),
+    version: appended.version,
+    applied: true,
+  };
+}
+
 /** Reads an aggregate's state, optionally as it was at a time or version (for auditors). */
 export async function loadState<E extends DomainEvent, S>(
   store: EventStore,
@@ -96,7 +132,7 @@ export async function loadState<E extends DomainEvent, S>(
 ): Promise<{ state: S; version: number }> {
   const history = await store.readStream(stream, at);
   return {
-    state: history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState),
+    state: fold(decider, history),
     version: history.at(-1)?.version ?? 0,
   };
 }

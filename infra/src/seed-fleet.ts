@@ -1,4 +1,4 @@
-import { deviceSnScope, productCodeScope, type NodeType, type ProductFields, type ThingFunctionIn } from '@iot/contracts';
+import { productCodeScope, type NodeType, type ProductFields, type ThingFunctionIn } from '@iot/contracts';
 import {
   ALARM_CATEGORY_DICT,
   alarmRuleFields,
@@ -19,7 +19,7 @@ import {
   notifyTemplateDecider,
   notifyTemplateStream,
 } from '@iot/command/notify/decide.ts';
-import { deviceDecider, deviceStream } from '@iot/command/device/decide.ts';
+import { createDevice } from '@iot/command/device/create.ts';
 import { hashDeviceSecret } from '@iot/command/device/secrets.ts';
 import { demoDeviceSecret } from './simulator.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '@iot/command/handler.ts';
@@ -192,13 +192,10 @@ export async function seedDemoFleet(context: AppContext, tenantId: string, group
   for (const [i, d] of devices.entries()) {
     const id = idOf(`demo-device:${d.sn}`);
     deviceIds.set(d.sn, id);
-    await claimExisting(context.db, [{ scope: deviceSnScope, key: d.sn, owner: id }]);
-    await handleCommand(
-      context.store,
-      deviceDecider,
-      deviceStream(tenantId, id),
+    await createDevice(
+      context,
+      { ...seed, idempotencyKey: `demo-device:${d.sn}` },
       {
-        type: 'CreateDevice',
         deviceId: id,
         sn: d.sn,
         name: d.name,
@@ -214,7 +211,6 @@ export async function seedDemoFleet(context: AppContext, tenantId: string, group
         // Derived from the SN so that the demo simulator can log in (demo data only; README "Demo fleet").
         secretHash: hashDeviceSecret(demoDeviceSecret(d.sn)),
       },
-      { ...seed, idempotencyKey: `demo-device:${d.sn}` },
     );
   }
 

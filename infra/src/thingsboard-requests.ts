@@ -1,4 +1,5 @@
 import { deviceStream } from '@iot/command/device/decide.ts';
+import { isDeviceEvent } from '@iot/contracts/device/state.ts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createThingsboardRequests, DEFAULT_MAX_PAYLOAD_BYTES, type DeviceRegistry, type ThingsboardRequests } from '@iot/ingest';
@@ -19,14 +20,11 @@ export function thingsboardRequests(ports: {
       ports.timeseries.latest({ tenantId: device.tenantId, deviceIds: [device.deviceId], ...(keys ? { variables: keys } : {}) }),
     async desired(device) {
       const desired = new Map<string, unknown>();
-      for (const event of await ports.events.readStream(deviceStream(device.tenantId, device.deviceId)))
-        if (event.type === 'DeviceDesiredSet') {
-          const data = event.data as { identifier: string; value: unknown };
-          desired.set(data.identifier, data.value);
-        }
+      for (const event of (await ports.events.readStream(deviceStream(device.tenantId, device.deviceId))).filter(isDeviceEvent))
+        if (event.type === 'DeviceDesiredSet') desired.set(event.data.identifier, event.data.value);
       return desired;
     },
-    model: (device) => ports.registry.model(device.productId, device.modelVersion),
+    model: (device) => ports.registry.model(device),
     respond: ports.publishTo,
     maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   });

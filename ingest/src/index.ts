@@ -8,3 +8,6 @@ export * from './tables.ts';
 export * from './thingsboard.ts';
 export * from './downlink.ts';
 export * from './sessions.ts';
+export * from './batcher.ts';
+export * from './writer.ts';
+export * from './pipeline.ts';

@@ -10,6 +10,7 @@ import { tenantsProjection } from '@iot/projections/tenant/tenants.ts';
 import { createTestDatabase, type TestDatabase } from '../../tests/harness/postgres.ts';
 import { createIntake, SessionEnded, type DeadLetter } from './intake.ts';
 import { createDeviceRegistry, type DeviceRef } from './registry.ts';
+import { createDeviceDirectory } from '@iot/infra/read-models/device-directory.ts';
 
 /** The intake over the real device registry (read models in a fresh PostgreSQL), a sink that keeps what it is given. */
 let db: TestDatabase;
@@ -128,7 +129,7 @@ beforeEach(() => {
   seen = [];
   stored = [];
   intake = createIntake({
-    registry: createDeviceRegistry(db.pool),
+    registry: createDeviceRegistry(createDeviceDirectory(db.pool)),
     sink: { write: async (rows) => void written.push(rows) },
     deadLetters: (letter) => letters.push(letter),
     onConnect: (d) => seen.push(`connect ${d.sn}`),
@@ -333,7 +334,7 @@ describe('intake: device messages', () => {
   });
 
   it('takes HTTP reports by the same thing-model rules, answering what it took and what it refused', async () => {
-    const registry = createDeviceRegistry(db.pool);
+    const registry = createDeviceRegistry(createDeviceDirectory(db.pool));
     const sensor = await registry.authenticate('S2', secretOf('S2'));
     expect(await intake.handleHttp(sensor!, { temperature: 22, humidity: 500 })).toEqual({
       accepted: 1,

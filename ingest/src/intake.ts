@@ -131,7 +131,7 @@ export function createIntake(options: IntakeOptions) {
   };
 
   async function rowsOf(device: DeviceRef, samples: Sample[]): Promise<{ rows: TelemetryRow[]; rejected: Rejection[] }> {
-    const model = await registry.model(device.productId, device.modelVersion);
+    const model = await registry.model(device);
     const rows: TelemetryRow[] = [];
     const rejected: Rejection[] = [];
     for (const sample of samples) {

@@ -1,44 +1,20 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NodeType, ThingFunction } from '@iot/contracts';
-import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { ThingFunction } from '@iot/contracts';
+import type { DeviceDirectory, DeviceEntry, DeviceRef } from '@iot/contracts/ports/device-directory.ts';
 
-/** A device as the intake needs it: who it is, whose it is, which thing model it reports against. */
-export type DeviceRef = {
-  deviceId: string;
-  tenantId: string;
-  sn: string;
-  name: string;
-  productId: string;
-  modelVersion: number;
-  nodeType: NodeType;
-  gatewayId: string | null;
-  groupId: string | null;
-  /** Days its samples are kept: its template's retention period; none without a template (kept for ever). */
-  retentionDays?: number | null;
-};
-
-type AuthRow = DeviceRef & {
-  secretHash: string;
-  enabled: boolean;
-  tenantActive: boolean;
-};
+export type { DeviceRef };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-const select = `select d.id as "deviceId", d.tenant_id as "tenantId", d.sn, d.name, d.product_id as "productId",
-  d.model_version as "modelVersion", d.node_type as "nodeType", d.gateway_id as "gatewayId", d.group_id as "groupId", d.secret_hash as "secretHash",
-  d.enabled, coalesce(t.status = 'approved', false) as "tenantActive",
-  (select (tp.fields->>'retentionDays')::int from rm_templates tp where tp.id = d.template_id) as "retentionDays"
-  from rm_devices d left join rm_tenants t on t.id = d.tenant_id`;
-
 /**
- * Device look-ups for the intake over the read models: credentials at connect (SN and secret, or the secret
- * alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a gateway, and thing models.
+ * Device look-ups for the intake through the device directory port (the read models): credentials at connect
+ * (SN and secret, or the secret alone as a ThingsBoard access token, found by its SHA-256), sub-devices of a
+ * gateway, and thing models.
  * A published version never changes, so its model is kept; the draft (version 0) only for a few seconds.
  */
 export function createDeviceRegistry(
-  db: Sql,
+  directory: DeviceDirectory,
   options: { draftTtlMs?: number; deviceTtlMs?: number; maxDevices?: number; lateMs?: number } = {},
 ) {
   const models = new Map<string, { at: number; model: Map<string, ThingFunction> }>();
@@ -50,7 +26,7 @@ export function createDeviceRegistry(
   const devices = new Map<string, { at: number; device: DeviceRef | null }>();
   const deviceTtl = options.deviceTtlMs ?? 60_000;
   const maxDevices = options.maxDevices ?? 100_000;
-  const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: AuthRow): DeviceRef => ref;
+  const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: DeviceEntry): DeviceRef => ref;
   /**
    * What the event log said lately of devices and tenants that lost or regained their rights, ahead of the read
    * model (its projection may lag behind the event a moment): a device cut at its disable must not be let in
@@ -64,7 +40,7 @@ export function createDeviceRegistry(
     lately.delete(key);
     return undefined;
   };
-  const usable = (row: AuthRow | undefined): row is AuthRow => {
+  const usable = (row: DeviceEntry | null | undefined): row is DeviceEntry => {
     if (!row?.enabled || !row.tenantActive) return false;
     const device = latest(`device:${row.deviceId}`);
     const tenant = latest(`tenant:${row.tenantId}`);
@@ -83,44 +59,28 @@ export function createDeviceRegistry(
     async authenticate(username: string | undefined, password: string | undefined): Promise<DeviceRef | null> {
       if (!username) return null;
       if (password) {
-        const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [username])).rows[0];
+        const row = await directory.bySn(username);
         return usable(row) && sameHash(row.secretHash, sha256(password)) ? refOf(row) : null;
       }
       // ThingsBoard firmware: the access token is the username, no password.
-      const row = (await db.query<AuthRow>(`${select} where d.secret_hash = $1`, [sha256(username)])).rows[0];
+      const row = await directory.bySecretHash(sha256(username));
       return usable(row) ? refOf(row) : null;
     },
 
     /** A sub-device of a gateway, by SN or (ThingsBoard gateways) by name; null when not behind that gateway. */
     async subDevice(gateway: DeviceRef, key: string): Promise<DeviceRef | null> {
-      const row = (
-        await db.query<AuthRow>(`${select} where d.tenant_id = $1 and d.gateway_id = $2 and (d.sn = $3 or d.name = $3) limit 1`, [
-          gateway.tenantId,
-          gateway.deviceId,
-          key,
-        ])
-      ).rows[0];
+      const row = await directory.subDevice(gateway.tenantId, gateway.deviceId, key);
       return usable(row) ? refOf(row) : null;
     },
 
     /** The enabled sub-devices of a gateway (their commands go through it). */
     async subDevicesOf(gateway: DeviceRef): Promise<DeviceRef[]> {
-      const rows = (await db.query<AuthRow>(`${select} where d.tenant_id = $1 and d.gateway_id = $2`, [gateway.tenantId, gateway.deviceId]))
-        .rows;
-      return rows.filter(usable).map(refOf);
+      return (await directory.subDevicesOf(gateway.tenantId, gateway.deviceId)).filter(usable).map(refOf);
     },
 
     /** Devices the log says are online: at start, those without a session here are reconciled (presence). */
     async recordedOnline(of: { tenantId?: string; deviceId?: string } = {}): Promise<DeviceRef[]> {
-      // A first start has no read models yet, and so no device online.
-      if (!(await db.query<{ t: string | null }>(`select to_regclass('rm_devices') as t`)).rows[0]?.t) return [];
-      const rows = (
-        await db.query<AuthRow>(
-          `${select} where d.status = 'online' and ($1::text is null or d.tenant_id = $1) and ($2::text is null or d.id = $2)`,
-          [of.tenantId ?? null, of.deviceId ?? null],
-        )
-      ).rows;
-      return rows.map(refOf);
+      return (await directory.recordedOnline(of)).map(refOf);
     },
 
     /**
@@ -128,15 +88,8 @@ export function createDeviceRegistry(
      * the read model (online from its reports, offline after the heartbeat time-out), or its gateway's for a
      * sub-device, whose commands go through the gateway.
      */
-    async reachability(deviceId: string): Promise<{ online: boolean; gatewaySn: string | null; gatewayOnline: boolean } | null> {
-      const row = (
-        await db.query<{ online: boolean; gatewaySn: string | null; gatewayOnline: boolean }>(
-          `select d.status = 'online' as online, g.sn as "gatewaySn", coalesce(g.status = 'online', false) as "gatewayOnline"
-           from rm_devices d left join rm_devices g on g.id = d.gateway_id where d.id = $1 and d.enabled`,
-          [deviceId],
-        )
-      ).rows[0];
-      return row ?? null;
+    reachability(deviceId: string) {
+      return directory.reachability(deviceId);
     },
 
     /**
@@ -145,15 +98,7 @@ export function createDeviceRegistry(
      * no disconnects, these go offline (the heartbeat time-out).
      */
     async silentOnline(afterMs: number, limit = 1000): Promise<DeviceRef[]> {
-      const rows = (
-        await db.query<AuthRow>(
-          `${select} where d.status = 'online' and d.status_at < now() - make_interval(secs => $1::float8 / 1000) and not exists
-             (select 1 from device_reports r where r.device_id = d.id and r.seen_at > now() - make_interval(secs => $1::float8 / 1000))
-           limit $2`,
-          [afterMs, limit],
-        )
-      ).rows;
-      return rows.map(refOf);
+      return (await directory.silentOnline(afterMs, limit)).map(refOf);
     },
 
     /** The device by SN within a tenant (a topic naming a device the session is not). */
@@ -161,7 +106,7 @@ export function createDeviceRegistry(
       const cached = devices.get(sn);
       if (cached && Date.now() - cached.at < deviceTtl) return cached.device;
       const at = Date.now();
-      const row = (await db.query<AuthRow>(`${select} where d.sn = $1`, [sn])).rows[0];
+      const row = await directory.bySn(sn);
       const device = usable(row) ? refOf(row) : null;
       // Forgotten while the query ran (the device changed): not kept, the next message asks again.
       if (forgotAt < at) {
@@ -194,21 +139,12 @@ export function createDeviceRegistry(
     },
 
     /** The thing model a device reports against, by identifier. */
-    async model(productId: string, version: number): Promise<Map<string, ThingFunction>> {
-      const key = `${productId}@${version}`;
+    async model({ tenantId, productId, modelVersion }: Pick<DeviceRef, 'tenantId' | 'productId' | 'modelVersion'>) {
+      const key = `${productId}@${modelVersion}`;
       const cached = models.get(key);
-      if (cached && (version > 0 || Date.now() - cached.at < draftTtl)) return cached.model;
-      const functions =
-        version > 0
-          ? (
-              await db.query<{ functions: ThingFunction[] }>(
-                'select functions from rm_product_versions where product_id = $1 and version = $2',
-                [productId, version],
-              )
-            ).rows[0]?.functions
-          : (await db.query<{ functions: ThingFunction[] }>('select functions from rm_products where id = $1', [productId])).rows[0]
-              ?.functions;
-      const model = new Map((functions ?? []).map((f) => [f.identifier, f]));
+      if (cached && (modelVersion > 0 || Date.now() - cached.at < draftTtl)) return cached.model;
+      const functions = await directory.thingModelOf(tenantId, productId, modelVersion);
+      const model = new Map<string, ThingFunction>(functions.map((f) => [f.identifier, f]));
       models.set(key, { at: Date.now(), model });
       return model;
     },

@@ -19,6 +19,7 @@ import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 export * from './projection.ts';
 export * from './runner.ts';
 export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
+export { alarmLiveHooks } from './alarm/live.ts';
 export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
 export { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';
 

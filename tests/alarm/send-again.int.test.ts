@@ -51,7 +51,7 @@ afterAll(async () => sut?.stop());
 describe('send again', () => {
   it('sends a failed record anew: tried again from the first attempt, and sent', async () => {
     const id = await record('romeo', 'failed-one', 'failed');
-    expect(ok(await sut.call('POST', '/api/iot/notifyRecord/retry', { token, body: { ids: [id] } })).updated).toBe(1);
+    expect(ok(await sut.call('notifyRecord.retry', { token, body: { ids: [id] } })).updated).toBe(1);
     // The delivery worker takes it again: no channel is set, so it goes to the local outbox.
     const [again] = await waitFor('the failed record sent', async () => {
       const rows = await recordsOf('failed-one');
@@ -62,7 +62,7 @@ describe('send again', () => {
 
   it('sends a sent record once more as a new record, keeping the one that went', async () => {
     const id = await record('romeo', 'sent-one', 'sent');
-    expect(ok(await sut.call('POST', '/api/iot/notifyRecord/retry', { token, body: { ids: [id] } })).updated).toBe(1);
+    expect(ok(await sut.call('notifyRecord.retry', { token, body: { ids: [id] } })).updated).toBe(1);
     const rows = await waitFor('the copy sent', async () => {
       const all = await recordsOf('sent-one');
       return all.length === 2 && all.every((r) => r.status === 'sent') ? all : null;
@@ -72,15 +72,15 @@ describe('send again', () => {
 
   it('leaves an unsent record on its way, and sends a mixed selection of all three', async () => {
     const unsent = await record('romeo', 'unsent-one', 'unsent');
-    expect(ok(await sut.call('POST', '/api/iot/notifyRecord/retry', { token, body: { ids: [unsent] } })).updated).toBe(0);
+    expect(ok(await sut.call('notifyRecord.retry', { token, body: { ids: [unsent] } })).updated).toBe(0);
     const mixed = [await record('romeo', 'mixed', 'failed'), await record('romeo', 'mixed-sent', 'sent'), unsent];
-    expect(ok(await sut.call('POST', '/api/iot/notifyRecord/retry', { token, body: { ids: mixed } })).updated).toBe(2);
+    expect(ok(await sut.call('notifyRecord.retry', { token, body: { ids: mixed } })).updated).toBe(2);
     expect((await recordsOf('unsent-one')).length).toBe(1);
   });
 
   it("answers that another tenant's record does not exist, and sends nothing of it", async () => {
     const theirs = await record('sierra', 'theirs', 'sent');
-    const r = await sut.call('POST', '/api/iot/notifyRecord/retry', { token, body: { ids: [theirs] } });
+    const r = await sut.call('notifyRecord.retry', { token, body: { ids: [theirs] } });
     expect(r.status).toBe(404);
     expect((await recordsOf('theirs')).length).toBe(1);
   });
@@ -88,12 +88,12 @@ describe('send again', () => {
 
 describe("one's own inbox", () => {
   it('is marked read by an auditor, who may list the records but change nothing of the tenant', async () => {
-    const roles = ok(await sut.call('GET', '/api/auth/role', { token, query: { pageSize: '50' } })).rows as {
+    const roles = ok(await sut.call('role.list', { token, query: { pageSize: '50' } })).rows as {
       id: string;
       builtin: string | null;
     }[];
     ok(
-      await sut.call('POST', '/api/auth/user', {
+      await sut.call('user.create', {
         token,
         body: {
           username: 'romeoAudit',
@@ -109,10 +109,10 @@ describe("one's own inbox", () => {
     await sut.platform.runner.catchUp();
     await record('romeo', 'inbox-one', 'sent', 'inApp');
     const auditor = await sut.login('romeoAudit', 'Romeo#pw2');
-    expect(ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token: auditor })).unread).toBe(1);
-    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token: auditor, body: {} })).updated).toBe(1);
-    expect(ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token: auditor })).unread).toBe(0);
+    expect(ok(await sut.call('notifyRecord.unread', { token: auditor })).unread).toBe(1);
+    expect(ok(await sut.call('notifyRecord.read', { token: auditor, body: {} })).updated).toBe(1);
+    expect(ok(await sut.call('notifyRecord.unread', { token: auditor })).unread).toBe(0);
     // Still no write to the tenant's records.
-    expect((await sut.call('POST', '/api/iot/notifyRecord/retry', { token: auditor, body: { ids: ['1'] } })).status).toBe(403);
+    expect((await sut.call('notifyRecord.retry', { token: auditor, body: { ids: ['1'] } })).status).toBe(403);
   });
 });

@@ -53,27 +53,27 @@ async function tenant(id: string) {
   await sut.seedTenant({ id, name: `${id}Co`, adminUsername: `${id}Admin`, adminPassword: password });
   const token = await sut.login(`${id}Admin`, password);
   tokens[id] = token;
-  const productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Pump', code: `P${id}`, type: 'direct' } })).id;
+  const productId = ok(await sut.call('product.create', { token, body: { name: 'Pump', code: `P${id}`, type: 'direct' } })).id;
   ok(
-    await sut.call('PUT', '/api/iot/product/function', {
+    await sut.call('product.defineFunction', {
       token,
       body: { productId, function: { type: 'property', name: 'p', identifier: 'pressure', dataType: { type: 'float' } } },
     }),
   );
-  ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id: productId } }));
-  deviceOf[id] = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: `SN-${id}`, name: `pump ${id}`, productId } })).id;
+  ok(await sut.call('product.publish', { token, body: { id: productId } }));
+  deviceOf[id] = ok(await sut.call('device.create', { token, body: { sn: `SN-${id}`, name: `pump ${id}`, productId } })).id;
   const contactId = ok(
-    await sut.call('POST', '/api/iot/alarm/contact', { token, body: { name: 'duty', email: `duty@${id}.example`, phone: '13800000001' } }),
+    await sut.call('contact.create', { token, body: { name: 'duty', email: `duty@${id}.example`, phone: '13800000001' } }),
   ).id;
   const templateId = ok(
-    await sut.call('POST', '/api/iot/notifyTemplate', {
+    await sut.call('notifyTemplate.create', {
       token,
       body: { code: 'T', name: 't', type: 'email', subject: `${id} {{device}} L{{level}}`, content: '{{device}} = {{value}}' },
     }),
   ).id;
   await sut.platform.runner.catchUp();
   ok(
-    await sut.call('POST', '/api/iot/notifyConfig', {
+    await sut.call('notifyConfig.create', {
       token,
       body: { name: 'all', source: 'alarm', type: 'email', templateId, sendWays: ['email', 'sms', 'inApp'], contactIds: [contactId] },
     }),
@@ -82,8 +82,8 @@ async function tenant(id: string) {
 }
 
 async function raise(id: string, level: number, value: number) {
-  const rows = [{ deviceId: deviceOf[id], variable: 'pressure', type: 'device', level, trigger: 'manual', faultFlag: true, value }];
-  const entered = ok(await sut.call('POST', '/api/iot/alarm/manual', { token: tokens[id], body: { rows } }));
+  const rows = [{ deviceId: deviceOf[id]!, variable: 'pressure', type: 'device', level, trigger: 'manual', faultFlag: true, value }];
+  const entered = ok(await sut.call('alarm.manual', { token: tokens[id], body: { rows } }));
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   return entered.ids[0] as string;
@@ -123,7 +123,7 @@ describe('notification settings per tenant', () => {
     const own = await smtpServer(mails.tenant);
     const smtpUrl = own.replace('smtp://', `smtp://quebec:${encodeURIComponent(SMTP_PASSWORD)}@`);
     const saved = ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token: tokens.quebec,
         body: { smtpUrl, smtpFrom: 'alarms@quebec.example', tenantPerMinute: 50, contactPerMinute: 20 },
       }),
@@ -138,7 +138,7 @@ describe('notification settings per tenant', () => {
     expect(await recordsOf(quebec)).toContainEqual(['email', 'sent', 'smtp']);
     expect(await recordsOf(sierra)).toContainEqual(['email', 'sent', 'smtp']);
 
-    const answer = await sut.call('GET', '/api/iot/notifySettings', { token: tokens.quebec });
+    const answer = await sut.call('notify.settings', { token: tokens.quebec });
     expect(answer.body).not.toContain(SMTP_PASSWORD);
     expect(answer.body).not.toContain(encodeURIComponent(SMTP_PASSWORD));
     const settings = ok(answer);
@@ -153,7 +153,7 @@ describe('notification settings per tenant', () => {
       secrets: { smtpUrl: true, wecomWebhook: false },
     });
     expect(settings).toMatchObject({ tenantPerMinute: 50, contactPerMinute: 20 });
-    const other = ok(await sut.call('GET', '/api/iot/notifySettings', { token: tokens.sierra }));
+    const other = ok(await sut.call('notify.settings', { token: tokens.sierra }));
     expect(other.channels.find((c: { kind: string }) => c.kind === 'email')).toMatchObject({ source: 'platform' });
     expect(other.tenant.secrets.smtpUrl).toBe(false);
     const events = await sut.db.pool.query<{ data: unknown }>(`select data from es_events where type = 'NotifySettingsUpdated'`);
@@ -164,7 +164,7 @@ describe('notification settings per tenant', () => {
 
     // Saving again with the credential left out keeps it; nothing changed, nothing is appended.
     ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token: tokens.quebec,
         body: { smtpFrom: 'alarms@quebec.example', tenantPerMinute: 50, contactPerMinute: 20 },
       }),
@@ -173,7 +173,7 @@ describe('notification settings per tenant', () => {
     expect(mails.tenant).toHaveLength(2);
     expect((await sut.db.pool.query(`select 1 from es_events where type = 'NotifySettingsUpdated'`)).rowCount).toBe(1);
     // Removing it (null) sends the tenant's mail through the platform again.
-    expect(ok(await sut.call('PUT', '/api/iot/notifySettings', { token: tokens.quebec, body: { smtpUrl: null } })).secretsChanged).toEqual([
+    expect(ok(await sut.call('notify.saveSettings', { token: tokens.quebec, body: { smtpUrl: null } })).secretsChanged).toEqual([
       'smtpUrl',
     ]);
     await raise('quebec', 3, 10);
@@ -188,7 +188,7 @@ describe('notification settings per tenant', () => {
       { quietHours: { start: '22:00', end: '07:00', minLevel: 4, timeZone: 'Mars/Olympus' } },
       { tenantPerMinute: 0 },
     ]) {
-      const r = await sut.call('PUT', '/api/iot/notifySettings', { token: tokens.sierra, body });
+      const r = await sut.call('notify.saveSettings', { token: tokens.sierra, body });
       expect([r.status, r.json?.code], JSON.stringify(body)).toEqual([400, 400]);
     }
   });
@@ -197,7 +197,7 @@ describe('notification settings per tenant', () => {
     const hhmm = (d: Date) => d.toISOString().slice(11, 16);
     const now = Date.now();
     ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token: tokens.sierra,
         body: {
           smsEndpoint: `http://127.0.0.1:${(smsServer.address() as AddressInfo).port}`,
@@ -224,13 +224,13 @@ describe('notification settings per tenant', () => {
     expect(sms.map((q) => [q.get('PhoneNumbers'), q.get('SignName'), q.get('AccessKeyId')])).toEqual([
       ['13800000001', 'Sierra', 'sierraKeyId'],
     ]);
-    const answer = await sut.call('GET', '/api/iot/notifySettings', { token: tokens.sierra });
+    const answer = await sut.call('notify.settings', { token: tokens.sierra });
     expect(answer.body).not.toContain(SMS_SECRET);
     expect(answer.body).not.toContain('sierraKeyId');
     expect(ok(answer).channels.find((c: { kind: string }) => c.kind === 'sms')).toMatchObject({ configured: true, source: 'tenant' });
     // Outside the quiet hours (moved away from now), a low level goes by SMS as well.
     ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token: tokens.sierra,
         body: {
           smsEndpoint: `http://127.0.0.1:${(smsServer.address() as AddressInfo).port}`,
@@ -250,13 +250,13 @@ describe('the in-app inbox per user', () => {
   it("keeps each user's read marks: user A reading a message leaves it unread for user B", async () => {
     const token = tokens.quebec!;
     const roleId = ok(
-      await sut.call('POST', '/api/auth/role', {
+      await sut.call('role.create', {
         token,
         body: { name: 'inbox readers', menuIds: ['alarm.notifyRecords', 'alarm.notifyRecords.list', 'alarm.notifyRecords.read'] },
       }),
     ).id;
     ok(
-      await sut.call('POST', '/api/auth/user', {
+      await sut.call('user.create', {
         token,
         body: {
           username: 'quebecReader',
@@ -271,9 +271,9 @@ describe('the in-app inbox per user', () => {
     );
     await sut.platform.runner.catchUp();
     const reader = await sut.login('quebecReader', 'Reader#pw12');
-    const inbox = async (t: string) => ok(await sut.call('GET', '/api/iot/notifyRecord/unread', { token: t }));
-    ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: {} }));
-    ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token: reader, body: {} }));
+    const inbox = async (t: string) => ok(await sut.call('notifyRecord.unread', { token: t }));
+    ok(await sut.call('notifyRecord.read', { token, body: {} }));
+    ok(await sut.call('notifyRecord.read', { token: reader, body: {} }));
     expect((await inbox(token)).unread).toBe(0);
 
     await raise('quebec', 3, 21);
@@ -282,19 +282,19 @@ describe('the in-app inbox per user', () => {
     expect([admin.unread, other.unread]).toEqual([2, 2]);
     // A reads one message: it is read for A only.
     const first = admin.latest[0].id as string;
-    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: { ids: [first] } })).updated).toBe(1);
+    expect(ok(await sut.call('notifyRecord.read', { token, body: { ids: [first] } })).updated).toBe(1);
     expect((await inbox(token)).unread).toBe(1);
     expect((await inbox(token)).latest.find((m: { id: string }) => m.id === first).read).toBe(true);
     expect((await inbox(reader)).unread).toBe(2);
     expect((await inbox(reader)).latest.find((m: { id: string }) => m.id === first).read).toBe(false);
     // Reading it again changes nothing; B marks all read, A still has one unread.
-    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token, body: { ids: [first] } })).updated).toBe(0);
-    expect(ok(await sut.call('PUT', '/api/iot/notifyRecord/read', { token: reader, body: {} })).updated).toBe(2);
+    expect(ok(await sut.call('notifyRecord.read', { token, body: { ids: [first] } })).updated).toBe(0);
+    expect(ok(await sut.call('notifyRecord.read', { token: reader, body: {} })).updated).toBe(2);
     expect([(await inbox(token)).unread, (await inbox(reader)).unread]).toEqual([1, 0]);
     // The records list answers the caller's own read flag too.
-    const unreadForA = ok(await sut.call('GET', '/api/iot/notifyRecord', { token, query: { sendWay: 'inApp', read: 'false' } }));
+    const unreadForA = ok(await sut.call('notifyRecord.list', { token, query: { sendWay: 'inApp', read: 'false' } }));
     expect(unreadForA.rows).toHaveLength(1);
-    const unreadForB = ok(await sut.call('GET', '/api/iot/notifyRecord', { token: reader, query: { sendWay: 'inApp', read: 'false' } }));
+    const unreadForB = ok(await sut.call('notifyRecord.list', { token: reader, query: { sendWay: 'inApp', read: 'false' } }));
     expect(unreadForB.rows).toHaveLength(0);
     expect(unreadForB.total).toBe(0);
     // A message arriving later is unread for both.
@@ -306,7 +306,7 @@ describe('the in-app inbox per user', () => {
 describe('storm caps across processes', () => {
   it('counts per recipient and minute in Postgres: two notification reactors racing write one record per recipient, not two', async () => {
     await tenant('tango');
-    ok(await sut.call('PUT', '/api/iot/notifySettings', { token: tokens.tango, body: { contactPerMinute: 1 } }));
+    ok(await sut.call('notify.saveSettings', { token: tokens.tango, body: { contactPerMinute: 1 } }));
     // Both transactions in the same minute.
     if (new Date().getSeconds() >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - new Date().getSeconds()) * 1000));
     const raised = (alarmId: string) => ({

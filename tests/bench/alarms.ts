@@ -2,14 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { alarmRuleFields } from '@iot/contracts';
+import { alarmRuleFields, type Routes } from '@iot/contracts';
 import { handleCommand, newAggregateId } from '@iot/command/handler.ts';
 import { alarmRuleDecider, alarmRuleStream } from '@iot/command/alarm/rule.ts';
 import type { DeviceRef } from '@iot/ingest/registry.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import type { RouteArgs, RouteName } from '../harness/api.ts';
+import { fetchClient } from '../harness/fetch-client.ts';
 import { freePort } from '../harness/free-port.ts';
+import { waitFor } from '../harness/process.ts';
 import type { Figure } from './figure.ts';
 
 const DEVICES = 10_000;
@@ -44,45 +47,27 @@ export async function benchAlarms(): Promise<Figure[]> {
   try {
     const { db, store } = platform.context;
     await seedDemoTenant(platform.context, { id: TENANT, name: 'alarmbenchco', adminUsername: 'alarmbench', adminPassword: 'Bench#pw1' });
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const token = (
-      (await (
-        await fetch(`${base}/api/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ account: 'alarmbench', password: 'Bench#pw1', agreement: true }),
-        })
-      ).json()) as { data: { token: string } }
-    ).data.token;
-    const call = async (method: string, url: string, body: unknown, query = '') => {
-      const r = await fetch(`${base}${url}${query}`, {
-        method,
-        headers: { authentication: token, 'content-type': typeof body === 'string' ? 'text/csv' : 'application/json' },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: any; msg: string };
-      if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
-      return json.data;
-    };
-    const product = await call('POST', '/api/iot/product', { name: 'alarm bench', code: 'ALARM-BENCH', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId: product.id,
-      function: { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'double' } },
-    });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
+    const api = fetchClient(platform.url!.replace('localhost', '127.0.0.1'));
+    const { token } = await api.data('auth.login', { body: { account: 'alarmbench', password: 'Bench#pw1', agreement: true } });
+    const call = <N extends RouteName>(name: N, args: Omit<RouteArgs<Routes[N]>, 'token'>) => api.data(name, { ...args, token });
+    const temperature = { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'double' } };
+    const product = await call('product.create', { body: { name: 'alarm bench', code: 'ALARM-BENCH', type: 'direct' } });
+    await call('product.defineFunction', { body: { productId: product.id, function: temperature } });
+    await call('product.publish', { body: { id: product.id } });
     // A second product with the same thing model and no rules: the devices the limit is measured on.
-    const plain = await call('POST', '/api/iot/product', { name: 'no rules', code: 'NORULE-BENCH', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId: plain.id,
-      function: { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'double' } },
-    });
-    await call('POST', '/api/iot/product/publish', { id: plain.id });
+    const plain = await call('product.create', { body: { name: 'no rules', code: 'NORULE-BENCH', type: 'direct' } });
+    await call('product.defineFunction', { body: { productId: plain.id, function: temperature } });
+    await call('product.publish', { body: { id: plain.id } });
     const csv = [
       'sn,name,product',
       ...Array.from({ length: DEVICES }, (_, i) => `AB-${i},bench ${i},ALARM-BENCH`),
       ...Array.from({ length: DEVICES }, (_, i) => `NR-${i},plain ${i},NORULE-BENCH`),
     ].join('\n');
-    await call('POST', '/api/iot/device/import', csv, '?jobId=alarm-bench&filename=devices.csv');
+    await call('device.import', {
+      body: Buffer.from(csv),
+      query: { jobId: 'alarm-bench', filename: 'devices.csv' },
+      headers: { 'content-type': 'text/csv' },
+    });
     await platform.runner.catchUp();
     const devices = (
       await db.query<DeviceRef>(
@@ -102,14 +87,11 @@ export async function benchAlarms(): Promise<Figure[]> {
     const intake = platform.ingest!.intake;
 
     /** Waits until `done` answers true, at most `ms`; false when it never did. */
-    async function until(done: () => Promise<boolean>, ms: number): Promise<boolean> {
-      const end = performance.now() + ms;
-      while (performance.now() < end) {
-        if (await done()) return true;
-        await sleep(2);
-      }
-      return false;
-    }
+    const until = (done: () => Promise<boolean>, ms: number): Promise<boolean> =>
+      waitFor('the condition', done, ms, 2).then(
+        () => true,
+        () => false,
+      );
 
     /** Offers samples from `workers` concurrent senders for `ms`, round-robin over the devices; answers dp/s. */
     const offer = async (ms: number, value: () => number, fleet = devices, workers = 512) => {
@@ -174,21 +156,13 @@ export async function benchAlarms(): Promise<Figure[]> {
 
     // ---------------------------------------------------------------- alarm-latency
     // A contact and an in-app configuration, so that each alarm also reaches the inbox.
-    const contact = await call('POST', '/api/iot/alarm/contact', { name: 'bench', email: 'bench@example.com' });
-    const template = await call('POST', '/api/iot/notifyTemplate', {
-      code: 'B',
-      name: 'b',
-      type: 'email',
-      content: '{{device}} {{value}}',
+    const contact = await call('contact.create', { body: { name: 'bench', email: 'bench@example.com' } });
+    const template = await call('notifyTemplate.create', {
+      body: { code: 'B', name: 'b', type: 'email', content: '{{device}} {{value}}' },
     });
     await platform.runner.catchUp();
-    await call('POST', '/api/iot/notifyConfig', {
-      name: 'bench',
-      source: 'alarm',
-      type: 'email',
-      templateId: template.id,
-      sendWays: ['inApp'],
-      contactIds: [contact.id],
+    await call('notifyConfig.create', {
+      body: { name: 'bench', source: 'alarm', type: 'email', templateId: template.id, sendWays: ['inApp'], contactIds: [contact.id] },
     });
     await platform.runner.catchUp();
     const background = { stop: false, sent: 0 };

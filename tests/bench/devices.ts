@@ -9,8 +9,12 @@ import { from as copyFrom } from 'pg-copy-streams';
 import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
+import { routes } from '@iot/contracts';
+import { urlOf } from '@iot/contracts/http/route.ts';
 import { freePort } from '../harness/free-port.ts';
+import { waitFor } from '../harness/process.ts';
+import { benchTenantApi } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -22,7 +26,7 @@ const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** di
 /** 9 groups under one root: 3 regions with 2 sites each; devices spread over the sites and regions. */
 async function groups(call: Api) {
   const make = async (name: string, parentId: string | null) =>
-    (await call('POST', '/api/auth/dept', { name, type: 'office', parentId })).id as string;
+    (await call('group.create', { body: { name, type: 'office', parentId } })).id;
   const root = await make('全国', null);
   const regions = [];
   for (const r of ['华东', '华南', '华北']) {
@@ -32,27 +36,7 @@ async function groups(call: Api) {
   return regions;
 }
 
-type Api = (method: string, url: string, body?: unknown) => Promise<any>;
-
-async function api(platform: Platform, account: string, password: string): Promise<Api> {
-  const base = platform.url!.replace('localhost', '127.0.0.1');
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ account, password, agreement: true }),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
-  return async (method, url, body) => {
-    const r = await fetch(`${base}${url}`, {
-      method,
-      headers: { authentication: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await r.json()) as { code: number; data: unknown; msg: string };
-    if (json.code !== 200) throw new Error(`${method} ${url}: ${json.msg} ${JSON.stringify(json.data)}`);
-    return json.data;
-  };
-}
+type Api = Awaited<ReturnType<typeof benchTenantApi>>['call'];
 
 /**
  * `device-import`, `device-list`, `device-as-of` (issue 10), on one embedded PostgreSQL and the platform over
@@ -77,15 +61,13 @@ export async function benchDevices(): Promise<Figure[]> {
   await raw.connect();
   const figures: Figure[] = [];
   try {
-    await seedDemoTenant(platform.context, { id: 'bench', name: 'benchco', adminUsername: 'benchco', adminPassword: 'Bench#pw1' });
-    const call = await api(platform, 'benchco', 'Bench#pw1');
+    const { base, token, call } = await benchTenantApi(platform);
     const regions = await groups(call);
-    const product = await call('POST', '/api/iot/product', { name: '基准传感器', code: 'BENCH', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId: product.id,
-      function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } },
+    const product = await call('product.create', { body: { name: '基准传感器', code: 'BENCH', type: 'direct' } });
+    await call('product.defineFunction', {
+      body: { productId: product.id, function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } } },
     });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
+    await call('product.publish', { body: { id: product.id } });
     await platform.context.awaitProjections?.();
 
     // The file: 100,000 rows, groups by name, coordinates and tags, as an operator's export would be.
@@ -122,17 +104,8 @@ export async function benchDevices(): Promise<Figure[]> {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 50);
     const started = performance.now();
-    const base = platform.url!.replace('localhost', '127.0.0.1');
-    const token = (
-      (await (
-        await fetch(`${base}/api/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ account: 'benchco', password: 'Bench#pw1', agreement: true }),
-        })
-      ).json()) as { data: { token: string } }
-    ).data.token;
-    const answer = await fetch(`${base}/api/iot/device/import?jobId=bench-import-1&filename=devices.csv`, {
+    // The file streamed from disk as the request's body, never held whole in memory (the typed client sends bytes in hand).
+    const answer = await fetch(base + urlOf(routes['device.import'], { jobId: 'bench-import-1', filename: 'devices.csv' }), {
       method: 'POST',
       headers: { authentication: token, 'content-type': 'text/csv', 'content-length': String(bytes) },
       body: Readable.toWeb(createReadStream(file)) as ReadableStream,
@@ -141,11 +114,12 @@ export async function benchDevices(): Promise<Figure[]> {
     const result = ((await answer.json()) as { data: { created: number; failed: number } }).data;
     if (result.created !== DEVICES) throw new Error(`imported ${result.created} of ${DEVICES}: ${JSON.stringify(result)}`);
     // Done when the device list shows them all.
-    for (;;) {
-      const n = (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n;
-      if (n >= DEVICES) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(
+      'the device list to show every imported device',
+      async () =>
+        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n >= DEVICES,
+      3_600_000,
+    );
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     figures.push({
@@ -165,15 +139,15 @@ export async function benchDevices(): Promise<Figure[]> {
     // What autovacuum does after a bulk insert (its insert threshold): statistics and the visibility map.
     await raw.query('vacuum analyze rm_devices');
     const region = regions[0]!;
-    const listUrl = `/api/iot/device?groupId=${region.id}&status=online&sort=name&order=asc&pageSize=20&page=3`;
+    const listQuery = { groupId: region.id, status: 'online', sort: 'name', order: 'asc', pageSize: 20, page: 3 };
     const timed = async (fn: () => Promise<unknown>) => {
       const t = performance.now();
       await fn();
       return performance.now() - t;
     };
-    for (let i = 0; i < 20; i++) await call('GET', listUrl);
+    for (let i = 0; i < 20; i++) await call('device.list', { query: listQuery });
     const apiTimes = [];
-    for (let i = 0; i < SAMPLES; i++) apiTimes.push(await timed(() => call('GET', listUrl)));
+    for (let i = 0; i < SAMPLES; i++) apiTimes.push(await timed(() => call('device.list', { query: listQuery })));
     const subtree = [region.id, ...region.sites];
     const sql = `select d.*, (select name from rm_products p where p.id = d.product_id) as product_name,
         (select name from rm_groups g where g.id = d.group_id) as group_name,
@@ -199,17 +173,17 @@ export async function benchDevices(): Promise<Figure[]> {
     });
 
     // device-as-of: a device with 1,000 events, rebuilt as it was halfway.
-    const device = await call('POST', '/api/iot/device', { sn: 'BENCH-HISTORY', name: 'history 0', productId: product.id });
+    const device = await call('device.create', { body: { sn: 'BENCH-HISTORY', name: 'history 0', productId: product.id } });
     let halfway = '';
     for (let i = 1; i < 1000; i++) {
-      await call('PUT', '/api/iot/device', { id: device.id, name: `history ${i}`, tags: [`t${i % 7}`] });
+      await call('device.update', { body: { id: device.id, name: `history ${i}`, tags: [`t${i % 7}`] } });
       if (i === 500) halfway = new Date().toISOString();
     }
-    const asOfUrl = `/api/iot/device/asOf?id=${device.id}&at=${encodeURIComponent(halfway)}`;
-    const check = await call('GET', asOfUrl);
+    const asOfQuery = { id: device.id, at: halfway };
+    const check = await call('device.asOf', { query: asOfQuery });
     if (check.version < 400 || check.version > 600) throw new Error(`as-of landed at version ${check.version}`);
     const asOfTimes = [];
-    for (let i = 0; i < SAMPLES / 3; i++) asOfTimes.push(await timed(() => call('GET', asOfUrl)));
+    for (let i = 0; i < SAMPLES / 3; i++) asOfTimes.push(await timed(() => call('device.asOf', { query: asOfQuery })));
     const stream = `device-bench.${device.id}`;
     const readTimes = [];
     for (let i = 0; i < SAMPLES / 3; i++)

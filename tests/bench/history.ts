@@ -1,15 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import type { AggregatePoint } from '@iot/contracts/ports/timeseries.ts';
-import { freePort } from '../harness/free-port.ts';
-import { benchTenantApi } from './bare.ts';
+import { routes } from '@iot/contracts';
+import { urlOf } from '@iot/contracts/http/route.ts';
+import { waitFor } from '../harness/process.ts';
+import { benchTenantApi, startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -19,27 +17,19 @@ const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
  * the server's RSS growth during the export. The limit: the same rows read page by page from the store, no HTTP, no CSV.
  */
 export async function benchExport(): Promise<Figure[]> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-export-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(await freePort()),
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('export');
+  const { platform } = bench;
   try {
     const { base, token, call } = await benchTenantApi(platform);
-    const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-EXPORT', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId: product.id,
-      function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'double', unit: '°C' } },
+    const product = await call('product.create', { body: { name: 'bench', code: 'BENCH-EXPORT', type: 'direct' } });
+    await call('product.defineFunction', {
+      body: {
+        productId: product.id,
+        function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'double', unit: '°C' } },
+      },
     });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
-    const device = await call('POST', '/api/iot/device', { sn: 'EXPORT-1', name: 'export', productId: product.id });
+    await call('product.publish', { body: { id: product.id } });
+    const device = await call('device.create', { body: { sn: 'EXPORT-1', name: 'export', productId: product.id } });
     await platform.context.awaitProjections?.();
     const ts = platform.timeseries!;
     const start = Date.UTC(2026, 9, 1);
@@ -79,7 +69,7 @@ export async function benchExport(): Promise<Figure[]> {
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
     const started = performance.now();
-    const response = await fetch(`${base}/api/iot/device/history/export?id=${device.id}&variables=temperature&from=${from}&to=${to}`, {
+    const response = await fetch(base + urlOf(routes['telemetry.export'], { id: device.id, variables: 'temperature', from, to }), {
       headers: { authentication: token },
     });
     let lines = -1;
@@ -100,9 +90,7 @@ export async function benchExport(): Promise<Figure[]> {
       },
     ];
   } finally {
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 
@@ -148,7 +136,8 @@ export async function benchHistory30d(): Promise<Figure[]> {
     for (const table of ['telemetry_5m', 'telemetry_1h']) await store.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
     const sql = async <Row>(query: string) => (await store.client.query({ query, format: 'JSONEachRow' })).json<Row>();
     const merging = async () => Number((await sql<{ n: string }>('SELECT count() AS n FROM system.merges'))[0]!.n);
-    while ((await merging()) > 0 && performance.now() - settleStarted < 60_000) await new Promise((r) => setTimeout(r, 1000));
+    // Past the minute it is measured anyway: the parts counts in its line show how far the merges got.
+    await waitFor('no merge running', async () => (await merging()) === 0, 60_000, 200).catch(() => undefined);
     const parts = Object.fromEntries(
       (
         await sql<{ table: string; n: string }>(

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { connectAsync } from 'mqtt';
 import pino from 'pino';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '@iot/infra/config.ts';
@@ -8,7 +9,7 @@ import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
-import { benchProduct, benchTenantApi, countRows, registerDevices, startBarePipeline } from './bare.ts';
+import { benchProduct, benchTenantApi, registerDevices, startBarePipeline } from './bare.ts';
 import { curveChart } from './chart.ts';
 import { rssPeak, type Figure } from './figure.ts';
 import { startGenerator, type Generator, type StepResult } from './generator.ts';
@@ -69,14 +70,18 @@ async function stored(client: ClickHouseClient, table: string, step: StepResult,
   return { histogram: h, count };
 }
 
-/** Waits until the table's row count stops growing. */
-async function settled(client: ClickHouseClient, table: string) {
-  let previous = -1;
-  for (;;) {
-    const n = await countRows(client, table);
-    if (n === previous) return;
-    previous = n;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+/**
+ * Returns once what a target still had in hand when its curve ended is stored: a message published after it is
+ * acknowledged (QoS 1) once its rows are durable, and both pipelines write rows in the order they took them.
+ */
+async function drained(url: string, device: { sn: string; secret: string }, vars: number) {
+  const client = await connectAsync(url, { username: device.sn, password: device.secret, clientId: device.sn, reconnectPeriod: 0 });
+  try {
+    // Due at 0: outside every step's range of due times, so that no step counts it.
+    const values = Object.fromEntries(Array.from({ length: vars }, (_, i) => [`v${i + 1}`, 0]));
+    await client.publishAsync(`devices/${device.sn}/telemetry`, JSON.stringify(values), { qos: 1 });
+  } finally {
+    await client.endAsync();
   }
 }
 
@@ -164,7 +169,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
       await generator!.disconnect();
       // What a failed step left in flight is stored before the next target runs on the same chDB.
       await flush();
-      await settled(client, table);
+      await drained(url, devices[0]!, vars);
       return { best, cut };
     };
     const ours = await curve('platform', `mqtt://127.0.0.1:${mqttPort}`, 'telemetry', async () => {

@@ -1,17 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
+import { routes } from '@iot/contracts';
+import { urlOf } from '@iot/contracts/http/route.ts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import { freePort } from '../harness/free-port.ts';
-import { benchProduct, benchTenantApi, registerDevices } from './bare.ts';
+import { benchProduct, benchTenantApi, registerDevices, startBenchPlatform } from './bare.ts';
 import { rssPeak, type Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -43,18 +39,8 @@ async function post(url: string, file: string, seconds: number) {
  */
 export async function benchIngestHttp(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-http-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(await freePort()),
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('http');
+  const { dir, platform } = bench;
   const answer = Buffer.from(JSON.stringify({ code: 200, msg: 'ok', data: { accepted: 1, rejected: [] } }));
   const sink = http.createServer((request, response) => {
     request.resume();
@@ -83,9 +69,10 @@ export async function benchIngestHttp(): Promise<Figure[]> {
     };
 
     await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-    const ceiling = await post(`http://127.0.0.1:${(sink.address() as AddressInfo).port}/api/iot/telemetry`, bodies, seconds);
+    const reportPath = urlOf(routes['telemetry.report']);
+    const ceiling = await post(`http://127.0.0.1:${(sink.address() as AddressInfo).port}${reportPath}`, bodies, seconds);
 
-    const url = `${base}/api/iot/telemetry`;
+    const url = base + reportPath;
     await post(url, bodies, 1); // warm-up
     await platform.ingest!.flush();
     const before = await count();
@@ -140,8 +127,6 @@ export async function benchIngestHttp(): Promise<Figure[]> {
     ];
   } finally {
     sink.close();
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

@@ -7,7 +7,7 @@ import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } fr
 import kafkajs from 'kafkajs';
 import pino from 'pino';
 import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
-import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
+import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
@@ -15,7 +15,8 @@ import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startKafka } from '../harness/kafka.ts';
-import { bareRows, benchTenantApi, countRows } from './bare.ts';
+import { waitFor } from '../harness/process.ts';
+import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -70,21 +71,11 @@ export async function benchIngestKafka(): Promise<Figure[]> {
   const lagOf = (topic: string) => bareBus.lag(TIMESERIES_WRITER_GROUP, topic);
   try {
     const { call } = await benchTenantApi(platform);
-    const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-KAFKA', type: 'direct' });
-    for (let i = 1; i <= vars; i++)
-      await call('PUT', '/api/iot/product/function', {
-        productId: product.id,
-        function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } },
-      });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
-    const lines: string[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      const d = await call('POST', '/api/iot/device', { sn: `KAFKA-${i}`, name: `kafka ${i}`, productId: product.id });
-      lines.push(`KAFKA-${i},${d.secret}`);
-    }
+    const productId = await benchProduct(call, 'BENCH-KAFKA', vars);
+    const devices = await registerDevices(call, productId, 'KAFKA', DEVICES);
     await platform.context.awaitProjections?.();
     const credentials = path.join(dir, 'devices.csv');
-    await writeFile(credentials, lines.join('\n'));
+    await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     // The bare pipeline: hook -> JSON.parse -> Kafka -> the writer -> chDB (its own table, no rollups).
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
@@ -100,10 +91,8 @@ export async function benchIngestKafka(): Promise<Figure[]> {
     /** Waits for a writer to catch up; returns how long that took after the load ended. */
     const drain = async (topic: string): Promise<number> => {
       const started = performance.now();
-      while ((await lagOf(topic)) > 0) {
-        if (performance.now() - started > 120_000) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      // Past two minutes the figure says how long it waited, and `lost` what was not there.
+      await waitFor(`the writer of ${topic} caught up`, async () => (await lagOf(topic)) <= 0, 120_000, 200).catch(() => undefined);
       return Math.round(performance.now() - started);
     };
 

@@ -7,11 +7,12 @@ import { loadConfig } from '@iot/infra/config.ts';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
-import { WriteBatcher } from '@iot/infra/timeseries/batcher.ts';
+import { WriteBatcher } from '@iot/ingest/batcher.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
-import { bareRows, benchTenantApi, countRows } from './bare.ts';
+import { waitFor } from '../harness/process.ts';
+import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { load } from './ingest.ts';
 
@@ -23,7 +24,7 @@ const DEVICES = 100;
  * validation, chDB; a QoS 1 message acknowledged to the broker once stored). The limit is a bare subscriber on
  * the same broker in the same run: shared subscription, JSON.parse, batch, insert into chDB, nothing else.
  * A device's acknowledgement comes from the broker here, so `lost` counts what was acknowledged to devices and
- * is not in the store once the store has stopped growing.
+ * is not in the store a minute after the load (the store is read as soon as all of it is there).
  */
 export async function benchIngestMosquitto(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -45,24 +46,12 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
   );
   const bare = await connectExternalMqtt({ url: broker.adminUrl, group: 'bench-bare', clientId: 'bench-bare' });
   try {
-    const { call: api } = await benchTenantApi(platform);
-    const call = (url: string, body: unknown, method = 'POST') => api(method, url, body);
-    const product = await call('/api/iot/product', { name: 'bench', code: 'BENCH-MOSQUITTO', type: 'direct' });
-    for (let i = 1; i <= vars; i++)
-      await call(
-        '/api/iot/product/function',
-        { productId: product.id, function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } } },
-        'PUT',
-      );
-    await call('/api/iot/product/publish', { id: product.id });
-    const lines: string[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      const d = await call('/api/iot/device', { sn: `MOSQ-${i}`, name: `mosquitto ${i}`, productId: product.id });
-      lines.push(`MOSQ-${i},${d.secret}`);
-    }
+    const { call } = await benchTenantApi(platform);
+    const productId = await benchProduct(call, 'BENCH-MOSQUITTO', vars);
+    const devices = await registerDevices(call, productId, 'MOSQ', DEVICES);
     await platform.context.awaitProjections?.();
     const credentials = path.join(dir, 'devices.csv');
-    await writeFile(credentials, lines.join('\n'));
+    await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
     const bareStore = new ClickHouseTimeSeriesStore(store.client, 'chdb', 'telemetry_bare', false);
@@ -70,20 +59,26 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     // Group commit, as the platform's writer does: one insert per batch of messages.
     const bareBatcher = new WriteBatcher<TelemetryRow>((rows) => bareStore.insertTelemetry(rows), 100_000);
     const count = (table: string) => countRows(store.client, table);
-    /** The table's count once it stops growing (the broker may still hold messages when the generator is done). */
-    const settled = async (table: string) => {
-      let previous = -1;
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 1000));
-        const n = await count(table);
-        if (n === previous) return n;
-        previous = n;
-      }
-    };
+    /**
+     * The rows the table gained since `before`, once every value the broker acknowledged to the devices is among them
+     * (the broker may still hold messages when the generator is done); a minute on, what is there.
+     */
+    const storedSince = async (table: string, before: number, acked: number) =>
+      (
+        await waitFor(
+          `the acknowledged values in ${table}`,
+          async () => {
+            const n = (await count(table)) - before;
+            return n >= acked * vars && { n };
+          },
+          60_000,
+          200,
+        ).catch(async () => ({ n: (await count(table)) - before }))
+      ).n;
 
     const before = await count('telemetry');
     const measured = await load(broker.url, credentials, vars, seconds);
-    const stored = (await settled('telemetry')) - before;
+    const stored = await storedSince('telemetry', before, measured.acked);
 
     // The bare pipeline on the same broker and accounts, on a topic of the devices' own that the platform does not take.
     await bare.onMessage('devices/+/bench', async (message) => {
@@ -91,7 +86,7 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     });
     const bareBefore = await count('telemetry_bare');
     const limit = await load(broker.url, credentials, vars, seconds, 'bench');
-    const bareStored = (await settled('telemetry_bare')) - bareBefore;
+    const bareStored = await storedSince('telemetry_bare', bareBefore, limit.acked);
 
     const dps = (measured.acked * vars) / measured.seconds;
     const limitDps = (limit.acked * vars) / limit.seconds;

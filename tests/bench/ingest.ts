@@ -1,15 +1,9 @@
 import { execFile } from 'node:child_process';
-import { writeFile, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import { freePort } from '../harness/free-port.ts';
-import { benchTenantApi, countRows, startBarePipeline } from './bare.ts';
+import { benchProduct, benchTenantApi, countRows, registerDevices, startBarePipeline, startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -46,32 +40,17 @@ export async function load(url: string, credentials: string, vars: number, secon
  */
 export async function benchIngest(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-ingest-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const mqttPort = await freePort();
-  const platform = await startPlatform(
-    loadConfig({ DATABASE_URL: pg.url, DATA_DIR: dir, ADMIN_PASSWORD: 'Bench#adm1', LOG_LEVEL: 'silent', MQTT_PORT: String(mqttPort) }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('ingest');
+  const { dir, platform } = bench;
   const figures: Figure[] = [];
   const bare = await startBarePipeline(platform);
   try {
     const { call } = await benchTenantApi(platform);
-    const product = await call('POST', '/api/iot/product', { name: 'bench', code: 'BENCH-INGEST', type: 'direct' });
-    for (let i = 1; i <= 10; i++)
-      await call('PUT', '/api/iot/product/function', {
-        productId: product.id,
-        function: { type: 'property', name: `v${i}`, identifier: `v${i}`, dataType: { type: 'double' } },
-      });
-    await call('POST', '/api/iot/product/publish', { id: product.id });
-    const lines: string[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      const d = await call('POST', '/api/iot/device', { sn: `INGEST-${i}`, name: `ingest ${i}`, productId: product.id });
-      lines.push(`INGEST-${i},${d.secret}`);
-    }
+    const productId = await benchProduct(call, 'BENCH-INGEST', 10);
+    const devices = await registerDevices(call, productId, 'INGEST', DEVICES);
     await platform.context.awaitProjections?.();
     const credentials = path.join(dir, 'devices.csv');
-    await writeFile(credentials, lines.join('\n'));
+    await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
     const count = (table: string) => countRows(store.client, table);
@@ -81,7 +60,7 @@ export async function benchIngest(): Promise<Figure[]> {
       let peak = rss0;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
       const before = await count('telemetry');
-      const product = await load(`mqtt://127.0.0.1:${mqttPort}`, credentials, vars, seconds);
+      const product = await load(bench.mqttUrl, credentials, vars, seconds);
       clearInterval(sampler);
       await platform.ingest!.flush();
       const stored = (await count('telemetry')) - before;
@@ -111,8 +90,6 @@ export async function benchIngest(): Promise<Figure[]> {
     return figures;
   } finally {
     await bare.close();
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

@@ -5,6 +5,7 @@ import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
 import { holdTable, together } from '../harness/barrier.ts';
 import { specOf, type BodyOf } from '../harness/api.ts';
+import { seedDevices, seedGroup, seedProduct, temperature } from '../harness/fleet.ts';
 
 /**
  * Device management against the real platform (issue 10): products with versioned thing models, devices
@@ -20,19 +21,9 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
 };
 const code = (r: { json: { data: any } | null }) => r.json?.data?.error;
 
-const temperature: BodyOf<'product.defineFunction'>['function'] = {
-  type: 'property',
-  name: '温度',
-  identifier: 'temperature',
-  dataType: { type: 'float', min: -40, max: 125, unit: '°C' },
-  access: 'r',
-};
-
-async function product(token: string, codeName: string, type: BodyOf<'product.create'>['type'] = 'direct') {
-  const { id } = ok(await sut.call('product.create', { token, body: { name: `P ${codeName}`, code: codeName, type } }));
-  ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: temperature } }));
-  return id as string;
-}
+/** A product with the temperature property, its thing model left a draft. */
+const product = (token: string, codeName: string, type: BodyOf<'product.create'>['type'] = 'direct') =>
+  seedProduct(sut, token, codeName, { type, publish: false });
 
 beforeAll(async () => {
   sut = await startTestPlatform();
@@ -144,18 +135,14 @@ describe('devices', () => {
 
   it("narrows the list to the group subtree (stationId) and never shows another tenant's devices", async () => {
     const pid = await product(admin, 'GRP');
-    const group = async (name: string, parentId?: string) =>
-      ok(await sut.call('group.create', { token: admin, body: { name, type: 'office', parentId: parentId ?? null } })).id as string;
-    const east = await group('East');
-    const eastSite = await group('East site', east);
-    const west = await group('West');
-    for (const [sn, groupId] of [
+    const east = await seedGroup(sut, admin, 'East');
+    const eastSite = await seedGroup(sut, admin, 'East site', east);
+    const west = await seedGroup(sut, admin, 'West');
+    await seedDevices(sut, admin, pid, [
       ['G-1', east],
       ['G-2', eastSite],
       ['G-3', west],
-    ] as const)
-      ok(await sut.call('device.create', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
-    await sut.platform.runner.catchUp();
+    ]);
     const list = async (token: string, query: Record<string, string>) =>
       ok(await sut.call('device.list', { token, query: { pageSize: '100', sort: 'name', order: 'asc', ...query } })).rows.map(
         (r: { sn: string }) => r.sn,

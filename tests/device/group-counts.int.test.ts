@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, type QueryOf } from '../harness/api.ts';
+import { seedDevices, seedGroup, seedProduct } from '../harness/fleet.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /** The grouping screen's counts (issue 22): devices per group they are in directly, and how many are online. */
 let sut: TestPlatform;
 let admin: string;
 let other: string;
-const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
-  expect(r.status, r.body).toBe(200);
-  return r.json!.data;
-};
 
 beforeAll(async () => {
   sut = await startTestPlatform();
@@ -21,42 +19,23 @@ afterAll(async () => sut?.stop());
 
 describe('devices counted per group', () => {
   it("counts the caller's devices per group (none for another tenant), narrowed to the current group's subtree", async () => {
-    const { id: pid } = ok(
-      await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Meter', code: 'M', type: 'direct' } }),
-    );
-    ok(
-      await sut.call('PUT', '/api/iot/product/function', {
-        token: admin,
-        body: { productId: pid, function: { type: 'property', name: 't', identifier: 't', dataType: { type: 'float' } } },
-      }),
-    );
-    ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id: pid } }));
-    const group = async (name: string, parentId: string | null = null) =>
-      ok(await sut.call('POST', '/api/auth/dept', { token: admin, body: { name, type: 'powerStation', parentId } })).id as string;
-    const east = await group('East');
-    const site = await group('East site', east);
-    const west = await group('West');
-    for (const [sn, groupId] of [
+    const pid = await seedProduct(sut, admin, 'M', {
+      functions: [{ type: 'property', name: 't', identifier: 't', dataType: { type: 'float' } }],
+    });
+    const east = await seedGroup(sut, admin, 'East', null, 'powerStation');
+    const site = await seedGroup(sut, admin, 'East site', east, 'powerStation');
+    const west = await seedGroup(sut, admin, 'West', null, 'powerStation');
+    await seedDevices(sut, admin, pid, [
       ['C-1', east],
       ['C-2', site],
       ['C-3', site],
       ['C-4', west],
       ['C-5', null],
-    ] as const)
-      ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn, name: sn, productId: pid, groupId } }));
-    await sut.platform.runner.catchUp();
+    ]);
     // One of the site's devices reports online.
     await sut.db.pool.query(`update rm_devices set status = 'online' where sn = 'C-2'`);
-    const counts = async (token: string, query: Record<string, string> = {}) =>
-      Object.fromEntries(
-        (
-          ok(await sut.call('GET', '/api/iot/device/groupCounts', { token, query })) as {
-            groupId: string | null;
-            total: number;
-            online: number;
-          }[]
-        ).map((c) => [c.groupId ?? 'none', [c.total, c.online]]),
-      );
+    const counts = async (token: string, query: QueryOf<'device.groupCounts'> = {}) =>
+      Object.fromEntries(ok(await sut.call('device.groupCounts', { token, query })).map((c) => [c.groupId ?? 'none', [c.total, c.online]]));
     expect(await counts(admin)).toEqual({ [east]: [1, 0], [site]: [2, 1], [west]: [1, 0], none: [1, 0] });
     expect(await counts(admin, { stationId: east })).toEqual({ [east]: [1, 0], [site]: [2, 1] });
     expect(await counts(other)).toEqual({});

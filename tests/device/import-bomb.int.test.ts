@@ -16,7 +16,7 @@ beforeAll(async () => {
   sut = await startTestPlatform();
   await sut.seedTenant({ id: 'bomb', name: 'bombCo', adminUsername: 'bombAdmin', adminPassword: 'Bomb#pw1' });
   token = await sut.login('bombAdmin', 'Bomb#pw1');
-  const product = await sut.call('POST', '/api/iot/product', { token, body: { name: 'Bomb', code: 'BOMB', type: 'direct' } });
+  const product = await sut.call('product.create', { token, body: { name: 'Bomb', code: 'BOMB', type: 'direct' } });
   expect(product.status).toBe(200);
   await sut.platform.runner.catchUp();
 }, 120_000);
@@ -131,7 +131,7 @@ async function measured(file: Buffer, jobId: string) {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   const started = performance.now();
   try {
-    const answer = await sut.call('POST', '/api/iot/device/import', {
+    const answer = await sut.call('device.import', {
       token,
       query: { jobId, filename: 'bomb.xlsx' },
       body: file,

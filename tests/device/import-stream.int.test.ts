@@ -13,7 +13,7 @@ beforeAll(async () => {
   sut = await startTestPlatform();
   await sut.seedTenant({ id: 'novem', name: 'novemCo', adminUsername: 'novemAdmin', adminPassword: 'Novem#pw1' });
   token = await sut.login('novemAdmin', 'Novem#pw1');
-  const product = await sut.call('POST', '/api/iot/product', { token, body: { name: 'Stream', code: 'STREAM', type: 'direct' } });
+  const product = await sut.call('product.create', { token, body: { name: 'Stream', code: 'STREAM', type: 'direct' } });
   expect(product.status).toBe(200);
   await sut.platform.runner.catchUp();
 }, 120_000);

@@ -21,9 +21,9 @@ afterAll(async () => sut?.stop());
 
 describe('files and reasons the server makes', () => {
   it('tells each refused row in the reader’s language, from the Accept-Language or lang header', async () => {
-    const { id } = ok(await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Meter', code: 'LANG', type: 'direct' } }));
+    const { id } = ok(await sut.call('product.create', { token: admin, body: { name: 'Meter', code: 'LANG', type: 'direct' } }));
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token: admin,
         body: { productId: id, function: { type: 'property', name: 't', identifier: 't', dataType: { type: 'float' } } },
       }),
@@ -40,7 +40,7 @@ describe('files and reasons the server makes', () => {
       ].join('\n'),
     );
     const done = ok(
-      await sut.call('POST', '/api/iot/device/import', {
+      await sut.call('device.import', {
         token: admin,
         query: { jobId: 'lang-job-1', filename: 'devices.csv' },
         body: file,
@@ -49,7 +49,7 @@ describe('files and reasons the server makes', () => {
     );
     expect(done).toMatchObject({ created: 1, failed: 4 });
     const report = async (headers: Record<string, string>) =>
-      (await sut.call('GET', '/api/iot/device/import/report', { token: admin, query: { jobId: 'lang-job-1' }, headers })).body
+      (await sut.call('device.importReport', { token: admin, query: { jobId: 'lang-job-1' }, headers })).body
         .replace(/^\uFEFF/, '')
         .trim()
         .split('\n');
@@ -73,16 +73,16 @@ describe('files and reasons the server makes', () => {
 
   it("heads the history and device files and tells a dead letter's reason in the reader's language", async () => {
     const { id: productId } = ok(
-      await sut.call('POST', '/api/iot/product', { token: admin, body: { name: 'Sensor', code: 'SENS', type: 'direct' } }),
+      await sut.call('product.create', { token: admin, body: { name: 'Sensor', code: 'SENS', type: 'direct' } }),
     );
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token: admin,
         body: { productId, function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } } },
       }),
     );
-    ok(await sut.call('POST', '/api/iot/product/publish', { token: admin, body: { id: productId } }));
-    const device = ok(await sut.call('POST', '/api/iot/device', { token: admin, body: { sn: 'LANG-1', name: 'one', productId } }));
+    ok(await sut.call('product.publish', { token: admin, body: { id: productId } }));
+    const device = ok(await sut.call('device.create', { token: admin, body: { sn: 'LANG-1', name: 'one', productId } }));
     await sut.platform.runner.catchUp();
     // What the intake keeps of a reading timed two days ahead (ingest/ writes its reason once, in English).
     await sut.db.pool.query(
@@ -91,23 +91,23 @@ describe('files and reasons the server makes', () => {
     );
     const reasons = async (lang: string) =>
       (
-        ok(await sut.call('GET', '/api/iot/deadLetter', { token: admin, query: { sn: 'LANG-1' }, headers: { lang } })).rows as {
+        ok(await sut.call('telemetry.deadLetters', { token: admin, query: { sn: 'LANG-1' }, headers: { lang } })).rows as {
           reason: string;
         }[]
       ).map((r) => r.reason);
     expect(await reasons('zh')).toEqual(['时间戳超出范围（2000 年至服务器时间后一天）']);
     expect(await reasons('en')).toEqual(['ts out of range']);
-    const firstLine = async (url: string, query: Record<string, string>, lang: string) =>
-      (await sut.call('GET', url, { token: admin, query, headers: { 'accept-language': lang } })).body
-        .replace(/^\uFEFF/, '')
-        .split('\n')[0];
+    const firstLine = (answer: { body: string }) => answer.body.replace(/^\uFEFF/, '').split('\n')[0];
+    const inLanguage = (lang: string) => ({ token: admin, headers: { 'accept-language': lang } });
     const range = { id: device.id, variables: 'temperature', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' };
-    expect(await firstLine('/api/iot/device/history/export', range, 'zh-CN')).toBe('时间,标识符,名称,值,显示值');
-    expect(await firstLine('/api/iot/device/history/export', range, 'en-US')).toBe('Time,Identifier,Name,Value,Display');
-    expect(await firstLine('/api/iot/device/export', {}, 'en')).toBe(
+    expect(firstLine(await sut.call('telemetry.export', { ...inLanguage('zh-CN'), query: range }))).toBe('时间,标识符,名称,值,显示值');
+    expect(firstLine(await sut.call('telemetry.export', { ...inLanguage('en-US'), query: range }))).toBe(
+      'Time,Identifier,Name,Value,Display',
+    );
+    expect(firstLine(await sut.call('device.export', inLanguage('en')))).toBe(
       'SN,Name,Product,Group,Gateway,Status,Enabled,Lng,Lat,Address,Version,Tags,Remark,Created',
     );
-    expect(await firstLine('/api/iot/device/export', {}, 'zh-CN')).toBe(
+    expect(firstLine(await sut.call('device.export', inLanguage('zh-CN')))).toBe(
       '序列号,设备名称,产品,分组,网关,状态,启用,经度,纬度,地址,版本,标签,备注,创建时间',
     );
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
+import { seedChiller } from './chiller.ts';
 
 /**
  * Fault alarms as an operator uses them (issue 12): a rule made in the settings editor, faults entered by
@@ -18,47 +20,12 @@ describe('fault alarms in a real browser', () => {
     );
     base = sut.base;
     // A product with a temperature property, one device, a contact, a template and an in-app configuration, over the API.
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'xrayAdmin', password: 'Xray#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { 'content-type': 'application/json', authentication: token },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: { id: string } };
-      if (json.code !== 200) throw new Error(`${url}: ${JSON.stringify(json)}`);
-      return json.data;
-    };
-    const { id: productId } = await call('POST', '/api/iot/product', { name: 'Chiller', code: 'CHILLER', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId,
-      function: { type: 'property', name: 'Temperature', identifier: 'temperature', dataType: { type: 'float' } },
-    });
-    await call('POST', '/api/iot/product/publish', { id: productId });
-    await call('POST', '/api/iot/device', { sn: 'CH-001', name: 'chiller one', productId });
-    const { id: contactId } = await call('POST', '/api/iot/alarm/contact', { name: 'Li Lei', email: 'lilei@example.com' });
-    const { id: templateId } = await call('POST', '/api/iot/notifyTemplate', {
-      code: 'T1',
-      name: 'inbox',
-      type: 'email',
-      subject: 'Alarm on {{device}}',
-      content: '{{device}} {{variable}}',
-    });
-    await sut.platform.runner.catchUp();
-    await call('POST', '/api/iot/notifyConfig', {
-      name: 'inbox',
-      source: 'alarm',
-      type: 'email',
-      templateId,
+    await seedChiller(sut, await httpClientAs(base, 'xrayAdmin', 'Xray#pw1'), {
+      contact: { name: 'Li Lei', email: 'lilei@example.com' },
+      template: 'inbox',
+      config: 'inbox',
       sendWays: ['inApp'],
-      contactIds: [contactId],
     });
-    await sut.platform.runner.catchUp();
   }, 120_000);
   afterAll(async () => sut?.stop());
 

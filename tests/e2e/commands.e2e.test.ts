@@ -1,6 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
 
 /**
  * The command dialog as an operator uses it (issue 11 "the command dialog with its reply"): a thing-model service
@@ -14,40 +15,35 @@ describe('command dialog in a real browser', () => {
 
   beforeAll(async () => {
     sut = await startBrowserPlatform({ id: 'yankee', name: 'yankeeCo', adminUsername: 'yankeeAdmin', adminPassword: 'Yankee#pw1' });
-    const login = await fetch(`${sut.base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'yankeeAdmin', password: 'Yankee#pw1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${sut.base}${url}`, {
-        method,
-        headers: { 'content-type': 'application/json', authentication: token },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: { id: string; secret: string } };
-      if (json.code !== 200) throw new Error(`${url}: ${JSON.stringify(json)}`);
-      return json.data;
-    };
-    const { id: productId } = await call('POST', '/api/iot/product', { name: 'Pump', code: 'PUMP', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId,
-      function: {
-        type: 'service',
-        name: 'Set speed',
-        identifier: 'setSpeed',
-        invoke: 'sync',
-        timeoutMs: 5000,
-        inputs: [{ identifier: 'rpm', name: 'Speed', dataType: { type: 'int', min: 0, max: 3000 } }],
+    const api = await httpClientAs(sut.base, 'yankeeAdmin', 'Yankee#pw1');
+    const { id: productId } = await api.call('product.create', { body: { name: 'Pump', code: 'PUMP', type: 'direct' } });
+    await api.call('product.defineFunction', {
+      body: {
+        productId,
+        function: {
+          type: 'service',
+          name: 'Set speed',
+          identifier: 'setSpeed',
+          invoke: 'sync',
+          timeoutMs: 5000,
+          inputs: [{ identifier: 'rpm', name: 'Speed', dataType: { type: 'int', min: 0, max: 3000 } }],
+        },
       },
     });
-    await call('PUT', '/api/iot/product/function', {
-      productId,
-      function: { type: 'property', name: 'Setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
+    await api.call('product.defineFunction', {
+      body: {
+        productId,
+        function: {
+          type: 'property',
+          name: 'Setpoint',
+          identifier: 'setpoint',
+          access: 'rw',
+          dataType: { type: 'float', min: 0, max: 100 },
+        },
+      },
     });
-    await call('POST', '/api/iot/product/publish', { id: productId });
-    const { secret } = await call('POST', '/api/iot/device', { sn: 'PUMP-1', name: 'pump one', productId });
+    await api.call('product.publish', { body: { id: productId } });
+    const { secret } = await api.call('device.create', { body: { sn: 'PUMP-1', name: 'pump one', productId } });
     const url = (sut.platform.mqtt as unknown as { url: string }).url;
     device = mqtt.connect(url, { username: 'PUMP-1', password: secret, clientId: 'pump-1', reconnectPeriod: 0 });
     await new Promise((resolve, reject) => device.once('connect', resolve).once('error', reject));

@@ -6,6 +6,8 @@ import { zh as fleetZh, en as fleetEn } from '../../web/src/fleet/strings.ts';
 import { en } from '../../web/src/i18n/en.ts';
 import { zh } from '../../web/src/i18n/zh.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
+import { seedChiller } from './chiller.ts';
 
 /** In the page: every visible text, the tab title, placeholders, titles and accessible labels. */
 const VISIBLE_TEXTS = `(() => {
@@ -39,55 +41,16 @@ describe('first use of the built screens in a real browser', () => {
       { demo: true },
     );
     base = sut.base;
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'whiskeyAdmin', password: 'Whiskey#1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const call = async (method: string, url: string, body: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { 'content-type': 'application/json', authentication: token },
-        body: JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; data: { id: string } };
-      if (json.code !== 200) throw new Error(`${url}: ${JSON.stringify(json)}`);
-      return json.data;
-    };
-    const { id: groupId } = await call('POST', '/api/auth/dept', { name: 'Plant Room', type: 'powerRoom', parentId: null });
-    const { id: productId } = await call('POST', '/api/iot/product', { name: 'Chiller', code: 'CHILLER', type: 'direct' });
-    await call('PUT', '/api/iot/product/function', {
-      productId,
-      function: { type: 'property', name: 'Temperature', identifier: 'temperature', dataType: { type: 'float', unit: 'C' } },
-    });
-    await call('POST', '/api/iot/product/publish', { id: productId });
-    await call('POST', '/api/iot/device', {
-      sn: 'CH-001',
-      name: 'chiller one',
-      productId,
-      groupId,
-      location: { lng: 121.4937, lat: 31.2304, address: 'Bund' },
-      tags: ['cooling'],
-    });
-    const { id: contactId } = await call('POST', '/api/iot/alarm/contact', { name: 'Duty', email: 'duty@whiskey.example' });
-    const { id: templateId } = await call('POST', '/api/iot/notifyTemplate', {
-      code: 'T1',
-      name: 'Alarm Mail',
-      type: 'email',
-      subject: 'Alarm on {{device}}',
-      content: '{{device}} {{variable}}',
-    });
-    await sut.platform.runner.catchUp();
-    await call('POST', '/api/iot/notifyConfig', {
-      name: 'Duty Mail',
-      source: 'alarm',
-      type: 'email',
-      templateId,
+    const api = await httpClientAs(base, 'whiskeyAdmin', 'Whiskey#1');
+    const { id: groupId } = await api.call('group.create', { body: { name: 'Plant Room', type: 'powerRoom', parentId: null } });
+    await seedChiller(sut, api, {
+      unit: 'C',
+      device: { groupId, location: { lng: 121.4937, lat: 31.2304, address: 'Bund' }, tags: ['cooling'] },
+      contact: { name: 'Duty', email: 'duty@whiskey.example' },
+      template: 'Alarm Mail',
+      config: 'Duty Mail',
       sendWays: ['email'],
-      contactIds: [contactId],
     });
-    await sut.platform.runner.catchUp();
   }, 180_000);
   afterAll(async () => sut?.stop());
 

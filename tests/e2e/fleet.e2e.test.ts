@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { DeviceRef } from '@iot/ingest/registry.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
 
 /**
  * Device management as a new operator uses it (issue 10 "Done when"): a product with a thing model made and
@@ -131,22 +132,11 @@ describe('device management in a real browser', () => {
 
   it('puts a device behind a gateway and gives the gateway an MQTT config, from their screens', async () => {
     const page = await operator();
-    const call = async (method: string, url: string, body?: unknown) =>
-      page.evaluate(
-        async ([m, u, b]) => {
-          const r = await fetch(u as string, {
-            method: m as string,
-            headers: { 'content-type': 'application/json' },
-            body: b ? JSON.stringify(b) : undefined,
-          });
-          return ((await r.json()) as { data: { id: string } }).data;
-        },
-        [method, url, body] as const,
-      );
-    const gwProduct = await call('POST', '/api/iot/product', { name: 'Edge', code: 'EDGE', type: 'gateway' });
-    const subProduct = await call('POST', '/api/iot/product', { name: 'Meter', code: 'METER', type: 'subDevice' });
-    await call('POST', '/api/iot/device', { sn: 'EDGE-1', name: 'edge one', productId: gwProduct.id });
-    await call('POST', '/api/iot/device', { sn: 'METER-1', name: 'meter one', productId: subProduct.id });
+    const api = await httpClientAs(base, 'uniformAdmin', 'Uniform#1');
+    const gwProduct = await api.call('product.create', { body: { name: 'Edge', code: 'EDGE', type: 'gateway' } });
+    const subProduct = await api.call('product.create', { body: { name: 'Meter', code: 'METER', type: 'subDevice' } });
+    await api.call('device.create', { body: { sn: 'EDGE-1', name: 'edge one', productId: gwProduct.id } });
+    await api.call('device.create', { body: { sn: 'METER-1', name: 'meter one', productId: subProduct.id } });
     await page.goto(`${base}/device/gateway`);
     await page.getByRole('row').filter({ hasText: 'EDGE-1' }).getByRole('button', { name: 'Sub-devices' }).click();
     await dialog(page).getByLabel('Serial number').fill('METER-1');

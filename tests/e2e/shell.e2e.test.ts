@@ -5,6 +5,7 @@ import type { Platform } from '@iot/infra/platform.ts';
 import { en } from '../../web/src/i18n/en.ts';
 import { zh } from '../../web/src/i18n/zh.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClient, httpClientAs, type HttpClient } from '../harness/http-client.ts';
 import { png } from '../harness/png.ts';
 
 /** In the page: what of the brand (logo, system name) leaves the sidebar and what of the header leaves it or crowds it. */
@@ -57,6 +58,9 @@ describe('admin shell in a real browser', () => {
   }, 120_000);
   afterAll(async () => sut?.stop());
 
+  /** A built-in role's id in the tenant, to give a user created through the API. */
+  const builtinRole = async (api: HttpClient, key: string) =>
+    (await api.call('role.list', { query: { pageSize: 50 } })).rows.find((r) => r.builtin === key)!.id;
   const loggedIn = (lang: 'zh' | 'en', then: string, account = 'victorAdmin', password = 'Victor#1'): Promise<Page> =>
     sut.loggedIn({ lang, then, account, password, viewport: { width: 1280, height: 800 } });
 
@@ -95,21 +99,10 @@ describe('admin shell in a real browser', () => {
   });
 
   it('lets an operator open the user list without being sent to login', async () => {
-    const base_ = platform.url!;
-    const login = await fetch(`${base_}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'victorAdmin', password: 'Victor#1', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const roles = (await (await fetch(`${base_}/api/auth/role?pageSize=50`, { headers: { authentication: token } })).json()) as {
-      data: { rows: { id: string; builtin: string | null }[] };
-    };
-    const operatorRole = roles.data.rows.find((r) => r.builtin === 'operator')!.id;
-    const created = await fetch(`${base_}/api/auth/user`, {
-      method: 'POST',
-      headers: { authentication: token, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const api = await httpClientAs(platform.url!, 'victorAdmin', 'Victor#1');
+    const operatorRole = await builtinRole(api, 'operator');
+    await api.call('user.create', {
+      body: {
         username: 'victorOps',
         password: 'Victor#2',
         email: 'ops@victor.example',
@@ -117,9 +110,8 @@ describe('admin shell in a real browser', () => {
         sex: 'male',
         status: 'enabled',
         roleIds: [operatorRole],
-      }),
+      },
     });
-    expect(((await created.json()) as { code: number }).code).toBe(200);
     const page = await loggedIn('en', '/system/user', 'victorOps', 'Victor#2');
     await page.waitForTimeout(2000);
     expect(new URL(page.url()).pathname).toBe('/system/user');
@@ -208,46 +200,24 @@ describe('admin shell in a real browser', () => {
     await page.context().close();
   });
 
-  /** The API as a logged-in user, for what a test sets up rather than tests. */
-  async function apiAs(account: string, password: string) {
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account, password, agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    return async (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<any> => {
-      const r = await fetch(`${base}${path}`, {
-        method,
-        headers: { authentication: token, ...(body === undefined ? {} : { 'content-type': contentType }) },
-        body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
-      });
-      const json = (await r.json()) as { code: number; msg: string; data: any };
-      expect(json.code, `${method} ${path}: ${json.msg}`).toBe(200);
-      return json.data;
-    };
-  }
-
-  /** A built-in role's id in the tenant, to give a user created through the API. */
-  const builtinRole = async (api: Awaited<ReturnType<typeof apiAs>>, key: string) =>
-    ((await api('GET', '/api/auth/role?pageSize=50')).rows as { id: string; builtin: string | null }[]).find((r) => r.builtin === key)!.id;
-
   it('narrows the user list to the group chosen in the header, keeps it across a reload, forgets it at logout', async () => {
-    const api = await apiAs('victorAdmin', 'Victor#1');
+    const api = await httpClientAs(base, 'victorAdmin', 'Victor#1');
     const auditor = await builtinRole(api, 'auditor');
-    const north = (await api('POST', '/api/auth/dept', { name: 'North Region', type: 'institution' })).id as string;
-    const site = (await api('POST', '/api/auth/dept', { name: 'North Site', type: 'site', parentId: north })).id as string;
-    const south = (await api('POST', '/api/auth/dept', { name: 'South Region', type: 'institution' })).id as string;
+    const north = (await api.call('group.create', { body: { name: 'North Region', type: 'institution' } })).id;
+    const site = (await api.call('group.create', { body: { name: 'North Site', type: 'site', parentId: north } })).id;
+    const south = (await api.call('group.create', { body: { name: 'South Region', type: 'institution' } })).id;
     const user = (username: string, groupId: string, phone: string) =>
-      api('POST', '/api/auth/user', {
-        username,
-        groupId,
-        phone,
-        password: 'Victor#3',
-        email: `${username.toLowerCase()}@victor.example`,
-        sex: 'female',
-        status: 'enabled',
-        roleIds: [auditor],
+      api.call('user.create', {
+        body: {
+          username,
+          groupId,
+          phone,
+          password: 'Victor#3',
+          email: `${username.toLowerCase()}@victor.example`,
+          sex: 'female',
+          status: 'enabled',
+          roleIds: [auditor],
+        },
       });
     await user('victorNorth', site, '13800000101');
     await user('victorSouth', south, '13800000102');
@@ -290,21 +260,15 @@ describe('admin shell in a real browser', () => {
   });
 
   it('paints the reject button of the tenant audit red, in the row and in its dialog', async () => {
-    const register = await fetch(`${base}/api/auth/register/code`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'email', target: 'pending@victor.example' }),
-    });
-    expect(register.status).toBe(200);
+    const visitor = httpClient(base);
+    expect((await visitor.send('tenant.sendCode', { body: { method: 'email', target: 'pending@victor.example' } })).status).toBe(200);
     const code = (
       await platform.context.db.query<{ body: string }>(
         "select body from notify_outbox where recipient = 'pending@victor.example' order by id desc limit 1",
       )
     ).rows[0]!.body.match(/\b\d{6}\b/)![0];
-    const registered = await fetch(`${base}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
+    await visitor.call('tenant.register', {
+      body: {
         tenantName: 'pendingCo',
         contactName: 'Li Lei',
         company: 'Pending Ltd',
@@ -312,9 +276,8 @@ describe('admin shell in a real browser', () => {
         email: 'pending@victor.example',
         code,
         password: 'Pending#1',
-      }),
+      },
     });
-    expect(registered.status, await registered.clone().text()).toBe(200);
     const page = await sut.loggedIn({ lang: 'en', account: 'admin', password: 'admin123', then: '/system/tenant' });
     const row = page.getByRole('row').filter({ hasText: 'pendingCo' });
     const reject = row.getByRole('button', { name: 'Reject', exact: true });
@@ -337,18 +300,20 @@ describe('admin shell in a real browser', () => {
   it('keeps a wide logo, a long system name and a long user name inside the header and the sidebar', async () => {
     const longName = 'Shanghai Municipal Integrated Energy and Equipment Monitoring Cloud'.slice(0, 64);
     const longUser = 'victorOperatorWithAVeryLongAccountNameIndeed';
-    const api = await apiAs('victorAdmin', 'Victor#1');
+    const api = await httpClientAs(base, 'victorAdmin', 'Victor#1');
     const auditor = await builtinRole(api, 'auditor');
-    await api('PUT', '/api/auth/settings', { systemName: longName });
-    await api('POST', '/api/auth/settings/logo', png(600, 60), 'image/png');
-    await api('POST', '/api/auth/user', {
-      username: longUser,
-      password: 'Victor#4',
-      email: 'long@victor.example',
-      phone: '13800000103',
-      sex: 'male',
-      status: 'enabled',
-      roleIds: [auditor],
+    await api.call('settings.update', { body: { systemName: longName } });
+    await api.call('settings.uploadLogo', { body: png(600, 60) });
+    await api.call('user.create', {
+      body: {
+        username: longUser,
+        password: 'Victor#4',
+        email: 'long@victor.example',
+        phone: '13800000103',
+        sex: 'male',
+        status: 'enabled',
+        roleIds: [auditor],
+      },
     });
     for (const width of [1440, 1024]) {
       const page = await sut.loggedIn({
@@ -373,7 +338,7 @@ describe('admin shell in a real browser', () => {
       await page.getByRole('button', { name: 'Expand' }).click();
       await page.context().close();
     }
-    await api('PUT', '/api/auth/settings', { systemName: 'victorCo cloud' });
+    await api.call('settings.update', { body: { systemName: 'victorCo cloud' } });
   });
 
   it('has a CJK font for Chinese screens and screenshots (installed with the browser)', () => {

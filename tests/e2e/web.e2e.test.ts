@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { specOf } from '../harness/api.ts';
 import { WEB_DIST } from '../harness/browser.ts';
 import { freePort } from '../harness/free-port.ts';
+import { httpClientAs } from '../harness/http-client.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 import { png } from '../harness/png.ts';
 
@@ -92,22 +94,7 @@ describe('admin web app in a real browser', () => {
   }
 
   /** Calls the API as the system administrator: the quick way to set up what a test is not about. */
-  async function asAdmin<T>(method: string, route: string, body?: unknown): Promise<T> {
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ account: 'admin', password: 'admin123', agreement: true }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const answer = await fetch(`${base}${route}`, {
-      method,
-      headers: { Authentication: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await answer.json()) as { code: number; msg: string; data: T };
-    if (json.code !== 200) throw new Error(`${method} ${route}: ${json.msg}`);
-    return json.data;
-  }
+  const asAdmin = () => httpClientAs(base, 'admin', 'admin123');
 
   const tabNames = (page: Page) => page.locator('.tag-list [role=tab] a').allTextContents();
 
@@ -295,11 +282,11 @@ describe('admin web app in a real browser', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByText('Saved').count()).toBeGreaterThan(0);
     // The stored logo, fetched as the page does (with its session): a PNG 30 px high, width in proportion.
-    const stored = await page.evaluate(async () => {
-      const answer = await fetch('/api/auth/userLogo');
+    const stored = await page.evaluate(async (url) => {
+      const answer = await fetch(url);
       const view = new DataView(await answer.arrayBuffer());
       return { type: answer.headers.get('content-type'), size: [view.getUint32(16), view.getUint32(20)] };
-    });
+    }, specOf('settings.userLogo').path);
     expect(stored).toEqual({ type: expect.stringContaining('image/png'), size: [60, 30] });
     await page.reload();
     await expect.poll(() => page.locator('.brand img').evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBe(60);
@@ -427,19 +414,22 @@ describe('admin web app in a real browser', () => {
   });
 
   it('a stopped user cannot log in until started again', async () => {
-    const role = await asAdmin<{ id: string }>('POST', '/api/auth/role', { name: 'Night shift', remark: null, menuIds: [] });
-    await asAdmin('POST', '/api/auth/user', {
-      username: 'nightop',
-      password: 'night123',
-      sex: 'male',
-      email: 'night@example.com',
-      phone: '13600000000',
-      roleIds: [role.id],
-      status: 'enabled',
-      position: null,
-      groupId: null,
-      description: null,
-      homePage: null,
+    const admin = await asAdmin();
+    const role = await admin.call('role.create', { body: { name: 'Night shift', remark: null, menuIds: [] } });
+    await admin.call('user.create', {
+      body: {
+        username: 'nightop',
+        password: 'night123',
+        sex: 'male',
+        email: 'night@example.com',
+        phone: '13600000000',
+        roleIds: [role.id],
+        status: 'enabled',
+        position: null,
+        groupId: null,
+        description: null,
+        homePage: null,
+      },
     });
     const page = await adminPage();
     await page.goto(`${base}/system/user`);
@@ -463,23 +453,26 @@ describe('admin web app in a real browser', () => {
   });
 
   it('users: edit and save changes the row; delete removes it (both failed before)', async () => {
-    const role = await asAdmin<{ id: string }>('POST', '/api/auth/role', { name: 'Edit probe', remark: null, menuIds: [] });
+    const admin = await asAdmin();
+    const role = await admin.call('role.create', { body: { name: 'Edit probe', remark: null, menuIds: [] } });
     for (const [username, phone] of [
       ['editme', '13600000001'],
       ['deleteme', '13600000002'],
-    ])
-      await asAdmin('POST', '/api/auth/user', {
-        username,
-        password: 'probe123',
-        sex: 'male',
-        email: `${username}@example.com`,
-        phone,
-        roleIds: [role.id],
-        status: 'enabled',
-        position: null,
-        groupId: null,
-        description: null,
-        homePage: null,
+    ] as const)
+      await admin.call('user.create', {
+        body: {
+          username,
+          password: 'probe123',
+          sex: 'male',
+          email: `${username}@example.com`,
+          phone,
+          roleIds: [role.id],
+          status: 'enabled',
+          position: null,
+          groupId: null,
+          description: null,
+          homePage: null,
+        },
       });
     const page = await adminPage();
     await page.goto(`${base}/system/user`);

@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => sut?.stop());
 
 const loginCookie = async (remoteAddress: string, headers: Record<string, string> = {}) => {
-  const r = await sut.call('POST', '/api/auth/login', {
+  const r = await sut.call('auth.login', {
     body: { account: 'cookAdmin', password: 'Cook#pw12', agreement: true },
     headers,
     remoteAddress,
@@ -39,9 +39,9 @@ describe('the token cookie', () => {
   });
 
   it('is cleared on logout with the same domain', async () => {
-    const token = (await sut.call('POST', '/api/auth/login', { body: { account: 'cookAdmin', password: 'Cook#pw12', agreement: true } }))
-      .json!.data.token as string;
-    const out = await sut.call('POST', '/api/auth/logout', { token });
+    const token = (await sut.call('auth.login', { body: { account: 'cookAdmin', password: 'Cook#pw12', agreement: true } })).json!.data
+      .token as string;
+    const out = await sut.call('auth.logout', { token });
     expect(String(out.headers['set-cookie'])).toMatch(/^token=;.*Domain=\.?example\.com/i);
   });
 });

@@ -10,7 +10,7 @@ let sut: TestPlatform;
 let system: string;
 let devAdmin: string;
 const usernames = async (token: string, headers: Record<string, string> = {}) => {
-  const r = await sut.call('GET', '/api/auth/user', { token, headers, query: { pageSize: '100' } });
+  const r = await sut.call('user.list', { token, headers, query: { pageSize: '100' } });
   expect(r.status, r.body).toBe(200);
   return (r.json!.data.rows as { username: string }[]).map((u) => u.username);
 };
@@ -28,19 +28,19 @@ describe('the tenant header in development mode', () => {
   it('lets the system administrator act in the named tenant as its administrator, and write there', async () => {
     expect(await usernames(system)).not.toContain('devAdmin');
     expect(await usernames(system, { tenant: 'devco' })).toContain('devAdmin');
-    const created = await sut.call('POST', '/api/auth/role', {
+    const created = await sut.call('role.create', {
       token: system,
       headers: { tenant: 'devco' },
       body: { name: 'devOnlyRole', remark: 'made through the header' },
     });
     expect(created.status, created.body).toBe(200);
-    const roles = await sut.call('GET', '/api/auth/role', { token: devAdmin, query: { pageSize: '100' } });
+    const roles = await sut.call('role.list', { token: devAdmin, query: { pageSize: '100' } });
     expect((roles.json!.data.rows as { name: string }[]).map((r) => r.name)).toContain('devOnlyRole');
   });
 
   it("acts in the tenant only: the platform's own routes are refused while the header names a tenant", async () => {
-    expect((await sut.call('GET', '/api/auth/register', { token: system })).status).toBe(200);
-    expect((await sut.call('GET', '/api/auth/register', { token: system, headers: { tenant: 'devco' } })).status).toBe(403);
+    expect((await sut.call('tenant.list', { token: system })).status).toBe(200);
+    expect((await sut.call('tenant.list', { token: system, headers: { tenant: 'devco' } })).status).toBe(403);
   });
 
   it('ignores a header naming a tenant that does not exist', async () => {

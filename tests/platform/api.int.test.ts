@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@iot/contracts';
 import type { RouteSpec } from '@iot/contracts/http/route.ts';
 import { registerAccessControl } from '@iot/infra/http/auth.ts';
+import { specOf } from '../harness/api.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 
 describe('API skeleton', () => {
@@ -32,7 +33,7 @@ describe('API skeleton', () => {
     const docs = await t.api('GET', '/docs/json');
     expect(docs.status).toBe(200);
     expect(docs.body.openapi).toMatch(/^3\./);
-    const login = docs.body.paths['/api/auth/login'].post;
+    const login = docs.body.paths[specOf('auth.login').path].post;
     expect(login.requestBody.content['application/json'].schema.properties).toHaveProperty('account');
   });
 
@@ -61,9 +62,10 @@ describe('API skeleton', () => {
 
   it('takes the spec’s timestamp and stationId off a query before validation', async () => {
     const token = await t.login('admin', TEST_ADMIN_PASSWORD);
+    // By path: `timestamp` is in no route's query schema, and this is what the adapter does with it.
     const list = await t.api('GET', `/api/auth/register?page=1&timestamp=${Date.now()}&stationId=g1`, { token });
     expect(list.status).toBe(200);
-    const bad = await t.api('GET', '/api/auth/register?page=0', { token, headers: { lang: 'en' } });
+    const bad = await t.api('tenant.list', { token, query: { page: 0 }, headers: { lang: 'en' } });
     expect(bad.status).toBe(400);
     expect(bad.body.data.fields[0].field).toBe('querystring.page');
   });

@@ -72,7 +72,7 @@ describe('built-in roles across a catalogue upgrade', () => {
   it("gives a new tenant's operator the notification settings to read, not to edit (issue 24)", async () => {
     await sut.seedTenant({ id: 'quebecop', name: 'QuebecOp', adminUsername: 'quebecOpAdmin', adminPassword: 'Quebec#pw1' });
     const admin = await sut.login('quebecOpAdmin', 'Quebec#pw1');
-    const created = await sut.call('POST', '/api/auth/user', {
+    const created = await sut.call('user.create', {
       token: admin,
       body: {
         username: 'quebecOperator',
@@ -87,12 +87,12 @@ describe('built-in roles across a catalogue upgrade', () => {
     expect(created.status, created.body).toBe(200);
     await sut.platform.runner.catchUp();
     const operator = await sut.login('quebecOperator', 'Operator#pw1');
-    expect((await sut.call('GET', '/api/iot/notifySettings', { token: operator })).status).toBe(200);
-    const edit = await sut.call('PUT', '/api/iot/notifySettings', {
+    expect((await sut.call('notify.settings', { token: operator })).status).toBe(200);
+    const edit = await sut.call('notify.saveSettings', {
       token: operator,
       body: { wecomWebhook: 'https://qyapi.weixin.qq.com/x' },
     });
     expect([edit.status, edit.json?.data?.error]).toEqual([403, 'FORBIDDEN']);
-    expect((await sut.call('PUT', '/api/iot/notifySettings', { token: admin, body: { tenantPerMinute: 60 } })).status).toBe(200);
+    expect((await sut.call('notify.saveSettings', { token: admin, body: { tenantPerMinute: 60 } })).status).toBe(200);
   });
 });

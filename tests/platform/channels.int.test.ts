@@ -37,13 +37,11 @@ describe('websocket channels of the route table', () => {
     const b = listen(url, beta);
     expect(await a.opened).toBe(101);
     expect(await b.opened).toBe(101);
-    const created = await sut.api('POST', '/api/auth/role', { token: alpha, body: { name: 'live role', remark: null, menuIds: [] } });
+    const created = await sut.api('role.create', { token: alpha, body: { name: 'live role', remark: null, menuIds: [] } });
     expect(created.status).toBe(200);
     await expect.poll(() => a.messages.some((m) => m.eventType === 'RoleCreated'), { timeout: 5_000 }).toBe(true);
     // B's own change comes after A's in the log: by the time B hears of it, a leak of A's would have come.
-    expect((await sut.api('POST', '/api/auth/role', { token: beta, body: { name: 'beta role', remark: null, menuIds: [] } })).status).toBe(
-      200,
-    );
+    expect((await sut.api('role.create', { token: beta, body: { name: 'beta role', remark: null, menuIds: [] } })).status).toBe(200);
     await expect.poll(() => b.messages.some((m) => m.eventType === 'RoleCreated'), { timeout: 5_000 }).toBe(true);
     expect(b.messages.filter((m) => !m.stream.includes('-wsbeta.'))).toEqual([]);
     expect(a.messages.filter((m) => !m.stream.includes('-wsalpha.'))).toEqual([]);
@@ -53,14 +51,14 @@ describe('websocket channels of the route table', () => {
 
   it('refuses a listener without a session (401) or without the permission (403)', async () => {
     expect(await listen(url, null).opened).toBe(401);
-    const app = await sut.api('POST', '/api/auth/app', {
+    const app = await sut.api('app.create', {
       token: alpha,
       body: { type: 'server', name: 'ws probe', scope: ['system:user:list'], sharing: 'private', remark: null },
     });
     // An app holding only another permission cannot listen: checked the same way as a route.
     expect(app.status).toBe(200);
     {
-      const tokenResponse = await sut.api('POST', '/api/auth/app/token', {
+      const tokenResponse = await sut.api('app.token', {
         body: { appKey: app.body.data.appKey, appSecret: app.body.data.appSecret },
       });
       expect(tokenResponse.status).toBe(200);

@@ -28,28 +28,22 @@ describe('tenant onboarding survives a crash between any two steps', () => {
     const first = await startProcess(db, dataDir, { FAULT_CRASH_AFTER_STEP: `${tenantOnboarding.name}:${step}` });
     const email = `crash-${step.toLowerCase()}@acme.test`;
     const tenantName = `crash${step}`;
-    expect((await first.call('POST', '/api/auth/register/code', { method: 'email', target: email })).status).toBe(200);
+    expect((await first.call('tenant.sendCode', { body: { method: 'email', target: email } })).status).toBe(200);
     const code = await waitFor('the code', async () => {
       const rows = await db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
         email,
       ]);
       return /(\d{6})/.exec(rows.rows[0]?.body ?? '')?.[1];
     });
-    const registered = await first.call('POST', '/api/auth/register', {
-      tenantName,
-      contactName: 'Crash Test',
-      company: 'Acme',
-      method: 'email',
-      email,
-      code,
-      password: 'Tenant#pw1',
+    const registered = await first.call('tenant.register', {
+      body: { tenantName, contactName: 'Crash Test', company: 'Acme', method: 'email', email, code, password: 'Tenant#pw1' },
     });
     expect(registered.status).toBe(200);
     const tenantId = registered.json!.data.id as string;
-    const admin = await first.call('POST', '/api/auth/login', { account: 'admin', password: ADMIN_PASSWORD, agreement: true });
+    const admin = await first.call('auth.login', { body: { account: 'admin', password: ADMIN_PASSWORD, agreement: true } });
 
     // When the audit approves it, and the process dies mid-onboarding
-    await first.call('POST', '/api/auth/register/createUserByRegist', { id: tenantId }, admin.json!.data.token).catch(() => null);
+    await first.call('tenant.approve', { body: { id: tenantId }, token: admin.json!.data.token }).catch(() => null);
     expect(await first.exited).toBe('SIGKILL');
     const onboardedBeforeRestart = await db.pool.query(`select 1 from es_events where type = 'TenantOnboarded' and stream_name = $1`, [
       `tenant-${tenantId}.${tenantId}`,
@@ -60,7 +54,7 @@ describe('tenant onboarding survives a crash between any two steps', () => {
     const second = await startProcess(db, dataDir);
     try {
       const login = await waitFor('the tenant administrator to log in', async () => {
-        const r = await second.call('POST', '/api/auth/login', { account: tenantName, password: 'Tenant#pw1', agreement: true });
+        const r = await second.call('auth.login', { body: { account: tenantName, password: 'Tenant#pw1', agreement: true } });
         return r.status === 200 ? r.json!.data : null;
       });
       expect(login.user.id).toBe(tenantAdminId(tenantId));

@@ -24,15 +24,15 @@ describe('read your writes, per route', () => {
     try {
       // When a role is created, its answer and its list do not wait for the dictionaries
       const t0 = performance.now();
-      const role = await sut.call('POST', '/api/auth/role', { token, body: { name: 'unaffected', remark: null, menuIds: [] } });
+      const role = await sut.call('role.create', { token, body: { name: 'unaffected', remark: null, menuIds: [] } });
       expect(role.status).toBe(200);
       expect(performance.now() - t0).toBeLessThan(READ_YOUR_WRITES_TIMEOUT_MS / 2);
-      const roles = await sut.api('GET', '/api/auth/role?page=1&pageSize=50', { token });
+      const roles = await sut.api('role.list', { query: { page: 1, pageSize: 50 }, token });
       expect(roles.body.data.rows.map((r: { name: string }) => r.name)).toContain('unaffected');
 
       // ... while a dictionary, whose route reads the broken model, still succeeds past the timeout, telling its position
       const t1 = performance.now();
-      const dict = await sut.call('POST', '/api/auth/dict', {
+      const dict = await sut.call('dict.create', {
         token,
         body: { name: 'Pending dictionary', code: 'pending_dict', remark: null },
       });
@@ -46,7 +46,7 @@ describe('read your writes, per route', () => {
       await sut.db.pool.query('drop trigger rm_dict_types_broken on rm_dict_types');
       // (the runner tries a failed projection again a few seconds later)
       const read = () =>
-        sut.api('GET', '/api/auth/dict?page=1&pageSize=50', { token, headers: { [READ_POSITION_HEADER]: dict.json!.data.position } });
+        sut.api('dict.list', { query: { page: 1, pageSize: 50 }, token, headers: { [READ_POSITION_HEADER]: dict.json!.data.position } });
       await expect
         .poll(async () => (await read()).body.data.rows.map((r: { code: string }) => r.code), { timeout: 20_000, interval: 100 })
         .toContain('pending_dict');
@@ -57,14 +57,14 @@ describe('read your writes, per route', () => {
 
   it("serves a cached list only while its read models stand still: a write, anyone's, shows at once", async () => {
     const list = async () =>
-      (await sut.api('GET', '/api/auth/role?page=1&pageSize=100', { token })).body.data.rows.map((r: { name: string }) => r.name);
+      (await sut.api('role.list', { query: { page: 1, pageSize: 100 }, token })).body.data.rows.map((r: { name: string }) => r.name);
     const before = await list();
     expect(await list()).toEqual(before);
-    const created = await sut.api('POST', '/api/auth/role', { token, body: { name: 'after the cache', remark: null, menuIds: [] } });
+    const created = await sut.api('role.create', { token, body: { name: 'after the cache', remark: null, menuIds: [] } });
     expect(created.status).toBe(200);
     expect(await list()).toContain('after the cache');
     // A change that did not come through this route (another process, a workflow) moves the read model too.
-    await sut.api('PUT', '/api/auth/role', { token, body: { id: created.body.data.id, name: 'renamed elsewhere', remark: null } });
+    await sut.api('role.update', { token, body: { id: created.body.data.id, name: 'renamed elsewhere', remark: null } });
     expect(await list()).toContain('renamed elsewhere');
     expect(await list()).not.toContain('after the cache');
   });

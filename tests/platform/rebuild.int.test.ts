@@ -55,8 +55,8 @@ describe('online rebuild', () => {
     let n = 0;
     while (rebuilding) {
       const t0 = performance.now();
-      const role = await sut.call('POST', '/api/auth/role', { token, body: { name: `during ${n++}`, remark: null, menuIds: [] } });
-      const list = await sut.call('GET', '/api/auth/user?page=1&pageSize=20&sort=username', { token });
+      const role = await sut.call('role.create', { token, body: { name: `during ${n++}`, remark: null, menuIds: [] } });
+      const list = await sut.call('user.list', { query: { page: 1, pageSize: 20, sort: 'username' }, token });
       during.push({ status: Math.max(role.status, list.status), ms: performance.now() - t0 });
     }
     const { events } = await rebuild;

@@ -6,7 +6,7 @@ import { builtinMenus } from '@iot/contracts/menu/catalogue.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
 
-const listUsers = '/api/auth/user?page=1&pageSize=5';
+const listUsers = { query: { page: 1, pageSize: 5 } };
 const menuOf = (permission: string) => builtinMenus.find((m) => m.permission === permission)!.id;
 
 /**
@@ -29,21 +29,18 @@ describe('sessions and permissions across two processes', () => {
     b = await startProcess(db, dirs[1]!, {}, ['--role', 'api']);
     await onboardTenant(a, db, 'sessionsCo', 'Tenant#pw1');
     adminToken = await waitFor('the tenant administrator', async () => {
-      const r = await a.call('POST', '/api/auth/login', { account: 'sessionsCo', password: 'Tenant#pw1', agreement: true });
+      const r = await a.call('auth.login', { body: { account: 'sessionsCo', password: 'Tenant#pw1', agreement: true } });
       return r.status === 200 ? (r.json!.data.token as string) : null;
     });
-    const role = await a.call(
-      'POST',
-      '/api/auth/role',
-      { name: 'viewers', remark: null, menuIds: [menuOf('system:user:list')] },
-      adminToken,
-    );
+    const role = await a.call('role.create', {
+      body: { name: 'viewers', remark: null, menuIds: [menuOf('system:user:list')] },
+      token: adminToken,
+    });
     expect(role.status).toBe(200);
     roleId = role.json!.data.id;
-    const user = await a.call(
-      'POST',
-      '/api/auth/user',
-      {
+    const user = await a.call('user.create', {
+      token: adminToken,
+      body: {
         username: 'viewer1',
         sex: 'male',
         email: 'v1@acme.test',
@@ -52,8 +49,7 @@ describe('sessions and permissions across two processes', () => {
         status: 'enabled',
         password: 'Viewer#pw1',
       },
-      adminToken,
-    );
+    });
     expect(user.status).toBe(200);
     operatorId = user.json!.data.id;
   }, 180_000);
@@ -66,33 +62,33 @@ describe('sessions and permissions across two processes', () => {
   });
 
   const loginViewer = async () => {
-    const r = await a.call('POST', '/api/auth/login', { account: 'viewer1', password: 'Viewer#pw1', agreement: true });
+    const r = await a.call('auth.login', { body: { account: 'viewer1', password: 'Viewer#pw1', agreement: true } });
     expect(r.status).toBe(200);
     return r.json!.data.token as string;
   };
 
   it('refuses a token logged out in the other process on the very next request', async () => {
     const token = await loginViewer();
-    expect((await b.call('GET', listUsers, undefined, token)).status).toBe(200);
-    expect((await a.call('POST', '/api/auth/logout', undefined, token)).status).toBe(200);
-    expect((await b.call('GET', listUsers, undefined, token)).status).toBe(401);
+    expect((await b.call('user.list', { ...listUsers, token })).status).toBe(200);
+    expect((await a.call('auth.logout', { token })).status).toBe(200);
+    expect((await b.call('user.list', { ...listUsers, token })).status).toBe(401);
   });
 
   it("drops a permission the other process took from the caller's role", async () => {
     const token = await loginViewer();
-    expect((await b.call('GET', listUsers, undefined, token)).status).toBe(200);
-    expect((await a.call('PUT', '/api/auth/role/menu', { id: roleId, menuIds: [menuOf('system:role:list')] }, adminToken)).status).toBe(
+    expect((await b.call('user.list', { ...listUsers, token })).status).toBe(200);
+    expect((await a.call('role.grant', { body: { id: roleId, menuIds: [menuOf('system:role:list')] }, token: adminToken })).status).toBe(
       200,
     );
     // The change reaches process B through the event log: within moments, not at the next login.
-    await waitFor('process B to refuse', async () => (await b.call('GET', listUsers, undefined, token)).status === 403, 5_000);
-    expect((await b.call('GET', '/api/auth/role?page=1', undefined, token)).status).toBe(200);
+    await waitFor('process B to refuse', async () => (await b.call('user.list', { ...listUsers, token })).status === 403, 5_000);
+    expect((await b.call('role.list', { query: { page: 1 }, token })).status).toBe(200);
   });
 
   it('refuses a user stopped in the other process on the very next request', async () => {
     const token = await loginViewer();
-    expect((await b.call('GET', '/api/auth/user/currentUser', undefined, token)).status).toBe(200);
-    expect((await a.call('PUT', '/api/auth/user/status', { id: operatorId, status: 'stopped' }, adminToken)).status).toBe(200);
-    expect((await b.call('GET', '/api/auth/user/currentUser', undefined, token)).status).toBe(401);
+    expect((await b.call('auth.currentUser', { token })).status).toBe(200);
+    expect((await a.call('user.status', { body: { id: operatorId, status: 'stopped' }, token: adminToken })).status).toBe(200);
+    expect((await b.call('auth.currentUser', { token })).status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '@iot/contracts';
+import { routes, type Routes } from '@iot/contracts';
 import type { RouteSpec } from '@iot/contracts/http/route.ts';
+import { specOf, type RouteArgs, type RouteName } from '../harness/api.ts';
 import { startTestPlatform, TEST_ADMIN_PASSWORD, type TestPlatform } from '../harness/platform.ts';
 import { nestedJson, operationsOf, queryString, sample, type IdPicker } from './walk.ts';
 
@@ -29,12 +30,12 @@ describe('bad input on every route of the table', () => {
       expect(r.status, r.body).toBe(200);
       return r.json!.data;
     };
-    ids.product = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Walk', code: 'WALK', type: 'direct' } })).id;
+    ids.product = ok(await sut.call('product.create', { token, body: { name: 'Walk', code: 'WALK', type: 'direct' } })).id;
     ok(
-      await sut.call('PUT', '/api/iot/product/function', {
+      await sut.call('product.defineFunction', {
         token,
         body: {
-          productId: ids.product,
+          productId: ids.product!,
           function: {
             type: 'property',
             name: 'temperature',
@@ -45,10 +46,10 @@ describe('bad input on every route of the table', () => {
         },
       }),
     );
-    const device = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'WALK-1', name: 'walker', productId: ids.product } }));
+    const device = ok(await sut.call('device.create', { token, body: { sn: 'WALK-1', name: 'walker', productId: ids.product! } }));
     ids.device = device.id;
     ids.secret = device.secret;
-    ids.group = ok(await sut.call('POST', '/api/auth/dept', { token, body: { name: 'Walk site', type: 'office', parentId: null } })).id;
+    ids.group = ok(await sut.call('group.create', { token, body: { name: 'Walk site', type: 'office', parentId: null } })).id;
     await sut.platform.runner.catchUp();
   });
   afterAll(async () => sut?.stop());
@@ -70,10 +71,10 @@ describe('bad input on every route of the table', () => {
   });
 
   it('refuses a NUL in the login account and a lone surrogate in a username, naming the field', async () => {
-    const login = await sut.call('POST', '/api/auth/login', { body: { account: 'bad\u0000Co', password: 'x', agreement: true } });
+    const login = await sut.call('auth.login', { body: { account: 'bad\u0000Co', password: 'x', agreement: true } });
     expect(login.status).toBe(400);
     expect(login.json!.data.fields[0].field).toBe('body.account');
-    const user = await sut.call('POST', '/api/auth/user', {
+    const user = await sut.call('user.create', {
       token,
       body: {
         username: 'ab\uD83D',
@@ -237,62 +238,66 @@ describe('bad input on every route of the table', () => {
   });
 
   it('answers the bad input issue 24 found with 400 and a message that says what is wrong, in zh and en', async () => {
-    const inBoth = async (method: string, url: string, options: { token?: string; body?: unknown; query?: Record<string, string> }) => {
-      const zh = await sut.call(method, url, options);
-      const en = await sut.call(method, url, { ...options, headers: { lang: 'en' } });
-      expect({ url, zh: zh.status, en: en.status }).toEqual({ url, zh: 400, en: 400 });
+    const inBoth = async <N extends RouteName>(name: N, options: RouteArgs<Routes[N]>) => {
+      const zh = await sut.call(name, options);
+      const en = await sut.call(name, { ...options, headers: { lang: 'en' } });
+      expect({ name, zh: zh.status, en: en.status }).toEqual({ name, zh: 400, en: 400 });
       return { zh: zh.json!, en: en.json! };
     };
-    const deep = (url: string) =>
-      sut.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: nestedJson(10_000, 'array') });
-    for (const url of ['/api/auth/login', '/api/iot/telemetry']) expect((await deep(url)).json().data.error).toBe('BODY_TOO_DEEP');
+    // The body parser's bound holds before any route's schema: the bodies are raw text, sent to each route's path.
+    const deep = (name: RouteName) =>
+      sut.app.inject({
+        method: 'POST',
+        url: specOf(name).path,
+        headers: { 'content-type': 'application/json' },
+        payload: nestedJson(10_000, 'array'),
+      });
+    for (const name of ['auth.login', 'telemetry.report'] as const) expect((await deep(name)).json().data.error).toBe('BODY_TOO_DEEP');
     const code = await sut.app.inject({
       method: 'POST',
-      url: '/api/auth/register/code',
+      url: specOf('tenant.sendCode').path,
       headers: { 'content-type': 'application/json', lang: 'en' },
       payload: nestedJson(5_000, 'object'),
     });
     expect(code.json()).toMatchObject({ code: 400, msg: 'The request body is nested too deeply (at most 32 levels)' });
 
     const credentials = { sn: 'WALK-1', secret: ids.secret };
-    const future = await inBoth('POST', '/api/iot/telemetry', {
+    const future = await inBoth('telemetry.report', {
       body: { ...credentials, data: [{ ts: Date.UTC(2100, 0, 1), values: { temperature: 20 } }] },
     });
     expect(future.zh.data.error).toBe('TELEMETRY_INVALID');
     expect(future.en.msg).toMatch(/^Invalid readings/);
     expect(future.zh.data.details.reason).toBe('ts out of range');
-    const many = await inBoth('POST', '/api/iot/telemetry', {
+    const many = await inBoth('telemetry.report', {
       body: { ...credentials, data: Array.from({ length: 1001 }, () => ({ temperature: 20 })) },
     });
     expect(many.zh.data).toMatchObject({ error: 'TELEMETRY_INVALID', details: { reason: 'expected 1 to 1000 samples' } });
     // As over MQTT, the refused message is a dead letter of the device.
     await sut.platform.ingest!.flush();
-    const letters = (await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'WALK-1' } })).json!.data.rows as {
+    const letters = (await sut.call('telemetry.deadLetters', { token, query: { sn: 'WALK-1' } })).json!.data.rows as {
       reason: string;
     }[];
     // Four requests (zh and en of each case), four dead letters, of two reasons.
     expect(letters).toHaveLength(4);
     expect(new Set(letters.map((l) => l.reason)).size).toBe(2);
 
-    const offset = await inBoth('GET', '/api/iot/alarm', { token, query: { from: '2024-01-01T00:00:00+16:00' } });
+    const offset = await inBoth('alarm.list', { token, query: { from: '2024-01-01T00:00:00+16:00' } });
     expect(offset.zh.data).toMatchObject({ error: 'VALIDATION', fields: [{ field: 'querystring.from', reason: 'TIME_INVALID' }] });
     expect(offset.en.msg).toBe('Invalid time: ISO 8601 with an offset within ±15:59: querystring.from');
     const history = { id: ids.device!, variables: 'temperature', bucket: '1h', from: pick('from', '')!, to: pick('to', '')! };
-    const mars = await inBoth('GET', '/api/iot/device/history', { token, query: { ...history, timeZone: 'Mars/Olympus' } });
+    const mars = await inBoth('telemetry.history', { token, query: { ...history, timeZone: 'Mars/Olympus' } });
     expect(mars.en).toMatchObject({
       msg: 'Unknown time zone (a name such as Asia/Shanghai): querystring.timeZone',
       data: { error: 'VALIDATION' },
     });
     // A name in any case is the zone it names.
-    expect((await sut.call('GET', '/api/iot/device/history', { token, query: { ...history, timeZone: 'asia/shanghai' } })).status).toBe(
-      200,
-    );
-    const nul = await inBoth('GET', '/api/iot/device?name=a%00b', { token });
+    expect((await sut.call('telemetry.history', { token, query: { ...history, timeZone: 'asia/shanghai' } })).status).toBe(200);
+    const nul = await inBoth('device.list', { token, query: { name: 'a\u0000b' } });
     expect(nul.en.msg).toBe('The text holds a character that cannot be stored (a NUL or an unpaired surrogate): querystring.name');
   });
 
   it('answers oversized headers with 431 in the envelope', async () => {
-    const response = await fetch(`${sut.platform.url!.replace('localhost', '127.0.0.1')}/api/auth/user/currentUser`, {
+    const response = await fetch(`${sut.platform.url!.replace('localhost', '127.0.0.1')}${specOf('auth.currentUser').path}`, {
       headers: { 'x-padding': 'x'.repeat(64 * 1024) },
     });
     expect(response.status).toBe(431);
@@ -300,7 +305,7 @@ describe('bad input on every route of the table', () => {
   });
 
   it('sends security headers, and no-store on API answers', async () => {
-    const r = await sut.call('GET', '/api/auth/user/currentUser', { token });
+    const r = await sut.call('auth.currentUser', { token });
     expect(r.headers['x-content-type-options']).toBe('nosniff');
     expect(r.headers['cache-control']).toBe('no-store');
     expect(String(r.headers['content-security-policy'])).toContain("frame-ancestors 'none'");

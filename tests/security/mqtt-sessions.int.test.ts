@@ -47,24 +47,24 @@ const refused = (username: string, password: string | undefined) =>
   );
 
 async function createDevice(sn: string, as = token, product = productId) {
-  const d = ok(await sut.call('POST', '/api/iot/device', { token: as, body: { sn, name: sn, productId: product } }));
+  const d = ok(await sut.call('device.create', { token: as, body: { sn, name: sn, productId: product } }));
   return { id: d.id as string, secret: d.secret as string, sn };
 }
 const listed = async (sn: string, as = token) =>
-  (ok(await sut.call('GET', '/api/iot/device', { token: as, query: { sn } })).rows as Array<{ enabled: boolean; status: string }>)[0];
+  (ok(await sut.call('device.list', { token: as, query: { sn } })).rows as Array<{ enabled: boolean; status: string }>)[0];
 /** A property value sent to the device now: what a session of it receives, and nobody else's. */
 const setDesired = async (id: string, value: number, as = token) =>
-  ok(await sut.call('POST', '/api/iot/device/desired', { token: as, body: { id, identifier: 'setpoint', value } }));
+  ok(await sut.call('device.setDesired', { token: as, body: { id, identifier: 'setpoint', value } }));
 
 async function product(as: string, type = 'direct') {
   const code = `SESS-${type.toUpperCase()}`;
-  const id = ok(await sut.call('POST', '/api/iot/product', { token: as, body: { name: code, code, type } })).id;
+  const id = ok(await sut.call('product.create', { token: as, body: { name: code, code, type } })).id;
   for (const fn of [
     { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
     { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'float' } },
   ])
-    ok(await sut.call('PUT', '/api/iot/product/function', { token: as, body: { productId: id, function: fn } }));
-  ok(await sut.call('POST', '/api/iot/product/publish', { token: as, body: { id } }));
+    ok(await sut.call('product.defineFunction', { token: as, body: { productId: id, function: fn } }));
+  ok(await sut.call('product.publish', { token: as, body: { id } }));
   return id as string;
 }
 
@@ -92,14 +92,14 @@ describe('a device’s sessions end with its right to them', () => {
     await own.client.publishAsync(`devices/${d.sn}/telemetry`, JSON.stringify({ temperature: 20 }), { qos: 1 });
     await waitFor('the device online', async () => (await listed(d.sn))?.status === 'online', 10_000);
 
-    ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: d.id } }));
+    ok(await sut.call('device.disable', { token, body: { id: d.id } }));
     await waitFor('both sessions cut', async () => own.closed && asToken.closed, 5_000);
     await waitFor('the device offline', async () => (await listed(d.sn))?.status === 'offline', 5_000);
     expect(await listed(d.sn)).toMatchObject({ enabled: false, status: 'offline' });
     expect(await refused(d.sn, d.secret)).toBe(true);
     expect(await refused(d.secret, undefined)).toBe(true);
 
-    ok(await sut.call('POST', '/api/iot/device/enable', { token, body: { id: d.id } }));
+    ok(await sut.call('device.enable', { token, body: { id: d.id } }));
     await waitFor('the enabled device let in', async () => !(await refused(d.sn, d.secret)), 5_000);
   });
 
@@ -107,7 +107,7 @@ describe('a device’s sessions end with its right to them', () => {
     const d = await createDevice('SESS-ROT');
     const own = await connect(d.sn, d.secret);
     const asToken = await connect(d.secret, undefined);
-    const rotated = ok(await sut.call('POST', '/api/iot/device/secret', { token, body: { id: d.id } })).secret as string;
+    const rotated = ok(await sut.call('device.rotateSecret', { token, body: { id: d.id } })).secret as string;
     await waitFor('both sessions cut', async () => own.closed && asToken.closed, 5_000);
     expect(await refused(d.sn, d.secret)).toBe(true);
     expect(await refused(d.secret, undefined)).toBe(true);
@@ -121,7 +121,7 @@ describe('a device’s sessions end with its right to them', () => {
   it('cuts the sessions of a deleted device', async () => {
     const d = await createDevice('SESS-DEL');
     const own = await connect(d.sn, d.secret);
-    ok(await sut.call('DELETE', `/api/iot/device?id=${d.id}`, { token }));
+    ok(await sut.call('device.delete', { query: { id: d.id }, token }));
     await waitFor('the session cut', async () => own.closed, 5_000);
     expect(await refused(d.sn, d.secret)).toBe(true);
   });
@@ -129,7 +129,7 @@ describe('a device’s sessions end with its right to them', () => {
   it('tells an MQTT 5 device whose session is cut that it is not authorised (0x87), not that its session was taken over', async () => {
     const d = await createDevice('SESS-V5');
     const own = await connect(d.sn, d.secret, undefined, 5);
-    ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: d.id } }));
+    ok(await sut.call('device.disable', { token, body: { id: d.id } }));
     await waitFor('the session cut', async () => own.closed, 5_000);
     expect(own.reasonCode).toBe(0x87);
   });
@@ -141,7 +141,7 @@ describe('a device’s sessions end with its right to them', () => {
     const other = await connect(theirs.sn, theirs.secret);
     await other.client.subscribeAsync(`devices/${theirs.sn}/command/+`, { qos: 1 });
     const romeoId = 'romeo';
-    ok(await sut.call('POST', '/api/auth/tenant/stop', { token: admin, body: { id: romeoId } }));
+    ok(await sut.call('tenant.stop', { token: admin, body: { id: romeoId } }));
     try {
       await waitFor('the stopped tenant’s session cut', async () => own.closed, 5_000);
       expect(await refused(mine.sn, mine.secret)).toBe(true);
@@ -150,14 +150,14 @@ describe('a device’s sessions end with its right to them', () => {
       await waitFor('the other tenant’s downlink', async () => other.got.length === 1, 5_000);
       expect(other.closed).toBe(false);
     } finally {
-      ok(await sut.call('POST', '/api/auth/tenant/start', { token: admin, body: { id: romeoId } }));
+      ok(await sut.call('tenant.start', { token: admin, body: { id: romeoId } }));
     }
     await waitFor('the started tenant’s device let in', async () => !(await refused(mine.sn, mine.secret)), 5_000);
   });
 
   it('records a disabled gateway’s sub-devices offline with it', async () => {
     const gateway = ok(
-      await sut.call('POST', '/api/iot/device', {
+      await sut.call('device.create', {
         token,
         body: { sn: 'SESS-GW', name: 'SESS-GW', productId: await product(token, 'gateway') },
       }),
@@ -165,7 +165,7 @@ describe('a device’s sessions end with its right to them', () => {
     await sut.platform.runner.catchUp();
     const subProduct = await product(token, 'subDevice');
     ok(
-      await sut.call('POST', '/api/iot/device', {
+      await sut.call('device.create', {
         token,
         body: { sn: 'SESS-SUB', name: 'SESS-SUB', productId: subProduct, gatewayId: gateway.id },
       }),
@@ -174,7 +174,7 @@ describe('a device’s sessions end with its right to them', () => {
     const own = await connect('SESS-GW', gateway.secret);
     await own.client.publishAsync('gateways/SESS-GW/telemetry', JSON.stringify({ 'SESS-SUB': { temperature: 3 } }), { qos: 1 });
     await waitFor('the sub-device online', async () => (await listed('SESS-SUB'))?.status === 'online', 10_000);
-    ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: gateway.id } }));
+    ok(await sut.call('device.disable', { token, body: { id: gateway.id } }));
     await waitFor('the gateway cut', async () => own.closed, 5_000);
     await waitFor('the sub-device offline', async () => (await listed('SESS-SUB'))?.status === 'offline', 5_000);
   });
@@ -186,7 +186,7 @@ describe('a device’s sessions end with its right to them', () => {
     // The projections stop: the disable is in the log, the read model does not know of it (the route answers after its wait).
     await sut.platform.runner.stopAll();
     try {
-      ok(await sut.call('POST', '/api/iot/device/disable', { token, body: { id: d.id } }));
+      ok(await sut.call('device.disable', { token, body: { id: d.id } }));
       await waitFor('the session cut', async () => own.closed, 5_000);
       const row = await sut.db.pool.query<{ enabled: boolean }>('select enabled from rm_devices where id = $1', [d.id]);
       expect(row.rows[0]!.enabled).toBe(true);

@@ -81,7 +81,7 @@ beforeAll(async () => {
     await sut.seedTenant({ id: tenant, name, adminUsername: `${tenant}Admin`, adminPassword: password });
     const token = await sut.login(`${tenant}Admin`, password);
     const product = async (code: string, type: string) => {
-      const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
+      const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id as string;
       for (const fn of [
         { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'int', min: 0, max: 1000 } },
         { type: 'property', name: 'temperature', identifier: 'temperature', dataType: { type: 'float' } },
@@ -93,8 +93,8 @@ beforeAll(async () => {
           inputs: [{ identifier: 'to', name: 'to', dataType: { type: 'text', maxLength: 64 } }],
         },
       ])
-        ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
-      ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+        ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: fn } }));
+      ok(await sut.call('product.publish', { token, body: { id } }));
       return id;
     };
     const direct = await product('WALK-DIR', 'direct');
@@ -103,7 +103,7 @@ beforeAll(async () => {
     const prefix = tenant.slice(0, 1).toUpperCase();
     const make = async (sn: string, productId: string, nodeType: Device['nodeType'], style: Device['style'], gatewaySn?: string) => {
       const gatewayId = gatewaySn ? devices.find((d) => d.sn === gatewaySn)!.id : undefined;
-      const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: `${sn}-name`, productId, gatewayId } }));
+      const d = ok(await sut.call('device.create', { token, body: { sn, name: `${sn}-name`, productId, gatewayId } }));
       devices.push({ tenant, sn, id: d.id, secret: d.secret, nodeType, style, gateway: gatewaySn });
       await sut.platform.runner.catchUp();
     };
@@ -185,7 +185,7 @@ describe('the MQTT topic table walked against every other device', () => {
     for (const device of devices) {
       values.set(++value, device.sn);
       ok(
-        await sut.call('POST', '/api/iot/device/command', {
+        await sut.call('device.command', {
           token: await sut.login(`${device.tenant}Admin`, `${device.tenant[0]!.toUpperCase()}${device.tenant.slice(1)}#pw1`),
           body: { id: device.id, kind: 'property', identifier: 'setpoint', params: { value } },
         }),
@@ -224,7 +224,7 @@ describe('the MQTT topic table walked against every other device', () => {
         { id: device.id, kind: 'property', identifier: 'setpoint', params: { value } },
         { id: device.id, kind: 'service', identifier: 'tag', params: { to: `to-${device.sn}` }, mode: 'async' },
       ])
-        ok(await sut.call('POST', '/api/iot/device/command', { token, body }));
+        ok(await sut.call('device.command', { token, body }));
     }
     // Each device, through its newest session (or its gateway's), gets both.
     const newest = (sn: string) => sessions.filter((s) => spokenFor(s.device).includes(sn)).at(-1)!;

@@ -207,7 +207,7 @@ async function storeUnchecked(field: string, url: string) {
 /** Raises an alarm and lets the delivery worker try every record once: answers the records of the way asked. */
 async function raiseAndDeliver(sendWay: string) {
   const rows = [{ deviceId, variable: 'pressure', type: 'device', level: 3, trigger: 'manual', faultFlag: true, value: 1 }];
-  const alarmId = ok(await sut.call('POST', '/api/iot/alarm/manual', { token, body: { rows } })).ids[0] as string;
+  const alarmId = ok(await sut.call('alarm.manual', { token, body: { rows } })).ids[0] as string;
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   return (
@@ -237,30 +237,30 @@ beforeAll(async () => {
   });
   await sut.seedTenant({ id: TENANT, name: 'OscarOut', adminUsername: 'oscarOutAdmin', adminPassword: 'Oscar#pw12' });
   token = await sut.login('oscarOutAdmin', 'Oscar#pw12');
-  productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'Pump', code: 'POUT', type: 'direct' } })).id;
+  productId = ok(await sut.call('product.create', { token, body: { name: 'Pump', code: 'POUT', type: 'direct' } })).id;
   ok(
-    await sut.call('PUT', '/api/iot/product/function', {
+    await sut.call('product.defineFunction', {
       token,
       body: { productId, function: { type: 'property', name: 'p', identifier: 'pressure', dataType: { type: 'float' } } },
     }),
   );
-  ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id: productId } }));
-  deviceId = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'SN-OUT-1', name: 'pump', productId } })).id;
+  ok(await sut.call('product.publish', { token, body: { id: productId } }));
+  deviceId = ok(await sut.call('device.create', { token, body: { sn: 'SN-OUT-1', name: 'pump', productId } })).id;
   const contactId = ok(
-    await sut.call('POST', '/api/iot/alarm/contact', {
+    await sut.call('contact.create', {
       token,
       body: { name: 'duty', email: 'duty@oscarout.example', phone: '13800000077' },
     }),
   ).id;
   const templateId = ok(
-    await sut.call('POST', '/api/iot/notifyTemplate', {
+    await sut.call('notifyTemplate.create', {
       token,
       body: { code: 'T', name: 't', type: 'wechat', subject: 'alarm {{device}}', content: '{{device}} = {{value}}' },
     }),
   ).id;
   await sut.platform.runner.catchUp();
   ok(
-    await sut.call('POST', '/api/iot/notifyConfig', {
+    await sut.call('notifyConfig.create', {
       token,
       // A WeChat-type configuration: its records go to the group robots, and by email and SMS to the contact.
       body: { name: 'all', source: 'alarm', type: 'wechat', templateId, sendWays: ['email', 'sms'], contactIds: [contactId] },
@@ -313,7 +313,7 @@ describe('every outbound URL field of the route table', () => {
       }
     }
     // Nothing of it was stored.
-    const stored = ok(await sut.call('GET', '/api/iot/notifySettings', { token }));
+    const stored = ok(await sut.call('notify.settings', { token }));
     expect(Object.values(stored.tenant.secrets).some(Boolean)).toBe(false);
     expect(stored.tenant.smsEndpoint).toBeNull();
   });
@@ -443,7 +443,7 @@ describe('every outbound URL field of the route table', () => {
       const channel = channelOf[field]!;
       // The allowed server passes the save check: the operator allowed its address.
       const url = channel.url(`127.0.0.3:${allowedPort}`);
-      const saved = await sut.call('PUT', '/api/iot/notifySettings', {
+      const saved = await sut.call('notify.saveSettings', {
         token,
         body: {
           smtpUrl: null,
@@ -473,7 +473,7 @@ describe('every outbound URL field of the route table', () => {
     const secret = 'pg_hba.conf: host all all 10.0.0.0/8 trust';
     const url = channelOf.wecomWebhook!.url(`127.0.0.3:${allowedPort}`);
     ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token,
         body: { smtpUrl: null, dingtalkWebhook: null, smsEndpoint: null, wecomWebhook: url },
       }),
@@ -494,14 +494,14 @@ describe('every outbound URL field of the route table', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     ok(
-      await sut.call('PUT', '/api/iot/notifySettings', {
+      await sut.call('notify.saveSettings', {
         token,
         body: { wecomWebhook: channelOf.wecomWebhook!.url(`127.0.0.3:${closedPort}`) },
       }),
     );
     await sut.platform.runner.catchUp();
     expect((await raiseAndDeliver('wechat')).map((r) => r.error)).toEqual(['CONNECT_FAILED']);
-    const listed = await sut.call('GET', '/api/iot/notifyRecord', { token, query: { sendWay: 'wechat', pageSize: '100' } });
+    const listed = await sut.call('notifyRecord.list', { token, query: { sendWay: 'wechat', pageSize: '100' } });
     expect(listed.status).toBe(200);
     expect(listed.body).not.toContain('pg_hba');
     expect(listed.body).not.toContain('ECONNREFUSED');

@@ -14,7 +14,7 @@ describe('races on one-time codes and login throttling', () => {
 
   it('lets one verification code register one tenant when submitted 4 times, each held at the code until all are', async () => {
     const email = 'race@acme.test';
-    expect((await sut.api('POST', '/api/auth/register/code', { body: { method: 'email', target: email } })).status).toBe(200);
+    expect((await sut.api('tenant.sendCode', { body: { method: 'email', target: email } })).status).toBe(200);
     const row = await sut.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [
       email,
     ]);
@@ -25,7 +25,7 @@ describe('races on one-time codes and login throttling', () => {
       Array.from(
         { length: 4 },
         (_, i) => () =>
-          sut.call('POST', '/api/auth/register', {
+          sut.call('tenant.register', {
             body: {
               tenantName: `raceTenant${i}`,
               contactName: 'Race',
@@ -47,7 +47,7 @@ describe('races on one-time codes and login throttling', () => {
   it('checks at most the allowed number of 50 concurrent wrong passwords for one account', async () => {
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        sut.call('POST', '/api/auth/login', {
+        sut.call('auth.login', {
           body: { account: 'raceCo', password: `wrong${i}`, agreement: true },
           remoteAddress: `10.9.0.${i + 1}`,
         }),
@@ -61,15 +61,14 @@ describe('races on one-time codes and login throttling', () => {
   it('throttles guessing an app secret and checking a password', async () => {
     const guesses = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        sut.call('POST', '/api/auth/app/token', { body: { appKey: 'akguessed', appSecret: `s${i}` }, remoteAddress: `10.8.0.${i + 1}` }),
+        sut.call('app.token', { body: { appKey: 'akguessed', appSecret: `s${i}` }, remoteAddress: `10.8.0.${i + 1}` }),
       ),
     );
     expect(guesses.filter((g) => g.json?.data?.error === 'RATE_LIMITED').length).toBe(7);
     await sut.seedTenant({ id: 'race2', name: 'raceTwo', adminUsername: 'raceTwo', adminPassword: 'Race#pw123' });
     const token = await sut.login('raceTwo', 'Race#pw123', '10.7.0.1');
     const checks = [];
-    for (let i = 0; i < 7; i++)
-      checks.push((await sut.call('POST', '/api/auth/user/password/check', { token, body: { password: `no${i}` } })).status);
+    for (let i = 0; i < 7; i++) checks.push((await sut.call('user.checkPassword', { token, body: { password: `no${i}` } })).status);
     expect(checks.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(checks.slice(5)).toEqual([429, 429]);
   });
@@ -80,9 +79,7 @@ describe('races on one-time codes and login throttling', () => {
     for (let i = 0; i < 12; i++) {
       // Past the 60 s countdown each time, from a new client each time.
       await sut.db.pool.query(`update auth_verification_codes set sent_at = now() - interval '2 minutes' where target = $1`, [target]);
-      statuses.push(
-        (await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target }, remoteAddress: `10.6.0.${i + 1}` })).status,
-      );
+      statuses.push((await sut.call('tenant.sendCode', { body: { method: 'email', target }, remoteAddress: `10.6.0.${i + 1}` })).status);
     }
     expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
@@ -95,8 +92,7 @@ describe('races on one-time codes and login throttling', () => {
     const statuses: number[] = [];
     for (let i = 0; i < CODE_LIMITS.perClientPerHour + 2; i++)
       statuses.push(
-        (await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target: `c${i}@acme.test` }, remoteAddress: client }))
-          .status,
+        (await sut.call('tenant.sendCode', { body: { method: 'email', target: `c${i}@acme.test` }, remoteAddress: client })).status,
       );
     expect(statuses.filter((s) => s === 200)).toHaveLength(CODE_LIMITS.perClientPerHour);
     expect(statuses.slice(-2)).toEqual([429, 429]);
@@ -104,13 +100,13 @@ describe('races on one-time codes and login throttling', () => {
 
   it('tells whether a tenant name is taken only to someone who proved the code', async () => {
     const target = 'prober@acme.test';
-    await sut.call('POST', '/api/auth/register/code', { body: { method: 'email', target }, remoteAddress: '10.8.0.1' });
+    await sut.call('tenant.sendCode', { body: { method: 'email', target }, remoteAddress: '10.8.0.1' });
     const code = /\b(\d{6})\b/.exec(
       (await sut.db.pool.query<{ body: string }>('select body from notify_outbox where recipient = $1 order by id desc limit 1', [target]))
         .rows[0]!.body,
     )![1]!;
     const register = (withCode: string) =>
-      sut.call('POST', '/api/auth/register', {
+      sut.call('tenant.register', {
         // 'raceCo' is a tenant (and its administrator's username) already.
         body: { tenantName: 'raceCo', contactName: 'X', company: '', method: 'email', email: target, code: withCode, password: 'secret12' },
         remoteAddress: '10.8.0.1',

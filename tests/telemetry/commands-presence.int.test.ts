@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import mqtt, { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../harness/api.ts';
+import { fetchClient, type FetchClient } from '../harness/fetch-client.ts';
 import { freePort } from '../harness/free-port.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../harness/process.ts';
@@ -15,14 +17,12 @@ import { onboardTenant, startProcess, waitFor, type PlatformProcess } from '../h
 let db: TestDatabase;
 let dataDir: string;
 let platform: PlatformProcess | null = null;
+/** The running process's API (a restarted one listens on another port). */
+let api: FetchClient;
 let mqttPort: number;
 const clients: MqttClient[] = [];
 const env = () => ({ MQTT_PORT: String(mqttPort), PRESENCE_OFFLINE_AFTER_MS: '1500' });
 
-const ok = (r: { status: number; json: { data: any } | null }) => {
-  expect(r.status, JSON.stringify(r.json)).toBe(200);
-  return r.json!.data;
-};
 const connect = async (sn: string, secret: string) => {
   const client = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { username: sn, password: secret, clientId: sn, reconnectPeriod: 0 });
   clients.push(client);
@@ -41,6 +41,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-presence-'));
   mqttPort = await freePort();
   platform = await startProcess(db, dataDir, env());
+  api = fetchClient(platform.url);
 }, 120_000);
 afterAll(async () => {
   for (const c of clients) c.end(true);
@@ -53,12 +54,12 @@ describe('presence at restart', () => {
   it('records offline the devices that were online when the process died and did not come back; keeps the ones that did', async () => {
     await onboardTenant(platform!, db, 'presenceCo', 'Tenant#pw1');
     const token = await waitFor('the tenant administrator', async () => {
-      const r = await platform!.call('POST', '/api/auth/login', { account: 'presenceCo', password: 'Tenant#pw1', agreement: true });
+      const r = await api.call('auth.login', { body: { account: 'presenceCo', password: 'Tenant#pw1', agreement: true } });
       return r.status === 200 ? (r.json!.data.token as string) : null;
     });
-    const productId = ok(await platform!.call('POST', '/api/iot/product', { name: 'meter', code: 'P-METER', type: 'direct' }, token)).id;
-    const gone = ok(await platform!.call('POST', '/api/iot/device', { sn: 'P-GONE', name: 'gone', productId }, token));
-    const back = ok(await platform!.call('POST', '/api/iot/device', { sn: 'P-BACK', name: 'back', productId }, token));
+    const productId = ok(await api.call('product.create', { token, body: { name: 'meter', code: 'P-METER', type: 'direct' } })).id;
+    const gone = ok(await api.call('device.create', { token, body: { sn: 'P-GONE', name: 'gone', productId } }));
+    const back = ok(await api.call('device.create', { token, body: { sn: 'P-BACK', name: 'back', productId } }));
     await waitFor('the devices to be known', async () => (await db.pool.query('select 1 from rm_devices')).rowCount === 2);
     await connect('P-GONE', gone.secret);
     await connect('P-BACK', back.secret);
@@ -81,6 +82,7 @@ describe('presence at restart', () => {
     returning.on('error', () => {});
     const returned = new Promise((resolve) => returning.once('connect', resolve));
     platform = await startProcess(db, dataDir, env());
+    api = fetchClient(platform.url);
     await returned;
     returning.options.reconnectPeriod = 0;
 
@@ -89,8 +91,8 @@ describe('presence at restart', () => {
     await waitFor('the absent device offline', async () => (await presence(gone.id)).at(-1) === 'DeviceWentOffline', 15_000);
     expect(await presence(gone.id)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
     expect(await presence(back.id)).toEqual(['DeviceWentOnline']);
-    const list = ok(await platform!.call('GET', '/api/iot/device?pageSize=10', undefined, token));
-    expect(Object.fromEntries((list.rows as { sn: string; status: string }[]).map((d) => [d.sn, d.status]))).toEqual({
+    const list = ok(await api.call('device.list', { token, query: { pageSize: 10 } }));
+    expect(Object.fromEntries(list.rows.map((d) => [d.sn, d.status]))).toEqual({
       'P-GONE': 'offline',
       'P-BACK': 'online',
     });

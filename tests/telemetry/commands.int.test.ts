@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { channels } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ok } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
 
 /**
@@ -18,10 +19,6 @@ let mqttUrl: string;
 const devices: Record<string, { id: string; secret: string }> = {};
 const clients: MqttClient[] = [];
 
-const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
-  expect(r.status, r.body).toBe(200);
-  return r.json!.data;
-};
 /** Gone from the intake: the broker has seen the device disconnect. */
 const offline = (id: string) => waitFor('the device offline', () => sut.platform.ingest!.intake.sessionOf(id) === null, 10_000);
 
@@ -36,9 +33,7 @@ async function connectDevice(username: string, password: string | undefined, fil
   return { client, got };
 }
 const desired = async (id: string) =>
-  Object.fromEntries(
-    (ok(await sut.call('GET', '/api/iot/device/desired', { token, query: { id } })) as any[]).map((d) => [d.identifier, d]),
-  );
+  Object.fromEntries(ok(await sut.call('device.desired', { token, query: { id } })).map((d) => [d.identifier, d]));
 const commandEvents = async (id: string) =>
   (
     await sut.db.pool.query<{ type: string; actor: string; data: any }>(
@@ -55,7 +50,7 @@ beforeAll(async () => {
   token = await sut.login('romeoAdmin', 'Romeo#pw1');
   other = await sut.login('sierraAdmin', 'Sierra#pw1');
   const product = async (code: string, type: string) => {
-    const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
+    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id;
     for (const fn of [
       { type: 'property', name: 'setpoint', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
       { type: 'property', name: 'mode', identifier: 'mode', access: 'rw', dataType: { type: 'int', min: 0, max: 3 } },
@@ -69,8 +64,8 @@ beforeAll(async () => {
         inputs: [{ identifier: 'pin', name: 'pin', dataType: { type: 'int', min: 0, max: 16 } }],
       },
     ])
-      ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
-    ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+      ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: fn } }));
+    ok(await sut.call('product.publish', { token, body: { id } }));
     return id;
   };
   const direct = await product('VALVE', 'direct');
@@ -83,19 +78,19 @@ beforeAll(async () => {
     ['TB-GW-1', gateway],
     ['GW-N-1', gateway],
   ] as const) {
-    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    const d = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
     devices[sn] = { id: d.id, secret: d.secret };
   }
   await sut.platform.runner.catchUp();
   const s = ok(
-    await sut.call('POST', '/api/iot/device', {
+    await sut.call('device.create', {
       token,
       body: { sn: 'TB-SUB-1', name: 'Meter A', productId: sub, gatewayId: devices['TB-GW-1']!.id },
     }),
   );
   devices['TB-SUB-1'] = { id: s.id, secret: s.secret };
   const n = ok(
-    await sut.call('POST', '/api/iot/device', {
+    await sut.call('device.create', {
       token,
       body: { sn: 'SUB-N-1', name: 'meter n', productId: sub, gatewayId: devices['GW-N-1']!.id },
     }),
@@ -111,12 +106,11 @@ afterAll(async () => {
 describe('desired and reported state', () => {
   it('sends a desired value at once, shows the difference until reported, and re-sends what is not reported at reconnect', async () => {
     const { id, secret } = devices['VALVE-1']!;
-    const setDesired = (value: unknown) =>
-      sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'setpoint', value } });
+    const setDesired = (value: unknown) => sut.call('device.setDesired', { token, body: { id, identifier: 'setpoint', value } });
     // Only writable properties, with values their type allows.
-    expect(
-      (await sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'temperature', value: 1 } })).json!.data.error,
-    ).toBe('COMMAND_INVALID');
+    expect((await sut.call('device.setDesired', { token, body: { id, identifier: 'temperature', value: 1 } })).json!.data.error).toBe(
+      'COMMAND_INVALID',
+    );
     expect((await setDesired(500)).json!.data.error).toBe('COMMAND_INVALID');
 
     const first = await connectDevice('VALVE-1', secret, ['devices/VALVE-1/command/+']);
@@ -142,7 +136,7 @@ describe('desired and reported state', () => {
     second.client.end(true);
     await offline(id);
     // Offline again, the mode is set: re-sent at the next reconnect after the setpoint, had that one still been due.
-    expect(ok(await sut.call('POST', '/api/iot/device/desired', { token, body: { id, identifier: 'mode', value: 2 } }))).toEqual({
+    expect(ok(await sut.call('device.setDesired', { token, body: { id, identifier: 'mode', value: 2 } }))).toEqual({
       messageId: null,
       status: 'offline',
     });
@@ -179,7 +173,7 @@ describe('ThingsBoard RPC downlink', () => {
         });
     });
     const command = (params: Record<string, unknown>, mode?: 'sync' | 'async') =>
-      sut.call('POST', '/api/iot/device/command', {
+      sut.call('device.command', {
         token,
         body: { id, kind: 'service', identifier: 'toggle', params, ...(mode ? { mode } : {}) },
       });
@@ -188,7 +182,7 @@ describe('ThingsBoard RPC downlink', () => {
     expect(tb.got[0]!.body).toEqual({ method: 'toggle', params: { pin: 3 } });
     // A property set reaches ThingsBoard firmware as a shared-attribute update.
     ok(
-      await sut.call('POST', '/api/iot/device/command', {
+      await sut.call('device.command', {
         token,
         body: { id, kind: 'property', identifier: 'setpoint', params: { value: 7 } },
       }),
@@ -221,7 +215,7 @@ describe('ThingsBoard RPC downlink', () => {
         );
     });
     const r = ok(
-      await sut.call('POST', '/api/iot/device/command', {
+      await sut.call('device.command', {
         token,
         body: { id: devices['TB-SUB-1']!.id, kind: 'service', identifier: 'toggle', params: { pin: 1 } },
       }),
@@ -241,7 +235,7 @@ describe('commands through a gateway', () => {
       });
     });
     const r = ok(
-      await sut.call('POST', '/api/iot/device/command', {
+      await sut.call('device.command', {
         token,
         body: { id: devices['SUB-N-1']!.id, kind: 'service', identifier: 'toggle', params: { pin: 5 } },
       }),
@@ -256,9 +250,7 @@ describe('commands through a gateway', () => {
     const gateway = devices['GW-N-1']!.id;
     for (const c of clients) c.end(true);
     await offline(gateway);
-    expect(
-      ok(await sut.call('POST', '/api/iot/device/desired', { token, body: { id: sub, identifier: 'setpoint', value: 12 } })).status,
-    ).toBe('offline');
+    expect(ok(await sut.call('device.setDesired', { token, body: { id: sub, identifier: 'setpoint', value: 12 } })).status).toBe('offline');
     const gw = await connectDevice('GW-N-1', devices['GW-N-1']!.secret, ['gateways/GW-N-1/command/+']);
     await waitFor('the desired value through the gateway', () => gw.got.length >= 1, 10_000);
     expect(gw.got[0]!.body).toMatchObject({ sn: 'SUB-N-1', kind: 'property', identifier: 'setpoint', params: { value: 12 } });

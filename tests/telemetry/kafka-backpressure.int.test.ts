@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafkaBus, type KafkaBus } from '@iot/infra/bus/kafka.ts';
-import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
+import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
 import type { Subscription } from '@iot/contracts/ports/bus.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/infra/timeseries/index.ts';

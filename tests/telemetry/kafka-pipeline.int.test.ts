@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
 import { startKafka } from '../harness/kafka.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ok } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
 
 /**
@@ -20,11 +21,6 @@ const clients: MqttClient[] = [];
 const DEVICES = 4;
 const MESSAGES = 60;
 const t0 = Date.UTC(2026, 10, 1, 0, 0, 0);
-
-const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
-  expect(r.status, r.body).toBe(200);
-  return r.json!.data;
-};
 
 function connect(sn: string, secret: string) {
   const client = mqtt.connect(mqttUrl, { username: sn, password: secret, clientId: `k-${sn}`, reconnectPeriod: 0, connectTimeout: 5000 });
@@ -44,7 +40,7 @@ const sample = (d: number, i: number) => ({
 type Series = { variable: string; points: { ts: string; value: number | null }[]; total: number };
 const history = async (id: string, from: number, to: number): Promise<Series[]> =>
   ok(
-    await sut.call('GET', '/api/iot/device/history', {
+    await sut.call('telemetry.history', {
       token,
       query: {
         id,
@@ -73,16 +69,16 @@ beforeAll(async () => {
   mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
   await sut.seedTenant({ id: 'kilo', name: 'kiloCo', adminUsername: 'kiloAdmin', adminPassword: 'Kilo#pw1' });
   token = await sut.login('kiloAdmin', 'Kilo#pw1');
-  const productId = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: 'KAFKA', code: 'KAFKA', type: 'direct' } })).id;
+  const productId = ok(await sut.call('product.create', { token, body: { name: 'KAFKA', code: 'KAFKA', type: 'direct' } })).id;
   for (const fn of [
     { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 125, unit: '°C' } },
     { type: 'property', name: '计数', identifier: 'count', dataType: { type: 'int', min: 0, max: 1_000_000 } },
   ])
-    ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId, function: fn } }));
-  ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id: productId } }));
+    ok(await sut.call('product.defineFunction', { token, body: { productId, function: fn } }));
+  ok(await sut.call('product.publish', { token, body: { id: productId } }));
   for (let d = 0; d < DEVICES + 1; d++) {
     const sn = `KAFKA-${d}`;
-    const created = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    const created = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
     devices.push({ sn, id: created.id, secret: created.secret });
   }
   await sut.platform.runner.catchUp();

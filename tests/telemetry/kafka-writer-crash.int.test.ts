@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafkaBus, type KafkaBus } from '@iot/infra/bus/kafka.ts';
-import { busTelemetrySink, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/infra/bus/telemetry.ts';
+import { busTelemetrySink, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import type { TelemetryRow } from '@iot/infra/timeseries/index.ts';
 import { resolveEngine, type EngineHandle } from '../harness/engines.ts';
 import { startKafka } from '../harness/kafka.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * At-least-once without duplicates (issue 11): the Kafka writer is killed mid-stream, once right after an
@@ -104,9 +105,12 @@ describe('Kafka time-series writer killed mid-stream', () => {
     // The next writer gets those batches again (same boundaries, same tokens) while devices keep publishing.
     const second = await startWriter();
     const publishing = publish(200, SAMPLES);
-    const deadline = Date.now() + 30_000;
-    while (!(second.inserted.includes(first.inserted[2]!) && second.inserted.length >= 4) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      'the second writer to insert the third batch again, and one more',
+      () => second.inserted.includes(first.inserted[2]!) && second.inserted.length >= 4,
+      30_000,
+      20,
+    );
     second.child.kill('SIGKILL');
     await second.exited;
     expect(second.inserted).toContain(first.inserted[2]);
@@ -114,11 +118,7 @@ describe('Kafka time-series writer killed mid-stream', () => {
     // A third writer finishes the stream.
     const third = await startWriter();
     await publishing;
-    const until = Date.now() + 60_000;
-    while ((await bus.lag(TIMESERIES_WRITER_GROUP, TELEMETRY_TOPIC)) > 0) {
-      if (Date.now() > until) throw new Error('the writer did not catch up');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitFor('the writer to catch up', async () => (await bus.lag(TIMESERIES_WRITER_GROUP, TELEMETRY_TOPIC)) <= 0, 60_000, 200);
     third.child.kill('SIGTERM');
     await third.exited;
 

@@ -6,7 +6,7 @@
  * it kills itself right after that many inserts, before the bus commits the last one's offsets.
  */
 import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
-import { startTimeseriesWriter, dedupTokenOf, rowsOf } from '@iot/infra/bus/telemetry.ts';
+import { startTimeseriesWriter, dedupTokenOf, rowsOf } from '@iot/ingest/writer.ts';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 
 const [brokers, path, crashAfter] = process.argv.slice(2);

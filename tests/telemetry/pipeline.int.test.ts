@@ -1,8 +1,10 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import WebSocket from 'ws';
-import { channels } from '@iot/contracts';
+import { channels, type Routes } from '@iot/contracts';
+import type { ResultOf } from '@iot/contracts/http/route.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ok } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
 
 /**
@@ -17,11 +19,6 @@ let mqttUrl: string;
 const devices: Record<string, { id: string; secret: string }> = {};
 const clients: MqttClient[] = [];
 
-const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
-  expect(r.status, r.body).toBe(200);
-  return r.json!.data;
-};
-
 function connect(username: string, password?: string, clientId = `c-${Math.random().toString(36).slice(2)}`) {
   const client = mqtt.connect(mqttUrl, { username, password, clientId, reconnectPeriod: 0, connectTimeout: 5000 });
   clients.push(client);
@@ -33,15 +30,10 @@ function connect(username: string, password?: string, clientId = `c-${Math.rando
 const publish = (client: MqttClient, topic: string, payload: unknown, qos: 0 | 1 = 1) =>
   client.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos });
 const latest = async (id: string) =>
-  Object.fromEntries(
-    (
-      ok(await sut.call('GET', '/api/iot/device/latest', { token, query: { id } })) as {
-        variable: string;
-        display: string;
-        value: number;
-      }[]
-    ).map((v) => [v.variable, v]),
-  ) as Record<string, { variable: string; display: string; value: number } | undefined>;
+  Object.fromEntries(ok(await sut.call('telemetry.latest', { token, query: { id } })).map((v) => [v.variable, v])) as Record<
+    string,
+    ResultOf<Routes['telemetry.latest']>[number] | undefined
+  >;
 
 beforeAll(async () => {
   sut = await startTestPlatform({ PRESENCE_OFFLINE_AFTER_MS: '300' });
@@ -51,7 +43,7 @@ beforeAll(async () => {
   token = await sut.login('papaAdmin', 'Papa#pw1');
   other = await sut.login('quebecAdmin', 'Quebec#pw1');
   const product = async (code: string, type: string) => {
-    const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id;
+    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id;
     for (const fn of [
       { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 125, unit: '°C' } },
       {
@@ -75,8 +67,8 @@ beforeAll(async () => {
         inputs: [{ identifier: 'delay', name: '延时', dataType: { type: 'int', min: 0, max: 60 } }],
       },
     ])
-      ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
-    ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+      ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: fn } }));
+    ok(await sut.call('product.publish', { token, body: { id } }));
     return id as string;
   };
   const direct = await product('PIPE', 'direct');
@@ -88,12 +80,12 @@ beforeAll(async () => {
     ['PIPE-TB', direct],
     ['PIPE-GW-1', gateway],
   ] as const) {
-    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    const d = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
     devices[sn] = { id: d.id, secret: d.secret };
   }
   await sut.platform.runner.catchUp();
   const s = ok(
-    await sut.call('POST', '/api/iot/device', {
+    await sut.call('device.create', {
       token,
       body: { sn: 'PIPE-SUB-1', name: 'meter one', productId: sub, gatewayId: devices['PIPE-GW-1']!.id },
     }),
@@ -116,15 +108,15 @@ describe('telemetry pipeline', () => {
   });
 
   it("stores a device's samples with its template's retention period, the days the store's TTL keeps them", async () => {
-    const productId = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id: devices['PIPE-1']!.id } })).productId;
-    const device = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn: 'PIPE-KEEP', name: 'PIPE-KEEP', productId } }));
+    const productId = ok(await sut.call('device.detail', { token, query: { id: devices['PIPE-1']!.id } })).productId;
+    const device = ok(await sut.call('device.create', { token, body: { sn: 'PIPE-KEEP', name: 'PIPE-KEEP', productId } }));
     const tpl = ok(
-      await sut.call('POST', '/api/iot/template', {
+      await sut.call('template.create', {
         token,
         body: { name: 'keep a week', productId, protocol: 'mqtt', acquisitionPeriod: 60, retentionDays: 7 },
       }),
     ).id;
-    ok(await sut.call('POST', '/api/iot/template/apply', { token, body: { id: tpl, deviceIds: [device.id] } }));
+    ok(await sut.call('template.apply', { token, body: { id: tpl, deviceIds: [device.id] } }));
     await sut.platform.runner.catchUp();
     const client = await connect('PIPE-KEEP', device.secret);
     await publish(client, 'devices/PIPE-KEEP/telemetry', { temperature: 20 });
@@ -146,13 +138,13 @@ describe('telemetry pipeline', () => {
     const values = await latest(devices['PIPE-2']!.id);
     expect(Object.keys(values)).toEqual(['state']);
     await sut.platform.ingest!.flush();
-    const letters = ok(await sut.call('GET', '/api/iot/deadLetter', { token, query: { sn: 'PIPE-2' }, headers: { lang: 'en' } }));
+    const letters = ok(await sut.call('telemetry.deadLetters', { token, query: { sn: 'PIPE-2' }, headers: { lang: 'en' } }));
     const reasons = letters.rows.map((r: { reason: string }) => r.reason).join(' | ');
     expect(reasons).toContain('temperature (wrong type or out of range)');
     expect(reasons).toContain('humidity (unknown identifier)');
     expect(reasons).toContain('not JSON');
     // Another tenant sees none of them.
-    expect(ok(await sut.call('GET', '/api/iot/deadLetter', { token: other })).total).toBe(0);
+    expect(ok(await sut.call('telemetry.deadLetters', { token: other })).total).toBe(0);
   });
 
   it('refuses a wrong secret, and a device publishing on another device’s topic stores nothing there', async () => {
@@ -179,7 +171,7 @@ describe('telemetry pipeline', () => {
       { ts: ts + 60_000, values: { temperature: 31 } },
     ]);
     const history = ok(
-      await sut.call('GET', '/api/iot/device/history', {
+      await sut.call('telemetry.history', {
         token,
         query: {
           id: devices['PIPE-TB']!.id,
@@ -189,12 +181,12 @@ describe('telemetry pipeline', () => {
         },
       }),
     );
-    expect(history[0].points.map((p: { ts: string; value: number }) => [p.ts, p.value])).toEqual([
+    expect(history[0]!.points.map((p) => [p.ts, p.value])).toEqual([
       [new Date(ts).toISOString(), 30],
       [new Date(ts + 60_000).toISOString(), 31],
     ]);
     const buckets = ok(
-      await sut.call('GET', '/api/iot/device/history', {
+      await sut.call('telemetry.history', {
         token,
         query: {
           id: devices['PIPE-TB']!.id,
@@ -206,12 +198,12 @@ describe('telemetry pipeline', () => {
         },
       }),
     );
-    expect(buckets[0].points).toEqual([{ ts: new Date(ts).toISOString(), value: 31, text: null }]);
+    expect(buckets[0]!.points).toEqual([{ ts: new Date(ts).toISOString(), value: 31, text: null }]);
   });
 
   it('exports history as CSV and XLSX, streamed', async () => {
     const query = { id: devices['PIPE-TB']!.id, variables: 'temperature', from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z' };
-    const csv = await sut.call('GET', '/api/iot/device/history/export', { token, query, headers: { lang: 'en' } });
+    const csv = await sut.call('telemetry.export', { token, query, headers: { lang: 'en' } });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(
       csv.body
@@ -223,13 +215,13 @@ describe('telemetry pipeline', () => {
       '2026-11-20T08:00:00.000Z,temperature,温度,30,30 °C',
       '2026-11-20T08:01:00.000Z,temperature,温度,31,31 °C',
     ]);
-    const xlsx = await sut.call('GET', '/api/iot/device/history/export', { token, query: { ...query, format: 'xlsx' } });
+    const xlsx = await sut.call('telemetry.export', { token, query: { ...query, format: 'xlsx' } });
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');
     expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
   });
 
   it('asks to complete the query conditions when the device or variable is missing', async () => {
-    const r = await sut.call('GET', '/api/iot/device/history', {
+    const r = await sut.call('telemetry.history', {
       token,
       query: { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' },
     });
@@ -249,13 +241,13 @@ describe('telemetry pipeline', () => {
 
   it('takes readings over HTTP with the device credentials, and refuses wrong ones', async () => {
     const good = ok(
-      await sut.call('POST', '/api/iot/telemetry', {
+      await sut.call('telemetry.report', {
         body: { sn: 'PIPE-2', secret: devices['PIPE-2']!.secret, data: { temperature: 12.5 } },
       }),
     );
     expect(good).toEqual({ accepted: 1, rejected: [] });
     expect((await latest(devices['PIPE-2']!.id)).temperature!.value).toBe(12.5);
-    const bad = await sut.call('POST', '/api/iot/telemetry', { body: { sn: 'PIPE-2', secret: 'nope', data: { temperature: 1 } } });
+    const bad = await sut.call('telemetry.report', { body: { sn: 'PIPE-2', secret: 'nope', data: { temperature: 1 } } });
     expect(bad.status).toBe(401);
     expect(bad.json!.data.error).toBe('DEVICE_AUTH_FAILED');
   });
@@ -269,17 +261,31 @@ describe('telemetry pipeline', () => {
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
       return { socket, got };
     };
+    // A device of the other tenant, whose value, reported after the first tenant's, tells that tenant's listener is up to date.
+    const theirProduct = ok(
+      await sut.call('product.create', { token: other, body: { name: 'Q-LIVE', code: 'Q-LIVE', type: 'direct' } }),
+    ).id;
+    const temperature = { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } };
+    ok(await sut.call('product.defineFunction', { token: other, body: { productId: theirProduct, function: temperature } }));
+    ok(await sut.call('product.publish', { token: other, body: { id: theirProduct } }));
+    const theirDevice = ok(
+      await sut.call('device.create', { token: other, body: { sn: 'Q-LIVE-1', name: 'Q-LIVE-1', productId: theirProduct } }),
+    );
+    await sut.platform.runner.catchUp();
+
     const mine = await listen(`${base}?deviceIds=${devices['PIPE-1']!.id}`, token);
     const theirs = await listen(base, other);
     const client = await connect('PIPE-1', devices['PIPE-1']!.secret);
     await publish(client, 'devices/PIPE-1/telemetry', { temperature: 66 });
     await publish(client, 'devices/PIPE-1/telemetry', { state: 0 });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('both values pushed', () => mine.got.length >= 2, 10_000);
     expect(mine.got.map((m) => [m.deviceId, m.variable, m.value])).toEqual([
       [devices['PIPE-1']!.id, 'temperature', 66],
       [devices['PIPE-1']!.id, 'state', 0],
     ]);
-    expect(theirs.got).toEqual([]);
+    ok(await sut.call('telemetry.report', { body: { sn: 'Q-LIVE-1', secret: theirDevice.secret, data: { temperature: 7 } } }));
+    await waitFor('the other tenant’s own value pushed', () => theirs.got.length > 0, 10_000);
+    expect(theirs.got.map((m) => [m.deviceId, m.variable, m.value])).toEqual([[theirDevice.id, 'temperature', 7]]);
     mine.socket.close();
     theirs.socket.close();
   });
@@ -287,10 +293,10 @@ describe('telemetry pipeline', () => {
   it('invokes a synchronous service and records request and reply with who asked; a silent device times out', async () => {
     const id = devices['PIPE-2']!.id;
     const command = (params: Record<string, unknown>) =>
-      sut.call('POST', '/api/iot/device/command', { token, body: { id, kind: 'service', identifier: 'reboot', params } });
+      sut.call('device.command', { token, body: { id, kind: 'service', identifier: 'reboot', params } });
     expect((await command({ delay: 'soon' })).json!.data.error).toBe('COMMAND_INVALID');
     for (const c of clients) c.end(true);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the device’s sessions ended', () => !sut.platform.ingest!.intake.sessionOf(id), 10_000);
     expect(ok(await command({ delay: 1 })).status).toBe('offline');
     const device = await connect('PIPE-2', devices['PIPE-2']!.secret);
     await device.subscribeAsync('devices/PIPE-2/command/+', { qos: 1 });
@@ -355,7 +361,7 @@ describe('telemetry pipeline', () => {
     // Five connections within the debounce: one online, one offline.
     expect((await presenceEvents()).slice(before.length)).toEqual(['DeviceWentOnline', 'DeviceWentOffline']);
     await sut.platform.runner.catchUp();
-    const row = ok(await sut.call('GET', '/api/iot/device/detail', { token, query: { id } }));
+    const row = ok(await sut.call('device.detail', { token, query: { id } }));
     expect(row.status).toBe('offline');
     expect(row.lastReportAt).not.toBeNull();
   });

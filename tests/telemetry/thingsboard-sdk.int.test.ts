@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inCi } from '../harness/engines.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ok, type BodyOf } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
 
 /**
@@ -24,11 +25,6 @@ let token: string;
 let mqttPort: number;
 const devices: Record<string, { id: string; secret: string }> = {};
 const running: ChildProcess[] = [];
-
-const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
-  expect(r.status, r.body).toBe(200);
-  return r.json!.data;
-};
 
 /** One example run: its log lines as they come, and its exit. */
 function runExample(example: string, accessToken: string, { wrapped = true } = {}) {
@@ -58,15 +54,7 @@ function runExample(example: string, accessToken: string, { wrapped = true } = {
 
 /** A device's newest value of each variable, as stored (booleans as 0/1). */
 const latest = async (id: string) =>
-  Object.fromEntries(
-    (
-      ok(await sut.call('GET', '/api/iot/device/latest', { token, query: { id } })) as Array<{
-        variable: string;
-        value: number | null;
-        text: string | null;
-      }>
-    ).map((r) => [r.variable, r.text ?? r.value]),
-  );
+  Object.fromEntries(ok(await sut.call('telemetry.latest', { token, query: { id } })).map((r) => [r.variable, r.text ?? r.value]));
 
 beforeAll(async () => {
   if (missing) return;
@@ -81,10 +69,10 @@ beforeAll(async () => {
     access,
     dataType: { type },
   });
-  const product = async (code: string, type: string, functions: object[]) => {
-    const id = ok(await sut.call('POST', '/api/iot/product', { token, body: { name: code, code, type } })).id as string;
-    for (const fn of functions) ok(await sut.call('PUT', '/api/iot/product/function', { token, body: { productId: id, function: fn } }));
-    ok(await sut.call('POST', '/api/iot/product/publish', { token, body: { id } }));
+  const product = async (code: string, type: string, functions: BodyOf<'product.defineFunction'>['function'][]) => {
+    const id = ok(await sut.call('product.create', { token, body: { name: code, code, type } })).id;
+    for (const fn of functions) ok(await sut.call('product.defineFunction', { token, body: { productId: id, function: fn } }));
+    ok(await sut.call('product.publish', { token, body: { id } }));
     return id;
   };
   // What the device examples send: send_telemetry_and_attr.py, request_attributes.py, subscription_to_attrs.py.
@@ -114,7 +102,7 @@ beforeAll(async () => {
     ['SENSOR-1', sensor],
     ['GATEWAY-1', gateway],
   ] as const) {
-    const d = ok(await sut.call('POST', '/api/iot/device', { token, body: { sn, name: sn, productId } }));
+    const d = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
     devices[sn] = { id: d.id, secret: d.secret };
   }
   await sut.platform.runner.catchUp();
@@ -122,9 +110,7 @@ beforeAll(async () => {
     ['METER-A2', 'Test Device A2'],
     ['METER-EX', 'Example Name'],
   ] as const) {
-    const d = ok(
-      await sut.call('POST', '/api/iot/device', { token, body: { sn, name, productId: meter, gatewayId: devices['GATEWAY-1']!.id } }),
-    );
+    const d = ok(await sut.call('device.create', { token, body: { sn, name, productId: meter, gatewayId: devices['GATEWAY-1']!.id } }));
     devices[sn] = { id: d.id, secret: d.secret };
   }
   await sut.platform.runner.catchUp();
@@ -150,7 +136,7 @@ else
       // Every shape it sends (an object, an array of objects, with and without its own timestamp) is stored.
       const temperatures = await waitFor('the example’s five temperatures', async () => {
         const [series] = ok(
-          await sut.call('GET', '/api/iot/device/history', {
+          await sut.call('telemetry.history', {
             token,
             query: {
               id: devices['SENSOR-1']!.id,
@@ -197,7 +183,7 @@ else
       await run.line(/Service configuration was successfully retrieved and applied/, 'the example connected');
 
       ok(
-        await sut.call('POST', '/api/iot/device/desired', {
+        await sut.call('device.setDesired', {
           token,
           body: { id: devices['SENSOR-1']!.id, identifier: 'frequency', value: 5 },
         }),
@@ -225,7 +211,7 @@ else
 
     it('gateway: request_attributes.py gets its device’s shared attribute (the desired value)', async () => {
       ok(
-        await sut.call('POST', '/api/iot/device/desired', {
+        await sut.call('device.setDesired', {
           token,
           body: { id: devices['METER-EX']!.id, identifier: 'temperature', value: 21.5 },
         }),
@@ -245,7 +231,7 @@ else
       // The example connects its device right after connecting itself: the command goes out once the platform knows.
       const command = await waitFor('the RPC answered', async () => {
         const r = ok(
-          await sut.call('POST', '/api/iot/device/command', {
+          await sut.call('device.command', {
             token,
             body: { id: devices['METER-A2']!.id, kind: 'service', identifier: 'getCPULoad', params: {} },
           }),

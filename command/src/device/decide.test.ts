@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeOf, scenario } from '../decider-testing.ts';
 import { deviceDecider, type DeviceCommand } from './decide.ts';
-import type { DeviceEvent } from './device.ts';
+import type { DeviceEvent } from '@iot/contracts';
 
 const create: Extract<DeviceCommand, { type: 'CreateDevice' }> = {
   type: 'CreateDevice',

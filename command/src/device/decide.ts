@@ -1,6 +1,6 @@
-import { DomainError, type DeviceLocation, type NodeType } from '@iot/contracts';
+import { DomainError, type DeviceEvent, type DeviceLocation, type NodeType } from '@iot/contracts';
 import { sameValue, unreachable, type Decider } from '../decider.ts';
-import { evolve, initialState, type DeviceEvent, type DeviceState } from './device.ts';
+import { evolveDevice, initialDeviceState, type DeviceState } from '@iot/contracts/device/state.ts';
 
 /**
  * A device (a gateway is a device whose product is a gateway). SN uniqueness is a claim the handler takes
@@ -146,5 +146,9 @@ export function decide(command: DeviceCommand, state: DeviceState): DeviceEvent[
   }
 }
 
-export const deviceDecider: Decider<DeviceCommand, DeviceEvent, DeviceState> = { initialState, evolve, decide };
+export const deviceDecider: Decider<DeviceCommand, DeviceEvent, DeviceState> = {
+  initialState: initialDeviceState,
+  evolve: evolveDevice,
+  decide,
+};
 export const deviceStream = (tenantId: string, deviceId: string) => `device-${tenantId}.${deviceId}`;

@@ -6,7 +6,7 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { releaseClaim, withClaim } from '../shared/claims.ts';
 import { perItem } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
-import { latestVersion } from '../product/product.ts';
+import { latestVersion } from '@iot/contracts/device/state.ts';
 import { assertOwnGroup } from '../group/own.ts';
 import { templateDecider, templateStream } from '../template/decide.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
@@ -15,12 +15,9 @@ import { newDeviceSecret } from './secrets.ts';
 
 /** Refuses a gateway id that is not a gateway of the caller's tenant. */
 export async function assertGateway(ctx: RequestContext, gatewayId: string): Promise<void> {
-  const row = await ctx.ports.db.query<{ node_type: string }>('select node_type from rm_devices where id = $1 and tenant_id = $2', [
-    gatewayId,
-    callerOf(ctx).tenantId,
-  ]);
-  if (row.rowCount === 0) throw new DomainError('NOT_FOUND', { field: 'gatewayId' });
-  if (row.rows[0]!.node_type !== 'gateway') throw new DomainError('NOT_A_GATEWAY');
+  const nodeType = await ctx.ports.lookups.deviceNodeType(callerOf(ctx).tenantId, gatewayId);
+  if (nodeType === null) throw new DomainError('NOT_FOUND', { field: 'gatewayId' });
+  if (nodeType !== 'gateway') throw new DomainError('NOT_A_GATEWAY');
 }
 
 const command = (ctx: RequestContext, deviceId: string, cmd: DeviceCommand) =>
@@ -28,8 +25,8 @@ const command = (ctx: RequestContext, deviceId: string, cmd: DeviceCommand) =>
 
 async function deleteDevice(ctx: RequestContext, id: string) {
   const { tenantId } = callerOf(ctx);
-  const subs = await ctx.ports.db.query('select 1 from rm_devices where tenant_id = $1 and gateway_id = $2 limit 1', [tenantId, id]);
-  const result = await command(ctx, id, { type: 'DeleteDevice', deviceId: id, hasSubDevices: subs.rowCount > 0 });
+  const hasSubDevices = await ctx.ports.lookups.gatewayHasDevices(tenantId, id);
+  const result = await command(ctx, id, { type: 'DeleteDevice', deviceId: id, hasSubDevices });
   if (result.state.sn) await releaseClaim(ctx.ports.db, deviceSnScope, result.state.sn, id);
 }
 
@@ -148,14 +145,7 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
     const { tenantId } = callerOf(ctx);
     const { state } = await loadState(ctx.ports.store, templateDecider, templateStream(tenantId, body.id));
     if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
-    const ids =
-      body.deviceIds ??
-      (
-        await ctx.ports.db.query<{ id: string }>(
-          'select id from rm_devices where tenant_id = $1 and product_id = $2 order by id limit 1000',
-          [tenantId, state.fields!.productId],
-        )
-      ).rows.map((r) => r.id);
+    const ids = body.deviceIds ?? (await ctx.ports.lookups.deviceIdsOfProduct(tenantId, state.fields!.productId, 1000));
     return perItem(ids, (id) => applyTemplate(ctx, id, body.id), ctx.lang);
   },
 };

@@ -3,14 +3,11 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import {
   deviceCreateBody,
-  deviceSnScope,
   DomainError,
   IMPORT_MAX_BYTES,
   unstorable,
   importColumns,
   importRequiredColumns,
-  type DeviceEvent,
-  type EventMetadata,
   type ImportFault,
   type ImportProgress,
   type NodeType,
@@ -18,6 +15,8 @@ import {
 import { importFaultOfIssue, storedImportFault, type ImportFaultReason } from '@iot/contracts/device/import-faults.ts';
 import { callerOf, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { FileUpload } from '@iot/contracts/http/route.ts';
+import type { CommandContext } from '../handler.ts';
+import { createDevices, type NewDevice } from './create.ts';
 import { deviceStream } from './decide.ts';
 import { newDeviceSecret } from './secrets.ts';
 import { xlsxSheetRows } from './xlsx.ts';
@@ -168,22 +167,17 @@ interface ProductRef {
   modelVersion: number;
 }
 
-/** What the rows name by text (product code, group name, gateway SN), resolved within the caller's tenant. */
-async function lookupsOf(ctx: RequestContext) {
+/** What the rows name by text (product code or name, group name), resolved within the caller's tenant. */
+async function namesOf(ctx: RequestContext) {
   const { tenantId } = callerOf(ctx);
-  const products = await ctx.ports.db.query<{ id: string; code: string; name: string; type: NodeType; model_version: number }>(
-    'select id, code, name, type, model_version from rm_products where tenant_id = $1',
-    [tenantId],
-  );
   const productBy = new Map<string, ProductRef>();
-  for (const p of products.rows) {
-    const ref = { id: p.id, type: p.type, modelVersion: p.model_version };
+  for (const p of await ctx.ports.lookups.productsForDevices(tenantId)) {
+    const ref = { id: p.id, type: p.nodeType, modelVersion: p.modelVersion };
     productBy.set(p.name.toLowerCase(), ref);
     productBy.set(p.code.toLowerCase(), ref);
   }
-  const groups = await ctx.ports.db.query<{ id: string; name: string }>('select id, name from rm_groups where tenant_id = $1', [tenantId]);
   const groupBy = new Map<string, string>();
-  for (const g of groups.rows) {
+  for (const g of await ctx.ports.lookups.groupNamesOfTenant(tenantId)) {
     groupBy.set(g.name.toLowerCase(), g.id);
     groupBy.set(g.id, g.id);
   }
@@ -231,18 +225,16 @@ export async function importDevices(
   const progress: ImportProgress = { jobId, rows: 0, created: 0, failed: 0, bytes: 0, totalBytes: upload.length, done: false };
   const publish = () => ctx.ports.live.publish('device.import', { tenantId }, progress);
   let unchanged = 0;
-  const lookups = await lookupsOf(ctx);
+  const names = await namesOf(ctx);
   const seen = new Map<string, number>();
   /** Gateways by SN: the tenant's, and those this file creates (a sub-device row may follow its gateway's). */
   const gateways = new Map<string, { id: string; isGateway: boolean }>();
-  const metadata: EventMetadata = {
+  const context: CommandContext = {
     tenantId,
     actor: { kind: caller.kind, id: caller.id },
     correlationId: jobId,
-    causationId: null,
-    occurredAt: new Date().toISOString(),
-    schemaVersion: 1,
     ip: ctx.ip,
+    onAppended: ctx.wrote,
   };
 
   const faults: ImportFault[] = [];
@@ -258,26 +250,21 @@ export async function importDevices(
 
   async function importBatch(batch: Numbered[]) {
     const gatewaySns = [...new Set(batch.map((b) => b.values.gateway).filter((g): g is string => !!g && !gateways.has(g)))];
-    if (gatewaySns.length > 0) {
-      const found = await ctx.ports.db.query<{ id: string; sn: string; node_type: string }>(
-        'select id, sn, node_type from rm_devices where tenant_id = $1 and sn = any($2)',
-        [tenantId, gatewaySns],
-      );
-      for (const g of found.rows) gateways.set(g.sn, { id: g.id, isGateway: g.node_type === 'gateway' });
-    }
-    const valid: { row: number; id: string; event: DeviceEvent }[] = [];
+    for (const g of await ctx.ports.lookups.devicesBySn(tenantId, gatewaySns))
+      gateways.set(g.sn, { id: g.id, isGateway: g.nodeType === 'gateway' });
+    const valid: { row: number; device: NewDevice }[] = [];
     for (const { row, values } of batch) {
       const sn = values.sn ?? '';
       const fault = (field: string, reason: ImportFaultReason) => {
         faults.push({ row, sn: sn || null, field, reason: storedImportFault(reason) });
         progress.failed += 1;
       };
-      const product = lookups.productBy.get((values.product ?? '').toLowerCase());
+      const product = names.productBy.get((values.product ?? '').toLowerCase());
       if (!product) {
         fault('product', values.product ? { code: 'productUnknown', value: values.product } : { code: 'required' });
         continue;
       }
-      const groupId = values.group ? lookups.groupBy.get(values.group.toLowerCase()) : null;
+      const groupId = values.group ? names.groupBy.get(values.group.toLowerCase()) : null;
       if (values.group && !groupId) {
         fault('group', { code: 'groupUnknown', value: values.group });
         continue;
@@ -316,84 +303,54 @@ export async function importDevices(
       }
       seen.set(parsed.data.sn, row);
       const d = parsed.data;
-      const id = randomUUID();
       valid.push({
         row,
-        id,
-        event: {
-          type: 'DeviceCreated',
-          data: {
-            deviceId: id,
-            sn: d.sn,
-            name: d.name,
-            productId: d.productId,
-            modelVersion: product.modelVersion,
-            nodeType: product.type,
-            groupId: d.groupId,
-            gatewayId: d.gatewayId ?? null,
-            location: d.location,
-            version: d.version,
-            tags: [...new Set(d.tags)],
-            remark: d.remark,
-            secretHash: newDeviceSecret().hash,
-          },
+        device: {
+          deviceId: randomUUID(),
+          sn: d.sn,
+          name: d.name,
+          productId: d.productId,
+          modelVersion: product.modelVersion,
+          nodeType: product.type,
+          groupId: d.groupId,
+          gatewayId: d.gatewayId ?? null,
+          location: d.location,
+          version: d.version,
+          tags: d.tags,
+          remark: d.remark,
+          secretHash: newDeviceSecret().hash,
         },
       });
     }
     if (valid.length === 0) return;
 
-    // Claim every SN of the batch at once; a key already held is this tenant's device (unchanged) or another's (refused).
-    const claimed = await ctx.ports.db.query<{ key: string }>(
-      `insert into claims (scope, key, owner) select $1, * from unnest($2::text[], $3::text[]) on conflict (scope, key) do nothing returning key`,
-      [deviceSnScope, valid.map((v) => (v.event.data as { sn: string }).sn), valid.map((v) => v.id)],
+    // A key already held is this tenant's device (unchanged) or another's (refused).
+    const outcomes = await createDevices(
+      ctx.ports,
+      context,
+      valid.map((v) => v.device),
     );
-    const ours = new Set(claimed.rows.map((r) => r.key));
-    const held = valid.filter((v) => !ours.has((v.event.data as { sn: string }).sn));
-    if (held.length > 0) {
-      const holders = await ctx.ports.db.query<{ key: string; owner: string; mine: boolean }>(
-        `select c.key, c.owner, exists (select 1 from rm_devices d where d.id = c.owner and d.tenant_id = $3) as mine
-         from claims c where c.scope = $1 and c.key = any($2)`,
-        [deviceSnScope, held.map((v) => (v.event.data as { sn: string }).sn), tenantId],
-      );
-      for (const v of held) {
-        const sn = (v.event.data as { sn: string }).sn;
-        const holder = holders.rows.find((h) => h.key === sn);
-        // A device of ours the read model has not shown yet still has its stream.
-        const mine =
-          holder && (holder.mine || (await ctx.ports.store.readStream(deviceStream(tenantId, holder.owner), { limit: 1 })).length > 0);
-        if (mine) unchanged += 1;
-        else {
-          faults.push({ row: v.row, sn, field: 'sn', reason: storedImportFault({ code: 'snTaken' }) });
-          progress.failed += 1;
-        }
-      }
-    }
-    const fresh = valid.filter((v) => ours.has((v.event.data as { sn: string }).sn));
-    const results = await Promise.allSettled(
-      fresh.map((v) =>
-        ctx.ports.store.append(deviceStream(tenantId, v.id), [{ type: v.event.type, data: v.event.data as never, metadata }], 0),
-      ),
-    );
-    const lost: string[] = [];
-    results.forEach((r, i) => {
-      const v = fresh[i]!;
-      const data = v.event.data as { sn: string; nodeType: NodeType };
-      if (r.status === 'fulfilled') {
+    const holders = outcomes.flatMap((o) => (o.outcome === 'held' && o.holder ? [o.holder] : []));
+    const ours = new Set(await ctx.ports.lookups.devicesOfTenant(tenantId, holders));
+    for (const [i, o] of outcomes.entries()) {
+      const { row } = valid[i]!;
+      const { sn } = o.device;
+      if (o.outcome === 'created') {
         progress.created += 1;
-        if (data.nodeType === 'gateway') gateways.set(data.sn, { id: v.id, isGateway: true });
-        ctx.wrote(r.value.events.at(-1)!.position);
-      } else {
-        lost.push(data.sn);
-        faults.push({ row: v.row, sn: data.sn, field: 'sn', reason: storedImportFault({ code: 'notSaved' }) });
+        if (o.device.nodeType === 'gateway') gateways.set(sn, { id: o.device.deviceId, isGateway: true });
+        continue;
+      }
+      // A device of ours the read model has not shown yet still has its stream.
+      const mine =
+        o.outcome === 'held' &&
+        o.holder !== null &&
+        (ours.has(o.holder) || (await ctx.ports.store.readStream(deviceStream(tenantId, o.holder), { limit: 1 })).length > 0);
+      if (mine) unchanged += 1;
+      else {
+        faults.push({ row, sn, field: 'sn', reason: storedImportFault({ code: o.outcome === 'held' ? 'snTaken' : 'notSaved' }) });
         progress.failed += 1;
       }
-    });
-    if (lost.length > 0)
-      await ctx.ports.db.query('delete from claims where scope = $1 and key = any($2) and owner = any($3)', [
-        deviceSnScope,
-        lost,
-        fresh.map((v) => v.id),
-      ]);
+    }
   }
 
   try {

@@ -10,20 +10,20 @@ import {
   type MqttUserFields,
 } from '@iot/contracts';
 import { sameValue, unreachable, type Decider } from '../decider.ts';
-import { recordDecider } from '../shared/record-decider.ts';
+import { recordDecider, type RecordDecider } from '../shared/record-decider.ts';
 
-export const forwardServerDecider = recordDecider<ForwardServerFields, ForwardServerEvent>(
+export const forwardServerDecider = recordDecider<ForwardServerFields>()(
   { created: 'ForwardServerCreated', updated: 'ForwardServerUpdated', deleted: 'ForwardServerDeleted' },
   'serverId',
-);
-export const forwardRuleDecider = recordDecider<ForwardRuleFields, ForwardRuleEvent>(
+) satisfies RecordDecider<ForwardServerFields, ForwardServerEvent>;
+export const forwardRuleDecider = recordDecider<ForwardRuleFields>()(
   { created: 'ForwardRuleCreated', updated: 'ForwardRuleUpdated', deleted: 'ForwardRuleDeleted' },
   'ruleId',
-);
-export const mqttAclDecider = recordDecider<MqttAclFields, MqttAclEvent>(
+) satisfies RecordDecider<ForwardRuleFields, ForwardRuleEvent>;
+export const mqttAclDecider = recordDecider<MqttAclFields>()(
   { created: 'MqttAclCreated', updated: 'MqttAclUpdated', deleted: 'MqttAclDeleted' },
   'aclId',
-);
+) satisfies RecordDecider<MqttAclFields, MqttAclEvent>;
 
 export type MqttUserCommand =
   | { type: 'Create'; id: string; fields: MqttUserFields }

@@ -6,20 +6,20 @@ import type {
   NotifyTemplateEvent,
   NotifyTemplateFields,
 } from '@iot/contracts';
-import { recordDecider } from '../shared/record-decider.ts';
+import { recordDecider, type RecordDecider } from '../shared/record-decider.ts';
 
-export const contactDecider = recordDecider<ContactFields, ContactEvent>(
+export const contactDecider = recordDecider<ContactFields>()(
   { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
   'contactId',
-);
-export const notifyTemplateDecider = recordDecider<NotifyTemplateFields, NotifyTemplateEvent>(
+) satisfies RecordDecider<ContactFields, ContactEvent>;
+export const notifyTemplateDecider = recordDecider<NotifyTemplateFields>()(
   { created: 'NotifyTemplateCreated', updated: 'NotifyTemplateUpdated', deleted: 'NotifyTemplateDeleted' },
   'templateId',
-);
-export const notifyConfigDecider = recordDecider<NotifyConfigFields, NotifyConfigEvent>(
+) satisfies RecordDecider<NotifyTemplateFields, NotifyTemplateEvent>;
+export const notifyConfigDecider = recordDecider<NotifyConfigFields>()(
   { created: 'NotifyConfigCreated', updated: 'NotifyConfigUpdated', deleted: 'NotifyConfigDeleted' },
   'configId',
-);
+) satisfies RecordDecider<NotifyConfigFields, NotifyConfigEvent>;
 export const contactStream = (tenantId: string, id: string) => `contact-${tenantId}.${id}`;
 export const notifyTemplateStream = (tenantId: string, id: string) => `notifyTemplate-${tenantId}.${id}`;
 export const notifyConfigStream = (tenantId: string, id: string) => `notifyConfig-${tenantId}.${id}`;

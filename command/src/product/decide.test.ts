@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProductFields, ThingFunction } from '@iot/contracts';
 import { codeOf, scenario } from '../decider-testing.ts';
 import { productDecider } from './decide.ts';
-import type { ProductEvent } from './product.ts';
+import type { ProductEvent } from '@iot/contracts';
 
 const fields: ProductFields = {
   name: 'Sensor',

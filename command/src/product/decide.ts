@@ -1,6 +1,6 @@
-import { DomainError, type ProductFields, type ThingFunction } from '@iot/contracts';
+import { DomainError, type ProductEvent, type ProductFields, type ThingFunction } from '@iot/contracts';
 import { sameValue, unreachable, type Decider } from '../decider.ts';
-import { evolve, initialState, latestVersion, type ProductEvent, type ProductState } from './product.ts';
+import { evolveProduct, initialProductState, latestVersion, type ProductState } from '@iot/contracts/device/state.ts';
 
 /**
  * A product and its thing model. The draft is edited freely; publishing freezes it as the next version,
@@ -78,5 +78,9 @@ export function decide(command: ProductCommand, state: ProductState): ProductEve
   }
 }
 
-export const productDecider: Decider<ProductCommand, ProductEvent, ProductState> = { initialState, evolve, decide };
+export const productDecider: Decider<ProductCommand, ProductEvent, ProductState> = {
+  initialState: initialProductState,
+  evolve: evolveProduct,
+  decide,
+};
 export const productStream = (tenantId: string, productId: string) => `product-${tenantId}.${productId}`;

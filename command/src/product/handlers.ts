@@ -65,14 +65,10 @@ export const productHandlers: Pick<Handlers<DeviceRoutes>, ProductWrites> = {
 
   async 'product.delete'({ query }, ctx) {
     const { tenantId } = callerOf(ctx);
-    const devices = await ctx.ports.db.query('select 1 from rm_devices where tenant_id = $1 and product_id = $2 limit 1', [
-      tenantId,
-      query.id,
-    ]);
     await runCommand(ctx, productDecider, productStream(tenantId, query.id), {
       type: 'DeleteProduct',
       productId: query.id,
-      hasDevices: devices.rowCount > 0,
+      hasDevices: await ctx.ports.lookups.productHasDevices(tenantId, query.id),
     });
     await releaseClaims(ctx.ports.db, productCodeScope(tenantId), query.id);
     return { id: query.id };

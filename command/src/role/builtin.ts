@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { builtinMenus, builtinRoles, builtinRoleText, type BuiltinRole } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
-import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
+import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { roleDecider, roleStream } from './decide.ts';
 
@@ -104,9 +104,8 @@ export async function provisionTenant(
   }
   if (!adminUserId) return;
   const stream = userStream(tenantId, adminUserId);
-  const history = await store.readStream(stream);
-  if (history.length === 0) return;
-  const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
+  const { state, version } = await loadState(store, userDecider, stream);
+  if (version === 0) return;
   if (!state.profile || state.deleted || state.profile.roleIds.length > 0) return;
   await handleCommand(
     store,

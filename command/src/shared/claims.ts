@@ -64,6 +64,42 @@ export async function withClaim<T>(db: Sql, { scope, key, owner }: Claim, taken:
   }
 }
 
+/**
+ * Takes many keys of `scope` at once (a bulk import), each for its owner: the keys this call took, and who
+ * holds each of the others (an owner that held its key already is among the holders).
+ */
+export async function claimMany(
+  db: Sql,
+  scope: string,
+  claims: ReadonlyArray<Omit<Claim, 'scope'>>,
+): Promise<{ took: Set<string>; holders: Map<string, string> }> {
+  if (claims.length === 0) return { took: new Set(), holders: new Map() };
+  const inserted = await db.query<{ key: string }>(
+    `insert into claims (scope, key, owner) select $1, * from unnest($2::text[], $3::text[]) on conflict (scope, key) do nothing returning key`,
+    [scope, claims.map((c) => c.key), claims.map((c) => c.owner)],
+  );
+  const took = new Set(inserted.rows.map((r) => r.key));
+  const others = claims.filter((c) => !took.has(c.key)).map((c) => c.key);
+  const holders = new Map<string, string>();
+  if (others.length > 0) {
+    const held = await db.query<{ key: string; owner: string }>('select key, owner from claims where scope = $1 and key = any($2)', [
+      scope,
+      others,
+    ]);
+    for (const h of held.rows) holders.set(h.key, h.owner);
+  }
+  return { took, holders };
+}
+
+/** Frees keys of `scope`, each only if its owner still holds it: the claims of appends that failed. */
+export async function releaseMany(db: Sql, scope: string, claims: ReadonlyArray<Omit<Claim, 'scope'>>): Promise<void> {
+  if (claims.length === 0) return;
+  await db.query(
+    'delete from claims c using unnest($2::text[], $3::text[]) as r(key, owner) where c.scope = $1 and c.key = r.key and c.owner = r.owner',
+    [scope, claims.map((c) => c.key), claims.map((c) => c.owner)],
+  );
+}
+
 /** A rename: claims the new key, appends, then frees the owner's other keys in the scope. */
 export async function moveClaim<T>(db: Sql, target: Claim, taken: ErrorCode, append: () => Promise<T>): Promise<T> {
   const result = await withClaim(db, target, taken, append);

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, valueFits, type DeviceEvent, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
+import { DomainError, valueFits, type TelemetryRoutes, type ThingFunction } from '@iot/contracts';
 import { desiredValues, reportsDesired, writableProperties } from '@iot/contracts/device/desired.ts';
 import { callerOf, type Handlers, type Ports } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
-import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { isDeviceEvent } from '@iot/contracts/device/state.ts';
 import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
-import { productDecider, productStream } from '../product/decide.ts';
 import { runCommand } from '../request.ts';
 
 /** HTTP ingest (issue 11): a device without MQTT posts its readings with its credentials. */
@@ -102,12 +101,10 @@ export const commandHandlers: Pick<Handlers<TelemetryRoutes>, 'device.command' |
 };
 
 /** A device and the thing model it reports against (its bound version, or the draft before any publication). */
-async function deviceWithModel(ports: Pick<Ports, 'store'>, tenantId: string, deviceId: string) {
+async function deviceWithModel(ports: Pick<Ports, 'store' | 'lookups'>, tenantId: string, deviceId: string) {
   const { state } = await loadState(ports.store, deviceDecider, deviceStream(tenantId, deviceId));
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
-  const product = (await loadState(ports.store, productDecider, productStream(tenantId, state.productId!))).state;
-  const functions = (state.modelVersion > 0 ? product.versions[state.modelVersion - 1] : product.functions) ?? [];
-  return { state, functions };
+  return { state, functions: await ports.lookups.thingModelOf(tenantId, state.productId!, state.modelVersion) };
 }
 
 async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, deviceId: string) {
@@ -116,8 +113,8 @@ async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, de
 }
 
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
-async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
-  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredEventOf<DeviceEvent>[];
+async function pendingDesired(ports: Pick<Ports, 'store' | 'lookups' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
+  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))).filter(isDeviceEvent);
   const desired = [...desiredValues(history)].filter(([, want]) => !before || want.at < before);
   // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
   if (desired.length === 0) return null;

@@ -1,6 +1,6 @@
 import { DomainError, type UserRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { newAggregateId } from '../handler.ts';
+import { loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { setPassword, verifyPassword } from '../auth/credentials.ts';
 import { clearLoginFailures, reserveLoginAttempt } from '../auth/throttle.ts';
@@ -149,8 +149,7 @@ export const userHandlers: Pick<
   async 'user.updateProfile'({ body }, ctx) {
     const self = selfOf(ctx);
     const stream = userStream(self.tenantId, self.id);
-    const history = await ctx.ports.store.readStream(stream);
-    const state = history.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState);
+    const { state } = await loadState(ctx.ports.store, userDecider, stream);
     if (!state.profile) throw new DomainError('NOT_FOUND');
     const profile: UserProfile = { ...state.profile, ...body };
     const { db } = ctx.ports;

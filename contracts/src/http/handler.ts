@@ -64,6 +64,13 @@ export interface RequestContext {
 export type HandlerFn<B, Q, D> = (input: { body: B; query: Q }, ctx: RequestContext) => Promise<D | RawAnswer>;
 export type Handler<R extends RouteSpec> = HandlerFn<BodyOf<R>, QueryOf<R>, DataOf<R>>;
 
+/**
+ * A handler as the HTTP adapter holds it, its route's types erased: the adapter has validated body and query
+ * against that route's own schemas before the call. Written as a method so that its parameters compare
+ * bivariantly, which makes every `Handler<R>` one without a cast.
+ */
+export type ErasedHandler = { handle(input: { body: unknown; query: unknown }, ctx: RequestContext): Promise<unknown> }['handle'];
+
 /** A handler for every route of a table, checked by the compiler. */
 export type Handlers<T extends RouteTable> = { [K in keyof T]: Handler<T[K]> };
 

@@ -105,3 +105,11 @@ export const categoryOf = (stream: string): string => stream.slice(0, stream.ind
 export type StoredEventOf<E extends { type: string; data: object }> = E extends unknown
   ? Omit<StoredEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
   : never;
+
+/**
+ * A guard telling the events of one union (an aggregate's) by their type; `types` names every type of the union
+ * (a record, so that the compiler says when one is left out). What a typed read of a stream filters by.
+ */
+export function eventsOfUnion<E extends { type: string; data: object }>(types: Record<E['type'], true>) {
+  return (event: StoredEvent): event is StoredEvent & StoredEventOf<E> => Object.hasOwn(types, event.type);
+}

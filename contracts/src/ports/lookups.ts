@@ -1,3 +1,5 @@
+import type { NodeType } from '../device/model.ts';
+import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
 
@@ -121,4 +123,27 @@ export interface Lookups {
   approvedTenants(): Promise<Array<{ id: string; adminUserId: string | null }>>;
   /** Registrations under review with their contacts, oldest first. */
   pendingRegistrations(): Promise<ContactsOf[]>;
+
+  // Devices created in bulk and their broker accounts (issue 18: import, demo fleet, broker secrets).
+  /** The tenant's products with what a device is created from: its node type and latest published model version. */
+  productsForDevices(
+    tenantId: string,
+  ): Promise<Array<{ id: string; code: string; name: string; nodeType: NodeType; modelVersion: number }>>;
+  /** The tenant's groups, by id and name. */
+  groupNamesOfTenant(tenantId: string): Promise<Array<{ id: string; name: string }>>;
+  /** The tenant's devices among these SNs, with their node type. */
+  devicesBySn(tenantId: string, sns: string[]): Promise<Array<{ id: string; sn: string; nodeType: NodeType }>>;
+  /** The node type of a product of the tenant (null: no such product). */
+  productNodeType(tenantId: string, productId: string): Promise<NodeType | null>;
+  // ---------------------------------------------------------------- devices, gateways and products (projections/src/device/)
+  /** How a device of the tenant reaches the platform (null: no such device): what a gateway id is checked by. */
+  deviceNodeType(tenantId: string, deviceId: string): Promise<NodeType | null>;
+  /** Whether any device of the tenant is behind the gateway. */
+  gatewayHasDevices(tenantId: string, gatewayId: string): Promise<boolean>;
+  /** Whether any device of the tenant is of the product. */
+  productHasDevices(tenantId: string, productId: string): Promise<boolean>;
+  /** The ids of the tenant's devices of a product, at most `limit`, in id order. */
+  deviceIdsOfProduct(tenantId: string, productId: string, limit: number): Promise<string[]>;
+  /** The thing model a device bound to `modelVersion` of the product reports against: that version, or the draft before any. */
+  thingModelOf(tenantId: string, productId: string, modelVersion: number): Promise<ThingFunction[]>;
 }

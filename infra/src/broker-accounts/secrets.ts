@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
 import { isRawAnswer } from '@iot/contracts/http/route.ts';
-import type { Handler, RequestContext } from '@iot/contracts/http/handler.ts';
+import { callerOf, type Handler, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { routes } from '@iot/contracts';
 import type { BrokerAccounts } from './port.ts';
 
 type SecretRoutes = 'device.create' | 'device.rotateSecret';
 type SecretHandlers = { [K in SecretRoutes]: Handler<(typeof routes)[K]> };
 
-const isGateway = async (ctx: RequestContext, sql: string, id: string) =>
-  (await ctx.ports.db.query<{ type: string }>(sql, [id])).rows[0]?.type === 'gateway';
+const productIsGateway = async (ctx: RequestContext, productId: string) =>
+  (await ctx.ports.lookups.productNodeType(callerOf(ctx).tenantId, productId)) === 'gateway';
+const deviceIsGateway = async (ctx: RequestContext, deviceId: string) =>
+  (await ctx.ports.lookups.deviceNodeType(callerOf(ctx).tenantId, deviceId)) === 'gateway';
 
 /**
  * The device secret exists in clear only in the answer to create and rotate (the log keeps its SHA-256), so
@@ -28,14 +30,12 @@ export function withBrokerSecrets<H extends SecretHandlers>(handlers: H, account
     ...handlers,
     async 'device.create'(input, ctx) {
       const answer = await handlers['device.create'](input, ctx);
-      if (!isRawAnswer(answer))
-        await handOver(ctx, answer.sn, answer.secret, isGateway(ctx, 'select type from rm_products where id = $1', input.body.productId));
+      if (!isRawAnswer(answer)) await handOver(ctx, answer.sn, answer.secret, productIsGateway(ctx, input.body.productId));
       return answer;
     },
     async 'device.rotateSecret'(input, ctx) {
       const answer = await handlers['device.rotateSecret'](input, ctx);
-      if (!isRawAnswer(answer))
-        await handOver(ctx, answer.sn, answer.secret, isGateway(ctx, 'select node_type as type from rm_devices where id = $1', answer.id));
+      if (!isRawAnswer(answer)) await handOver(ctx, answer.sn, answer.secret, deviceIsGateway(ctx, answer.id));
       return answer;
     },
   };

@@ -1,6 +1,6 @@
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Kafka, logCreator, Producer } from 'kafkajs';
-import { WriteBatcher } from '../timeseries/batcher.ts';
+import { WriteBatcher } from '@iot/ingest/batcher.ts';
 import type { Bus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription } from '@iot/contracts/ports/bus.ts';
 import { encodeValue } from './codec.ts';
 

@@ -17,7 +17,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { limits, PRODUCT_VERSION, TOKEN_COOKIE } from '@iot/contracts';
-import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
+import type { ErasedHandler, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
 import { feedActivity, registerChannels, type ChannelHub } from './channels.ts';
@@ -52,7 +52,8 @@ const FILE_TYPES = [
 /** The HTTP server: envelope, validation, auth, OpenAPI at /docs, /health and /metrics; modules add their routes. */
 export interface RouteTableBinding {
   routes: RouteTable;
-  handlers: Handlers<RouteTable>;
+  /** Every route's handler by the route's name (the composition root's `Handlers<typeof routes>` checks they are all there). */
+  handlers: Readonly<Record<string, ErasedHandler>>;
   ports: Ports;
   watch: ReadModelWatch;
 }
@@ -121,12 +122,12 @@ export async function createApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerAccessControl(
-    app as unknown as FastifyInstance,
+    app,
     options.resolvePrincipal ?? ((token) => resolvePrincipal(context.db, token)),
     context.config.APP_MODE === 'development' ? context.db : null,
   );
   // After access control: a caller without the permission gets 403 whatever the body.
-  registerHardening(app as unknown as FastifyInstance);
+  registerHardening(app);
 
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(
@@ -145,7 +146,7 @@ export async function createApp(
   });
 
   if (options.channels) {
-    const hub = await registerChannels(app as unknown as FastifyInstance, options.channels.specs, options.channels.lookups);
+    const hub = await registerChannels(app, options.channels.specs, options.channels.lookups);
     options.channels.onHub?.(hub);
     const feed = await feedActivity(context.store, hub);
     app.addHook('onClose', () => feed.stop());

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifyTypeProvider } from 'fastify';
+import type { AnyFastify } from './instance.ts';
 import { TOKEN_COOKIE } from '@iot/contracts';
 import type { Sql } from '@iot/infra/postgres/sql.ts';
 import { hashToken } from '@iot/command/auth/sessions.ts';
@@ -74,8 +75,8 @@ export async function actingPrincipal(db: Sql, principal: Principal, header: unk
  * Every route declares what it needs; a route that forgets is refused at start-up, not opened by accident.
  * `developmentDb` (development mode only) turns on the `tenant` header of `actingPrincipal`.
  */
-export function registerAccessControl(
-  app: FastifyInstance,
+export function registerAccessControl<P extends FastifyTypeProvider>(
+  app: AnyFastify<P>,
   resolve: (token: string) => Promise<Principal | null>,
   developmentDb: Sql | null = null,
 ): void {

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyTypeProvider } from 'fastify';
+import type { AnyFastify } from './instance.ts';
 import websocket from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
@@ -31,7 +32,11 @@ export interface Delivery {
  * the same access control as any route (session cookie or Authentication header, the channel's
  * permission); a message reaches only listeners of its own tenant (and group subtree, when scoped so).
  */
-export async function registerChannels(app: FastifyInstance, channels: Record<string, ChannelSpec>, lookups: Lookups) {
+export async function registerChannels<P extends FastifyTypeProvider>(
+  app: AnyFastify<P>,
+  channels: Record<string, ChannelSpec>,
+  lookups: Lookups,
+) {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const listeners = new Map<string, Set<Listener>>();
   const inbound = new Map<string, LiveInboundHandler>();

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyTypeProvider } from 'fastify';
+import type { AnyFastify } from './instance.ts';
 import { errorCatalogue, messageOf, unstorable, type ErrorCode } from '@iot/contracts';
 import { replyError, replyInvalid } from './envelope.ts';
 
@@ -53,7 +54,7 @@ const CSP = [
  * What every answer carries (issue 9): strings that cannot be stored refused with 400 before any handler,
  * security headers on every answer, `no-store` on the API's.
  */
-export function registerHardening(app: FastifyInstance): void {
+export function registerHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>): void {
   app.addHook('preValidation', async (request, reply) => {
     // The query parser's object has a prototype of its own (not Object's): copied, it is walked like a body.
     const query = request.query && typeof request.query === 'object' ? { ...request.query } : request.query;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, envelope, errorCatalogue, type ErrorCode } from '@iot/contracts';
-import type { Handler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
+import type { ErasedHandler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
 import { isWorkflow, type ReadModel } from '@iot/contracts/http/read-models.ts';
 import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
 import type { App } from './app.ts';
@@ -75,7 +75,7 @@ const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
 export function registerRouteTable<T extends RouteTable>(
   app: App,
   routes: T,
-  handlers: { [K in keyof T]: Handler<T[K]> },
+  handlers: Readonly<Record<string, ErasedHandler>>,
   options: RouteTableOptions,
 ): void {
   const timeoutMs = options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS;
@@ -93,7 +93,7 @@ export function registerRouteTable<T extends RouteTable>(
     return models.length === 0 || options.watch.waitFor(models, position, Math.max(0, deadline - Date.now()));
   };
   for (const [name, spec] of Object.entries(routes) as [string, RouteSpec][]) {
-    const handler = handlers[name] as Handler<RouteSpec> | undefined;
+    const handler: ErasedHandler | undefined = handlers[name];
     if (!handler) throw new Error(`route ${name} (${spec.method} ${spec.path}) has no handler`);
     app.route({
       method: spec.method,
@@ -152,7 +152,7 @@ export function registerRouteTable<T extends RouteTable>(
                 length: request.headers['content-length'] ? Number(request.headers['content-length']) : null,
               }
             : request.body;
-        const data = await handler({ body: body as never, query: request.query as never }, ctx);
+        const data = await handler({ body, query: request.query }, ctx);
         if (isRawAnswer(data)) {
           reply.header('content-type', data.contentType);
           if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);

@@ -45,6 +45,13 @@ export interface ExternalMqttOptions {
   clientOptions?: IClientOptions;
 }
 
+/** Writes a packet on mqtt.js's connection with its own writer, private in its types (the way its handlers acknowledge). */
+function sendPacket(client: object, packet: object): void {
+  if (!('_sendPacket' in client) || typeof client._sendPacket !== 'function')
+    throw new Error('mqtt.js has no _sendPacket: check its version');
+  Reflect.apply(client._sendPacket, client, [packet]);
+}
+
 /** A broker URL and its credentials apart, decoded (mqtt.js would pass `%23` on as it is). */
 export function brokerAddress(url: string): { url: string; username?: string; password?: string } {
   const parsed = new URL(url);
@@ -106,7 +113,7 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
     if (on !== connection || !client.connected || packet.messageId === undefined) return;
     // mqtt.js acknowledges only when handleMessage calls back, which also holds back the next packet; calling
     // back at once and acknowledging here lets messages be handled side by side (its own handlers do the same).
-    (client as unknown as { _sendPacket(packet: object): void })._sendPacket({ cmd: 'puback', messageId: packet.messageId });
+    sendPacket(client, { cmd: 'puback', messageId: packet.messageId });
   };
 
   // Pauses of message handling never keep the process alive on their own (the connection does while open).

@@ -171,7 +171,11 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
   const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   let closing: Promise<void> | undefined;
   /** A connected client by the id the broker keeps it under (a device's: its session id, namespaced by the device). */
-  const clientNamed = (clientId: string) => (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+  const clientNamed = (clientId: string): Client | undefined => {
+    // Aedes keeps its connected clients by id in a field its types leave out.
+    const clients: unknown = 'clients' in aedes ? aedes.clients : undefined;
+    return typeof clients === 'object' && clients !== null ? Reflect.get(clients, clientId) : undefined;
+  };
 
   return {
     port,

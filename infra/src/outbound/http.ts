@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import type { OutboundAnswer, OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
 import { literalAddress, refusedRange, type AllowList } from './address.ts';
@@ -54,11 +54,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp & { c
   }
 
   // net.connect calls this for a name (never for an IP literal, which `request` checks before): the checked addresses are what it connects to.
-  const lookup = (
-    host: string,
-    lookupOptions: LookupOptions,
-    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-  ) => {
+  const lookup: LookupFunction = (host, lookupOptions, callback) => {
     checked(host).then(
       (addresses) => {
         const wanted = lookupOptions.family ? addresses.filter((a) => a.family === lookupOptions.family) : addresses;
@@ -70,7 +66,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp & { c
       (error: Error) => callback(error, ''),
     );
   };
-  const agent = new Agent({ connect: { lookup: lookup as never, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const agent = new Agent({ connect: { lookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
   async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown }): Promise<string> {
     const chunks: Buffer[] = [];

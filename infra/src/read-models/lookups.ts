@@ -3,9 +3,19 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
 import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
 import { forwardServerInUse } from '@iot/projections/forward/read.ts';
-import { anyDeviceInGroup, deviceIsOfProduct, devicesOfTenant } from '@iot/projections/device/read.ts';
+import {
+  anyDeviceInGroup,
+  deviceIdsOfProduct,
+  deviceIsOfProduct,
+  devicesOfTenant,
+  gatewayHasDevices,
+  nodeTypeOf,
+  productHasDevices,
+  thingModelOf,
+} from '@iot/projections/device/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
-import { groupAncestry, groupById, groupHasChildren, groupSubtree } from '@iot/projections/group/read.ts';
+import { groupAncestry, groupById, groupHasChildren, groupsOf, groupSubtree } from '@iot/projections/group/read.ts';
+import { devicesBySn, productNodeType, productsForDevices } from '@iot/projections/device/read-by-name.ts';
 import { menuHasChildren, menusByIds } from '@iot/projections/menu/read.ts';
 import { permissionsOfRoles, roleNameTaken, roleNames, rolesByIds } from '@iot/projections/role/read.ts';
 import {
@@ -69,4 +79,15 @@ export const createLookups = (db: Sql): Lookups => ({
   approvedTenants: () => approvedTenants(db),
   pendingRegistrations: async () =>
     (await pendingRegistrations(db)).map(({ applyTime, ...registration }) => ({ ...registration, since: applyTime })),
+
+  // Devices created in bulk and their broker accounts.
+  productsForDevices: (tenantId) => productsForDevices(db, tenantId),
+  groupNamesOfTenant: async (tenantId) => (await groupsOf(db, tenantId, {})).map(({ id, name }) => ({ id, name })),
+  devicesBySn: (tenantId, sns) => devicesBySn(db, tenantId, sns),
+  productNodeType: (tenantId, productId) => productNodeType(db, tenantId, productId),
+  deviceNodeType: (tenantId, deviceId) => nodeTypeOf(db, tenantId, deviceId),
+  gatewayHasDevices: (tenantId, gatewayId) => gatewayHasDevices(db, tenantId, gatewayId),
+  productHasDevices: (tenantId, productId) => productHasDevices(db, tenantId, productId),
+  deviceIdsOfProduct: (tenantId, productId, limit) => deviceIdsOfProduct(db, tenantId, productId, limit),
+  thingModelOf: (tenantId, productId, modelVersion) => thingModelOf(db, tenantId, productId, modelVersion),
 });

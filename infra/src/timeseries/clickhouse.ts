@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { WriteBatcher } from './batcher.ts';
+import { WriteBatcher } from '@iot/ingest/batcher.ts';
 import type {
   AggregateFn,
   AggregatePoint,

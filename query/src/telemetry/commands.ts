@@ -7,6 +7,7 @@ import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceWithModel, groupOfDevice } from '../device/history.ts';
 import { assertInStation } from '../shared/station.ts';
 import { readStreamOf } from '../shared/streams.ts';
+import { isDeviceEvent } from '@iot/contracts/device/state.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
 
 type CommandRow = Omit<z.infer<typeof deviceCommandRow>, 'actorName'>;
@@ -63,7 +64,7 @@ async function reportedOf(timeseries: TimeSeriesStore | null, tenantId: string, 
 export const deviceCommandQueryHandlers: Pick<Handlers<TelemetryRoutes>, 'device.commands' | 'device.desired'> = {
   async 'device.commands'({ query }, ctx) {
     const { tenantId } = callerOf(ctx);
-    const history = await readStreamOf<DeviceEvent>(ctx.ports.store, streamName('device', tenantId, query.id));
+    const history = await readStreamOf(ctx.ports.store, streamName('device', tenantId, query.id), isDeviceEvent);
     if (history.length === 0) throw new DomainError('NOT_FOUND');
     await assertInStation(ctx, groupOfDevice(history));
     const rows = commandsOf(history).slice(0, query.limit);

@@ -7,27 +7,25 @@ import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { csvStream } from '../shared/csv.ts';
-import { iso, pageOf, param, type ListSpec } from '../shared/paging.ts';
+import { deviceById, thingModelOf } from '@iot/projections/device/read.ts';
+import { pageRows } from '@iot/projections/shared/page.ts';
+import { iso, mapRows, param, type ListSpec } from '../shared/paging.ts';
+import { assertInStation } from '../shared/station.ts';
 
 type Property = Extract<ThingFunction, { type: 'property' }>;
 
+/** A message the intake could not take (its table ingest_dead_letters, written by ingest/src/tables.ts). */
+type DeadLetterRow = { id: string; deviceId: string | null; sn: string | null; topic: string; reason: string; payload: string; at: Date };
+
 /** The device of the caller's tenant (and current group subtree) with the thing model it reports against. */
 async function deviceWithModel(ctx: RequestContext, id: string) {
-  const caller = callerOf(ctx);
-  const row = (
-    await ctx.ports.db.query<{ id: string; product_id: string; group_id: string | null; functions: ThingFunction[] }>(
-      `select d.id, d.product_id, d.group_id,
-         coalesce((select v.functions from rm_product_versions v where v.product_id = d.product_id and v.version = d.model_version),
-                  (select p.functions from rm_products p where p.id = d.product_id), '[]') as functions
-       from rm_devices d where d.id = $1 and d.tenant_id = $2`,
-      [id, caller.tenantId],
-    )
-  ).rows[0];
-  if (!row) throw new DomainError('NOT_FOUND');
-  if (caller.stationId && !(await ctx.ports.lookups.groupSubtree(caller.tenantId, caller.stationId)).includes(row.group_id ?? ''))
-    throw new DomainError('NOT_FOUND');
-  const properties = new Map(row.functions.filter((f): f is Property => f.type === 'property').map((f) => [f.identifier, f]));
-  return { ...row, properties };
+  const { tenantId } = callerOf(ctx);
+  const device = await deviceById(ctx.ports.db, tenantId, id);
+  if (!device) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, device.groupId);
+  const functions = await thingModelOf(ctx.ports.db, tenantId, device.productId, device.modelVersion);
+  const properties = new Map(functions.filter((f): f is Property => f.type === 'property').map((f) => [f.identifier, f]));
+  return { id: device.id, properties };
 }
 
 /** Spec §7 convert rules: an enum's label, a boolean's, a number with its unit. */
@@ -164,7 +162,7 @@ export const telemetryQueryHandlers: Pick<
 
   async 'telemetry.deadLetters'({ query: q }, ctx) {
     const spec: ListSpec = {
-      select: '*',
+      select: `id::text as id, device_id as "deviceId", sn, topic, reason, payload, at`,
       from: 'ingest_dead_letters',
       where: ['tenant_id = $1'],
       params: [callerOf(ctx).tenantId],
@@ -173,15 +171,8 @@ export const telemetryQueryHandlers: Pick<
     };
     if (q.sn) spec.where.push(`sn ilike ${param(spec.params, `%${q.sn}%`)}`);
     if (q.reason) spec.where.push(`reason ilike ${param(spec.params, `%${q.reason}%`)}`);
-    return pageOf(ctx.ports.db, q, spec, (r) => ({
-      id: String(r.id),
-      deviceId: (r.device_id as string | null) ?? null,
-      sn: (r.sn as string | null) ?? null,
-      topic: r.topic as string,
-      // Written once by the intake; read in the reader's language.
-      reason: deadLetterReasonText(r.reason as string, ctx.lang),
-      payload: r.payload as string,
-      at: iso(r.at),
-    }));
+    const page = await pageRows<DeadLetterRow>(ctx.ports.db, q, spec);
+    // Written once by the intake; read in the reader's language.
+    return mapRows(page, (r) => ({ ...r, reason: deadLetterReasonText(r.reason, ctx.lang), at: iso(r.at) }));
   },
 };

@@ -3,20 +3,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
-import {
-  ALARM_CATEGORY_DICT,
-  alarmModes,
-  alarmPerm,
-  alarmPush,
-  alarmRuleFields,
-  alarmTypes,
-  comparisonOperators,
-  routes,
-  ruleTriggers,
-} from '@iot/contracts';
+import { ALARM_CATEGORY_DICT, alarmModes, alarmPerm, alarmPush, alarmTypes, comparisonOperators, ruleTriggers } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
 import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
@@ -135,11 +125,10 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
       deadband: num(v.deadband) ?? 0,
       status: v.status,
     };
-    const checked = validate(alarmRuleFields, body, t);
+    const checked = checkBody(creating ? 'alarmRule.create' : 'alarmRule.update', creating ? body : { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('alarmRule.create', { body: checked.data as never });
-      else await callRoute('alarmRule.update', { body: { ...(checked.data as object), id: v.id } as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -257,7 +246,7 @@ export function AlarmRulesPage() {
     <>
       <ListPage<RuleRow>
         queryKey={RULES}
-        endpoint={routes['alarmRule.list'].path}
+        route="alarmRule.list"
         exportName={t('alarm.rule')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}

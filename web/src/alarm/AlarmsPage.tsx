@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge, Button, Flex, IconButton, SegmentedControl, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { PlusIcon, TrashIcon } from '@radix-ui/react-icons';
 import { useQuery } from '@tanstack/react-query';
-import { alarmPerm, alarmTypes, alarmTriggers, isIncomplete, manualEntry, MANUAL_ENTRY_MAX, routes } from '@iot/contracts';
+import { alarmPerm, alarmTypes, alarmTriggers, isIncomplete, manualEntry, MANUAL_ENTRY_MAX } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -294,7 +294,7 @@ export function AlarmsPage() {
       <ListPage<AlarmRow>
         key={tab}
         queryKey={ALARMS}
-        endpoint={routes['alarm.list'].path}
+        route="alarm.list"
         params={{ tab }}
         exportName={t(tab === 'current' ? 'alarm.current' : 'alarm.history')}
         columns={columns}

@@ -3,22 +3,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Box, Checkbox, Code, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
-import {
-  alarmPerm,
-  contactFields,
-  notifyConfigFields,
-  notifySendWays,
-  notifySources,
-  notifyTemplateFields,
-  notifyTypes,
-  renderTemplate,
-  routes,
-  sampleValues,
-  templateVariables,
-} from '@iot/contracts';
+import { alarmPerm, notifySendWays, notifySources, notifyTypes, renderTemplate, sampleValues, templateVariables } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
 import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
@@ -71,11 +59,10 @@ function ContactDialog({ editing, onClose }: { editing: ContactRow | 'new' | nul
       wechat: v.wechat || null,
       remark: v.remark || null,
     };
-    const checked = validate(contactFields, body, t);
+    const checked = checkBody(creating ? 'contact.create' : 'contact.update', creating ? body : { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('contact.create', { body: checked.data as never });
-      else await callRoute('contact.update', { body: { ...(checked.data as object), id: v.id } as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -126,7 +113,7 @@ export function ContactsPage() {
     <>
       <ListPage<ContactRow>
         queryKey={CONTACTS}
-        endpoint={routes['contact.list'].path}
+        route="contact.list"
         exportName={t('notify.contacts')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -173,15 +160,11 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
   });
   const v = form.values;
   const submit = async () => {
-    const checked = validate(
-      notifyTemplateFields,
-      { code: v.code, name: v.name, type: v.type, subject: v.subject || null, content: v.content },
-      t,
-    );
+    const body = { code: v.code, name: v.name, type: v.type, subject: v.subject || null, content: v.content };
+    const checked = checkBody(creating ? 'notifyTemplate.create' : 'notifyTemplate.update', creating ? body : { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('notifyTemplate.create', { body: checked.data as never });
-      else await callRoute('notifyTemplate.update', { body: { ...(checked.data as object), id: v.id } as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -252,7 +235,7 @@ export function NotifyTemplatesPage() {
     <>
       <ListPage<TemplateRow>
         queryKey={TEMPLATES}
-        endpoint={routes['notifyTemplate.list'].path}
+        route="notifyTemplate.list"
         exportName={t('notify.template')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -353,11 +336,10 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
       minLevel: Number(v.minLevel),
       status: v.status,
     };
-    const checked = validate(notifyConfigFields, body, t);
+    const checked = checkBody(creating ? 'notifyConfig.create' : 'notifyConfig.update', creating ? body : { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('notifyConfig.create', { body: checked.data as never });
-      else await callRoute('notifyConfig.update', { body: { ...(checked.data as object), id: v.id } as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -483,7 +465,7 @@ export function NotifyConfigsPage() {
     <>
       <ListPage<ConfigRow>
         queryKey={CONFIGS}
-        endpoint={routes['notifyConfig.list'].path}
+        route="notifyConfig.list"
         exportName={t('notify.template')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -565,7 +547,7 @@ export function NotifyRecordsPage() {
   return (
     <ListPage<RecordRow>
       queryKey={RECORDS}
-      endpoint={routes['notifyRecord.list'].path}
+      route="notifyRecord.list"
       exportName={t('notify.recordsFile')}
       columns={columns}
       defaultSort={{ sort: 'createTime', order: 'desc' }}

@@ -3,12 +3,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Button, Card, Checkbox, Code, DataList, Flex, Grid, Heading, Text, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
-import { alarmPerm, notifySecretKeys, notifySettingsBody, type NotifySettingsAnswer } from '@iot/contracts';
+import { alarmPerm, notifySecretKeys, type NotifySettingsAnswer } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 
@@ -75,10 +75,10 @@ function SettingsDialog({ editing, onClose }: { editing: NotifySettingsAnswer | 
       if (v.remove.includes(k)) body[k] = null;
       else if (v[k]) body[k] = v[k];
     }
-    const checked = validate(notifySettingsBody, body, t);
+    const checked = checkBody('notify.saveSettings', body, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await callRoute('notify.saveSettings', { body: checked.data as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t('common.saved'));
     });
   };

@@ -2,7 +2,6 @@ import { useEffect } from 'react';
 import { Badge } from '@radix-ui/themes';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
-import { channels } from '@iot/contracts';
 import { ApiError, channelUrl } from '../api/client.ts';
 
 const levelColours = ['gray', 'gray', 'blue', 'amber', 'orange', 'red'] as const;
@@ -21,7 +20,7 @@ export function LevelBadge({ level }: { level: number }) {
 export function useAlarmFeed(queryKeys: string[]) {
   const queryClient = useQueryClient();
   useEffect(() => {
-    const socket = new WebSocket(channelUrl(channels['alarm.live'].path));
+    const socket = new WebSocket(channelUrl('alarm.live'));
     let timer: ReturnType<typeof setTimeout> | null = null;
     socket.onmessage = () => {
       // A burst of alarms refreshes once.

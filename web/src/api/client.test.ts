@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callRoute, DEV_TENANT_KEY, setUnauthorizedHandler, STATION_KEY } from './client.ts';
+import type { TFunction } from 'i18next';
+import type { GroupNode } from '@iot/contracts/identity/group.ts';
+import { checkBody } from '../ui/form.tsx';
+import { callRoute, DEV_TENANT_KEY, fileUrl, readList, setUnauthorizedHandler, STATION_KEY } from './client.ts';
 import { session } from './session.ts';
 
 /** The browser's own fetch, replaced: what the typed client sends is what is checked here. */
@@ -62,6 +65,36 @@ describe('the client typed by the route table', () => {
       callRoute('user.remove', {}),
     ];
     expect(typeof neverCalled).toBe('function');
+  });
+
+  it('reads a list, checks a form and names a file only by routes that fit (the web build runs tsc)', () => {
+    const t = ((key: string) => key) as TFunction;
+    const neverCalled = () => {
+      const checked = checkBody(Math.random() > 0.5 ? 'group.create' : 'group.update', {}, t);
+      // The route names which body the data is: an update's carries the group's id, a create's has none.
+      if (checked.ok && checked.route === 'group.update') void checked.data.id.trim();
+      // @ts-expect-error a create's body has no id
+      if (checked.ok && checked.route === 'group.create') void checked.data.id;
+      return [
+        readList<GroupNode>('group.tree', {}),
+        // @ts-expect-error user.list answers users, not groups
+        readList<GroupNode>('user.list', {}),
+        fileUrl('device.importReport', { jobId: 'job12345' }),
+        // @ts-expect-error `id` is no field of the import report's query
+        fileUrl('device.importReport', { id: 'x' }),
+        // @ts-expect-error user.list answers JSON, not a file
+        fileUrl('user.list', {}),
+        // @ts-expect-error user.list takes no body
+        checkBody('user.list', {}, t),
+      ];
+    };
+    expect(typeof neverCalled).toBe('function');
+  });
+
+  it('builds the address of a file route from the table, with the cache-busting timestamp', () => {
+    expect(fileUrl('device.importReport', { jobId: 'job12345' })).toMatch(
+      /^\/api\/iot\/device\/import\/report\?jobId=job12345&timestamp=\d+$/,
+    );
   });
 
   it("takes method and path from the table and sends the body as the route's schema has it", async () => {

@@ -1,5 +1,5 @@
-import { REQUEST_TIMEOUT_MS, routes, type Envelope, type Routes } from '@iot/contracts';
-import type { BodyIn, QueryIn, ResultOf, RouteSpec } from '@iot/contracts/http/route.ts';
+import { channels, REQUEST_TIMEOUT_MS, routes, type Channels, type Envelope, type Page, type Routes } from '@iot/contracts';
+import { queryText, type BodyIn, type QueryIn, type ResultOf, type RouteSpec } from '@iot/contracts/http/route.ts';
 import i18n from '../i18n/index.ts';
 import { session, STATION_KEY } from './session.ts';
 
@@ -8,10 +8,10 @@ export { STATION_KEY };
 export const DEV_TENANT_KEY = 'tenant';
 
 /** The websocket address of a channel of the route table, with the current group (spec §6) narrowing group-scoped feeds. */
-export function channelUrl(path: string, params: Record<string, string> = {}): string {
+export function channelUrl(name: keyof Channels, params: Record<string, string> = {}): string {
   const station = localStorage.getItem(STATION_KEY);
   const query = new URLSearchParams({ ...params, ...(station ? { stationId: station } : {}) }).toString();
-  return `${location.origin.replace(/^http/, 'ws')}${path}${query ? `?${query}` : ''}`;
+  return `${location.origin.replace(/^http/, 'ws')}${channels[name].path}${query ? `?${query}` : ''}`;
 }
 
 /** A failed call: `msg` is already in the user's language (from the server, or our own fallback). */
@@ -78,11 +78,13 @@ export interface CallOptions {
   noRedirect?: boolean;
   /** Spec §6: "unless a call says otherwise" — leave the current group out (the switcher lists every group). */
   noStation?: boolean;
+  /** No time limit: an upload of any size runs as long as it takes (its progress arrives on a channel). */
+  noTimeout?: boolean;
 }
 
 async function call<T>(method: string, path: string, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  const timer = options.noTimeout ? undefined : setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
   // A file (the logo) travels as its own bytes with its own type; anything else as JSON.
   const isFile = typeof Blob !== 'undefined' && body instanceof Blob;
   const hasBody = body !== undefined && method !== 'GET' && method !== 'DELETE';
@@ -123,21 +125,21 @@ async function call<T>(method: string, path: string, body: unknown, query: Query
   return payload.data as T;
 }
 
-export const api = {
-  get: <T>(path: string, query?: Query, options: CallOptions = {}) => call<T>('GET', path, undefined, query, options),
-  delete: <T>(path: string, query?: Query, options: CallOptions = {}) => call<T>('DELETE', path, undefined, query, options),
-  post: <T>(path: string, body?: unknown, options: CallOptions = {}) => call<T>('POST', path, body ?? {}, undefined, options),
-  put: <T>(path: string, body?: unknown, options: CallOptions = {}) => call<T>('PUT', path, body ?? {}, undefined, options),
-};
-
 /** The message to show for anything a call threw: never a raw error. */
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   return i18n.t('error.unknown');
 }
 
-/** What a route takes: its body and query as its schemas accept them, nothing it does not declare. */
-export type CallArgs<R extends RouteSpec> = (R['body'] extends object ? { body: BodyIn<R> } : { body?: never }) &
+/** The routes of the table, by name. */
+export type RouteName = keyof Routes;
+
+/** What a route takes: its body and query as its schemas accept them (a file route: the file), nothing it does not declare. */
+export type CallArgs<R extends RouteSpec> = (R['consumes'] extends string
+  ? { body: Blob }
+  : R['body'] extends object
+    ? { body: BodyIn<R> }
+    : { body?: never }) &
   (R['query'] extends object ? { query?: QueryIn<R> } : { query?: never });
 
 /**
@@ -145,18 +147,42 @@ export type CallArgs<R extends RouteSpec> = (R['body'] extends object ? { body: 
  * table, the arguments and the answer are typed by its schemas, so the browser cannot call a path that
  * does not exist nor send a field the server refuses.
  */
-export function callRoute<N extends keyof Routes>(
+export function callRoute<N extends RouteName>(
   name: N,
   args: CallArgs<Routes[N]>,
   options: CallOptions = {},
 ): Promise<ResultOf<Routes[N]>> {
-  const spec: RouteSpec = routes[name];
   const { body, query } = args as { body?: unknown; query?: Query };
-  return call<ResultOf<Routes[N]>>(
-    spec.method,
-    spec.path,
-    spec.method === 'GET' || spec.method === 'DELETE' ? undefined : (body ?? {}),
-    query,
-    options,
-  );
+  return send<ResultOf<Routes[N]>>(routes[name], body, query, options);
+}
+
+/** The one door of every call: method and path from the route's spec, a body only where the method carries one. */
+function send<T>(spec: RouteSpec, body: unknown, query: Query | undefined, options: CallOptions): Promise<T> {
+  return call<T>(spec.method, spec.path, spec.method === 'GET' || spec.method === 'DELETE' ? undefined : (body ?? {}), query, options);
+}
+
+/** The routes that take a JSON body: what a form sends. */
+export type BodyRoute = { [N in RouteName]: Routes[N] extends { body: object } ? N : never }[RouteName];
+
+/** The GET routes answering a page of `T` (or, for a tree, an array of roots): what a list screen reads. */
+export type ListRoute<T> = {
+  [N in RouteName]: Routes[N]['method'] extends 'GET' ? (ResultOf<Routes[N]> extends Page<T> | readonly T[] ? N : never) : never;
+}[RouteName];
+
+/** The query a list screen builds from its filters, paging and sorting: text the route's schema checks at the server. */
+export type ListQuery = Record<string, string | number | undefined>;
+
+/** Reads a list route (see `ListRoute`) with the query a list screen builds. */
+export function readList<T>(name: ListRoute<T>, query: ListQuery): Promise<Page<T> | readonly T[]> {
+  return send<Page<T> | readonly T[]>(routes[name], undefined, query, {});
+}
+
+/** The routes whose answer is a file (a CSV export, a JSON model, an image): downloaded, not read. */
+export type FileRoute = { [N in RouteName]: Routes[N] extends { produces: string } ? N : never }[RouteName];
+/** What a file route takes as its query (nothing, for one that declares none). */
+export type FileQuery<N extends FileRoute> = object & (QueryIn<Routes[N]> extends object ? QueryIn<Routes[N]> : Record<never, never>);
+
+/** The address of a file route's answer with its query (the cache-busting timestamp of spec §7 included). */
+export function fileUrl<N extends FileRoute>(name: N, query: FileQuery<N>): string {
+  return routes[name].path + queryString(queryText(Object.fromEntries(Object.entries(query))), true);
 }

@@ -1,8 +1,6 @@
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, Outlet, useLocation } from 'react-router';
-import type { CurrentUser } from '@iot/contracts';
-import { api, setUnauthorizedHandler } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { setUnauthorizedHandler, callRoute } from '../api/client.ts';
 import { can, session } from '../api/session.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
 import { sessionStore, useSession } from '../auth/useSession.ts';
@@ -89,8 +87,7 @@ function RequireAuth() {
   useEffect(() => {
     if (!session.token()) return;
     // Permissions may have changed since login: refresh them once per visit.
-    api
-      .get<CurrentUser>(endpoints.currentUser)
+    callRoute('auth.currentUser', {})
       .then((fresh) => sessionStore.update(fresh))
       .catch(() => undefined);
   }, []);

@@ -1,8 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
 import { limits } from '@iot/contracts';
-import { api } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { callRoute } from '../api/client.ts';
 import { useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, useForm, validate } from '../ui/form.tsx';
@@ -22,7 +21,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     const checked = validate(changePasswordForm, form.values, t, passwordRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await api.put(endpoints.password, { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword });
+      await callRoute('user.changePassword', { body: { oldPassword: checked.data.oldPassword, newPassword: checked.data.newPassword } });
       notice.success(t('auth.passwordChanged'));
       close();
     });

@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { Button, Checkbox, Dialog, Flex, Text, TextField } from '@radix-ui/themes';
-import type { LoginResult } from '@iot/contracts';
-import { api, messageOf } from '../api/client.ts';
+import { messageOf, callRoute } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { Field, useForm, validate, SubmitForm } from '../ui/form.tsx';
 import { AuthFrame } from './AuthFrame.tsx';
@@ -46,7 +45,7 @@ export function LoginPage() {
     if (!checked.ok) return form.setErrors(checked.errors);
     setBusy(true);
     try {
-      const result = await api.post<LoginResult>('/api/auth/login', checked.data, { noRedirect: true });
+      const result = await callRoute('auth.login', { body: checked.data }, { noRedirect: true });
       if (remember) localStorage.setItem(REMEMBER_KEY, checked.data.account);
       else localStorage.removeItem(REMEMBER_KEY);
       sessionStore.login(result.token, result.user);

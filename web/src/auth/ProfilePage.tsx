@@ -3,16 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Avatar, Button, Card, DataList, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
 import { LockClosedIcon } from '@radix-ui/react-icons';
-import { profileBody, sexes, type UserRow } from '@iot/contracts/identity/user.ts';
-import { api, messageOf } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { sexes, type UserRow } from '@iot/contracts/identity/user.ts';
+import { messageOf, callRoute } from '../api/client.ts';
 import { useTitle } from '../shell/Layout.tsx';
 import { flatten } from '../shell/menu.ts';
 import { useMenu } from '../shell/useMenu.ts';
 import { userRules } from '../system/UsersPage.tsx';
 import { labelled, useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, useRouteLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
+import { Field, useForm, useRouteLeaveGuard, SubmitForm, checkBody } from '../ui/form.tsx';
 import { display, formatDate } from '../ui/format.ts';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
 import { ChangePasswordDialog } from './ChangePasswordDialog.tsx';
@@ -46,7 +45,7 @@ export function ProfilePage() {
   const title = useTitle();
   const queryClient = useQueryClient();
   const menu = useMenu();
-  const profile = useQuery({ queryKey: [PROFILE_KEY], retry: false, queryFn: () => api.get<UserRow>(endpoints.profile) });
+  const profile = useQuery({ queryKey: [PROFILE_KEY], retry: false, queryFn: () => callRoute('user.profile', {}) });
   const form = useForm<Values>(empty);
   const { busy, run } = useBusy();
   const [passwordOpen, setPasswordOpen] = useState(false);
@@ -57,10 +56,10 @@ export function ProfilePage() {
   useRouteLeaveGuard(form.dirty);
 
   const save = async () => {
-    const checked = validate(profileBody, profilePayload(form.values), t, userRules(t));
+    const checked = checkBody('user.updateProfile', profilePayload(form.values), t, userRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await api.put(endpoints.profile, checked.data);
+      await callRoute(checked.route, { body: checked.data });
       form.markSaved();
       notice.success(t('common.saved'));
       await queryClient.invalidateQueries({ queryKey: [PROFILE_KEY] });

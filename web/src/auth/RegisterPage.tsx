@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Button, Callout, Flex, SegmentedControl, TextField } from '@radix-ui/themes';
 import { CheckCircledIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
-import { api, messageOf } from '../api/client.ts';
+import { messageOf, callRoute } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { Field, useForm, useLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
 import { AuthFrame } from './AuthFrame.tsx';
@@ -69,11 +69,7 @@ export function RegisterPage() {
     }
     setSending(true);
     try {
-      const result = await api.post<{ resendAfter: number }>(
-        '/api/auth/register/code',
-        { method, target: target.trim() },
-        { noRedirect: true },
-      );
+      const result = await callRoute('tenant.sendCode', { body: { method, target: target.trim() } }, { noRedirect: true });
       setCountdown(result.resendAfter ?? 60);
       notice.success(t(method === 'phone' ? 'register.codeSentPhone' : 'register.codeSentEmail'));
     } catch (error) {
@@ -93,7 +89,7 @@ export function RegisterPage() {
     if (Object.keys(errors).length > 0) return form.setErrors(errors);
     setBusy(true);
     try {
-      await api.post('/api/auth/register', payload, { noRedirect: true });
+      await callRoute('tenant.register', { body: payload }, { noRedirect: true });
       setDone(true);
       sessionStorage.removeItem(DRAFT_KEY);
     } catch (error) {

@@ -4,7 +4,6 @@ import { useTranslation } from 'react-i18next';
 import { Button, Card, Flex, Grid, Heading, Text, TextField } from '@radix-ui/themes';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { useLogNames } from '../system/logNames.ts';
-import { routes } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { Field } from '../ui/form.tsx';
@@ -101,7 +100,7 @@ export function AuditPage() {
       <TenantAsOf />
       <ListPage<OplogRow>
         queryKey="audit"
-        endpoint={routes['audit.list'].path}
+        route="audit.list"
         exportName={t('fleet.audit')}
         rowId={(r) => r.position}
         selectable={false}

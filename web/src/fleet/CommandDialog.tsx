@@ -4,7 +4,6 @@ import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Callout, Code, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { channels } from '@iot/contracts';
 import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -339,7 +338,7 @@ export function Passthrough({ deviceId }: { deviceId: string }) {
   const add = (direction: Frame['direction'], bytes: Uint8Array, at: string) =>
     setFrames((old) => [{ key: ++counter.current, direction, hex: toHex(bytes), at }, ...old].slice(0, 200));
   useEffect(() => {
-    const ws = new WebSocket(channelUrl(channels['device.passthrough'].path, { deviceIds: deviceId }));
+    const ws = new WebSocket(channelUrl('device.passthrough', { deviceIds: deviceId }));
     ws.onmessage = (m) => {
       const message = JSON.parse(String(m.data)) as PassthroughMessage;
       if (message.type === 'data') add('up', fromBase64(message.data), message.at);

@@ -18,21 +18,20 @@ import {
   TextArea,
   TextField,
 } from '@radix-ui/themes';
-import { IMPORT_MAX_BYTES, deviceCreateBody, deviceUpdateBody, type DeviceRow } from '@iot/contracts/device/model.ts';
+import { IMPORT_MAX_BYTES, type DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { channels, routes } from '@iot/contracts';
 import { ApiError, callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { display, EMPTY, formatDate, formatLocation } from '../ui/format.ts';
 import { useLogNames } from '../system/logNames.ts';
 import { ListPage, useRefresh, type ListColumn, type ListParams } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
-import { authHeaders, downloadRoute } from './download.ts';
+import { downloadRoute } from './download.ts';
 import { useGroupOptions } from './groups.ts';
 import { describeSpec, useProductOptions } from './ProductsPage.tsx';
 import { DeviceCommands, Passthrough } from './CommandDialog.tsx';
@@ -142,18 +141,18 @@ function DeviceDialog({
       remark: v.remark || null,
     };
     const checked = creating
-      ? validate(deviceCreateBody, { ...common, sn: v.sn, productId: v.productId, gatewayId: v.gatewayId || null }, t)
-      : validate(deviceUpdateBody, { ...common, id: v.id }, t);
+      ? checkBody('device.create', { ...common, sn: v.sn, productId: v.productId, gatewayId: v.gatewayId || null }, t)
+      : checkBody('device.update', { ...common, id: v.id }, t);
     if (!checked.ok) {
       const errors = { ...checked.errors };
       if (errors.location) errors.lng = errors.location;
       return form.setErrors(errors);
     }
     await run(async () => {
-      if (creating) {
-        const created = await callRoute('device.create', { body: checked.data as never });
+      if (checked.route === 'device.create') {
+        const created = await callRoute(checked.route, { body: checked.data });
         onSecret({ sn: created.sn, secret: created.secret });
-      } else await callRoute('device.update', { body: checked.data as never });
+      } else await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -229,7 +228,7 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
     setBusy(true);
     setError(null);
     const jobId = `web${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const socket = new WebSocket(channelUrl(channels['device.import'].path));
+    const socket = new WebSocket(channelUrl('device.import'));
     socket.onmessage = (m) => {
       const p = JSON.parse(String(m.data)) as { jobId: string; rows: number; bytes: number; done: boolean };
       if (p.jobId === jobId) setProgress(p);
@@ -243,23 +242,15 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
       const type = file.name.toLowerCase().endsWith('.xlsx')
         ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
         : 'text/csv';
-      const response = await fetch(`${routes['device.import'].path}?jobId=${jobId}&filename=${encodeURIComponent(file.name)}`, {
-        method: 'POST',
-        headers: authHeaders({ 'content-type': type }),
-        body: file,
-        credentials: 'same-origin',
-      });
-      const body = (await response.json()) as {
-        code: number;
-        msg: string;
-        data: { jobId: string; created: number; unchanged: number; failed: number };
-      };
-      if (body.code !== 200) setError(body.msg);
-      else {
-        setResult(body.data);
-        setProgress((p) => ({ rows: p?.rows ?? 0, bytes: file.size, done: true }));
-        await refresh();
-      }
+      // The import reads the groups its rows name, not the current one; a refused file shows the server's message.
+      const imported = await callRoute(
+        'device.import',
+        { body: new Blob([file], { type }), query: { jobId, filename: file.name } },
+        { noStation: true, noRedirect: true, noTimeout: true },
+      );
+      setResult(imported);
+      setProgress((p) => ({ rows: p?.rows ?? 0, bytes: file.size, done: true }));
+      await refresh();
     } catch (e) {
       setError(messageOf(e));
     } finally {
@@ -279,7 +270,7 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
           <Button
             variant="soft"
             onClick={() =>
-              void downloadRoute(routes['device.importTemplate'].path, {}, 'device-import-template.csv').catch((e: unknown) =>
+              void downloadRoute('device.importTemplate', {}, 'device-import-template.csv').catch((e: unknown) =>
                 notice.error(messageOf(e)),
               )
             }
@@ -315,9 +306,7 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
             <Button
               variant="soft"
               color="orange"
-              onClick={() =>
-                void downloadRoute(routes['device.importReport'].path, { jobId: result.jobId }, `import-report-${result.jobId}.csv`)
-              }
+              onClick={() => void downloadRoute('device.importReport', { jobId: result.jobId }, `import-report-${result.jobId}.csv`)}
             >
               {t('fleet.downloadReport')}
             </Button>
@@ -352,7 +341,7 @@ function LiveValues({ id }: { id: string }) {
   const shown = chosen ?? numeric.slice(0, TREND_FIRST);
   const shownKey = shown.join(',');
   useEffect(() => {
-    const socket = new WebSocket(channelUrl(channels['telemetry.live'].path, { deviceIds: id }));
+    const socket = new WebSocket(channelUrl('telemetry.live', { deviceIds: id }));
     socket.onmessage = (m) => {
       const v = JSON.parse(String(m.data)) as { variable: string; value: number | null; text: string | null; ts: string };
       setLive((old) => ({ ...old, [v.variable]: v }));
@@ -820,7 +809,7 @@ function DeadLettersDialog({ open, onClose }: { open: boolean; onClose: () => vo
         {open && (
           <ListPage<DeadLetterRow>
             queryKey="deadLetters"
-            endpoint={routes['telemetry.deadLetters'].path}
+            route="telemetry.deadLetters"
             exportName={t('fleet.deadLetters')}
             columns={columns}
             selectable={false}
@@ -898,7 +887,7 @@ export function DevicesPage({ nodeType }: { nodeType?: 'gateway' } = {}) {
     <>
       <ListPage<DeviceRow>
         queryKey={DEVICES}
-        endpoint={nodeType === 'gateway' ? routes['gateway.list'].path : routes['device.list'].path}
+        route={nodeType === 'gateway' ? 'gateway.list' : 'device.list'}
         params={params.current}
         exportName={t(nodeType === 'gateway' ? 'fleet.gateway' : 'fleet.device')}
         columns={columns}

@@ -7,7 +7,6 @@ import { ChevronDownIcon, ChevronRightIcon } from '@radix-ui/react-icons';
 import type { DeviceRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import type { GroupNode } from '@iot/contracts/identity/group.ts';
-import { routes } from '@iot/contracts';
 import { ApiError, callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -151,7 +150,7 @@ export function GroupingPage() {
         </Text>
         <ListPage<DeviceRow>
           queryKey={GROUPED}
-          endpoint={routes['device.list'].path}
+          route="device.list"
           exportName={`${t('menu.deviceGroup')}-${nameOf(selected)}`}
           columns={columns}
           params={selected ? { groupId: selected } : {}}

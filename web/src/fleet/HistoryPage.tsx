@@ -3,7 +3,6 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Flex, Table, Text, TextField } from '@radix-ui/themes';
-import { routes } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { Field } from '../ui/form.tsx';
@@ -80,11 +79,9 @@ export function HistoryPage() {
             variant="soft"
             disabled={!deviceId || !variable}
             onClick={() =>
-              void downloadRoute(
-                routes['telemetry.export'].path,
-                { id: deviceId, variables: variable, ...range },
-                `history-${variable}.csv`,
-              ).catch((e: unknown) => notice.error(messageOf(e)))
+              void downloadRoute('telemetry.export', { id: deviceId, variables: variable, ...range }, `history-${variable}.csv`).catch(
+                (e: unknown) => notice.error(messageOf(e)),
+              )
             }
           >
             {t('fleet.export')}

@@ -2,13 +2,12 @@ import './i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
-import { mqttConfigFields, mqttConfigUpdateBody, storageModes, uploadStrategies } from '@iot/contracts/device/model.ts';
+import { storageModes, uploadStrategies } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { routes } from '@iot/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { callRoute } from '../api/client.ts';
 import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
@@ -120,11 +119,10 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
     for (const k of texts)
       body[k] = v[k] === '' ? (['name', 'serviceName', 'ip', 'clientId', 'uplinkTopic', 'downlinkTopic'].includes(k) ? '' : null) : v[k];
     for (const k of numeric) body[k] = v[k] === '' ? undefined : Number(v[k]);
-    const checked = creating ? validate(mqttConfigFields, body, t) : validate(mqttConfigUpdateBody, { ...body, id: v.id }, t);
+    const checked = creating ? checkBody('mqttConfig.create', body, t) : checkBody('mqttConfig.update', { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('mqttConfig.create', { body: checked.data as never });
-      else await callRoute('mqttConfig.update', { body: checked.data as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -203,7 +201,7 @@ export function MqttConfigsPage() {
     <>
       <ListPage<ConfigRow>
         queryKey={CONFIGS}
-        endpoint={routes['mqttConfig.list'].path}
+        route="mqttConfig.list"
         exportName={t('objects.mqttConfig')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}

@@ -1,18 +1,18 @@
 import './i18n.ts';
 import { useRef, useState } from 'react';
+import type { z } from 'zod';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Dialog, Flex, Select, Table, Tabs, Text, TextArea, TextField } from '@radix-ui/themes';
-import { nodeTypes, productCreateBody, productUpdateBody, protocols, type ProductRow } from '@iot/contracts/device/model.ts';
+import { nodeTypes, protocols, type ProductRow } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { routes } from '@iot/contracts';
 import { thingFunction } from '@iot/contracts/device/thing-model.ts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { crudActions, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { blank, Field, FormDialog, validate, type Errors } from '../ui/form.tsx';
+import { blank, Field, FormDialog, type Errors, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
@@ -50,12 +50,11 @@ function ProductDialog({ editing, onClose }: { editing: ProductRow | 'new' | nul
     const { id, ...rest } = form.values;
     const body = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v === '' ? null : v]));
     const checked = creating
-      ? validate(productCreateBody, body, t, { code: t('validation.invalid') })
-      : validate(productUpdateBody, { id, ...body }, t);
+      ? checkBody('product.create', body, t, { code: t('validation.invalid') })
+      : checkBody('product.update', { id, ...body }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('product.create', { body: checked.data as never });
-      else await callRoute('product.update', { body: checked.data as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -175,10 +174,10 @@ const formFieldOf = (path: readonly PropertyKey[]): string => {
 export function checkFunction(
   v: typeof functionEmpty,
   t: (key: string) => string,
-): { ok: true; value: Record<string, unknown> } | { ok: false; errors: Errors } {
+): { ok: true; value: z.output<typeof thingFunction> } | { ok: false; errors: Errors } {
   const value = toFunction(v);
   const result = thingFunction.safeParse(value);
-  if (result.success) return { ok: true, value };
+  if (result.success) return { ok: true, value: result.data };
   const errors: Errors = {};
   for (const issue of result.error.issues) {
     const field = formFieldOf(issue.path);
@@ -232,7 +231,7 @@ function FunctionDialog({
       await callRoute('product.defineFunction', {
         body: {
           productId,
-          function: checked.value as never,
+          function: checked.value,
           ...(editing && editing !== 'new' ? { replaces: editing.identifier } : {}),
         },
       });
@@ -385,7 +384,7 @@ export function ProductDetail({ id, onClose }: { id: string | null; onClose: () 
                     {t('fleet.publish')}
                   </Button>
                 )}
-                <Button variant="soft" onClick={() => void downloadRoute(routes['product.exportModel'].path, { id }, `${p.code}.json`)}>
+                <Button variant="soft" onClick={() => void downloadRoute('product.exportModel', { id }, `${p.code}.json`)}>
                   {t('fleet.exportModel')}
                 </Button>
                 {editable && (
@@ -509,11 +508,7 @@ export function ProductDetail({ id, onClose }: { id: string | null; onClose: () 
                           size="1"
                           variant="ghost"
                           onClick={() =>
-                            void downloadRoute(
-                              routes['product.exportModel'].path,
-                              { id, version: v.version },
-                              `${p.code}-v${v.version}.json`,
-                            )
+                            void downloadRoute('product.exportModel', { id, version: v.version }, `${p.code}-v${v.version}.json`)
                           }
                         >
                           {t('fleet.exportModel')}
@@ -591,7 +586,7 @@ export function ProductsPage() {
     <>
       <ListPage<ProductRow>
         queryKey={PRODUCTS}
-        endpoint={routes['product.list'].path}
+        route="product.list"
         exportName={t('fleet.products')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}

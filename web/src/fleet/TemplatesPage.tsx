@@ -3,20 +3,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Dialog, Flex, Table, Text, TextField } from '@radix-ui/themes';
-import {
-  storageModes,
-  templateCreateBody,
-  templateProtocols,
-  templateUpdateBody,
-  uploadStrategies,
-  variableAttributes,
-} from '@iot/contracts/device/model.ts';
+import { storageModes, templateProtocols, uploadStrategies, variableAttributes } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { routes } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
@@ -64,11 +56,10 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
       retentionDays: Number(v.retentionDays),
       remark: v.remark || null,
     };
-    const checked = creating ? validate(templateCreateBody, body, t) : validate(templateUpdateBody, { ...body, id: v.id }, t);
+    const checked = creating ? checkBody('template.create', body, t) : checkBody('template.update', { ...body, id: v.id }, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) await callRoute('template.create', { body: checked.data as never });
-      else await callRoute('template.update', { body: checked.data as never });
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -119,7 +110,7 @@ function VariablesDialog({ template, onClose }: { template: TemplateRow | null; 
   const { t } = useTranslation();
   const change = useListChange(TEMPLATES);
   const [identifier, setIdentifier] = useState('');
-  const [attribute, setAttribute] = useState('CLIENT');
+  const [attribute, setAttribute] = useState<(typeof variableAttributes)[number]>('CLIENT');
   const [register, setRegister] = useState('');
   const product = useQuery({
     queryKey: ['product', template?.productId],
@@ -135,10 +126,10 @@ function VariablesDialog({ template, onClose }: { template: TemplateRow | null; 
         body: {
           templateId: template.id,
           name: String(fn?.name ?? identifier),
-          attribute: attribute as never,
+          attribute,
           identifier,
           modbus: register ? { slaveAddress: 1, functionCode: 3, registerAddress: Number(register), dataFormat: 'float32' } : null,
-        } as never,
+        },
       });
       onClose();
     }, t('common.saved'));
@@ -178,7 +169,7 @@ function VariablesDialog({ template, onClose }: { template: TemplateRow | null; 
           <Field label={t('fleet.attribute')}>
             <SelectInput
               value={attribute}
-              onChange={setAttribute}
+              onChange={(picked) => setAttribute(variableAttributes.find((a) => a === picked) ?? 'CLIENT')}
               options={variableAttributes.map((v) => ({ value: v, label: t(`fleet.attributes.${v}`) }))}
             />
           </Field>
@@ -214,7 +205,7 @@ export function TemplatesPage() {
     <>
       <ListPage<TemplateRow>
         queryKey={TEMPLATES}
-        endpoint={routes['template.list'].path}
+        route="template.list"
         exportName={t('fleet.templates')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}

@@ -1,14 +1,10 @@
 import { useEffect, useRef } from 'react';
+import type { ECharts } from 'echarts';
 
 export interface TrendSeries {
   name: string;
   /** [instant, value] in time order. */
   points: Array<[string, number | null]>;
-}
-interface EChart {
-  dispose(): void;
-  setOption(option: unknown, opts?: { replaceMerge?: string[] }): void;
-  resize(): void;
 }
 
 const COLOURS = ['#2E68EA', '#E5484D', '#30A46C', '#F76B15', '#8E4EC6', '#12A594'];
@@ -20,7 +16,7 @@ const COLOURS = ['#2E68EA', '#E5484D', '#30A46C', '#F76B15', '#8E4EC6', '#12A594
  */
 export function TrendChart({ series, label, height = 320 }: { series: TrendSeries[]; label: string; height?: number }) {
   const el = useRef<HTMLDivElement>(null);
-  const chart = useRef<EChart | null>(null);
+  const chart = useRef<ECharts | null>(null);
   const latest = useRef(series);
   latest.current = series;
 
@@ -38,7 +34,7 @@ export function TrendChart({ series, label, height = 320 }: { series: TrendSerie
     let disposed = false;
     void import('echarts').then((echarts) => {
       if (disposed || !el.current) return;
-      const made = echarts.init(el.current) as unknown as EChart;
+      const made = echarts.init(el.current);
       chart.current = made;
       made.setOption({
         color: COLOURS,

@@ -53,7 +53,7 @@ export function Overview() {
         total(can(me, perm.userList), () => callRoute('user.list', { query: { pageSize: 1 } }, quiet)),
         total(can(me, perm.groupList), () => callRoute('group.list', { query: { pageSize: 1 } }, quiet)),
         total(can(me, perm.roleList), () => callRoute('role.list', { query: { pageSize: 1 } }, quiet)),
-        total(can(me, perm.tenantList), () => callRoute('tenant.list', { query: { pageSize: 1, status: 'underReview' } as never }, quiet)),
+        total(can(me, perm.tenantList), () => callRoute('tenant.list', { query: { pageSize: 1, status: 'underReview' } }, quiet)),
         can(me, devicePerm.deviceList) ? callRoute('device.count', {}, quiet).catch(() => null) : Promise.resolve(null),
       ]);
       return { users, groups, roles, pending, devices };

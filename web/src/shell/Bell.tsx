@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { Badge, Button, Flex, IconButton, Popover, Text } from '@radix-ui/themes';
 import { BellIcon } from '@radix-ui/react-icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { alarmPerm, channels } from '@iot/contracts';
+import { alarmPerm } from '@iot/contracts';
 import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -32,7 +32,7 @@ export function Bell() {
   });
   useEffect(() => {
     if (!allowed) return;
-    const socket = new WebSocket(channelUrl(channels['inbox.live'].path));
+    const socket = new WebSocket(channelUrl('inbox.live'));
     socket.onmessage = () => void queryClient.invalidateQueries({ queryKey: [INBOX] });
     return () => socket.close();
   }, [allowed, queryClient]);

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError } from '../api/client.ts';
+import { ApiError, callRoute } from '../api/client.ts';
 import { useSession } from '../auth/useSession.ts';
 import { filterMenu, staticMenu, titleByPath, type MenuNode } from './menu.ts';
 
@@ -51,7 +51,7 @@ export function useMenu() {
     retry: false,
     queryFn: async (): Promise<MenuNode[]> => {
       try {
-        return filterMenu(fromServer(await api.get<ServerMenu[]>('/api/auth/menu')), user);
+        return filterMenu(fromServer(await callRoute('menu.tree', {})), user);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return filterMenu(staticMenu, user);
         throw error;

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, ApiError } from '../api/client.ts';
+import { ApiError, callRoute } from '../api/client.ts';
 import { useSession } from '../auth/useSession.ts';
 import { DEFAULT_SYSTEM_NAME, type SystemSettings } from '@iot/contracts/identity/settings.ts';
 
@@ -18,7 +18,7 @@ export function useSettings() {
     queryFn: async (): Promise<SystemSettings> => {
       try {
         // Before login, the platform's own name and logo (the login and registration pages).
-        return await api.get<SystemSettings>(user ? '/api/auth/settings' : '/api/auth/settings/public', undefined, { noRedirect: true });
+        return await callRoute(user ? 'settings.get' : 'settings.public', {}, { noRedirect: true });
       } catch (error) {
         if (error instanceof ApiError) return { systemName: '', logo: null, updatedAt: null };
         throw error;

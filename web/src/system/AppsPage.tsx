@@ -3,17 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { Button, Callout, Checkbox, Code, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { downloadRoute } from '../fleet/download.ts';
 import { CopyIcon, ExclamationTriangleIcon } from '@radix-ui/react-icons';
-import { appCreateBody, appSharings, appTypes, appUpdateBody, type AppRow } from '@iot/contracts/identity/app.ts';
+import { appSharings, appTypes, type AppRow } from '@iot/contracts/identity/app.ts';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { builtinMenus } from '@iot/contracts/menu/catalogue.ts';
-import { routes } from '@iot/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { api, messageOf, callRoute } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { messageOf, callRoute } from '../api/client.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 import { useSession } from '../auth/useSession.ts';
@@ -83,9 +81,7 @@ function ApiDialog({ app, onClose }: { app: AppRow | null; onClose: () => void }
     queryFn: () => callRoute('app.api', { query: { id: app!.id } }),
   });
   const download = () =>
-    downloadRoute(routes['app.openApi'].path, { id: app!.id }, `openapi-${app!.name}.json`).catch((error: unknown) =>
-      notice.error(messageOf(error)),
-    );
+    downloadRoute('app.openApi', { id: app!.id }, `openapi-${app!.name}.json`).catch((error: unknown) => notice.error(messageOf(error)));
   return (
     <Dialog.Root open={app !== null} onOpenChange={(o) => !o && onClose()}>
       <Dialog.Content maxWidth="720px" aria-describedby={undefined}>
@@ -188,16 +184,14 @@ function AppDialog({
         : empty,
   });
   const submit = async () => {
-    const checked = validate(creating ? appCreateBody : appUpdateBody, appPayload(form.values, creating), t, {
+    const checked = checkBody(creating ? 'app.create' : 'app.update', appPayload(form.values, creating), t, {
       name: t('validation.maxLength', { field: t('app.name'), max: 64 }),
       scope: t('validation.permission'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (creating) {
-        const credentials = await api.post<Credentials>(endpoints.app, checked.data);
-        onCreated(credentials);
-      } else await api.put(endpoints.app, checked.data);
+      if (checked.route === 'app.create') onCreated(await callRoute(checked.route, { body: checked.data }));
+      else await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'app.created' : 'app.edited'));
     });
   };
@@ -268,7 +262,7 @@ export function AppsPage() {
     <>
       <ListPage<AppRow>
         queryKey={KEY}
-        endpoint={endpoints.app}
+        route="app.list"
         exportName={t('menu.app')}
         columns={columns}
         defaultSort={NEWEST_FIRST}

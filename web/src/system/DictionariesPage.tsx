@@ -3,23 +3,12 @@ import { useTranslation } from 'react-i18next';
 import { Dialog, Flex, Button, TextArea, TextField } from '@radix-ui/themes';
 import { PlusIcon } from '@radix-ui/react-icons';
 import { enabledStatuses } from '@iot/contracts/identity/common.ts';
-import { dictItemCreateBody, dictItemUpdateBody, dictTypeCreateBody, dictTypeUpdateBody } from '@iot/contracts/identity/dict.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import type { z } from 'zod';
 import type { dictItemRow, dictTypeRow } from '@iot/contracts/identity/dict.ts';
 import { callRoute } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
-import {
-  createdAtColumn,
-  crudActions,
-  labelled,
-  PermittedRowButton,
-  saveRecord,
-  useListDelete,
-  useRecordDialog,
-  statusColumn,
-} from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog, statusColumn } from '../ui/crud.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { RowButton, SelectInput } from '../ui/widgets.tsx';
 
@@ -44,13 +33,13 @@ function TypeDialog({ editing, onClose }: { editing: TypeRow | 'new' | null; onC
   const submit = async () => {
     const { id, ...rest } = form.values;
     const body = { ...rest, remark: rest.remark || null };
-    const checked = validate(creating ? dictTypeCreateBody : dictTypeUpdateBody, creating ? body : { id, ...body }, t, {
+    const checked = checkBody(creating ? 'dict.create' : 'dict.update', creating ? body : { id, ...body }, t, {
       code: t('validation.dictCode'),
       name: t('validation.maxLength', { field: t('dict.name'), max: 64 }),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await saveRecord(endpoints.dict, creating, checked.data);
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -95,12 +84,12 @@ function ItemDialog({ type, editing, onClose }: { type: TypeRow; editing: ItemRo
   const submit = async () => {
     const { itemId, ...rest } = form.values;
     const body = { typeId: type.id, ...rest, remark: rest.remark || null };
-    const checked = validate(creating ? dictItemCreateBody : dictItemUpdateBody, creating ? body : { ...body, itemId }, t, {
+    const checked = checkBody(creating ? 'dict.addItem' : 'dict.updateItem', creating ? body : { ...body, itemId }, t, {
       sort: t('validation.sort'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await saveRecord(endpoints.dictItems, creating, checked.data);
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -143,7 +132,7 @@ function ItemsDialog({ type, onClose }: { type: TypeRow | null; onClose: () => v
         <Dialog.Title>{t('dict.itemsOf', { name: type.name })}</Dialog.Title>
         <ListPage<ItemRow>
           queryKey={ITEMS}
-          endpoint={endpoints.dictItems}
+          route="dict.items"
           params={{ typeId: type.id }}
           exportName={`${t('menu.dictionary')}-${type.code}`}
           selectable={false}
@@ -192,7 +181,7 @@ export function DictionariesPage() {
     <>
       <ListPage<TypeRow>
         queryKey={TYPES}
-        endpoint={endpoints.dict}
+        route="dict.list"
         exportName={t('menu.dictionary')}
         columns={columns}
         defaultSort={NEWEST_FIRST}

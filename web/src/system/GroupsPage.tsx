@@ -2,12 +2,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
 import { groupTypes } from '@iot/contracts';
-import { groupCreateBody, groupUpdateBody, type GroupNode } from '@iot/contracts/identity/group.ts';
+import { type GroupNode } from '@iot/contracts/identity/group.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { callRoute } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
-import { createdAtColumn, crudActions, labelled, PermittedRowButton, saveRecord, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { createdAtColumn, crudActions, labelled, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups } from './lookups.ts';
@@ -52,14 +51,14 @@ function GroupDialog({ editing, onClose }: { editing: Editing; onClose: () => vo
     },
   });
   const submit = async () => {
-    const checked = validate(creating ? groupCreateBody : groupUpdateBody, groupPayload(form.values, creating), t, {
+    const checked = checkBody(creating ? 'group.create' : 'group.update', groupPayload(form.values, creating), t, {
       name: t('validation.maxLength', { field: t('group.name'), max: 64 }),
       'type.empty': t('validation.selectRequired'),
       sort: t('validation.sort'),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await saveRecord(endpoints.group, creating, checked.data);
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -105,7 +104,7 @@ export function GroupsPage() {
     <>
       <ListPage<GroupNode>
         queryKey={KEY}
-        endpoint={endpoints.group}
+        route="group.tree"
         exportName={t('menu.group')}
         subRows={(r) => r.children}
         columns={columns}

@@ -2,13 +2,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TextField } from '@radix-ui/themes';
 import { limits } from '@iot/contracts';
-import { menuCreateBody, menuTypes, menuUpdateBody, type MenuNode } from '@iot/contracts/identity/menu.ts';
+import { menuTypes, type MenuNode } from '@iot/contracts/identity/menu.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
 import { callRoute } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
 import { useEntryTitle } from '../shell/Layout.tsx';
-import { crudActions, labelled, PermittedRowButton, saveRecord, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { crudActions, labelled, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useMenuTree } from './lookups.ts';
@@ -89,10 +88,10 @@ function MenuDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
     },
   });
   const submit = async () => {
-    const checked = validate(creating ? menuCreateBody : menuUpdateBody, menuPayload(form.values, creating), t, menuRules(t));
+    const checked = checkBody(creating ? 'menu.create' : 'menu.update', menuPayload(form.values, creating), t, menuRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      await saveRecord(endpoints.menu, creating, checked.data);
+      await callRoute(checked.route, { body: checked.data });
       await done(t(creating ? 'common.created' : 'common.saved'));
     });
   };
@@ -182,7 +181,7 @@ export function MenusPage() {
     <>
       <ListPage<MenuNode>
         queryKey={KEY}
-        endpoint={endpoints.menuAll}
+        route="menu.list"
         exportName={t('menu.menuManage')}
         subRows={(r) => r.children}
         columns={columns}

@@ -1,6 +1,5 @@
 import { useTranslation } from 'react-i18next';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
-import { endpoints } from '../api/endpoints.ts';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { useLogNames } from './logNames.ts';
@@ -29,7 +28,7 @@ export function OperationLogPage() {
   return (
     <ListPage<OplogRow>
       queryKey="oplog"
-      endpoint={endpoints.log}
+      route="oplog.list"
       exportName={t('menu.operationLog')}
       rowId={(r) => r.position}
       selectable={false}

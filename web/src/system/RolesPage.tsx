@@ -2,12 +2,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Text, TextArea, TextField } from '@radix-ui/themes';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { roleCreateBody, roleUpdateBody, type RoleRow } from '@iot/contracts/identity/role.ts';
-import { api, ApiError, messageOf, callRoute } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { type RoleRow } from '@iot/contracts/identity/role.ts';
+import { ApiError, messageOf, callRoute } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { createdAtColumn, crudActions, PermittedRowButton, useListDelete, useRecordDialog } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { useMenuTree } from './lookups.ts';
 import { MenuChecklist, withAncestors } from './MenuChecklist.tsx';
@@ -35,25 +34,25 @@ function RoleDialog({ editing, onClose }: { editing: Editing; onClose: () => voi
     const menuIds = withAncestors(menus.data ?? [], form.values.menuIds);
     const rules = { name: t('validation.maxLength', { field: t('role.name'), max: 32 }) };
     const checked = grantOnly
-      ? ({ ok: true, data: null } as const)
+      ? ({ ok: true, route: null } as const)
       : creating
-        ? validate(roleCreateBody, { name: form.values.name, remark: form.values.remark || null, menuIds }, t, rules)
-        : validate(roleUpdateBody, { id: form.values.id, name: form.values.name, remark: form.values.remark || null }, t, rules);
+        ? checkBody('role.create', { name: form.values.name, remark: form.values.remark || null, menuIds }, t, rules)
+        : checkBody('role.update', { id: form.values.id, name: form.values.name, remark: form.values.remark || null }, t, rules);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(
       async () => {
         if (!grantOnly) {
-          const check = await api
-            .get<{ available: boolean }>(endpoints.roleCheck, { name: form.values.name.trim(), id: creating ? undefined : form.values.id })
-            .catch(() => ({ available: true }));
+          const check = await callRoute('role.check', {
+            query: { name: form.values.name.trim(), id: creating ? undefined : form.values.id },
+          }).catch(() => ({ available: true }));
           if (!check.available) {
             form.setErrors({ name: t('validation.roleExists') });
             return;
           }
         }
-        if (creating) await api.post(endpoints.role, checked.data);
+        if (checked.route === 'role.create') await callRoute(checked.route, { body: checked.data });
         else {
-          if (!grantOnly) await api.put(endpoints.role, checked.data);
+          if (checked.route === 'role.update') await callRoute(checked.route, { body: checked.data });
           await callRoute('role.grant', { body: { id: form.values.id, menuIds } });
         }
         await done(t(creating ? 'common.created' : 'common.saved'));
@@ -112,7 +111,7 @@ export function RolesPage() {
     <>
       <ListPage<RoleRow>
         queryKey={KEY}
-        endpoint={endpoints.role}
+        route="role.list"
         exportName={t('menu.role')}
         columns={columns}
         defaultSort={NEWEST_FIRST}

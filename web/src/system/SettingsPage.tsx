@@ -5,15 +5,14 @@ import { Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
 import { UploadIcon } from '@radix-ui/react-icons';
 import { limits } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { DEFAULT_SYSTEM_NAME, settingsBody } from '@iot/contracts/identity/settings.ts';
-import { api } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { DEFAULT_SYSTEM_NAME } from '@iot/contracts/identity/settings.ts';
+import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { SETTINGS_KEY, useSettings } from '../shell/useSettings.ts';
 import { useBusy } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
-import { Field, useForm, useRouteLeaveGuard, validate, SubmitForm } from '../ui/form.tsx';
+import { Field, useForm, useRouteLeaveGuard, SubmitForm, checkBody } from '../ui/form.tsx';
 import { checkLogo, scaleLogo } from './logo.ts';
 
 export function SettingsPage() {
@@ -52,14 +51,14 @@ export function SettingsPage() {
   };
 
   const save = async () => {
-    const checked = validate(settingsBody, form.values, t, {
+    const checked = checkBody('settings.update', form.values, t, {
       systemName: t('validation.maxLength', { field: t('settings.systemName'), max: 64 }),
     });
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
-      if (form.dirty) await api.put(endpoints.settings, checked.data);
+      if (form.dirty) await callRoute(checked.route, { body: checked.data });
       if (preview) {
-        await api.post(endpoints.settingsLogo, preview.blob);
+        await callRoute('settings.uploadLogo', { body: preview.blob });
         setPreview(null);
       }
       form.markSaved();

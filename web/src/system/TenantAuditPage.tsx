@@ -3,8 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { TextArea } from '@radix-ui/themes';
 import { tenantStatuses, type TenantRow } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { api, messageOf } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { messageOf, callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
@@ -25,9 +24,9 @@ export function TenantAuditPage() {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
 
-  const run = async (path: string, body: object, success: string) => {
+  const run = async (work: () => Promise<unknown>, success: string) => {
     try {
-      await api.post(path, body);
+      await work();
       notice.success(success);
       await refresh();
     } catch (error) {
@@ -36,12 +35,12 @@ export function TenantAuditPage() {
   };
   const approve = async (row: TenantRow) => {
     if (await confirm({ message: t('tenant.approveConfirm', { name: row.name }) }))
-      await run(endpoints.approve, { id: row.id }, t('tenant.approved'));
+      await run(() => callRoute('tenant.approve', { body: { id: row.id } }), t('tenant.approved'));
   };
   const toggle = async (row: TenantRow) => {
     const stop = row.status === 'approved';
     if (await confirm({ message: t(stop ? 'tenant.stopConfirm' : 'tenant.startConfirm', { name: row.name }), danger: stop }))
-      await run(stop ? endpoints.tenantStop : endpoints.tenantStart, { id: row.id }, t('common.success'));
+      await run(() => callRoute(stop ? 'tenant.stop' : 'tenant.start', { body: { id: row.id } }), t('common.success'));
   };
 
   const columns: ListColumn<TenantRow>[] = [
@@ -66,7 +65,7 @@ export function TenantAuditPage() {
     <>
       <ListPage<TenantRow>
         queryKey={KEY}
-        endpoint={endpoints.register}
+        route="tenant.list"
         exportName={t('menu.tenantAudit')}
         selectable={false}
         columns={columns}
@@ -117,7 +116,10 @@ export function TenantAuditPage() {
         onSubmit={async () => {
           if (!rejecting) return;
           setBusy(true);
-          await run(endpoints.reject, { id: rejecting.id, reason: reason.trim() || undefined }, t('tenant.rejected'));
+          await run(
+            () => callRoute('tenant.reject', { body: { id: rejecting.id, reason: reason.trim() || undefined } }),
+            t('tenant.rejected'),
+          );
           setBusy(false);
           setRejecting(null);
         }}

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Checkbox, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
-import { limits, type UserCreateBody, type UserUpdateBody } from '@iot/contracts';
+import { limits } from '@iot/contracts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
-import { passwordResetBody, sexes, userCreateBody, userStatuses, userUpdateBody, type UserRow } from '@iot/contracts/identity/user.ts';
+import { sexes, userStatuses, type UserRow } from '@iot/contracts/identity/user.ts';
 import { ApiError, callRoute, messageOf } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from '../ui/feedback.tsx';
 import {
@@ -19,7 +18,7 @@ import {
   useRecordDialog,
   statusColumn,
 } from '../ui/crud.tsx';
-import { Field, FormDialog, validate } from '../ui/form.tsx';
+import { checkBody, Field, FormDialog } from '../ui/form.tsx';
 import { ListPage, NEWEST_FIRST, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { treeOptions, useGroups, useRoles } from './lookups.ts';
@@ -98,12 +97,11 @@ function UserDialog({ editing, onClose }: { editing: UserRow | 'new' | null; onC
   });
   const submit = async () => {
     const body = userPayload(form.values, creating);
-    const checked = validate<unknown>(creating ? userCreateBody : userUpdateBody, body, t, userRules(t));
+    const checked = checkBody(creating ? 'user.create' : 'user.update', body, t, userRules(t));
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(
       async () => {
-        if (creating) await callRoute('user.create', { body: checked.data as UserCreateBody });
-        else await callRoute('user.update', { body: checked.data as UserUpdateBody });
+        await callRoute(checked.route, { body: checked.data });
         await done(t(creating ? 'common.created' : 'common.saved'));
       },
       (error) => {
@@ -198,10 +196,10 @@ function ResetPasswordDialog({ user, onClose }: { user: UserRow | null; onClose:
         onClose();
       }}
       onSubmit={async () => {
-        const checked = validate(passwordResetBody, { id: user?.id, password }, t, userRules(t));
+        const checked = checkBody('user.resetPassword', { id: user?.id, password }, t, userRules(t));
         if (!checked.ok) return setError(checked.errors.password);
         await run(async () => {
-          await callRoute('user.resetPassword', { body: checked.data as { id: string; password: string } });
+          await callRoute(checked.route, { body: checked.data });
           notice.success(t('user.passwordReset'));
           setPassword('');
           onClose();
@@ -260,7 +258,7 @@ export function UsersPage() {
     <>
       <ListPage<UserRow>
         queryKey={KEY}
-        endpoint={endpoints.user}
+        route="user.list"
         exportName={t('menu.user')}
         columns={columns}
         defaultSort={NEWEST_FIRST}

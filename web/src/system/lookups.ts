@@ -1,10 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { routes, type Page } from '@iot/contracts';
+import { routes } from '@iot/contracts';
 import type { GroupNode } from '@iot/contracts/identity/group.ts';
-import type { MenuNode } from '@iot/contracts/identity/menu.ts';
 import type { RoleRow } from '@iot/contracts/identity/role.ts';
-import { api } from '../api/client.ts';
-import { endpoints } from '../api/endpoints.ts';
+import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 
@@ -23,7 +21,7 @@ export function useRoles() {
     enabled: can(user, routes['role.list'].permission),
     retry: false,
     queryFn: async () =>
-      (await api.get<Page<RoleRow>>(endpoints.role, { page: 1, pageSize: 500 }, quiet).catch(() => ({ rows: [] as RoleRow[] }))).rows,
+      (await callRoute('role.list', { query: { page: 1, pageSize: 500 } }, quiet).catch(() => ({ rows: [] as RoleRow[] }))).rows,
   });
 }
 
@@ -34,13 +32,13 @@ export function useGroups() {
     queryKey: ['groups', 'tree'],
     enabled: can(user, routes['group.tree'].permission),
     retry: false,
-    queryFn: () => api.get<GroupNode[]>(endpoints.group, undefined, quiet).catch(() => [] as GroupNode[]),
+    queryFn: () => callRoute('group.tree', {}, quiet).catch(() => [] as GroupNode[]),
   });
 }
 
 /** The menu tree (with buttons), for granting to roles and picking parents. */
 export function useMenuTree() {
-  return useQuery({ queryKey: ['menus', 'tree'], retry: false, queryFn: () => api.get<MenuNode[]>(endpoints.menuAll) });
+  return useQuery({ queryKey: ['menus', 'tree'], retry: false, queryFn: () => callRoute('menu.list', {}) });
 }
 
 /** A tree as indented options: `— child` under its parent. */

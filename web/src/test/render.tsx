@@ -45,9 +45,17 @@ export const ok = (data: unknown): Answer => ({ body: { code: 200, msg: 'ok', da
 export const refused = (status: number, error: string, msg: string): Answer => ({ status, body: { code: status, msg, data: { error } } });
 export const emptyPage = ok({ rows: [], total: 0, page: 1, pageSize: 20 });
 
-export const admin = { id: 'u1', username: 'boss', tenantId: 't1', permissions: ['*'], isSystemAdmin: false } as unknown as CurrentUser;
+export const admin: CurrentUser = {
+  id: 'u1',
+  username: 'boss',
+  tenantId: 't1',
+  email: null,
+  permissions: ['*'],
+  isSystemAdmin: false,
+  homePage: null,
+};
 /** The platform's own administrator: also holds the `platform:` permissions (menus, tenant audit). */
-export const systemAdmin = { ...admin, isSystemAdmin: true } as CurrentUser;
+export const systemAdmin: CurrentUser = { ...admin, isSystemAdmin: true };
 
 /** Renders a screen as the app does (theme, query client, a data router, notices and confirms), in English. */
 export function renderScreen(

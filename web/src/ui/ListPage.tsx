@@ -23,7 +23,7 @@ import {
   TriangleUpIcon,
 } from '@radix-ui/react-icons';
 import type { Page } from '@iot/contracts';
-import { api, messageOf } from '../api/client.ts';
+import { messageOf, readList, type ListQuery, type ListRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { notice } from './feedback.tsx';
@@ -62,12 +62,12 @@ export interface ListAction<T> {
   onClick: (rows: T[]) => unknown;
 }
 
-export type ListParams = Record<string, string | number | undefined>;
+export type ListParams = ListQuery;
 
 export interface ListPageProps<T> {
   queryKey: string;
-  /** A paged list endpoint answering `Page<T>`, or (tree mode) an array of roots. */
-  endpoint: string;
+  /** The list route of the table it reads: a GET answering `Page<T>`, or (tree mode) an array of roots. */
+  route: ListRoute<T>;
   columns: ListColumn<T>[];
   /** A row's key; its `id` unless given. */
   rowId?: (row: T) => string;
@@ -88,6 +88,11 @@ export const NEWEST_FIRST = { sort: 'createdAt', order: 'desc' } as const;
 const PAGE_SIZES = [10, 20, 50, 100];
 const EXPORT_PAGE_SIZE = 500;
 
+/** A tree (an array of roots) as a page of one. */
+const asPage = <T,>(answer: Page<T> | readonly T[]): Page<T> =>
+  isRoots(answer) ? { rows: [...answer], total: answer.length, page: 1, pageSize: answer.length } : answer;
+const isRoots = <T,>(answer: Page<T> | readonly T[]): answer is readonly T[] => Array.isArray(answer);
+
 /** The one list screen: filters, server-side paging and sorting, selection, actions and CSV/XLSX export. */
 export function ListPage<T>(props: ListPageProps<T>) {
   const { t } = useTranslation();
@@ -106,13 +111,7 @@ export function ListPage<T>(props: ListPageProps<T>) {
   const params: ListParams = { ...props.params, ...applied, ...(tree ? {} : { page, pageSize }), ...(sort ?? {}) };
   const query = useQuery({
     queryKey: [props.queryKey, params],
-    queryFn: async () => {
-      if (tree) {
-        const rows = await api.get<T[]>(props.endpoint, params);
-        return { rows, total: rows.length, page: 1, pageSize: rows.length } satisfies Page<T>;
-      }
-      return api.get<Page<T>>(props.endpoint, params);
-    },
+    queryFn: async () => asPage(await readList(props.route, params)),
     placeholderData: keepPreviousData,
     retry: false,
   });
@@ -163,10 +162,10 @@ export function ListPage<T>(props: ListPageProps<T>) {
       let all: T[] = [];
       if (tree) {
         const flatten = (list: T[]): T[] => list.flatMap((r) => [r, ...flatten(props.subRows?.(r) ?? [])]);
-        all = flatten(await api.get<T[]>(props.endpoint, { ...props.params, ...applied }));
+        all = flatten(asPage(await readList(props.route, { ...props.params, ...applied })).rows);
       } else {
         for (let p = 1; ; p++) {
-          const chunk = await api.get<Page<T>>(props.endpoint, { ...params, page: p, pageSize: EXPORT_PAGE_SIZE });
+          const chunk = asPage(await readList(props.route, { ...params, page: p, pageSize: EXPORT_PAGE_SIZE }));
           all = all.concat(chunk.rows);
           if (all.length >= chunk.total || chunk.rows.length === 0) break;
         }

@@ -2,7 +2,7 @@ import { useCallback, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { PlusIcon } from '@radix-ui/react-icons';
-import { api, messageOf } from '../api/client.ts';
+import { messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from './feedback.tsx';
@@ -37,10 +37,6 @@ export function useOnOpen<K>(key: K | null, onOpen: (key: K | null) => void) {
     onOpen(key);
   }
 }
-
-/** Creates (POST) or updates (PUT) a record at `endpoint`. */
-export const saveRecord = (endpoint: string, creating: boolean, data: unknown) =>
-  creating ? api.post(endpoint, data) : api.put(endpoint, data);
 
 /**
  * A dialog editing one record of a list: its form resets from `valuesOf` as it opens, `run` does the saving

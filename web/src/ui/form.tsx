@@ -3,6 +3,9 @@ import { useBlocker } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { z } from 'zod';
+import { routes, type Routes } from '@iot/contracts';
+import type { BodyIn, RouteSpec } from '@iot/contracts/http/route.ts';
+import type { BodyRoute } from '../api/client.ts';
 import { Button, Dialog, Flex, Text } from '@radix-ui/themes';
 import { confirm } from './feedback.tsx';
 
@@ -37,6 +40,28 @@ export function validate<T>(
       : (rules[field] ?? t('validation.invalid'));
   }
   return { ok: false, errors };
+}
+
+/** A form's values checked by the body schema of the route they go to: sent as `callRoute(route, { body: data })`. */
+export type CheckedBody<N extends BodyRoute> =
+  (N extends BodyRoute ? { ok: true; route: N; data: BodyIn<Routes[N]> } : never) | { ok: false; errors: Errors };
+
+/**
+ * Checks a form's values by the body schema of the route that takes them (STYLE.md "One contract, two ends"), with
+ * the messages of `validate`: the data is that route's body, typed by the table, and names the route it goes to.
+ */
+export function checkBody<N extends BodyRoute>(
+  route: N,
+  values: Record<string, unknown>,
+  t: TFunction,
+  rules: Record<string, string> = {},
+): CheckedBody<N> {
+  const spec: RouteSpec = routes[route];
+  const body = spec.body;
+  if (!body) throw new Error(`${route} takes no body`);
+  const checked = validate(body, values, t, rules);
+  // What the route's own schema accepted is its body: the schema's output, sent as the input the server parses again.
+  return checked.ok ? ({ ok: true, route, data: checked.data } as CheckedBody<N>) : checked;
 }
 
 /** Form state: values, errors and whether anything changed since it opened. */

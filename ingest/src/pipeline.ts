@@ -1,31 +1,33 @@
-import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import {
-  createDeviceRegistry,
-  createDownlink,
-  createIntake,
-  createIntakeTables,
-  createPresence,
-  followDeviceChanges,
-  sweepSilentDevices,
-  type DeviceMessage,
-  type TelemetrySink,
-} from '@iot/ingest';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { createDownlink } from './downlink.ts';
+import { createIntake, type DeviceMessage, type TelemetrySink } from './intake.ts';
+import { createPresence } from './presence.ts';
+import type { DeviceDirectory } from '@iot/contracts/ports/device-directory.ts';
+import { createDeviceRegistry, type DeviceRegistry } from './registry.ts';
+import { followDeviceChanges, sweepSilentDevices } from './sessions.ts';
+import { createIntakeTables } from './tables.ts';
+import type { ThingsboardRequests } from './thingsboard.ts';
 import type { DeviceEvent, TenantEvent } from '@iot/contracts';
 import type { EventStore, StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
-import { busTelemetrySink, startTimeseriesWriter } from './bus/telemetry.ts';
-import type { SqlPool } from './postgres/sql.ts';
-import { WriteBatcher } from './timeseries/batcher.ts';
-import { thingsboardRequests } from './thingsboard-requests.ts';
+import { WriteBatcher } from './batcher.ts';
+import { busTelemetrySink, startTimeseriesWriter } from './writer.ts';
+
+/** Where the pipeline reports what went wrong: the process's log. */
+export interface IngestLog {
+  error(context: object, message: string): void;
+}
 
 export interface IngestOptions {
-  db: SqlPool;
+  db: Sql;
+  /** The devices as the intake asks about them (the device read module, bound by infra/). */
+  directory: DeviceDirectory;
   timeseries: TimeSeriesStore;
   dispatch: Dispatch;
-  logger: Logger;
+  logger: IngestLog;
   /** Kafka between the intake and the writer: a publish is durable once Kafka has it. Absent: straight to the store. */
   kafka?: Bus | null;
   offlineAfterMs?: number;
@@ -48,6 +50,8 @@ export interface IngestOptions {
    * which the shared subscription may hand to another ingest process.
    */
   watch?: (topicFilter: string, handler: (message: DeviceMessage) => Promise<void>) => Promise<{ off(): Promise<void> }>;
+  /** ThingsBoard's client-side RPC and attribute requests, answered to the asking session (embedded broker only). */
+  thingsboard?: (registry: DeviceRegistry) => ThingsboardRequests;
   /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
   publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
   /** Ends a session now (its device lost the right to it); embedded broker only: an external one cuts its own (broker accounts). */
@@ -89,7 +93,7 @@ export async function startIngest(options: IngestOptions) {
   } else {
     sink = { write: (rows) => batcher.enqueue(rows) };
   }
-  const registry = createDeviceRegistry(db);
+  const registry = createDeviceRegistry(options.directory);
   const downlink = createDownlink({
     dispatch: options.dispatch,
     registry,
@@ -103,10 +107,7 @@ export async function startIngest(options: IngestOptions) {
   });
   const intake = createIntake({
     // ThingsBoard's client-side RPC and attribute requests: answered to the asking session, so on the embedded broker.
-    thingsboard:
-      options.publishTo && options.events
-        ? thingsboardRequests({ timeseries, events: options.events, registry, publishTo: options.publishTo })
-        : undefined,
+    thingsboard: options.thingsboard?.(registry),
     onConnect: (device) => downlink.resendLater(device, 1_000),
     onSubscribe: (device) => downlink.resendLater(device, 100),
     onPassthrough: downlink.onPassthrough,

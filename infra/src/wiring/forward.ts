@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
+import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
+import { createForwardReactor, type ForwardReactor } from '@iot/projections/forward/reactor.ts';
+import { startForwardDelivery, type ForwardDelivery } from '@iot/projections/forward/delivery.ts';
+import type { Config } from '../config.ts';
+import { createForwardMqtt } from '../forward/mqtt.ts';
+import type { SqlPool } from '../postgres/sql.ts';
+import type { Stops } from './stops.ts';
+
+export interface ForwardingWiring {
+  /** The MQTT forwarding adapter (connection tests and delivery). */
+  mqtt: ForwardMqtt;
+  /** The platform's own listeners: a forwarding target on one of them would forward into itself (the API's port once it listens). */
+  localPorts: number[];
+  /** The rules on the telemetry (with the intake). */
+  reactor: ForwardReactor | null;
+  /** The outbox's delivery worker (with the projections). */
+  delivery: ForwardDelivery | null;
+  /** Starts the delivery worker: in the processes that run the projections. */
+  startDelivery(): void;
+}
+
+/** Forwarding to MQTT and HTTP servers: the reactor that puts messages in the outbox, and the worker that delivers them. */
+export async function startForwarding(
+  w: { config: Config; db: SqlPool; outbound: OutboundHttp; logger: Logger; withIntake: boolean; mqttPort: number | null },
+  stops: Stops,
+): Promise<ForwardingWiring> {
+  const { config, db, logger } = w;
+  const mqtt = createForwardMqtt({ outbound: w.outbound });
+  stops.push(() => mqtt.close());
+  const forwarding: ForwardingWiring = {
+    mqtt,
+    localPorts: w.mqttPort === null ? [] : [w.mqttPort],
+    reactor: null,
+    delivery: null,
+    startDelivery() {
+      const worker = startForwardDelivery({
+        db,
+        outbound: w.outbound,
+        mqtt,
+        backoffMs: config.FORWARD_RETRY_MS,
+        maxAttempts: config.FORWARD_MAX_ATTEMPTS,
+        log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
+        onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
+      });
+      forwarding.delivery = worker;
+      stops.push(() => worker.stop());
+    },
+  };
+  if (w.withIntake) {
+    const reactor = createForwardReactor({
+      db,
+      onError: (err) => logger.error({ err }, 'forwarding not enqueued'),
+      onEnqueued: () => forwarding.delivery?.kick(),
+    });
+    forwarding.reactor = reactor;
+    await reactor.load();
+    // Rule changes reach the reactor from the log (its hooks) and, in a process without the projections, by this reload.
+    const reload = setInterval(
+      () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'forwarding rules not reloaded')),
+      5_000,
+    );
+    stops.push(async () => clearInterval(reload));
+    // Messages gathered when the process stops are written before the database closes.
+    stops.push(() => reactor.flush());
+  }
+  return forwarding;
+}

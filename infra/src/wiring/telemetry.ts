@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import { createDeviceDirectory } from '../read-models/device-directory.ts';
+import type { Bus } from '@iot/contracts/ports/bus.ts';
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { LiveFeed } from '@iot/contracts/ports/live.ts';
+import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { startIngest, uplinkFilters, type Ingest, type IngestOptions } from '@iot/ingest';
+import { createAlarmReactor, type AlarmReactor } from '@iot/projections/index.ts';
+import type { Config } from '../config.ts';
+import type { EventStore } from '../event-store/port.ts';
+import type { SqlPool } from '../postgres/sql.ts';
+import { thingsboardRequests } from '../thingsboard-requests.ts';
+import type { Stops } from './stops.ts';
+
+export interface TelemetryWiring {
+  config: Config;
+  db: SqlPool;
+  store: EventStore;
+  timeseries: TimeSeriesStore;
+  bus: Bus;
+  mqtt: MqttPort;
+  dispatch: Dispatch;
+  live: LiveFeed;
+  logger: Logger;
+  /** More reactors on the telemetry beside the alarm rules (forwarding). */
+  reactors?: NonNullable<IngestOptions['reactors']>;
+  /** Clients whose messages are not device messages (MQTT users): for other subscribers, not the platform's telemetry. */
+  notDevice?: (clientId: string) => boolean;
+}
+
+/** The intake of device messages (ingest/src/pipeline.ts) on this process's broker, with the alarm rules' evaluator on its samples. */
+export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<{ ingest: Ingest; alarms: AlarmReactor }> {
+  const { config, mqtt, logger } = w;
+  const alarms = createAlarmReactor({ db: w.db, dispatch: w.dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
+  const publishTo = mqtt.publishTo?.bind(mqtt);
+  const disconnect = mqtt.disconnect?.bind(mqtt);
+  const ingest = await startIngest({
+    db: w.db,
+    directory: createDeviceDirectory(w.db),
+    timeseries: w.timeseries,
+    dispatch: w.dispatch,
+    logger,
+    kafka: config.KAFKA_BROKERS ? w.bus : null,
+    offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
+    heartbeatMs: config.PRESENCE_HEARTBEAT_MS,
+    events: w.store,
+    ownsSessions: !config.MQTT_URL,
+    live: w.live,
+    publish: (topic, payload) => mqtt.publish(topic, payload, { qos: 1 }),
+    publishTo: publishTo ? (clientId, topic, payload) => publishTo(clientId, topic, payload, { qos: 1 }) : undefined,
+    // ThingsBoard's client-side RPC and attribute requests: answered to the asking session, so on the embedded broker.
+    thingsboard: publishTo
+      ? (registry) =>
+          thingsboardRequests({
+            timeseries: w.timeseries,
+            events: w.store,
+            registry,
+            publishTo: (clientId, topic, payload) => publishTo(clientId, topic, payload, { qos: 1 }),
+          })
+      : undefined,
+    disconnect: disconnect ? (clientId) => disconnect(clientId) : undefined,
+    // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
+    watch: config.MQTT_URL ? (filter, handler) => mqtt.onMessage(filter, handler, { shared: false }) : undefined,
+    reactors: [alarms, ...(w.reactors ?? [])],
+  });
+  const registrations = await Promise.all(
+    (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) =>
+      mqtt.onMessage(filter, (message) =>
+        message.clientId && w.notDevice?.(message.clientId) ? undefined : ingest.intake.handle(message),
+      ),
+    ),
+  );
+  stops.push(async () => {
+    // An external broker's session keeps the subscriptions, so nothing is lost while this process is away.
+    if (config.MQTT_URL) await mqtt.close();
+    else await Promise.all(registrations.map((r) => r.off()));
+    await ingest.stop();
+  });
+  return { ingest, alarms };
+}
