@@ -174,10 +174,11 @@ const formFieldOf = (path: readonly PropertyKey[]): string => {
 export function checkFunction(
   v: typeof functionEmpty,
   t: (key: string) => string,
-): { ok: true; value: z.output<typeof thingFunction> } | { ok: false; errors: Errors } {
+): { ok: true; value: z.input<typeof thingFunction> } | { ok: false; errors: Errors } {
   const value = toFunction(v);
   const result = thingFunction.safeParse(value);
-  if (result.success) return { ok: true, value: result.data };
+  // The form's own value goes out, as before: the schema accepted it, and the server parses it again.
+  if (result.success) return { ok: true, value: value as z.input<typeof thingFunction> };
   const errors: Errors = {};
   for (const issue of result.error.issues) {
     const field = formFieldOf(issue.path);
