@@ -3,14 +3,15 @@ import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
 import { seedDemoTenant, type Platform } from '@iot/infra/platform.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { textOf } from '@iot/ingest/payload.ts';
 
 /**
  * What every bare pipeline of the ingest benchmarks does with a message, and nothing more: the device from the topic
  * (`devices/<id>/...`), JSON.parse, one row per value. No authentication, validation, rules or latest values.
  */
-export function bareRows(message: { topic: string; payload: Buffer }): TelemetryRow[] {
+export function bareRows(message: { topic: string; payload: Uint8Array }): TelemetryRow[] {
   const deviceId = message.topic.split('/')[1]!;
-  const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
+  const values = JSON.parse(textOf(message.payload)) as Record<string, number>;
   const ts = new Date();
   return Object.entries(values).map(([variable, value]) => ({ tenantId: 'bench', deviceId, variable, ts, value, text: null }));
 }

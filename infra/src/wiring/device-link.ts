@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
-import { SessionEnded, type Intake } from '@iot/ingest';
+import { SessionEnded, textOf, type Intake } from '@iot/ingest';
 import type { Config } from '../config.ts';
 import { createInProcessBus } from '../bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from '../bus/kafka.ts';
@@ -51,7 +51,7 @@ export async function startDeviceLink(
     const embedded = await startEmbeddedMqtt({
       port: mqttPort ?? config.MQTT_PORT,
       authenticate: async (client, password) => {
-        const session = await intake()?.connect(client.clientId, client.connectionId ?? 0, client.username, password?.toString('utf8'));
+        const session = await intake()?.connect(client.clientId, client.connectionId ?? 0, client.username, password && textOf(password));
         return session ? { clientId: session.sessionId } : false;
       },
       authorizePublish: (client, topic) => intake()?.mayPublish(client.clientId, topic) ?? false,
