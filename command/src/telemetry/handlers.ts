@@ -3,7 +3,7 @@ import { DomainError, valueFits, type DeviceEvent, type TelemetryRoutes, type Th
 import { desiredValues, reportsDesired, writableProperties } from '@iot/contracts/device/desired.ts';
 import { callerOf, type Handlers, type Ports } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
-import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { readStreamOf } from '@iot/contracts/ports/event-store.ts';
 import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
 import { productDecider, productStream } from '../product/decide.ts';
@@ -117,7 +117,7 @@ async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, de
 
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
 async function pendingDesired(ports: Pick<Ports, 'store' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
-  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))) as unknown as StoredEventOf<DeviceEvent>[];
+  const history = await readStreamOf<DeviceEvent>(ports.store, deviceStream(tenantId, deviceId));
   const desired = [...desiredValues(history)].filter(([, want]) => !before || want.at < before);
   // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
   if (desired.length === 0) return null;

@@ -105,3 +105,13 @@ export const categoryOf = (stream: string): string => stream.slice(0, stream.ind
 export type StoredEventOf<E extends { type: string; data: object }> = E extends unknown
   ? Omit<StoredEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
   : never;
+
+/** An aggregate's stream read as the event union that aggregate appends (a stream holds only its aggregate's events). */
+export async function readStreamOf<E extends { type: string; data: object }>(
+  store: Pick<EventStore, 'readStream'>,
+  stream: string,
+  options?: ReadStreamOptions,
+): Promise<StoredEventOf<E>[]> {
+  // The store hands back JSON payloads; the stream's name (its aggregate) is what says which union wrote them.
+  return (await store.readStream(stream, options)) as unknown as StoredEventOf<E>[];
+}
