@@ -3,6 +3,7 @@ import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed, LiveSender } from '@iot/contracts/ports/live.ts';
 import type { DeviceMessage, Intake } from './intake.ts';
 import type { DeviceRef, DeviceRegistry } from './registry.ts';
+import { textOf } from './payload.ts';
 import {
   commandTopic,
   gatewayCommandTopic,
@@ -132,11 +133,11 @@ export function createDownlink(options: DownlinkOptions) {
       .catch((err: unknown) => logger.error({ err }, 'device reply not recorded'));
   };
   /** Raw bytes from a pass-through device, to whoever watches it. */
-  const onPassthrough = (device: DeviceRef, bytes: Buffer) =>
+  const onPassthrough = (device: DeviceRef, bytes: Uint8Array) =>
     options.live?.publish(
       'device.passthrough',
       { tenantId: device.tenantId, groupId: device.groupId, deviceId: device.deviceId },
-      { type: 'data', deviceId: device.deviceId, data: bytes.toString('base64'), at: new Date().toISOString() },
+      { type: 'data', deviceId: device.deviceId, data: textOf(bytes, 'base64'), at: new Date().toISOString() },
     );
   /** A connection ended: a pass-through relay in progress to the device fails, unless another session of it remains. */
   const onDisconnect = (device: DeviceRef) => {

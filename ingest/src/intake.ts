@@ -1,6 +1,6 @@
 import { DomainError } from '@iot/contracts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
-import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, type Sample } from './payload.ts';
+import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, textOf, type Sample } from './payload.ts';
 import type { Presence } from './presence.ts';
 import type { DeviceRef, DeviceRegistry } from './registry.ts';
 import type { ThingsboardRequests } from './thingsboard.ts';
@@ -10,7 +10,7 @@ import { validateSample, type Rejection } from './validate.ts';
 /** A device message as the broker hands it over. */
 export interface DeviceMessage {
   topic: string;
-  payload: Buffer;
+  payload: Uint8Array;
   qos: 0 | 1 | 2;
   /** The connected client, when the broker tells it (embedded). */
   clientId?: string;
@@ -82,7 +82,7 @@ export interface IntakeOptions {
   /** A connection of the device ended. */
   onDisconnect?(device: DeviceRef): void;
   /** Raw bytes from a DTU-style device (pass-through), not parsed. */
-  onPassthrough?(device: DeviceRef, bytes: Buffer): void;
+  onPassthrough?(device: DeviceRef, bytes: Uint8Array): void;
   /** ThingsBoard's client-side RPC and attribute requests (embedded broker: the answer goes to the asking session). */
   thingsboard?: ThingsboardRequests;
   /** Per device, the newest report time (device list "last report"). */
@@ -125,7 +125,7 @@ export function createIntake(options: IntakeOptions) {
       sn: device?.sn ?? null,
       topic: message.topic.slice(0, 256),
       reason: reason.slice(0, 500),
-      payload: message.payload.subarray(0, DEAD_LETTER_BYTES).toString('utf8'),
+      payload: textOf(message.payload.subarray(0, DEAD_LETTER_BYTES)),
       at: new Date(now()),
     });
   };

@@ -43,12 +43,16 @@ export function gatewaySamplesOf(body: unknown, now: number): Map<string, Sample
   return out;
 }
 
+/** The UTF-8 text of bytes a port hands over (a Buffer at run time in Node: read in place, not copied). */
+export const textOf = (bytes: Uint8Array, encoding: 'utf8' | 'base64' = 'utf8'): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
+
 /** JSON, refusing what JSON.parse would turn into prototype changes. */
-export function parseJson(payload: Buffer, maxBytes: number): unknown {
+export function parseJson(payload: Uint8Array, maxBytes: number): unknown {
   if (payload.length > maxBytes) throw new MalformedPayload(`payload over ${maxBytes} bytes`);
   let body: unknown;
   try {
-    body = JSON.parse(payload.toString('utf8'));
+    body = JSON.parse(textOf(payload));
   } catch {
     throw new MalformedPayload('not JSON');
   }

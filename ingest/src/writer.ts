@@ -1,5 +1,6 @@
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import type { Bus, BusMessage, Subscription } from '@iot/contracts/ports/bus.ts';
+import { textOf } from './payload.ts';
 
 /**
  * Telemetry through the bus (issue 11, `KAFKA_BROKERS`): the intake publishes accepted rows, keyed by device so
@@ -69,7 +70,7 @@ export function rowsOf(batch: readonly BusMessage[], onMalformed: (message: BusM
   const rows: TelemetryRow[] = [];
   for (const message of batch) {
     try {
-      for (const wire of JSON.parse(message.value.toString('utf8')) as WireRow[]) rows.push(fromWire(wire));
+      for (const wire of JSON.parse(textOf(message.value)) as WireRow[]) rows.push(fromWire(wire));
     } catch (error) {
       // Not ours (only the intake publishes here): skipped, since delivering it again cannot mend it.
       onMalformed(message, error);

@@ -13,14 +13,15 @@ import type { Routes } from '@iot/contracts';
 import type { RouteArgs, RouteName } from '../harness/api.ts';
 import { fetchClient } from '../harness/fetch-client.ts';
 import { freePort } from '../harness/free-port.ts';
+import { textOf } from '@iot/ingest/payload.ts';
 
 /**
  * What every bare pipeline of the ingest benchmarks does with a message, and nothing more: the device from the topic
  * (`devices/<id>/...`), JSON.parse, one row per value. No authentication, validation, rules or latest values.
  */
-export function bareRows(message: { topic: string; payload: Buffer }): TelemetryRow[] {
+export function bareRows(message: { topic: string; payload: Uint8Array }): TelemetryRow[] {
   const deviceId = message.topic.split('/')[1]!;
-  const values = JSON.parse(message.payload.toString('utf8')) as Record<string, number>;
+  const values = JSON.parse(textOf(message.payload)) as Record<string, number>;
   const ts = new Date();
   return Object.entries(values).map(([variable, value]) => ({ tenantId: 'bench', deviceId, variable, ts, value, text: null }));
 }

@@ -341,7 +341,7 @@ describe.each(adapters)('bus contract: $name', (adapter) => {
     ]);
     await waitFor(() => got.length >= 3, 'three messages');
     const byKey = got.filter((m) => m.key === 'a');
-    expect(byKey[0]!.value.toString('utf8')).toBe('héllo');
+    expect(Buffer.from(byKey[0]!.value).toString('utf8')).toBe('héllo');
     expect(byKey[0]!.headers).toEqual({ source: 'gateway-1' });
     expect([...byKey[1]!.value]).toEqual([0, 1, 2, 255]);
     expect(got.find((m) => m.key === null)?.value.toString()).toBe('no key');

@@ -139,7 +139,8 @@ const pickA: IdPicker = (field, url) => {
 
 beforeAll(async () => {
   // Tenant A's SMTP URL names loopback: the operator allows it (issue 24).
-  sut = await startTestPlatform({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' });
+  // The broker's hook routes are served (and walked) when a hook secret is set.
+  sut = await startTestPlatform({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32', MQTT_HOOK_SECRET: 'walk-hook-secret-0123456789' });
   await sut.seedTenant({ id: 'alpha', name: 'alphaTenantQ', adminUsername: 'alphaAdminQ', adminPassword: A.password });
   await sut.seedTenant({ id: 'beta', name: 'betaTenantQ', adminUsername: 'betaAdminQ', adminPassword: B.password });
   tokenA = await sut.login('alphaAdminQ', A.password);
@@ -441,7 +442,7 @@ describe('security', () => {
     await walk(tokenB, (route, usedA, r) => {
       const name = `${route.method} ${route.url} -> ${r.status}`;
       if (r.status >= 500) failures.push(`${name}: server error ${r.body.slice(0, 200)}`);
-      if (usedA && ![400, 403, 404, 429].includes(r.status))
+      if (usedA && ![400, 401, 403, 404, 429].includes(r.status))
         failures.push(`${name}: acted on tenant A's resource: ${r.body.slice(0, 200)}`);
       const leaked = markers.filter((m) => r.body.includes(m));
       if (leaked.length) failures.push(`${name}: leaked ${leaked.join(', ')}`);
@@ -461,7 +462,10 @@ describe('security', () => {
     await walk(tokenLimited, (route, _usedA, r) => {
       const permission = declaredPermission(route);
       if (!permission) failures.push(`${route.method} ${route.url} declares no permission`);
-      else if (permission !== 'public' && permission !== 'authenticated' && r.status !== 403)
+      // The broker's hooks take no user's token: without their secret, 401.
+      else if (
+        permission === 'brokerSecret' ? r.status !== 401 : permission !== 'public' && permission !== 'authenticated' && r.status !== 403
+      )
         failures.push(`${route.method} ${route.url} (${permission}) -> ${r.status}`);
     });
     expect(failures).toEqual([]);
@@ -472,7 +476,9 @@ describe('security', () => {
       `select permission, type from rm_menus where type in ('interface', 'button')`,
     );
     const granted = new Set(menus.rows.map((m) => m.permission));
-    const missing = routes.map(declaredPermission).filter((p) => !!p && p !== 'public' && p !== 'authenticated' && !granted.has(p));
+    const missing = routes
+      .map(declaredPermission)
+      .filter((p) => !!p && p !== 'public' && p !== 'brokerSecret' && p !== 'authenticated' && !granted.has(p));
     expect([...new Set(missing)]).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { routes as routeTable } from '@iot/contracts';
+import { brokerHookRoutes } from '@iot/contracts/telemetry/mqtt-hooks.ts';
 import type { RoutePermission } from '@iot/contracts/http/principal.ts';
 import { uniquePhone } from '../harness/phone.ts';
 
@@ -42,7 +43,7 @@ export function routesOf(doc: { paths: Record<string, Record<string, OpenApiOper
 }
 
 const declared = new Map<string, RoutePermission>(
-  Object.values(routeTable).map((spec) => [`${spec.method} ${spec.path}`, spec.permission]),
+  [...Object.values(routeTable), ...Object.values(brokerHookRoutes)].map((spec) => [`${spec.method} ${spec.path}`, spec.permission]),
 );
 
 /**

@@ -13,9 +13,10 @@ export interface Principal {
 
 /**
  * What a route needs: 'public' (no login), 'authenticated' (any logged-in caller) or a permission string.
- * Permissions starting with `platform:` belong to the system administrator only.
+ * Permissions starting with `platform:` belong to the system administrator only. 'brokerSecret': the caller is
+ * the MQTT broker (EMQX's HTTP hooks), known by the shared `MQTT_HOOK_SECRET` in a header, never by a user's token.
  */
-export type RoutePermission = 'public' | 'authenticated' | `${string}:${string}`;
+export type RoutePermission = 'public' | 'brokerSecret' | 'authenticated' | `${string}:${string}`;
 
 export function hasPermission(principal: Principal, permission: string): boolean {
   if (permission.startsWith('platform:') && !principal.isSystemAdmin) return false;

@@ -13,7 +13,7 @@
  */
 
 /** What a producer may send: bytes, a string (UTF-8) or a JSON-serialisable object. */
-export type BusValue = Buffer | string | object;
+export type BusValue = Uint8Array | string | object;
 
 export interface OutgoingMessage {
   /** Partitioning key (a device id, a tenant id): messages with one key keep their order. Omit for no order. */
@@ -30,7 +30,7 @@ export interface BusMessage {
   offset: string;
   key: string | null;
   /** Always bytes: `decodeJson(message)` (infra/src/bus/codec.ts) or `message.value.toString()` to read it. */
-  value: Buffer;
+  value: Uint8Array;
   headers: Record<string, string>;
   /** When the message was published. */
   timestamp: Date;

@@ -113,3 +113,13 @@ export type StoredEventOf<E extends { type: string; data: object }> = E extends 
 export function eventsOfUnion<E extends { type: string; data: object }>(types: Record<E['type'], true>) {
   return (event: StoredEvent): event is StoredEvent & StoredEventOf<E> => Object.hasOwn(types, event.type);
 }
+
+/** An aggregate's stream read as the event union that aggregate appends (a stream holds only its aggregate's events). */
+export async function readStreamOf<E extends { type: string; data: object }>(
+  store: Pick<EventStore, 'readStream'>,
+  stream: string,
+  options?: ReadStreamOptions,
+): Promise<StoredEventOf<E>[]> {
+  // The store hands back JSON payloads; the stream's name (its aggregate) is what says which union wrote them.
+  return (await store.readStream(stream, options)) as unknown as StoredEventOf<E>[];
+}

@@ -6,7 +6,7 @@
 
 export interface MqttMessage {
   topic: string;
-  payload: Buffer;
+  payload: Uint8Array;
   qos: 0 | 1 | 2;
   retain: boolean;
   /** The publishing device's client id where the broker tells it (embedded); undefined over an external broker. */
@@ -54,12 +54,12 @@ export interface MqttPort {
    */
   onMessage(topicFilter: string, handler: MqttHandler, options?: OnMessageOptions): Promise<MqttHandlerRegistration>;
   /** Sends a downlink message to whichever devices subscribe to `topic`; resolves once the broker has it. */
-  publish(topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<void>;
+  publish(topic: string, payload: Uint8Array | string | object, options?: PublishOptions): Promise<void>;
   /**
    * Sends to one connected client only, whatever it subscribed to: ThingsBoard's `v1/devices/me/...` downlink
    * names no device, so it can go only to the device's own connection. Embedded only; false when not connected.
    */
-  publishTo?(clientId: string, topic: string, payload: Buffer | string | object, options?: PublishOptions): Promise<boolean>;
+  publishTo?(clientId: string, topic: string, payload: Uint8Array | string | object, options?: PublishOptions): Promise<boolean>;
   /**
    * Ends one client's connection now (its right to it is gone: device disabled, deleted, re-keyed, tenant stopped).
    * Embedded only (an external broker's sessions are cut by its own API); false when not connected.
@@ -89,8 +89,8 @@ export interface MqttAuthHooks {
    * Allow (true, or the client id the broker keeps this connection under: the embedded broker namespaces a
    * device's client id by the device, so that no other device can take it over) or deny (false).
    */
-  authenticate?: (client: MqttClientInfo, password: Buffer | undefined) => MqttAdmission | Promise<MqttAdmission>;
-  authorizePublish?: (client: MqttClientInfo, topic: string, payload: Buffer) => boolean | Promise<boolean>;
+  authenticate?: (client: MqttClientInfo, password: Uint8Array | undefined) => MqttAdmission | Promise<MqttAdmission>;
+  authorizePublish?: (client: MqttClientInfo, topic: string, payload: Uint8Array) => boolean | Promise<boolean>;
   authorizeSubscribe?: (client: MqttClientInfo, topicFilter: string) => boolean | Promise<boolean>;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { route } from '../http/route.ts';
 
 /**
  * EMQX 5's HTTP authentication and authorization hooks (README "External MQTT broker"): EMQX posts what a
@@ -6,10 +7,6 @@ import { z } from 'zod';
  * would not read). EMQX sends the shared secret `MQTT_HOOK_SECRET` in a header of its HTTP requests.
  */
 export const MQTT_HOOK_SECRET_HEADER = 'x-mqtt-hook-secret';
-export const mqttHookPaths = {
-  authenticate: '/api/iot/mqtt-auth/authenticate',
-  authorize: '/api/iot/mqtt-auth/authorize',
-} as const;
 
 const text = (max: number) => z.string().max(max);
 
@@ -42,3 +39,36 @@ export const mqttHookAnswer = z.object({
   is_superuser: z.boolean().optional(),
 });
 export type MqttHookAnswer = z.infer<typeof mqttHookAnswer>;
+
+/**
+ * The hooks as routes of their own table: EMQX calls them with the hook secret (`brokerSecret`), they answer in
+ * EMQX's format; the security walks iterate them beside the route table.
+ */
+export const brokerHookRoutes = {
+  'mqttHook.authenticate': route({
+    method: 'POST',
+    path: '/api/iot/mqtt-auth/authenticate',
+    permission: 'brokerSecret',
+    tag: 'mqttConfig',
+    summary: 'EMQX HTTP authentication: may this client connect?',
+    body: mqttAuthenticateBody,
+    response: mqttHookAnswer,
+    reads: [],
+    errors: ['UNAUTHENTICATED'],
+  }),
+  'mqttHook.authorize': route({
+    method: 'POST',
+    path: '/api/iot/mqtt-auth/authorize',
+    permission: 'brokerSecret',
+    tag: 'mqttConfig',
+    summary: 'EMQX HTTP authorization: may this client publish or subscribe here?',
+    body: mqttAuthorizeBody,
+    response: mqttHookAnswer,
+    reads: [],
+    errors: ['UNAUTHENTICATED'],
+  }),
+} as const;
+export const mqttHookPaths = {
+  authenticate: brokerHookRoutes['mqttHook.authenticate'].path,
+  authorize: brokerHookRoutes['mqttHook.authorize'].path,
+} as const;

@@ -1,4 +1,5 @@
 import type { BusMessage, BusValue } from '@iot/contracts/ports/bus.ts';
+import { textOf } from '@iot/ingest/payload.ts';
 
 /** Encodes a message value the way every adapter puts it on the wire. */
 export function encodeValue(value: BusValue): Buffer {
@@ -9,5 +10,5 @@ export function encodeValue(value: BusValue): Buffer {
 
 /** Reads a message value that was published as an object. */
 export function decodeJson<T = unknown>(message: BusMessage): T {
-  return JSON.parse(message.value.toString('utf8')) as T;
+  return JSON.parse(textOf(message.value)) as T;
 }

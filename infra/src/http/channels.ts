@@ -29,7 +29,7 @@ export interface Delivery {
 
 /**
  * The websocket feeds of the route table's `channels`: each is a GET route upgraded to a websocket after
- * the same access control as any route (session cookie or Authentication header, the channel's
+ * the same access control as every route (session cookie or Authentication header, the channel's
  * permission); a message reaches only listeners of its own tenant (and group subtree, when scoped so).
  */
 export async function registerChannels<P extends FastifyTypeProvider>(

@@ -3,10 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   MQTT_HOOK_SECRET_HEADER,
+  brokerHookRoutes,
   mqttAuthenticateBody,
   mqttAuthorizeBody,
-  mqttHookAnswer,
-  mqttHookPaths,
   type MqttHookAnswer,
 } from '@iot/contracts/telemetry/mqtt-hooks.ts';
 import { downlinkFilters, mayPublishOn, type DeviceRegistry } from '@iot/ingest';
@@ -58,9 +57,9 @@ export interface MqttHookOptions {
 /**
  * EMQX 5's HTTP authentication and authorization (`authentication` and `authorization` sources of type
  * `http`): a device logs in with SN and secret (or a ThingsBoard token as username) and may then publish only
- * on its own topics and subscribe to its own downlink, as on the embedded broker. Outside the route table
- * because the caller is the broker, known by the shared secret in a header, and EMQX reads its own answer
- * format, not the envelope; the bodies are checked by the zod schemas in contracts/.
+ * on its own topics and subscribe to its own downlink, as on the embedded broker. Declared in contracts/
+ * (`brokerHookRoutes`, permission `brokerSecret`) beside the route table, bound here: the caller is the broker,
+ * known by the shared secret in a header, and EMQX reads its own answer format, not the envelope.
  */
 export function mqttHookRoutes(options: MqttHookOptions): RoutesPlugin {
   const { registry, platform } = options;
@@ -76,49 +75,40 @@ export function mqttHookRoutes(options: MqttHookOptions): RoutesPlugin {
 
   return (app) => {
     const answer = (reply: FastifyReply, body: MqttHookAnswer) => reply.status(200).send(body);
-    const schema = (summary: string, body: z.ZodType) => ({
-      tags: ['mqttConfig'],
-      summary,
-      body,
-      response: { 200: mqttHookAnswer },
+    /** The route's options from its declaration in contracts/ (permission, OpenAPI, body schema). */
+    const declared = (spec: (typeof brokerHookRoutes)[keyof typeof brokerHookRoutes]) => ({
+      config: { permission: spec.permission },
+      // `brokerSecret`: before validation, so that a caller without the secret learns nothing of the bodies.
+      preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!fromBroker(request)) return replyError(reply, request, 'UNAUTHENTICATED');
+      },
+      schema: { tags: [spec.tag], summary: spec.summary, body: spec.body, response: { 200: spec.response } },
+    });
+    const { 'mqttHook.authenticate': authenticate, 'mqttHook.authorize': authorize } = brokerHookRoutes;
+
+    app.post(authenticate.path, declared(authenticate), async (request, reply) => {
+      const { username, password, clientid, peerhost } = request.body as z.output<typeof mqttAuthenticateBody>;
+      // EMQX calls from its own address: the device's is in the body (`${peerhost}`), else the caller's stands in.
+      const address = peerhost || request.ip;
+      if (throttle.refused(username ?? '', address)) return answer(reply, { result: 'deny', is_superuser: false });
+      if (isPlatform(username)) {
+        if (same(password, platform?.password)) return answer(reply, { result: 'allow', is_superuser: true });
+        throttle.failed(username ?? '', address);
+        return answer(reply, { result: 'deny', is_superuser: false });
+      }
+      const device = await registry.authenticate(username, password || undefined);
+      if (!device) throttle.failed(username ?? '', address);
+      // A device's client id is its SN: no device can connect under another's and take its session over.
+      return answer(reply, { result: device && clientid === device.sn ? 'allow' : 'deny', is_superuser: false });
     });
 
-    app.post(
-      mqttHookPaths.authenticate,
-      { config: { permission: 'public' }, schema: schema('EMQX HTTP authentication: may this client connect?', mqttAuthenticateBody) },
-      async (request, reply) => {
-        if (!fromBroker(request)) return replyError(reply, request, 'UNAUTHENTICATED');
-        const { username, password, clientid, peerhost } = request.body as z.output<typeof mqttAuthenticateBody>;
-        // EMQX calls from its own address: the device's is in the body (`${peerhost}`), else the caller's stands in.
-        const address = peerhost || request.ip;
-        if (throttle.refused(username ?? '', address)) return answer(reply, { result: 'deny', is_superuser: false });
-        if (isPlatform(username)) {
-          if (same(password, platform?.password)) return answer(reply, { result: 'allow', is_superuser: true });
-          throttle.failed(username ?? '', address);
-          return answer(reply, { result: 'deny', is_superuser: false });
-        }
-        const device = await registry.authenticate(username, password || undefined);
-        if (!device) throttle.failed(username ?? '', address);
-        // A device's client id is its SN: no device can connect under another's and take its session over.
-        return answer(reply, { result: device && clientid === device.sn ? 'allow' : 'deny', is_superuser: false });
-      },
-    );
-
-    app.post(
-      mqttHookPaths.authorize,
-      {
-        config: { permission: 'public' },
-        schema: schema('EMQX HTTP authorization: may this client publish or subscribe here?', mqttAuthorizeBody),
-      },
-      async (request, reply) => {
-        if (!fromBroker(request)) return replyError(reply, request, 'UNAUTHENTICATED');
-        const { username, topic, action } = request.body as z.output<typeof mqttAuthorizeBody>;
-        if (isPlatform(username)) return answer(reply, { result: 'allow' });
-        const device = await deviceNamed(username);
-        const allowed =
-          !!device && (action === 'publish' ? mayPublishOn(device.sn, topic) : downlinkFilters(device.sn, device.nodeType).includes(topic));
-        return answer(reply, { result: allowed ? 'allow' : 'deny' });
-      },
-    );
+    app.post(authorize.path, declared(authorize), async (request, reply) => {
+      const { username, topic, action } = request.body as z.output<typeof mqttAuthorizeBody>;
+      if (isPlatform(username)) return answer(reply, { result: 'allow' });
+      const device = await deviceNamed(username);
+      const allowed =
+        !!device && (action === 'publish' ? mayPublishOn(device.sn, topic) : downlinkFilters(device.sn, device.nodeType).includes(topic));
+      return answer(reply, { result: allowed ? 'allow' : 'deny' });
+    });
   };
 }

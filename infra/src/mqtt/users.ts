@@ -1,3 +1,4 @@
+import { textOf } from '@iot/ingest/payload.ts';
 import { topicMatches, deviceTopicRoots, type MqttAccess, type MqttAclEvent, type MqttUserEvent } from '@iot/contracts';
 import type { MqttAdmission, MqttClientInfo } from '@iot/contracts/ports/mqtt.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
@@ -38,11 +39,11 @@ export function createMqttUserAuth(db: Sql) {
 
   return {
     /** An MQTT user's login: null when the username is no MQTT user's (a device's, for the intake to decide). */
-    async authenticate(client: MqttClientInfo, password: Buffer | undefined): Promise<MqttAdmission | null> {
+    async authenticate(client: MqttClientInfo, password: Uint8Array | undefined): Promise<MqttAdmission | null> {
       if (!client.username) return null;
       const user = await mqttUserByUsername(db, client.username);
       if (!user) return null;
-      if (!password || !(await verifyPassword(db, mqttUserSubject(user.id), password.toString('utf8')))) return false;
+      if (!password || !(await verifyPassword(db, mqttUserSubject(user.id), textOf(password)))) return false;
       const clientId = `mqttuser/${user.id}/${client.clientId}`;
       sessions.set(clientId, { userId: user.id, connectionId: client.connectionId });
       return { clientId };

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
-import { SessionEnded, type Intake } from '@iot/ingest';
+import { SessionEnded, textOf, type Intake } from '@iot/ingest';
 import type { Config } from '../config.ts';
 import { createInProcessBus } from '../bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from '../bus/kafka.ts';
@@ -56,7 +56,7 @@ export async function startDeviceLink(
       authenticate: async (client, password) => {
         const user = await users?.authenticate(client, password);
         if (user !== null && user !== undefined) return user;
-        const session = await intake()?.connect(client.clientId, client.connectionId ?? 0, client.username, password?.toString('utf8'));
+        const session = await intake()?.connect(client.clientId, client.connectionId ?? 0, client.username, password && textOf(password));
         return session ? { clientId: session.sessionId } : false;
       },
       authorizePublish: (client, topic) =>
