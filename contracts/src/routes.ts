@@ -11,6 +11,7 @@ import { menuRoutes } from './menu/routes.ts';
 import { roleRoutes } from './role/routes.ts';
 import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
+import { statRoutes } from './stat/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -30,6 +31,7 @@ export const routes = {
   ...deviceRoutes,
   ...telemetryRoutes,
   ...alarmRoutes,
+  ...statRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -14,6 +14,7 @@ import { mqttConfigsProjection, templatesProjection } from './device/templates.t
 import { alarmRulesProjection } from './alarm/rules.ts';
 import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
+import { statTasksProjection } from './stat/tasks.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -41,4 +42,5 @@ export const projections: AnyProjection[] = [
   alarmsProjection,
   notifyProjection,
   notifySettingsProjection,
+  statTasksProjection,
 ];
