@@ -25,6 +25,7 @@ import { seedAtStart, seedsDemo, startDemoSimulator } from './wiring/seed.ts';
 import { runs, stopInReverse, type Stops } from './wiring/stops.ts';
 import { startStorage, startTimeseries } from './wiring/storage.ts';
 import { startTelemetry } from './wiring/telemetry.ts';
+import { startStatScheduler } from './wiring/stat.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -122,6 +123,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       });
       delivery = d;
       stops.push(() => d.stop());
+      // Statistic tasks run where the read models and the time-series store meet (role all).
+      if (timeseries) startStatScheduler(db, timeseries, logger, stops);
     }
 
     const context: AppContext = {
