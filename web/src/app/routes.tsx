@@ -40,6 +40,7 @@ const NotifyTemplatesPage = page(() => import('../alarm/NotifyPages.tsx'), 'Noti
 const NotifyConfigsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyConfigsPage');
 const NotifyRecordsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyRecordsPage');
 const NotifySettingsPage = page(() => import('../alarm/NotifySettingsPage.tsx'), 'NotifySettingsPage');
+const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -59,6 +60,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/device': DevicesPage,
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
+  '/analysis/task': StatTaskPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,

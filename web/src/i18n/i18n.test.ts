@@ -5,6 +5,7 @@ import { en } from './en.ts';
 import { zh } from './zh.ts';
 import { en as fleetEn, zh as fleetZh } from '../fleet/i18n.ts';
 import { en as alarmEn, zh as alarmZh } from '../alarm/i18n.ts';
+import { en as statEn, zh as statZh } from '../analysis/i18n.ts';
 
 const keys = (o: object, prefix = ''): string[] =>
   Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
@@ -23,9 +24,10 @@ describe('translations', () => {
     // Screens that bring their own strings (web/src/fleet/i18n.ts) keep both languages too.
     expect(keys(fleetEn).sort()).toEqual(keys(fleetZh).sort());
     expect(keys(alarmEn).sort()).toEqual(keys(alarmZh).sort());
+    expect(keys(statEn).sort()).toEqual(keys(statZh).sort());
   });
   it('every literal key the code asks for exists', () => {
-    const known = new Set([...keys(zh), ...keys(fleetZh), ...keys(alarmZh)]);
+    const known = new Set([...keys(zh), ...keys(fleetZh), ...keys(alarmZh), ...keys(statZh)]);
     const src = path.resolve(import.meta.dirname, '..');
     const used = files(src).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bt\('([a-zA-Z]+\.[\w.]+)'/g)].map((m) => m[1]!));
     expect(used.filter((k) => !known.has(k))).toEqual([]);
