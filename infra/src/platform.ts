@@ -106,7 +106,10 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     if (link && timeseries) {
       ({ ingest, alarms } = await startTelemetry({ config, db, store, timeseries, ...link, dispatch, live, logger }, stops));
     }
-    const runner = await setUpProjections({ config, store, db, projectionDb, dispatch, live, alarms, accounts, metrics, logger }, stops);
+    const runner = await setUpProjections(
+      { config, store, db, projectionDb, dispatch, live, alarms, timeseries, accounts, metrics, logger },
+      stops,
+    );
     let delivery: Delivery | null = null;
     if (part.projections) {
       await runner.startAll();

@@ -21,6 +21,7 @@ export * from './runner.ts';
 export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
 export { alarmLiveHooks } from './alarm/live.ts';
 export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
+export { statResultsReactor } from './stat/results.ts';
 export { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */

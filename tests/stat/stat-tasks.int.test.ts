@@ -81,6 +81,15 @@ describe('statistic tasks', () => {
     );
 
     ok(await sut.call('statTask.delete', { token, query: { id } }));
+    await sut.platform.runner.catchUp();
+    const stored = {
+      tenantId: 'sierra',
+      taskId: id,
+      from: new Date('2026-03-02T00:00:00Z'),
+      to: new Date('2026-03-03T00:00:00Z'),
+      limit: 10,
+    };
+    expect(await sut.platform.timeseries!.statResults(stored)).toEqual([]);
     expect(refusal(await sut.call('statTask.detail', { token, query: { id } }))).toBe('NOT_FOUND');
     expect(
       refusal(

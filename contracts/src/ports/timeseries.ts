@@ -155,6 +155,8 @@ export interface TimeSeriesStore {
   computeStat(computation: StatComputation): Promise<void>;
   /** Stored results of a task, oldest window first, then by key. */
   statResults(query: StatResultQuery): Promise<StatResultPoint[]>;
+  /** Forgets every result of a task (a deleted one). */
+  deleteStatResults(tenantId: string, taskId: string): Promise<void>;
   health(): Promise<TimeSeriesHealth>;
   /** Flushes pending writes and releases the engine. */
   close(): Promise<void>;

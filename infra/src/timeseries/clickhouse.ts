@@ -348,6 +348,14 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     return rows.map((r) => ({ windowStart: new Date(Number(r.w) * 1000), key: r.key, value: r.value, samples: Number(r.samples) }));
   }
 
+  async deleteStatResults(tenantId: string, taskId: string): Promise<void> {
+    this.assertOpen();
+    await this.client.command({
+      query: `DELETE FROM ${this.statResultsTable} WHERE tenant_id = {tenantId:String} AND task_id = {taskId:String}`,
+      query_params: { tenantId: requireId('tenantId', tenantId), taskId: requireId('taskId', taskId) },
+    });
+  }
+
   async latest(query: LatestQuery): Promise<TelemetryRow[]> {
     this.assertOpen();
     if (query.deviceIds.length === 0 || query.variables?.length === 0) return [];

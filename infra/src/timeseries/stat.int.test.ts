@@ -141,6 +141,16 @@ describe('statistic tasks computed in ClickHouse (chDB)', () => {
     ).toEqual([`${W1} d1=10/1`, `${W2} d1=33.3333/3`, `${W2} d2=6/2`]);
   });
 
+  it('forgets the results of one task only', async () => {
+    const all = { from: at('2026-01-01T00:00:00Z'), to: at('2026-04-01T00:00:00Z'), limit: 100, tenantId };
+    expect((await sut.statResults({ ...all, taskId: 'late' })).length).toBe(3);
+    const other = (await sut.statResults({ ...all, taskId: 'task1' })).length;
+    expect(other).toBeGreaterThan(0);
+    await sut.deleteStatResults(tenantId, 'late');
+    expect(await sut.statResults({ ...all, taskId: 'late' })).toEqual([]);
+    expect((await sut.statResults({ ...all, taskId: 'task1' })).length).toBe(other);
+  });
+
   it('leaves out abnormal data: outside the range, or beyond N standard deviations of the window', async () => {
     const spike = { variable: 'temp', cycle: '1d' as const, keys: { kind: 'device' as const, deviceIds: ['d5'] } };
     expect(await results({ statType: 'avg', ...spike })).toEqual(['2026-03-01T16:00:00.000Z d5=19/10']);

@@ -2,11 +2,13 @@ import type { Logger } from 'pino';
 import { workflows } from '@iot/command';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import {
   alarmLiveHooks,
   createProjectionRunner,
   notificationReactor,
   projections,
+  statResultsReactor,
   type AlarmReactor,
   type ProjectionRunner,
 } from '@iot/projections/index.ts';
@@ -28,6 +30,8 @@ export interface ProjectionWiring {
   dispatch: Dispatch;
   live: LiveFeed;
   alarms: AlarmReactor | null;
+  /** Where statistic results are kept: their reactor runs where the store is open. */
+  timeseries: TimeSeriesStore | null;
   accounts: BrokerAccounts;
   metrics: ReturnType<typeof createMetrics>;
   logger: Logger;
@@ -54,6 +58,7 @@ export async function setUpProjections(w: ProjectionWiring, stops: Stops): Promi
       notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
       alarmLiveHooks(w.db, w.live, w.alarms),
       ...(w.accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(w.accounts)]),
+      ...(w.timeseries ? [statResultsReactor(w.timeseries)] : []),
     ],
     {
       onLag: (name, lagMs) => w.metrics.observeProjection(name, lagMs),
