@@ -15,6 +15,7 @@ import { deviceDispatchers, deviceHandlers, importHandlers } from './device/hand
 import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
+import { statHandlers } from './stat/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
@@ -42,6 +43,7 @@ export const commandHandlers = {
   ...notifyHandlers,
   ...notifySettingsHandlers,
   ...forwardHandlers,
+  ...statHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

@@ -67,6 +67,11 @@ export const errorCatalogue = {
   ADMIN_PROTECTED: { status: 403, zh: '不能停用或删除管理员', en: 'The administrator cannot be stopped or deleted' },
   APP_AUTH_FAILED: { status: 400, zh: '应用密钥错误', en: 'App key or secret incorrect' },
   DICT_CODE_TAKEN: { status: 400, zh: '字典编码已存在', en: 'Dictionary code already exists' },
+  STAT_TYPE_UNFIT: {
+    status: 400,
+    zh: '告警统计只能选择计数或去重计数',
+    en: 'An alarm statistic counts alarms: pick count or distinct count',
+  },
   APP_NAME_TAKEN: { status: 400, zh: '应用名称已存在', en: 'App name already exists' },
   DICT_VALUE_TAKEN: { status: 400, zh: '字典值已存在', en: 'Dictionary value already exists' },
   SCOPE_EXCEEDED: { status: 403, zh: '不能授予自己没有的权限', en: 'You cannot grant permissions you do not hold' },

@@ -12,6 +12,7 @@ import { menuRoutes } from './menu/routes.ts';
 import { roleRoutes } from './role/routes.ts';
 import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
+import { statRoutes } from './stat/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -32,6 +33,7 @@ export const routes = {
   ...telemetryRoutes,
   ...alarmRoutes,
   ...forwardRoutes,
+  ...statRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

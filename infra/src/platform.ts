@@ -27,6 +27,7 @@ import { startStorage, startTimeseries } from './wiring/storage.ts';
 import { startTelemetry } from './wiring/telemetry.ts';
 import { startForwarding, type ForwardingWiring } from './wiring/forward.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
+import { startStatScheduler } from './wiring/stat.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -137,7 +138,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     }
     const reactors = [...(mqttUsers ? [mqttUsers.hooks] : []), ...(forwarding.reactor ? [forwarding.reactor.hooks] : [])];
     const runner = await setUpProjections(
-      { config, store, db, projectionDb, dispatch, live, alarms, accounts, metrics, logger, reactors },
+      { config, store, db, projectionDb, dispatch, live, alarms, timeseries, accounts, metrics, logger, reactors },
       stops,
     );
     let delivery: Delivery | null = null;
@@ -157,6 +158,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       delivery = d;
       stops.push(() => d.stop());
       forwarding.startDelivery();
+      // Statistic tasks run where the read models and the time-series store meet (role all).
+      if (timeseries) startStatScheduler(db, timeseries, logger, stops);
     }
 
     const context: AppContext = {

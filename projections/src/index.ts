@@ -15,12 +15,14 @@ import { alarmRulesProjection } from './alarm/rules.ts';
 import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
+import { statTasksProjection } from './stat/tasks.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
 export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
 export { alarmLiveHooks } from './alarm/live.ts';
 export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
+export { statResultsReactor } from './stat/results.ts';
 export { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';
 
 /** Every read model the platform keeps, by name (`npm run projections -- rebuild NAME`). */
@@ -44,4 +46,5 @@ export const projections: AnyProjection[] = [
   notifySettingsProjection,
   forwardProjection,
   mqttAuthProjection,
+  statTasksProjection,
 ];

@@ -15,6 +15,7 @@ import { telemetryQueryHandlers } from './telemetry/handlers.ts';
 import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
+import { statQueryHandlers } from './stat/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -35,4 +36,5 @@ export const queryHandlers = {
   ...deviceCommandQueryHandlers,
   ...alarmQueryHandlers,
   ...forwardQueryHandlers,
+  ...statQueryHandlers,
 };

@@ -22,6 +22,7 @@ export const readModels = [
   'notifySettings',
   'forward',
   'mqttAuth',
+  'statTasks',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

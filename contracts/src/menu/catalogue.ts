@@ -99,7 +99,12 @@ const areas: Area[] = [
       { key: 'report', name: '报表定制', router: 'ReportCustom' },
       { key: 'history', name: '历史数据', router: 'HistoryData' },
       { key: 'business', name: '业务统计', router: 'BusinessStatistics' },
-      { key: 'task', name: '统计任务', router: 'StatTask' },
+      {
+        key: 'task',
+        name: '统计任务',
+        router: 'StatTask',
+        entries: [...crud, ['enable', '启用停用', 'button'], ['result', '统计结果', 'interface']],
+      },
       { key: 'project', name: '项目管理', router: 'ProjectManagement' },
       { key: 'garage', name: '车库管理', router: 'GarageManagement' },
       { key: 'regionFault', name: '区域故障统计', router: 'RegionalFault' },
@@ -412,6 +417,8 @@ const englishEntries: Record<string, string> = {
   retry: 'Send again',
   test: 'Connection test',
   dead: 'Dead letters',
+  enable: 'Enable or stop',
+  result: 'Results',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

@@ -1,4 +1,5 @@
-import type { statCycles } from '../constants.ts';
+import type { statCycles, statTypes } from '../constants.ts';
+import type { StatExclusion } from '../stat/model.ts';
 
 /** A statistic cycle of spec §9: the width of one aggregate bucket. */
 export type StatCycle = (typeof statCycles)[number];
@@ -98,6 +99,46 @@ export interface InsertOptions {
   dedupToken?: string;
 }
 
+/**
+ * What a statistic task's run computes (issue 20): for every window of `cycle` (aligned in `timeZone`) that
+ * meets [from, to), one value per key, written to the store's results and replacing what an earlier run of the
+ * same windows wrote (late samples recompute their windows).
+ */
+export interface StatComputation {
+  tenantId: string;
+  taskId: string;
+  variable: string;
+  statType: (typeof statTypes)[number];
+  cycle: StatCycle;
+  from: Date;
+  to: Date;
+  timeZone: string;
+  exclusion: StatExclusion;
+  /**
+   * Whose samples, under which key: each device its own key; the tenant's devices under the tenant id; or the
+   * devices of a map under the key it gives them (a group or product id).
+   */
+  keys: { kind: 'device'; deviceIds?: readonly string[] } | { kind: 'tenant' } | { kind: 'map'; keyOf: Readonly<Record<string, string>> };
+}
+
+export interface StatResultQuery {
+  tenantId: string;
+  taskId: string;
+  /** Windows starting at or after. */
+  from: Date;
+  /** Windows starting before. */
+  to: Date;
+  key?: string;
+  limit: number;
+}
+
+export interface StatResultPoint {
+  windowStart: Date;
+  key: string;
+  value: number | null;
+  samples: number;
+}
+
 /** The telemetry store: every read is confined to one tenant. */
 export interface TimeSeriesStore {
   readonly engine: 'chdb' | 'clickhouse';
@@ -110,6 +151,12 @@ export interface TimeSeriesStore {
   aggregate(query: AggregateQuery): Promise<AggregatePoint[]>;
   /** The last sample per device and variable. */
   latest(query: LatestQuery): Promise<TelemetryRow[]>;
+  /** Computes a statistic task's windows inside the store and keeps the results there. */
+  computeStat(computation: StatComputation): Promise<void>;
+  /** Stored results of a task, oldest window first, then by key. */
+  statResults(query: StatResultQuery): Promise<StatResultPoint[]>;
+  /** Forgets every result of a task (a deleted one). */
+  deleteStatResults(tenantId: string, taskId: string): Promise<void>;
   health(): Promise<TimeSeriesHealth>;
   /** Flushes pending writes and releases the engine. */
   close(): Promise<void>;

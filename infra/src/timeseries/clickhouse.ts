@@ -9,6 +9,9 @@ import type {
   InsertOptions,
   LatestQuery,
   HistoryBucket,
+  StatComputation,
+  StatResultPoint,
+  StatResultQuery,
   TelemetryQuality,
   TelemetryRow,
   TimeSeriesHealth,
@@ -34,6 +37,7 @@ import {
   telemetryTableDdl,
   type Rollup,
 } from './schema.ts';
+import { STAT_RESULTS_TABLE, statInsertSql, statParams, statResultsDdl, statRollupFor } from './stat.ts';
 
 /** A history page larger than this is an export, not a page: stream it elsewhere. */
 export const MAX_HISTORY_LIMIT = 10_000;
@@ -183,6 +187,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     await this.client.command({ query: telemetryTableDdl(this.table) });
     await this.client.command({ query: dedupSettingDdl(this.table) });
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
+    await this.client.command({ query: statResultsDdl(this.statResultsTable) });
     if (!this.withRollups) return;
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
@@ -303,6 +308,52 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       bucket: new Date(Number(row.bucket_s) * 1000),
       value: row.folded,
     }));
+  }
+
+  /** The statistic results beside this store's telemetry table (`stat_results`, or `<table>_stat` for a test's own table). */
+  private get statResultsTable(): string {
+    return this.table === TELEMETRY_TABLE ? STAT_RESULTS_TABLE : `${this.table}_stat`;
+  }
+
+  async computeStat(computation: StatComputation): Promise<void> {
+    this.assertOpen();
+    const { from, to, timeZone } = computation;
+    rangeParams(computation.tenantId, from, to);
+    if (computation.keys.kind === 'device' && computation.keys.deviceIds?.length === 0) return;
+    if (computation.keys.kind === 'map' && Object.keys(computation.keys.keyOf).length === 0) return;
+    const rollup = this.withRollups ? statRollupFor(computation, [offsetMinutes(timeZone, from), offsetMinutes(timeZone, to)]) : null;
+    await this.client.command({
+      query: statInsertSql(computation, { table: this.table, rollup }, this.statResultsTable),
+      query_params: statParams(computation),
+    });
+  }
+
+  async statResults(query: StatResultQuery): Promise<StatResultPoint[]> {
+    this.assertOpen();
+    const rows = await this.select<{ key: string; w: string | number; value: number | null; samples: string | number }>(
+      `SELECT key, toUnixTimestamp(window_start) AS w, value, samples
+       FROM ${this.statResultsTable} FINAL
+       WHERE tenant_id = {tenantId:String} AND task_id = {taskId:String}
+         AND window_start >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC') AND window_start < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
+         ${query.key === undefined ? '' : 'AND key = {key:String}'}
+       ORDER BY window_start, key
+       LIMIT {limit:UInt32}`,
+      {
+        ...rangeParams(query.tenantId, query.from, query.to),
+        taskId: query.taskId,
+        ...(query.key === undefined ? {} : { key: query.key }),
+        limit: query.limit,
+      },
+    );
+    return rows.map((r) => ({ windowStart: new Date(Number(r.w) * 1000), key: r.key, value: r.value, samples: Number(r.samples) }));
+  }
+
+  async deleteStatResults(tenantId: string, taskId: string): Promise<void> {
+    this.assertOpen();
+    await this.client.command({
+      query: `DELETE FROM ${this.statResultsTable} WHERE tenant_id = {tenantId:String} AND task_id = {taskId:String}`,
+      query_params: { tenantId: requireId('tenantId', tenantId), taskId: requireId('taskId', taskId) },
+    });
   }
 
   async latest(query: LatestQuery): Promise<TelemetryRow[]> {

@@ -2,12 +2,14 @@ import type { Logger } from 'pino';
 import { workflows } from '@iot/command';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import {
   alarmLiveHooks,
   type AnyProjection,
   createProjectionRunner,
   notificationReactor,
   projections,
+  statResultsReactor,
   type AlarmReactor,
   type ProjectionRunner,
 } from '@iot/projections/index.ts';
@@ -29,6 +31,8 @@ export interface ProjectionWiring {
   dispatch: Dispatch;
   live: LiveFeed;
   alarms: AlarmReactor | null;
+  /** Where statistic results are kept: their reactor runs where the store is open. */
+  timeseries: TimeSeriesStore | null;
   accounts: BrokerAccounts;
   metrics: ReturnType<typeof createMetrics>;
   logger: Logger;
@@ -58,6 +62,7 @@ export async function setUpProjections(w: ProjectionWiring, stops: Stops): Promi
       alarmLiveHooks(w.db, w.live, w.alarms),
       ...(w.reactors ?? []),
       ...(w.accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(w.accounts)]),
+      ...(w.timeseries ? [statResultsReactor(w.timeseries)] : []),
     ],
     {
       onLag: (name, lagMs) => w.metrics.observeProjection(name, lagMs),

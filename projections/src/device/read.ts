@@ -299,3 +299,21 @@ export async function silentOnlineEntries(db: Sql, afterMs: number, limit: numbe
     )
   ).rows;
 }
+
+/**
+ * The key each device of the tenant (of one product, or all) counts under in a statistic: its group or its
+ * product. Devices without a group count under no group.
+ */
+export async function deviceStatKeys(
+  db: Sql,
+  tenantId: string,
+  productId: string | null,
+  by: 'group' | 'product',
+): Promise<Record<string, string>> {
+  const rows = await db.query<{ id: string; key: string }>(
+    `select id, ${by === 'group' ? 'group_id' : 'product_id'} as key from rm_devices
+     where tenant_id = $1 and ($2::text is null or product_id = $2) and ${by === 'group' ? 'group_id is not null' : 'true'}`,
+    [tenantId, productId],
+  );
+  return Object.fromEntries(rows.rows.map((r) => [r.id, r.key]));
+}

@@ -45,6 +45,7 @@ const HttpServerPage = page(() => import('../forward/ForwardPages.tsx'), 'HttpSe
 const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'ForwardRulesPage');
 const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
+const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -64,6 +65,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/device': DevicesPage,
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
+  '/analysis/task': StatTaskPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,

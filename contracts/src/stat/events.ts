@@ -1,0 +1,11 @@
+import type { DomainEvent } from '../event.ts';
+import type { StatTaskFields } from './model.ts';
+
+/** What can happen to a statistic task: created stopped or enabled, edited, enabled or stopped after a confirm, deleted. */
+export type StatTaskEvent =
+  | DomainEvent<'StatTaskCreated', StatTaskFields & { taskId: string; enabled: boolean }>
+  | DomainEvent<'StatTaskUpdated', StatTaskFields & { taskId: string }>
+  | DomainEvent<'StatTaskEnabled', { taskId: string }>
+  | DomainEvent<'StatTaskStopped', { taskId: string }>
+  | DomainEvent<'StatTaskDeleted', { taskId: string }>;
+export type StatTaskEventType = StatTaskEvent['type'];

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { statCycles, statDataTypes, statTypes } from '../constants.ts';
+import { identifier } from '../device/thing-model.ts';
+import { enabledStatuses, entityId, instant, optionalText, timeZone } from '../identity/common.ts';
+
+/** What a statistic is grouped by (issue 20): one result per device, group, product, or one for the tenant. */
+export const statDimensions = ['device', 'group', 'product', 'tenant'] as const;
+export type StatDimension = (typeof statDimensions)[number];
+export type StatType = (typeof statTypes)[number];
+export type StatDataType = (typeof statDataTypes)[number];
+
+/**
+ * Abnormal data left out before folding: `range` drops samples outside the thing model's range of the
+ * attribute (min and max as the task holds them), `stdDev` drops samples more than `sigma` standard
+ * deviations from the window's mean.
+ */
+export const statExclusion = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('none') }).strict(),
+  z.object({ mode: z.literal('range'), min: z.number().finite(), max: z.number().finite() }).strict(),
+  z.object({ mode: z.literal('stdDev'), sigma: z.number().finite().min(0.5).max(10) }).strict(),
+]);
+export type StatExclusion = z.infer<typeof statExclusion>;
+
+export const statTaskFields = z
+  .object({
+    name: z.string().trim().min(1).max(64),
+    dataType: z.enum(statDataTypes),
+    /** The product whose thing model names the attribute; null for every product of the tenant. */
+    productId: entityId.nullish().transform((v) => v ?? null),
+    /** The attribute (variable identifier); for data type alarm, the alarm rule's variable or `*` for all. */
+    attribute: z.union([identifier, z.literal('*')]),
+    statType: z.enum(statTypes),
+    cycle: z.enum(statCycles),
+    dimension: z.enum(statDimensions),
+    exclusion: statExclusion.default({ mode: 'none' }),
+    /** The zone the windows align to (day, week from Monday, month). */
+    timeZone: timeZone.default('Asia/Shanghai'),
+    remark: optionalText(256),
+  })
+  .strict()
+  .superRefine((task, ctx) => {
+    if (task.exclusion.mode === 'range' && task.exclusion.min > task.exclusion.max)
+      ctx.addIssue({ code: 'custom', path: ['exclusion', 'min'], message: 'min: above max' });
+  });
+export type StatTaskFields = z.output<typeof statTaskFields>;
+export const statTaskCreateBody = statTaskFields;
+export const statTaskUpdateBody = statTaskFields.safeExtend({ id: entityId });
+/** Enabling or stopping a task is its own route: the screen asks for a confirm first (spec §4). */
+export const statTaskStatusBody = z.object({ id: entityId, status: z.enum(enabledStatuses) }).strict();
+
+export const statTaskRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  dataType: z.enum(statDataTypes),
+  productId: z.string().nullable(),
+  attribute: z.string(),
+  statType: z.enum(statTypes),
+  cycle: z.enum(statCycles),
+  dimension: z.enum(statDimensions),
+  exclusion: statExclusion,
+  timeZone: z.string(),
+  remark: z.string().nullable(),
+  status: z.enum(enabledStatuses),
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type StatTaskRow = z.infer<typeof statTaskRow>;
+export const statTaskSortable = ['createTime', 'name'] as const;
+export const statTaskFilters = {
+  name: z.string().trim().max(64).optional(),
+  status: z.enum(enabledStatuses).optional(),
+  cycle: z.enum(statCycles).optional(),
+};
+
+export const statResultQuery = z
+  .object({
+    taskId: entityId,
+    /** Windows starting at or after. */
+    from: instant,
+    /** Windows starting before. */
+    to: instant,
+    /** One device, group or product of the task's dimension. */
+    key: z.string().max(64).optional(),
+  })
+  .strict();
+export const statResultRow = z.object({
+  /** Start of the window, ISO 8601 UTC. */
+  windowStart: z.string(),
+  /** The device, group or product id; the tenant id for dimension tenant. */
+  key: z.string(),
+  value: z.number().nullable(),
+  /** Samples folded after exclusion. */
+  samples: z.number().int(),
+});
+export type StatResultRow = z.infer<typeof statResultRow>;

@@ -1,0 +1,53 @@
+import { DomainError, type StatRoutes, type StatTaskRow } from '@iot/contracts';
+import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
+import { statTaskById, statTasksPage, type StatTaskRecord } from '@iot/projections/stat/read.ts';
+
+/** Results one read answers at most: a year of hourly windows for one key. */
+const MAX_RESULTS = 10_000;
+
+const toRow = (t: StatTaskRecord): StatTaskRow => ({
+  id: t.id,
+  name: t.name,
+  dataType: t.dataType,
+  productId: t.productId,
+  attribute: t.attribute,
+  statType: t.statType,
+  cycle: t.cycle,
+  dimension: t.dimension,
+  exclusion: t.exclusion,
+  timeZone: t.timeZone,
+  remark: t.remark,
+  status: t.status,
+  createTime: t.createdAt.toISOString(),
+  updateTime: t.updatedAt.toISOString(),
+});
+
+/** Statistic tasks and their results (issue 20). */
+export const statQueryHandlers: Pick<Handlers<StatRoutes>, 'statTask.list' | 'statTask.detail' | 'statResult.list'> = {
+  async 'statTask.list'({ query: q }, ctx) {
+    const page = await statTasksPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name, status: q.status, cycle: q.cycle }, q);
+    return { ...page, rows: page.rows.map(toRow) };
+  },
+
+  async 'statTask.detail'({ query }, ctx) {
+    const task = await statTaskById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
+    if (!task) throw new DomainError('NOT_FOUND');
+    return toRow(task);
+  },
+
+  async 'statResult.list'({ query }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const task = await statTaskById(ctx.ports.db, tenantId, query.taskId);
+    if (!task) throw new DomainError('NOT_FOUND');
+    if (!ctx.ports.timeseries) throw new DomainError('INTERNAL');
+    const points = await ctx.ports.timeseries.statResults({
+      tenantId,
+      taskId: task.id,
+      from: new Date(query.from),
+      to: new Date(query.to),
+      ...(query.key === undefined ? {} : { key: query.key }),
+      limit: MAX_RESULTS,
+    });
+    return points.map((p) => ({ windowStart: p.windowStart.toISOString(), key: p.key, value: p.value, samples: p.samples }));
+  },
+};

@@ -1,0 +1,271 @@
+import './i18n.ts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button, Dialog, Flex, Table, Text, TextField } from '@radix-ui/themes';
+import { useQuery } from '@tanstack/react-query';
+import { statCycles, statDataTypes, statTypes } from '@iot/contracts/constants.ts';
+import { statDimensions } from '@iot/contracts/stat/model.ts';
+import { statPerm } from '@iot/contracts/stat/permissions.ts';
+import { callRoute } from '../api/client.ts';
+import {
+  crudActions,
+  deleteQuestion,
+  labelled,
+  PermittedRowButton,
+  statusColumn,
+  useListChange,
+  useListDelete,
+  useRecordDialog,
+} from '../ui/crud.tsx';
+import { Field, FormDialog, checkBody } from '../ui/form.tsx';
+import { formatDate } from '../ui/format.ts';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { SelectInput } from '../ui/widgets.tsx';
+
+type TaskRow = Awaited<ReturnType<typeof callRoute<'statTask.list'>>>['rows'][number];
+const TASKS = 'statTasks';
+/** The select's value for "every product" (a select item cannot be empty). */
+const ALL = '*';
+
+const empty = {
+  id: '',
+  name: '',
+  dataType: 'deviceData',
+  productId: ALL,
+  attribute: '',
+  statType: 'avg',
+  cycle: '1h',
+  dimension: 'device',
+  exclusion: 'none',
+  min: '',
+  max: '',
+  sigma: '3',
+  timeZone: 'Asia/Shanghai',
+  remark: '',
+};
+type Values = typeof empty;
+
+const valuesOf = (e: TaskRow | 'new' | null): Values =>
+  e && e !== 'new'
+    ? {
+        id: e.id,
+        name: e.name,
+        dataType: e.dataType,
+        productId: e.productId ?? ALL,
+        attribute: e.attribute,
+        statType: e.statType,
+        cycle: e.cycle,
+        dimension: e.dimension,
+        exclusion: e.exclusion.mode,
+        min: e.exclusion.mode === 'range' ? String(e.exclusion.min) : '',
+        max: e.exclusion.mode === 'range' ? String(e.exclusion.max) : '',
+        sigma: e.exclusion.mode === 'stdDev' ? String(e.exclusion.sigma) : '3',
+        timeZone: e.timeZone,
+        remark: e.remark ?? '',
+      }
+    : empty;
+
+function exclusionOf(v: Values) {
+  if (v.exclusion === 'range')
+    return { mode: 'range', min: v.min === '' ? Number.NaN : Number(v.min), max: v.max === '' ? Number.NaN : Number(v.max) };
+  if (v.exclusion === 'stdDev') return { mode: 'stdDev', sigma: Number(v.sigma) };
+  return { mode: 'none' };
+}
+
+function TaskDialog({ editing, onClose }: { editing: TaskRow | 'new' | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const creating = editing === 'new';
+  const products = useQuery({
+    queryKey: ['products', 'options'],
+    queryFn: async () =>
+      (await callRoute('product.list', { query: { pageSize: 500 } })).rows.map((p) => ({ value: p.id, label: `${p.name} (${p.code})` })),
+  });
+  const { form, run, done, dialog } = useRecordDialog({ editing, empty, queryKey: TASKS, onClose, valuesOf });
+  const v = form.values;
+  const submit = async () => {
+    const body = {
+      name: v.name,
+      dataType: v.dataType,
+      productId: v.productId === ALL ? null : v.productId,
+      attribute: v.attribute,
+      statType: v.statType,
+      cycle: v.cycle,
+      dimension: v.dimension,
+      exclusion: exclusionOf(v),
+      timeZone: v.timeZone,
+      remark: v.remark === '' ? null : v.remark,
+    };
+    const checked = creating ? checkBody('statTask.create', body, t) : checkBody('statTask.update', { ...body, id: v.id }, t);
+    if (!checked.ok) return form.setErrors(checked.errors);
+    await run(async () => {
+      await callRoute(checked.route, { body: checked.data });
+      await done(t(creating ? 'common.created' : 'common.saved'));
+    });
+  };
+  const select = (key: keyof Values, label: string, options: Array<{ value: string; label: string }>, required = true) => (
+    <Field label={label} required={required} error={form.errors[key]}>
+      <SelectInput name={key} value={v[key]} onChange={(x) => form.set(key, x)} options={options} />
+    </Field>
+  );
+  const text = (key: keyof Values, label: string, required = false) => (
+    <Field label={label} required={required} error={form.errors[key]}>
+      <TextField.Root name={key} value={v[key]} onChange={(e) => form.set(key, e.target.value)} />
+    </Field>
+  );
+  return (
+    <FormDialog
+      {...dialog}
+      width="640px"
+      title={t(creating ? 'common.addObject' : 'common.editObject', { object: t('objects.statTask') })}
+      onSubmit={() => void submit()}
+    >
+      {text('name', t('stat.name'), true)}
+      {select('dataType', t('stat.dataType'), labelled(t, 'stat.dataTypes', statDataTypes))}
+      {select('productId', t('stat.product'), [{ value: ALL, label: t('stat.allProducts') }, ...(products.data ?? [])], false)}
+      {text('attribute', t('stat.attribute'), true)}
+      {select('statType', t('stat.statType'), labelled(t, 'stat.statTypes', statTypes))}
+      {select('cycle', t('stat.cycle'), labelled(t, 'stat.cycles', statCycles))}
+      {select('dimension', t('stat.dimension'), labelled(t, 'stat.dimensions', statDimensions))}
+      {select('exclusion', t('stat.exclusion'), labelled(t, 'stat.exclusions', ['none', 'range', 'stdDev']))}
+      <Text size="1" color="gray">
+        {t('stat.exclusionHint')}
+      </Text>
+      {v.exclusion === 'range' && (
+        <>
+          {text('min', t('stat.min'), true)}
+          {text('max', t('stat.max'), true)}
+        </>
+      )}
+      {v.exclusion === 'stdDev' && text('sigma', t('stat.sigma'), true)}
+      {text('timeZone', t('stat.timeZone'), true)}
+      {text('remark', t('stat.remark'))}
+    </FormDialog>
+  );
+}
+
+/** The last 30 days of a task's results, one row per window and key. */
+function ResultsDialog({ task, onClose }: { task: TaskRow | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const results = useQuery({
+    queryKey: ['statResults', task?.id],
+    enabled: task !== null,
+    queryFn: async () => {
+      const to = new Date();
+      const from = new Date(to.getTime() - 30 * 86_400_000);
+      return callRoute('statResult.list', { query: { taskId: task!.id, from: from.toISOString(), to: to.toISOString() } });
+    },
+  });
+  return (
+    <Dialog.Root open={task !== null} onOpenChange={(open) => !open && onClose()}>
+      <Dialog.Content maxWidth="720px" aria-describedby={undefined}>
+        <Dialog.Title>
+          {t('stat.results')}: {task?.name}
+        </Dialog.Title>
+        {results.data?.length === 0 ? (
+          <Text color="gray">{t('stat.noResults')}</Text>
+        ) : (
+          <Table.Root size="1">
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeaderCell>{t('stat.windowStart')}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>{t('stat.key')}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>{t('stat.value')}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>{t('stat.samples')}</Table.ColumnHeaderCell>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {(results.data ?? []).map((r) => (
+                <Table.Row key={`${r.windowStart} ${r.key}`}>
+                  <Table.Cell>{new Date(r.windowStart).toLocaleString()}</Table.Cell>
+                  <Table.Cell>{r.key}</Table.Cell>
+                  <Table.Cell>{r.value ?? '-'}</Table.Cell>
+                  <Table.Cell>{r.samples}</Table.Cell>
+                </Table.Row>
+              ))}
+            </Table.Body>
+          </Table.Root>
+        )}
+        <Flex justify="end" mt="3">
+          <Button variant="soft" onClick={onClose}>
+            {t('common.close')}
+          </Button>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+/** Statistic tasks (spec §3, §9): defined here, enabled or stopped after a confirm, computed at each cycle's end. */
+export function StatTaskPage() {
+  const { t } = useTranslation();
+  const [editing, setEditing] = useState<TaskRow | 'new' | null>(null);
+  const [viewing, setViewing] = useState<TaskRow | null>(null);
+  const deleteRows = useListDelete(TASKS);
+  const change = useListChange(TASKS);
+  const toggle = (r: TaskRow) => {
+    const status = r.status === 'enabled' ? 'stopped' : 'enabled';
+    void change(
+      () => callRoute('statTask.status', { body: { id: r.id, status } }),
+      t(status === 'enabled' ? 'stat.enabled' : 'stat.stopped'),
+      { message: t(status === 'enabled' ? 'stat.enableQuestion' : 'stat.stopQuestion', { name: r.name }), danger: status === 'stopped' },
+    );
+  };
+  const columns: ListColumn<TaskRow>[] = [
+    { id: 'name', header: t('stat.name'), value: (r) => r.name, sortable: true, width: 160 },
+    { id: 'dataType', header: t('stat.dataType'), value: (r) => t(`stat.dataTypes.${r.dataType}`), width: 100 },
+    { id: 'attribute', header: t('stat.attribute'), value: (r) => r.attribute, width: 120 },
+    { id: 'statType', header: t('stat.statType'), value: (r) => t(`stat.statTypes.${r.statType}`), width: 100 },
+    { id: 'cycle', header: t('stat.cycle'), value: (r) => t(`stat.cycles.${r.cycle}`), width: 90 },
+    { id: 'dimension', header: t('stat.dimension'), value: (r) => t(`stat.dimensions.${r.dimension}`), width: 90 },
+    { id: 'exclusion', header: t('stat.exclusion'), value: (r) => t(`stat.exclusions.${r.exclusion.mode}`), width: 120 },
+    statusColumn<TaskRow>(t, t('stat.status'), 90),
+    { id: 'createTime', header: t('stat.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
+  ];
+  return (
+    <>
+      <ListPage<TaskRow>
+        queryKey={TASKS}
+        route="statTask.list"
+        exportName={t('objects.statTask')}
+        columns={columns}
+        defaultSort={{ sort: 'createTime', order: 'desc' }}
+        filters={[
+          { name: 'name', label: t('stat.name') },
+          { name: 'cycle', label: t('stat.cycle'), type: 'select', options: labelled(t, 'stat.cycles', statCycles) },
+        ]}
+        rowActions={(r) => (
+          <Flex gap="2">
+            <PermittedRowButton
+              permission={statPerm.enable}
+              label={t(r.status === 'enabled' ? 'stat.stop' : 'stat.enable')}
+              danger={r.status === 'enabled'}
+              onClick={() => toggle(r)}
+            />
+            <PermittedRowButton permission={statPerm.result} label={t('stat.results')} onClick={() => setViewing(r)} />
+          </Flex>
+        )}
+        actions={crudActions<TaskRow>(
+          t,
+          { add: statPerm.add, edit: statPerm.edit, delete: statPerm.delete },
+          {
+            add: () => setEditing('new'),
+            edit: setEditing,
+            remove: (rows) =>
+              deleteRows(
+                deleteQuestion(
+                  t,
+                  t('objects.statTask'),
+                  rows.map((r) => r.name),
+                ),
+                async () => {
+                  for (const r of rows) await callRoute('statTask.delete', { query: { id: r.id } });
+                },
+              ),
+          },
+        )}
+      />
+      <TaskDialog editing={editing} onClose={() => setEditing(null)} />
+      <ResultsDialog task={viewing} onClose={() => setViewing(null)} />
+    </>
+  );
+}

@@ -1,0 +1,60 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { ok, renderScreen, stubServer } from '../test/render.tsx';
+import { StatTaskPage } from './StatTaskPage.tsx';
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
+
+const task = {
+  id: 's1',
+  name: 'Hourly energy',
+  dataType: 'deviceData',
+  productId: null,
+  attribute: 'energy',
+  statType: 'sum',
+  cycle: '1h',
+  dimension: 'group',
+  exclusion: { mode: 'stdDev', sigma: 3 },
+  timeZone: 'Asia/Shanghai',
+  remark: null,
+  status: 'stopped',
+  createTime: '2026-03-01T00:00:00Z',
+  updateTime: '2026-03-01T00:00:00Z',
+};
+const tasks = ok({ rows: [task], total: 1, page: 1, pageSize: 20 });
+
+describe('the statistic task screen', () => {
+  it('lists a task in words, and enables it only after a confirm', async () => {
+    const calls = stubServer({ 'GET /api/iot/statTask': tasks, 'PUT /api/iot/statTask/status': ok({ id: 's1' }) });
+    const user = userEvent.setup();
+    renderScreen(<StatTaskPage />);
+    const row = await screen.findByRole('row', { name: /Hourly energy/ });
+    expect(row.textContent).toContain('Beyond N standard deviations');
+    expect(row.textContent).toContain('Group');
+    await user.click(within(row).getByRole('button', { name: 'Enable' }));
+    const ask = await screen.findByRole('alertdialog');
+    expect(ask.textContent).toContain('Enable the statistic task "Hourly energy"?');
+    expect(calls.filter((c) => c.method === 'PUT')).toEqual([]);
+    await user.click(within(ask).getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(calls.filter((c) => c.method === 'PUT').map((c) => c.body)).toEqual([{ id: 's1', status: 'enabled' }]));
+  });
+
+  it('shows a task’s results by window and key', async () => {
+    stubServer({
+      'GET /api/iot/statTask': tasks,
+      'GET /api/iot/statResult': ok([{ windowStart: '2026-03-01T16:00:00.000Z', key: 'g1', value: 62, samples: 4 }]),
+    });
+    const user = userEvent.setup();
+    renderScreen(<StatTaskPage />);
+    const row = await screen.findByRole('row', { name: /Hourly energy/ });
+    await user.click(within(row).getByRole('button', { name: 'Results' }));
+    const dialog = await screen.findByRole('dialog');
+    const result = await within(dialog).findByRole('row', { name: /g1/ });
+    expect(result.textContent).toContain('62');
+  });
+});
