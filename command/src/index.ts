@@ -16,6 +16,8 @@ import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
+import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
+import { rootChainWorkflow } from './rule/root.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -40,6 +42,7 @@ export const commandHandlers = {
   ...alarmHandlers,
   ...notifyHandlers,
   ...notifySettingsHandlers,
+  ...ruleHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -49,8 +52,9 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...deviceDispatchers(ports),
     ...replyDispatchers(ports),
     ...alarmDispatchers(ports),
+    ...ruleDispatchers(ports),
   };
 }
 
 /** The process managers, run beside the projections with checkpoints of their own. */
-export const workflows = [tenantOnboarding];
+export const workflows = [tenantOnboarding, rootChainWorkflow];

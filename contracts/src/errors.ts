@@ -126,6 +126,7 @@ export const errorCatalogue = {
     zh: '该地址不允许：不能使用本机、内网、链路本地或保留地址',
     en: 'This address is not allowed: no loopback, internal, link-local or reserved address',
   },
+  RULE_CHAIN_ROOT: { status: 400, zh: '根规则链不能删除', en: 'The root rule chain cannot be deleted' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

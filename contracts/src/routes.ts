@@ -5,6 +5,7 @@ import { settingsRoutes } from './settings/routes.ts';
 import { deviceRoutes } from './device/routes.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
 import { alarmRoutes } from './alarm/routes.ts';
+import { ruleRoutes } from './rule/routes.ts';
 import { dictRoutes } from './dict/routes.ts';
 import { groupRoutes } from './group/routes.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -30,6 +31,7 @@ export const routes = {
   ...deviceRoutes,
   ...telemetryRoutes,
   ...alarmRoutes,
+  ...ruleRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -14,6 +14,7 @@ import { mqttConfigsProjection, templatesProjection } from './device/templates.t
 import { alarmRulesProjection } from './alarm/rules.ts';
 import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
+import { ruleChainsProjection } from './rule/chains.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -40,4 +41,5 @@ export const projections: AnyProjection[] = [
   alarmsProjection,
   notifyProjection,
   notifySettingsProjection,
+  ruleChainsProjection,
 ];

@@ -14,6 +14,7 @@ import { deviceHistoryHandlers } from './device/history.ts';
 import { telemetryQueryHandlers } from './telemetry/handlers.ts';
 import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
+import { ruleQueryHandlers } from './rule/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -33,4 +34,5 @@ export const queryHandlers = {
   ...telemetryQueryHandlers,
   ...deviceCommandQueryHandlers,
   ...alarmQueryHandlers,
+  ...ruleQueryHandlers,
 };

@@ -20,6 +20,7 @@ export const readModels = [
   'alarms',
   'notify',
   'notifySettings',
+  'ruleChains',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -113,7 +113,12 @@ const areas: Area[] = [
     name: '规则引擎',
     icon: 'rule',
     screens: [
-      { key: 'chainLibrary', name: '规则链库', router: 'RuleChainLibrary' },
+      {
+        key: 'chainLibrary',
+        name: '规则链库',
+        router: 'RuleChainLibrary',
+        entries: [...crud, ['export', '导出', 'button'], ['import', '导入', 'button'], ['run', '切换运行版本', 'button']],
+      },
       { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
       { key: 'list', name: '规则列表', router: 'RuleList' },
     ],
@@ -405,6 +410,7 @@ const englishEntries: Record<string, string> = {
   ticket: 'Work order',
   read: 'Mark read',
   retry: 'Send again',
+  run: 'Switch running version',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */
