@@ -41,6 +41,7 @@ export * from './alarm/render.ts';
 export * from './csv.ts';
 export * from './telemetry/routes.ts';
 export * from './rule/model.ts';
+export * from './rule/expression.ts';
 export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
