@@ -19,6 +19,7 @@ const ids = {} as Record<
   | 'alarmRule'
   | 'app'
   | 'appKey'
+  | 'chain'
   | 'childGroup'
   | 'contact'
   | 'device'
@@ -76,7 +77,7 @@ const pickA: IdPicker = (field, url) => {
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
-  const bySub: Record<string, string | undefined> = { rule: ids.alarmRule, contact: ids.contact, ticket: ids.alarm };
+  const bySub: Record<string, string | undefined> = { rule: ids.alarmRule, contact: ids.contact, ticket: ids.alarm, chain: ids.chain };
   switch (field) {
     case 'id':
       return bySub[sub] ?? byCapability[capability] ?? ids.user;
@@ -324,6 +325,19 @@ beforeAll(async () => {
       },
     }),
   ).ids[0];
+  // Rule engine: a chain of A's (issue 19).
+  ids.chain = ok(
+    await sut.call('ruleChain.create', {
+      token: tokenA,
+      body: {
+        chain: {
+          name: 'alphaChainQ',
+          firstNodeId: 'n1',
+          nodes: [{ id: 'n1', name: 'alphaNodeQ', kind: 'filter', config: { expression: 'msg.alphaPropQ > 1.0' } }],
+        },
+      },
+    }),
+  ).id;
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   // A record's id is a small number: kept out of the markers, which would find it in any answer.
@@ -337,6 +351,8 @@ beforeAll(async () => {
     'alphaContentQ',
     'alphaConfigQ',
     'alphaCauseQ',
+    'alphaChainQ',
+    'alphaNodeQ',
   );
   markers.push('alphaProductQ', 'alphaCodeQ', 'alphaPropQ', 'alphaGatewaySnQ', 'alphaGatewayQ', 'alphaSnQ', 'alphaDeviceQ');
   markers.push('alphaTemplateQ', 'alphaMqttQ', 'alphaServiceQ', 'alphaClientQ', 'alphaImportSnQ', 'alphaImportQ');
