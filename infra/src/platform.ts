@@ -27,7 +27,8 @@ import type { EventStore } from './event-store/port.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { alarmAddress } from '@iot/projections/alarm/read.ts';
-import { deviceGroupOf } from '@iot/projections/device/read.ts';
+import { deviceForRules, deviceGroupOf, productForRules } from '@iot/projections/device/read.ts';
+import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createNotifier } from './notify/outbox.ts';
 import { createChannels } from './notify/channels.ts';
 import { startDelivery, type Delivery } from './notify/delivery.ts';
@@ -51,7 +52,7 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
-import { channels, routes, type AlarmEvent, type AlarmRuleEvent, type NotifySettings } from '@iot/contracts';
+import { channels, routes, type AlarmEvent, type AlarmRuleEvent, type NotifySettings, type RuleChainEvent } from '@iot/contracts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
@@ -150,6 +151,17 @@ export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryH
 
 export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './seed.ts';
 
+/** Rule chains learn of saves and switches of the running version from the log: the next message goes through it. */
+function ruleChainHooks(rules: RuleChainReactor | null) {
+  return projection<RuleChainEvent>({
+    name: 'reactor-rule-chains',
+    handles: ['RuleChainCreated', 'RuleChainSaved', 'RuleChainVersionSwitched', 'RuleChainDeleted'],
+    schema: 'select 1',
+    tables: [],
+    apply: async (_tx, event) => rules?.onEvent(event),
+  });
+}
+
 export interface Platform {
   url: string | null;
   app: App | null;
@@ -162,6 +174,8 @@ export interface Platform {
   ingest: Ingest | null;
   /** The alarm rules' evaluator on the telemetry (with the intake). */
   alarms: AlarmReactor | null;
+  /** The tenants' root rule chains on the telemetry (with the intake). */
+  rules: RuleChainReactor | null;
   /** The notification outbox's delivery worker (with the projections). */
   delivery: Delivery | null;
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
@@ -346,8 +360,27 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       }),
     );
     let alarms: AlarmReactor | null = null;
+    let rules: RuleChainReactor | null = null;
     if (mqtt && timeseries) {
       alarms = createAlarmReactor({ db, dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
+      const series = timeseries;
+      rules = createRuleChainReactor({
+        db,
+        ports: {
+          dispatch,
+          lookups: {
+            device: (tenantId, deviceId) => deviceForRules(db, tenantId, deviceId),
+            product: (tenantId, productId) => productForRules(db, tenantId, productId),
+            latest: async (tenantId, deviceId, variables) =>
+              Object.fromEntries(
+                (await series.latest({ tenantId, deviceIds: [deviceId], variables })).map((r) => [r.variable, r.value ?? r.text]),
+              ),
+          },
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+        },
+        onFailure: (failure) => logger.warn({ failure }, 'rule chain node failed'),
+        onError: (err) => logger.error({ err }, 'rule chain run failed'),
+      });
       const started = await startIngest({
         db,
         timeseries,
@@ -364,7 +397,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         disconnect: mqtt.disconnect ? (clientId) => mqtt!.disconnect!(clientId) : undefined,
         // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
         watch: config.MQTT_URL ? (filter, handler) => mqtt!.onMessage(filter, handler, { shared: false }) : undefined,
-        reactors: [alarms],
+        reactors: [alarms, rules],
       });
       ingest = started;
       const broker = mqtt;
@@ -392,6 +425,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         ...workflows.map((w) => workflowProjection(w, dispatch, afterStep)),
         notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
         alarmHooks(db, live, alarms),
+        ruleChainHooks(rules),
         ...(accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(accounts)]),
       ],
       {
@@ -401,6 +435,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       },
     );
     await runner.setup();
+    if (rules) {
+      const reactor = rules;
+      await reactor.load();
+      // Processes that do not run the projections learn of saved and switched chains this way.
+      const reload = setInterval(
+        () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'rule chains not reloaded')),
+        30_000,
+      );
+      stops.push(async () => clearInterval(reload));
+      stops.push(() => reactor.drain());
+    }
     if (alarms) {
       const reactor = alarms;
       await reactor.load();
@@ -553,6 +598,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       mqtt,
       ingest,
       alarms,
+      rules,
       delivery: deliveryRef,
       demo,
       generatedAdminPassword,
