@@ -42,6 +42,7 @@ const NotifyTemplatesPage = page(() => import('../alarm/NotifyPages.tsx'), 'Noti
 const NotifyConfigsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyConfigsPage');
 const NotifyRecordsPage = page(() => import('../alarm/NotifyPages.tsx'), 'NotifyRecordsPage');
 const NotifySettingsPage = page(() => import('../alarm/NotifySettingsPage.tsx'), 'NotifySettingsPage');
+const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -71,6 +72,7 @@ export const screens: Record<string, ComponentType> = {
   '/alarm/notifyConfigs': NotifyConfigsPage,
   '/alarm/notifyRecords': NotifyRecordsPage,
   '/alarm/notifySettings': NotifySettingsPage,
+  '/rule/chainLibrary': ChainLibraryPage,
 };
 
 function RequireAuth() {
