@@ -110,7 +110,7 @@ function VersionsDialog({ chain, onClose }: { chain: ChainRow | null; onClose: (
         {!versions.data ? (
           <Loading />
         ) : (
-          <Table.Root size="1" variant="surface" aria-label={t('rule.versions')}>
+          <Table.Root size="1" variant="surface" aria-label={t('rule.versions')} data-testid="chain-versions">
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>{t('rule.version')}</Table.ColumnHeaderCell>
