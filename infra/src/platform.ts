@@ -52,7 +52,15 @@ import { startEmbeddedMqtt } from './mqtt/embedded.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 
 import { seedDemoData, seedSystemAdmin } from './seed.ts';
-import { channels, routes, type AlarmEvent, type AlarmRuleEvent, type NotifySettings, type RuleChainEvent } from '@iot/contracts';
+import {
+  channels,
+  routes,
+  type AlarmEvent,
+  type AlarmRuleEvent,
+  type NotifySettings,
+  type RuleChainEvent,
+  type DeviceEvent,
+} from '@iot/contracts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Handlers, Ports } from '@iot/contracts/http/handler.ts';
 import { commandDispatchers, commandHandlers, workflows } from '@iot/command';
@@ -153,12 +161,35 @@ export { ADMIN_USER_ID, DEMO_TENANT, seedDemoTenant, type SeedTenant } from './s
 
 /** Rule chains learn of saves and switches of the running version from the log: the next message goes through it. */
 function ruleChainHooks(rules: RuleChainReactor | null) {
-  return projection<RuleChainEvent>({
+  return projection<RuleChainEvent | DeviceEvent | AlarmEvent>({
     name: 'reactor-rule-chains',
-    handles: ['RuleChainCreated', 'RuleChainSaved', 'RuleChainVersionSwitched', 'RuleChainDeleted'],
+    // Presence changes and raised alarms enter the root chains too (issue 19).
+    handles: [
+      'RuleChainCreated',
+      'RuleChainSaved',
+      'RuleChainVersionSwitched',
+      'RuleChainDeleted',
+      'DeviceWentOnline',
+      'DeviceWentOffline',
+      'AlarmRaised',
+    ],
     schema: 'select 1',
     tables: [],
-    apply: async (_tx, event) => rules?.onEvent(event),
+    async apply(_tx, event) {
+      switch (event.type) {
+        case 'RuleChainCreated':
+        case 'RuleChainSaved':
+        case 'RuleChainVersionSwitched':
+        case 'RuleChainDeleted':
+          return rules?.onEvent(event);
+        case 'DeviceWentOnline':
+        case 'DeviceWentOffline':
+        case 'AlarmRaised':
+          return rules?.observeLog(event);
+        default:
+          return;
+      }
+    },
   });
 }
 

@@ -114,3 +114,37 @@ describe('root chains on the telemetry', () => {
     expect(messages.map((m) => m.data.n)).toEqual([1]);
   });
 });
+
+describe('presence changes and alarms on the root chain', () => {
+  it('enters them as presence and alarm messages of their device; ones read long after they happened enter nothing', async () => {
+    const { reactor, messages } = sut();
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    const at = new Date().toISOString();
+    const logged = (type: string, data: object, occurredAt = at) => {
+      const e = stored({ type: 'RuleChainDeleted', data: { chainId: 'x' } });
+      return { ...e, type, data, metadata: { ...e.metadata, occurredAt } } as never;
+    };
+    reactor.observeLog(logged('DeviceWentOffline', { deviceId: 'd1', at, reason: 'timeout' }));
+    reactor.observeLog(logged('DeviceWentOnline', { deviceId: 'd1', at }, '2020-01-01T00:00:00Z'));
+    reactor.observeLog(
+      logged('AlarmRaised', {
+        alarmId: 'a1',
+        deviceId: 'd2',
+        at,
+        level: 3,
+        ruleId: 'r1',
+        ruleName: 'Hot',
+        variable: 't',
+        value: 31,
+        text: null,
+      }),
+    );
+    await reactor.drain();
+    expect(messages.map((m) => [m.type, m.deviceId, m.data])).toEqual([
+      ['presence', 'd1', { online: false, reason: 'timeout', version: 1 }],
+      ['alarm', 'd2', { alarmId: 'a1', level: 3, ruleId: 'r1', ruleName: 'Hot', variable: 't', value: 31, text: null, version: 1 }],
+    ]);
+  });
+});

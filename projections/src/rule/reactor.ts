@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ROOT_CHAIN_ID, type RuleChainDefinition, type RuleChainEvent, type RuleMessage } from '@iot/contracts';
+import {
+  ROOT_CHAIN_ID,
+  type AlarmEvent,
+  type DeviceEvent,
+  type RuleChainDefinition,
+  type RuleChainEvent,
+  type RuleMessage,
+} from '@iot/contracts';
 import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
@@ -11,6 +18,9 @@ interface DeviceOf {
   tenantId: string;
   productId: string;
 }
+
+/** Presence changes and alarms older than this when they are read (a log replayed from its start) enter no chain. */
+const STALE_MS = 5 * 60_000;
 
 /** Messages running through chains at once; past it a message is counted as dropped rather than queued without end. */
 const MAX_IN_FLIGHT = 2_000;
@@ -160,6 +170,35 @@ export function createRuleChainReactor(options: {
         },
         chain,
       );
+    },
+
+    /** A device's presence change or an alarm raised, from the log: a `presence` or an `alarm` message of the device. */
+    observeLog(event: StoredEventOf<DeviceEvent | AlarmEvent>, now = Date.now()) {
+      const { tenantId, occurredAt } = event.metadata;
+      const chain = roots.get(tenantId);
+      if (!chain || now - Date.parse(occurredAt) > STALE_MS) return;
+      const message = (type: RuleMessage['type'], deviceId: string, ts: string, data: Record<string, unknown>): RuleMessage => ({
+        id: event.id,
+        type,
+        tenantId,
+        deviceId,
+        productId: null,
+        ts,
+        data,
+        metadata: {},
+      });
+      switch (event.type) {
+        case 'DeviceWentOnline':
+          return run(message('presence', event.data.deviceId, event.data.at, { online: true }), chain);
+        case 'DeviceWentOffline':
+          return run(message('presence', event.data.deviceId, event.data.at, { online: false, reason: event.data.reason }), chain);
+        case 'AlarmRaised': {
+          const { alarmId, deviceId, at, level, ruleId, ruleName, variable, value, text } = event.data;
+          return run(message('alarm', deviceId, at, { alarmId, level, ruleId, ruleName, variable, value, text }), chain);
+        }
+        default:
+          return;
+      }
     },
 
     /** Resolves once no message is running through a chain (shutdown, tests). */
