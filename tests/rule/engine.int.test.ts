@@ -19,14 +19,17 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
 };
 const hotChain: RuleChainDefinitionIn = {
   name: 'Root Rule Chain',
-  firstNodeId: 'store',
+  firstNodeId: 'type',
   nodes: [
+    // Presence changes and alarms (this chain's own among them) enter the root chain too: only telemetry goes on.
+    { id: 'type', name: 'By type', kind: 'router', config: { by: 'messageType' } },
     { id: 'store', name: 'Warehousing', kind: 'warehousing', config: {} },
     { id: 'hot', name: 'Hot?', kind: 'filter', config: { expression: 'has(msg.temperature) && msg.temperature > 30.0' } },
     { id: 'raise', name: 'Too hot', kind: 'createAlarm', config: { alarmName: 'Too hot', level: 4, variable: 'temperature' } },
     { id: 'clear', name: 'Cool again', kind: 'clearAlarm', config: { alarmNode: 'raise' } },
   ],
   links: [
+    { from: 'type', to: 'store', label: 'telemetry' },
     { from: 'store', to: 'hot', label: 'Success' },
     { from: 'hot', to: 'raise', label: 'True' },
     { from: 'hot', to: 'clear', label: 'False' },
