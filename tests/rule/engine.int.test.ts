@@ -13,6 +13,8 @@ let sut: TestPlatform;
 let token: string;
 let client: MqttClient;
 let deviceId: string;
+/** What the device received on its downlink. */
+const received: Array<{ topic: string; body: unknown }> = [];
 const ok = (r: { status: number; body: string; json: { data: any } | null }) => {
   expect(r.status, r.body).toBe(200);
   return r.json!.data;
@@ -55,15 +57,11 @@ beforeAll(async () => {
   await sut.seedTenant({ id: 'tango', name: 'tangoCo', adminUsername: 'tangoAdmin', adminPassword: 'Tango#pw1' });
   token = await sut.login('tangoAdmin', 'Tango#pw1');
   const productId = ok(await sut.call('product.create', { token, body: { name: 'Room', code: 'RC', type: 'direct' } })).id;
-  ok(
-    await sut.call('product.defineFunction', {
-      token,
-      body: {
-        productId,
-        function: { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 200 } },
-      },
-    }),
-  );
+  for (const fn of [
+    { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float', min: -40, max: 200 } },
+    { type: 'property', name: '设定值', identifier: 'setpoint', access: 'rw', dataType: { type: 'float', min: 0, max: 100 } },
+  ])
+    ok(await sut.call('product.defineFunction', { token, body: { productId, function: fn } }));
   ok(await sut.call('product.publish', { token, body: { id: productId } }));
   const device = ok(await sut.call('device.create', { token, body: { sn: 'RC-1', name: 'room 1', productId } }));
   deviceId = device.id;
@@ -74,6 +72,8 @@ beforeAll(async () => {
     client.once('connect', () => resolve());
     client.once('error', reject);
   });
+  client.on('message', (topic, payload) => received.push({ topic, body: JSON.parse(String(payload)) }));
+  await client.subscribeAsync('devices/RC-1/command/+', { qos: 1 });
 }, 120_000);
 afterAll(async () => {
   client?.end(true);
@@ -111,5 +111,31 @@ describe('root rule chain on live telemetry', () => {
     await sut.platform.rules!.drain();
     expect(sut.platform.rules!.stats().done).toBe(before.done);
     expect(await activeAlarms()).toEqual([]);
+  });
+
+  it('sends a command to the device from a chain: a setpoint computed from the reading', async () => {
+    const cooling: RuleChainDefinitionIn = {
+      name: 'Root Rule Chain',
+      firstNodeId: 'type',
+      nodes: [
+        { id: 'type', name: 'By type', kind: 'router', config: { by: 'messageType' } },
+        { id: 'hot', name: 'Very hot?', kind: 'filter', config: { expression: 'has(msg.temperature) && msg.temperature > 50.0' } },
+        {
+          id: 'cool',
+          name: 'Cool down',
+          kind: 'command',
+          config: { kind: 'property', identifier: 'setpoint', params: [{ name: 'value', expression: 'msg.temperature - 40.0' }] },
+        },
+      ],
+      links: [
+        { from: 'type', to: 'hot', label: 'telemetry' },
+        { from: 'hot', to: 'cool', label: 'True' },
+      ],
+    };
+    ok(await sut.call('ruleChain.update', { token, body: { id: ROOT_CHAIN_ID, chain: cooling } }));
+    await sut.platform.runner.catchUp();
+    await publish(61.5);
+    const command = await waitFor('the command at the device', () => received.find((m) => m.topic.startsWith('devices/RC-1/command/')));
+    expect(command.body).toMatchObject({ kind: 'property', identifier: 'setpoint', params: { value: 21.5 } });
   });
 });
