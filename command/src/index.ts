@@ -17,7 +17,6 @@ import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
-import { rootChainWorkflow } from './rule/root.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -57,4 +56,4 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
 }
 
 /** The process managers, run beside the projections with checkpoints of their own. */
-export const workflows = [tenantOnboarding, rootChainWorkflow];
+export const workflows = [tenantOnboarding];

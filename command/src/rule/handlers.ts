@@ -1,7 +1,8 @@
 import { ROOT_CHAIN_ID, defaultRootChain, type RuleChainDefinition, type RuleRoutes } from '@iot/contracts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
-import { handleCommand, newAggregateId } from '../handler.ts';
+import type { EventStore } from '@iot/contracts/ports/event-store.ts';
+import { handleCommand, newAggregateId, type CommandContext } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { perItemFound } from '../shared/bulk.ts';
 import { clearActiveAlarm } from '../alarm/handlers.ts';
@@ -50,19 +51,20 @@ export const ruleHandlers: Pick<Handlers<RuleRoutes>, RuleWrites> = {
   },
 };
 
-/** Every tenant's root chain, and what rule-chain action nodes ask of the write side, through the dispatch port. */
-export function ruleDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'CreateRootChain' | 'ClearRuleAlarm'> {
+/** A tenant's root chain, made once (a Warehousing node: it stores what arrives, as before chains existed). */
+export async function createRootChain(store: EventStore, tenantId: string, context: Omit<CommandContext, 'tenantId' | 'idempotencyKey'>) {
+  await handleCommand(
+    store,
+    ruleChainDecider,
+    ruleChainStream(tenantId, ROOT_CHAIN_ID),
+    { type: 'CreateChain', chainId: ROOT_CHAIN_ID, root: true, chain: defaultRootChain },
+    { ...context, tenantId, idempotencyKey: 'rule:root' },
+  );
+}
+
+/** What rule-chain action nodes ask of the write side, through the dispatch port. */
+export function ruleDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'ClearRuleAlarm'> {
   return {
-    async CreateRootChain(command, metadata) {
-      const result = await handleCommand(
-        ports.store,
-        ruleChainDecider,
-        ruleChainStream(command.tenantId, ROOT_CHAIN_ID),
-        { type: 'CreateChain', chainId: ROOT_CHAIN_ID, root: true, chain: defaultRootChain },
-        { ...metadata, tenantId: command.tenantId },
-      );
-      return { position: result.events.at(-1)?.position ?? null, id: ROOT_CHAIN_ID };
-    },
     async ClearRuleAlarm(command, metadata) {
       const result = await clearActiveAlarm(
         ports,

@@ -28,8 +28,7 @@ export interface DispatchedPayloads {
   RaiseAlarm: { alarm: Omit<AlarmRaisedData, 'alarmId'> };
   RepeatAlarm: { alarmId: string; count: number; value: number | null; at: string };
   ClearAlarm: { alarmId: string; value: number | null; at: string };
-  // Rule chains (issue 19): every tenant's root chain, and what a chain's action nodes do (projections/src/rule/engine.ts).
-  CreateRootChain: { tenantId: string };
+  // What a rule chain's action nodes do (issue 19, projections/src/rule/engine.ts).
   /** Clears the active alarm of a device raised under `ruleId` (a chain's createAlarm node), if there is one. */
   ClearRuleAlarm: { deviceId: string; ruleId: string; value: number | null; at: string };
   /** A command to a device, sent without waiting for its reply (its reply is recorded when it comes). */
