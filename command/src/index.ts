@@ -18,6 +18,7 @@ import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
+import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -44,6 +45,7 @@ export const commandHandlers = {
   ...notifySettingsHandlers,
   ...forwardHandlers,
   ...statHandlers,
+  ...ruleHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -53,6 +55,7 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...deviceDispatchers(ports),
     ...replyDispatchers(ports),
     ...alarmDispatchers(ports),
+    ...ruleDispatchers(ports),
   };
 }
 

@@ -136,6 +136,7 @@ export const errorCatalogue = {
   SERVER_NAME_TAKEN: { status: 400, zh: '服务名称已存在', en: 'The server name is already in use' },
   SERVER_IN_USE: { status: 400, zh: '该服务正被转发规则使用', en: 'A forwarding rule sends to this server' },
   LOCAL_PORT_IN_USE: { status: 400, zh: '本地端口不能被占用', en: 'Local port should not be in use' },
+  RULE_CHAIN_ROOT: { status: 400, zh: '根规则链不能删除', en: 'The root rule chain cannot be deleted' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -48,3 +48,8 @@ export * from './forward/model.ts';
 export * from './forward/events.ts';
 export * from './forward/permissions.ts';
 export * from './forward/routes.ts';
+export * from './rule/model.ts';
+export * from './rule/expression.ts';
+export * from './rule/events.ts';
+export * from './rule/permissions.ts';
+export * from './rule/routes.ts';

@@ -6,6 +6,7 @@ import { deviceRoutes } from './device/routes.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
 import { alarmRoutes } from './alarm/routes.ts';
 import { forwardRoutes } from './forward/routes.ts';
+import { ruleRoutes } from './rule/routes.ts';
 import { dictRoutes } from './dict/routes.ts';
 import { groupRoutes } from './group/routes.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -34,6 +35,7 @@ export const routes = {
   ...alarmRoutes,
   ...forwardRoutes,
   ...statRoutes,
+  ...ruleRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

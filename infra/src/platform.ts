@@ -26,6 +26,8 @@ import { runs, stopInReverse, type Stops } from './wiring/stops.ts';
 import { startStorage, startTimeseries } from './wiring/storage.ts';
 import { startTelemetry } from './wiring/telemetry.ts';
 import { startForwarding, type ForwardingWiring } from './wiring/forward.ts';
+import { createRuleChains, loadRuleChains } from './wiring/rules.ts';
+import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 
@@ -48,6 +50,8 @@ export interface Platform {
   alarms: AlarmReactor | null;
   /** The notification outbox's delivery worker (with the projections). */
   delivery: Delivery | null;
+  /** The tenants' root rule chains on the telemetry (with the intake). */
+  rules: RuleChainReactor | null;
   /** Forwarding: the rules on the telemetry (with the intake) and the outbox's delivery worker (with the projections). */
   forward: Pick<ForwardingWiring, 'reactor' | 'delivery'>;
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
@@ -89,7 +93,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ? await startDeviceLink(config, options.mqttPort, () => ingest?.intake, logger, stops, engines, mqttUsers)
       : null;
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
-    const forwarding = await startForwarding(
+    const forwarding = startForwarding(
       {
         config,
         db,
@@ -119,6 +123,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       }),
     );
     let alarms: AlarmReactor | null = null;
+    const rules = link && timeseries ? createRuleChains({ db, timeseries, dispatch, logger }) : null;
     if (link && timeseries) {
       ({ ingest, alarms } = await startTelemetry(
         {
@@ -130,17 +135,23 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           dispatch,
           live,
           logger,
-          reactors: forwarding.reactor ? [forwarding.reactor] : [],
+          reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : [])],
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
         },
         stops,
       ));
     }
-    const reactors = [...(mqttUsers ? [mqttUsers.hooks] : []), ...(forwarding.reactor ? [forwarding.reactor.hooks] : [])];
+    const reactors = [
+      ...(mqttUsers ? [mqttUsers.hooks] : []),
+      ...(forwarding.reactor ? [forwarding.reactor.hooks] : []),
+      ...(rules ? [rules.hooks] : []),
+    ];
     const runner = await setUpProjections(
       { config, store, db, projectionDb, dispatch, live, alarms, timeseries, accounts, metrics, logger, reactors },
       stops,
     );
+    await forwarding.loadRules();
+    if (rules) await loadRuleChains(rules.reactor, logger, stops);
     let delivery: Delivery | null = null;
     if (part.projections) {
       await runner.startAll();
@@ -221,6 +232,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ingest,
       alarms,
       delivery,
+      rules: rules?.reactor ?? null,
       forward: { reactor: forwarding.reactor, delivery: forwarding.delivery },
       demo,
       generatedAdminPassword,

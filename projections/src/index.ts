@@ -16,6 +16,7 @@ import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
+import { ruleChainsProjection } from './rule/chains.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -47,4 +48,5 @@ export const projections: AnyProjection[] = [
   forwardProjection,
   mqttAuthProjection,
   statTasksProjection,
+  ruleChainsProjection,
 ];

@@ -19,6 +19,7 @@ const ids = {} as Record<
   | 'alarmRule'
   | 'app'
   | 'appKey'
+  | 'chain'
   | 'childGroup'
   | 'contact'
   | 'device'
@@ -86,6 +87,7 @@ const pickA: IdPicker = (field, url) => {
     rule: ids.alarmRule,
     contact: ids.contact,
     ticket: ids.alarm,
+    chain: ids.chain,
     ...(capability === 'mqserver' ? { user: ids.mqttUser, acl: ids.mqttAcl } : {}),
   };
   switch (field) {
@@ -361,6 +363,19 @@ beforeAll(async () => {
   ).id;
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
+  // Rule engine: a chain of A's (issue 19).
+  ids.chain = ok(
+    await sut.call('ruleChain.create', {
+      token: tokenA,
+      body: {
+        chain: {
+          name: 'alphaChainQ',
+          firstNodeId: 'n1',
+          nodes: [{ id: 'n1', name: 'alphaNodeQ', kind: 'filter', config: { expression: 'msg.alphaPropQ > 1.0' } }],
+        },
+      },
+    }),
+  ).id;
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   // A record's id is a small number: kept out of the markers, which would find it in any answer.
@@ -374,6 +389,8 @@ beforeAll(async () => {
     'alphaContentQ',
     'alphaConfigQ',
     'alphaCauseQ',
+    'alphaChainQ',
+    'alphaNodeQ',
   );
   markers.push('alphaProductQ', 'alphaCodeQ', 'alphaPropQ', 'alphaGatewaySnQ', 'alphaGatewayQ', 'alphaSnQ', 'alphaDeviceQ');
   markers.push('alphaTemplateQ', 'alphaMqttQ', 'alphaServiceQ', 'alphaClientQ', 'alphaImportSnQ', 'alphaImportQ');

@@ -81,6 +81,22 @@ async function clearAlarm(
   return result;
 }
 
+/** Clears the active alarm of a device and rule, if there is one (a rule chain's clear-alarm node): null when none is. */
+export async function clearActiveAlarm(
+  ports: Pick<Ports, 'store' | 'db'>,
+  deviceId: string,
+  ruleId: string,
+  clear: Omit<Extract<AlarmCommand, { type: 'ClearAlarm' }>, 'type'>,
+  context: CommandContext,
+) {
+  const holder = await ports.db.query<{ owner: string }>('select owner from claims where scope = $1 and key = $2', [
+    activeAlarmScope(context.tenantId),
+    activeKey(deviceId, ruleId),
+  ]);
+  const alarmId = holder.rows[0]?.owner;
+  return alarmId ? clearAlarm(ports, alarmId, clear, context) : null;
+}
+
 type AlarmWrites =
   | 'alarm.ack'
   | 'alarm.process'

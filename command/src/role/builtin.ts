@@ -5,6 +5,7 @@ import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
 import { userDecider, userStream } from '../user/decide.ts';
 import { roleDecider, roleStream } from './decide.ts';
+import { createRootChain } from '../rule/handlers.ts';
 
 const inArea =
   (...keys: string[]) =>
@@ -102,6 +103,8 @@ export async function provisionTenant(
         },
       );
   }
+  // Its root rule chain (issue 19): at approval, and at the next start for tenants approved before chains existed.
+  await createRootChain(store, tenantId, context);
   if (!adminUserId) return;
   const stream = userStream(tenantId, adminUserId);
   const { state, version } = await loadState(store, userDecider, stream);

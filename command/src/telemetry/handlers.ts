@@ -130,8 +130,31 @@ async function pendingDesired(ports: Pick<Ports, 'store' | 'lookups' | 'timeseri
 }
 
 /** A reply that came when nobody waited for it (an asynchronous command): recorded through the dispatch port. */
-export function replyDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, 'ResendDesired' | 'RecordDeviceReply'> {
+export function replyDispatchers(
+  ports: Omit<Ports, 'dispatch'>,
+): Pick<CommandDispatchers, 'ResendDesired' | 'RecordDeviceReply' | 'SendDeviceCommand'> {
   return {
+    /** A rule chain's command node: checked against the thing model, recorded, sent; its reply is recorded when it comes. */
+    async SendDeviceCommand(command, metadata) {
+      const { tenantId } = metadata;
+      const { state, functions } = await deviceWithModel(ports, tenantId, command.deviceId);
+      checkParams(
+        functions.find((f) => f.identifier === command.identifier),
+        command.kind,
+        command.params,
+      );
+      if (!ports.link) return { position: null };
+      const message = { messageId: randomUUID(), kind: command.kind, identifier: command.identifier, params: command.params };
+      const result = await handleCommand(
+        ports.store,
+        deviceDecider,
+        deviceStream(tenantId, command.deviceId),
+        { type: 'SendCommand', deviceId: command.deviceId, ...message, mode: 'async' },
+        metadata,
+      );
+      if (result.applied) await ports.link.send({ sn: state.sn!, deviceId: command.deviceId }, message, null);
+      return { position: result.events.at(-1)?.position ?? null };
+    },
     /** A device (re)connected: the desired values it does not report yet go out again, each recorded as a command. */
     async ResendDesired(command, metadata) {
       const found = await pendingDesired(ports, metadata.tenantId, command.deviceId, command.before);

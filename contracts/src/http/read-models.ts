@@ -23,6 +23,7 @@ export const readModels = [
   'forward',
   'mqttAuth',
   'statTasks',
+  'ruleChains',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -118,7 +118,12 @@ const areas: Area[] = [
     name: '规则引擎',
     icon: 'rule',
     screens: [
-      { key: 'chainLibrary', name: '规则链库', router: 'RuleChainLibrary' },
+      {
+        key: 'chainLibrary',
+        name: '规则链库',
+        router: 'RuleChainLibrary',
+        entries: [...crud, ['export', '导出', 'button'], ['import', '导入', 'button'], ['run', '切换运行版本', 'button']],
+      },
       { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
       { key: 'list', name: '规则列表', router: 'RuleList' },
     ],
@@ -419,6 +424,7 @@ const englishEntries: Record<string, string> = {
   dead: 'Dead letters',
   enable: 'Enable or stop',
   result: 'Results',
+  run: 'Switch running version',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

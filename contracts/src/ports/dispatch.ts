@@ -28,6 +28,11 @@ export interface DispatchedPayloads {
   RaiseAlarm: { alarm: Omit<AlarmRaisedData, 'alarmId'> };
   RepeatAlarm: { alarmId: string; count: number; value: number | null; at: string };
   ClearAlarm: { alarmId: string; value: number | null; at: string };
+  // What a rule chain's action nodes do (issue 19, projections/src/rule/engine.ts).
+  /** Clears the active alarm of a device raised under `ruleId` (a chain's createAlarm node), if there is one. */
+  ClearRuleAlarm: { deviceId: string; ruleId: string; value: number | null; at: string };
+  /** A command to a device, sent without waiting for its reply (its reply is recorded when it comes). */
+  SendDeviceCommand: { deviceId: string; kind: 'property' | 'service'; identifier: string; params: Record<string, unknown> };
 }
 export type DispatchedType = keyof DispatchedPayloads;
 

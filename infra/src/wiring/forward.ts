@@ -17,15 +17,17 @@ export interface ForwardingWiring {
   reactor: ForwardReactor | null;
   /** The outbox's delivery worker (with the projections). */
   delivery: ForwardDelivery | null;
+  /** Once the read models exist: the rules loaded, and reloaded where the projections run elsewhere. */
+  loadRules(): Promise<void>;
   /** Starts the delivery worker: in the processes that run the projections. */
   startDelivery(): void;
 }
 
 /** Forwarding to MQTT and HTTP servers: the reactor that puts messages in the outbox, and the worker that delivers them. */
-export async function startForwarding(
+export function startForwarding(
   w: { config: Config; db: SqlPool; outbound: OutboundHttp; logger: Logger; withIntake: boolean; mqttPort: number | null },
   stops: Stops,
-): Promise<ForwardingWiring> {
+): ForwardingWiring {
   const { config, db, logger } = w;
   const mqtt = createForwardMqtt({ outbound: w.outbound });
   stops.push(() => mqtt.close());
@@ -34,6 +36,17 @@ export async function startForwarding(
     localPorts: w.mqttPort === null ? [] : [w.mqttPort],
     reactor: null,
     delivery: null,
+    async loadRules() {
+      const reactor = forwarding.reactor;
+      if (!reactor) return;
+      await reactor.load();
+      // Rule changes reach the reactor from the log (its hooks) and, in a process without the projections, by this reload.
+      const reload = setInterval(
+        () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'forwarding rules not reloaded')),
+        5_000,
+      );
+      stops.push(async () => clearInterval(reload));
+    },
     startDelivery() {
       const worker = startForwardDelivery({
         db,
@@ -55,13 +68,6 @@ export async function startForwarding(
       onEnqueued: () => forwarding.delivery?.kick(),
     });
     forwarding.reactor = reactor;
-    await reactor.load();
-    // Rule changes reach the reactor from the log (its hooks) and, in a process without the projections, by this reload.
-    const reload = setInterval(
-      () => void reactor.load().catch((err: unknown) => logger.error({ err }, 'forwarding rules not reloaded')),
-      5_000,
-    );
-    stops.push(async () => clearInterval(reload));
     // Messages gathered when the process stops are written before the database closes.
     stops.push(() => reactor.flush());
   }

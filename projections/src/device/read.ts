@@ -317,3 +317,23 @@ export async function deviceStatKeys(
   );
   return Object.fromEntries(rows.rows.map((r) => [r.id, r.key]));
 }
+
+/** A device's fields as a rule chain's enrich node adds them to a message (never its secret); null when the tenant has none such. */
+export async function deviceForRules(db: Sql, tenantId: string, deviceId: string): Promise<Record<string, unknown> | null> {
+  const rows = await db.query<Record<string, unknown>>(
+    `select id, sn, name, product_id as "productId", group_id as "groupId", gateway_id as "gatewayId", node_type as "nodeType",
+       status, enabled, lng, lat, address, version, tags, remark
+     from rm_devices where tenant_id = $1 and id = $2`,
+    [tenantId, deviceId],
+  );
+  return rows.rows[0] ?? null;
+}
+
+/** A product's fields as a rule chain's enrich node adds them to a message (not its thing model). */
+export async function productForRules(db: Sql, tenantId: string, productId: string): Promise<Record<string, unknown> | null> {
+  const rows = await db.query<Record<string, unknown>>(
+    `select id, name, code, type, category, model, manufacturer, protocol, status from rm_products where tenant_id = $1 and id = $2`,
+    [tenantId, productId],
+  );
+  return rows.rows[0] ?? null;
+}

@@ -46,6 +46,7 @@ const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'Forw
 const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
+const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -81,6 +82,7 @@ export const screens: Record<string, ComponentType> = {
   '/forward/rules': ForwardRulesPage,
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
+  '/rule/chainLibrary': ChainLibraryPage,
 };
 
 function RequireAuth() {

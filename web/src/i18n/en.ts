@@ -1,3 +1,4 @@
+import { ruleEn } from '../rule/i18n.ts';
 import type { zh } from './zh.ts';
 
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };
@@ -507,4 +508,5 @@ export const en: Shape<typeof zh> = {
   home: { welcome: 'Welcome back, {{name}}', intro: '{{system}}', areas: 'Areas' },
   comingSoon: { title: 'Coming soon', text: 'This screen is coming in a later release.', back: 'Back to home' },
   notFound: { text: 'This page does not exist, or you may not open it.' },
+  rule: ruleEn,
 };

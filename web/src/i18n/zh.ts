@@ -1,3 +1,4 @@
+import { ruleZh } from '../rule/i18n.ts';
 /** Chinese, the default language (spec §9). Keys mirror en.ts exactly (checked by i18n.test.ts). */
 export const zh = {
   brand: { name: '设备云平台', tagline: '工业物联网设备接入、监控、告警与数据分析的一站式平台' },
@@ -497,4 +498,5 @@ export const zh = {
   home: { welcome: '欢迎回来，{{name}}', intro: '{{system}}', areas: '功能导航' },
   comingSoon: { title: '敬请期待', text: '该功能将在后续版本中提供。', back: '返回首页' },
   notFound: { text: '页面不存在，或您没有访问权限。' },
+  rule: ruleZh,
 };

@@ -1,0 +1,11 @@
+/** Permission strings of the rule-engine routes: the buttons and interfaces of the rule chain library (menu catalogue). */
+export const rulePerm = {
+  chainList: 'rule:chainLibrary:list',
+  chainAdd: 'rule:chainLibrary:add',
+  chainEdit: 'rule:chainLibrary:edit',
+  chainDelete: 'rule:chainLibrary:delete',
+  chainExport: 'rule:chainLibrary:export',
+  chainImport: 'rule:chainLibrary:import',
+  /** Switching which version runs changes what every message of the tenant goes through. */
+  chainRun: 'rule:chainLibrary:run',
+} as const;

@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { deviceForRules, productForRules } from '@iot/projections/device/read.ts';
+import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
+import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
+import type { SqlPool } from '../postgres/sql.ts';
+import type { Stops } from './stops.ts';
+
+/** The tenants' root rule chains on the telemetry (with the intake), over the device read module and the time series. */
+export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; dispatch: Dispatch; logger: Logger }) {
+  const { db, timeseries, logger } = w;
+  const reactor = createRuleChainReactor({
+    db,
+    ports: {
+      dispatch: w.dispatch,
+      lookups: {
+        device: (tenantId, deviceId) => deviceForRules(db, tenantId, deviceId),
+        product: (tenantId, productId) => productForRules(db, tenantId, productId),
+        latest: async (tenantId, deviceId, variables) =>
+          Object.fromEntries(
+            (await timeseries.latest({ tenantId, deviceIds: [deviceId], variables })).map((r) => [r.variable, r.value ?? r.text]),
+          ),
+      },
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+    },
+    onFailure: (failure) => logger.warn({ failure }, 'rule chain node failed'),
+    onError: (err) => logger.error({ err }, 'rule chain run failed'),
+  });
+  return { reactor, hooks: ruleChainHooks(reactor) };
+}
+
+/** Once the read models exist: the running chains loaded, and reloaded where the projections run elsewhere. */
+export async function loadRuleChains(reactor: RuleChainReactor, logger: Logger, stops: Stops) {
+  await reactor.load();
+  const reload = setInterval(() => void reactor.load().catch((err: unknown) => logger.error({ err }, 'rule chains not reloaded')), 30_000);
+  stops.push(async () => clearInterval(reload));
+  stops.push(() => reactor.drain());
+}

@@ -1,0 +1,333 @@
+import {
+  compileExpression,
+  type CompiledExpression,
+  type RuleChainDefinition,
+  type RuleLink,
+  type RuleMessage,
+  type RuleNode,
+} from '@iot/contracts';
+import type { Dispatch, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+
+/**
+ * The rule engine: runs a message through a chain version, node by node along the links its nodes name.
+ * Pure but for its ports: lookups (enrich), the dispatch port (alarms, commands), other chains, a clock.
+ * A node that throws goes out by its Failure link and never stops the chain; every failure is captured
+ * with the message as it entered the node, the node, the error and the path the message took.
+ */
+export interface RuleEnginePorts {
+  dispatch: Dispatch;
+  lookups: {
+    /** The device's fields (name, SN, product, group, ...), or null when the tenant has no such device. */
+    device(tenantId: string, deviceId: string): Promise<Record<string, unknown> | null>;
+    product(tenantId: string, productId: string): Promise<Record<string, unknown> | null>;
+    /** The latest values of these identifiers of the device, those it has. */
+    latest(tenantId: string, deviceId: string, identifiers: readonly string[]): Promise<Record<string, unknown>>;
+  };
+  /** The running version of a chain of the tenant: what a rule-chain node calls. */
+  chain(tenantId: string, chainId: string): Promise<RuleChainDefinition | null>;
+  sleep(ms: number): Promise<void>;
+  /** Where a Warehousing node stores a message; absent while the intake stores every message before the chain. */
+  store?(message: RuleMessage): Promise<void>;
+}
+
+/** What one node did to one message. */
+export interface NodeTrace {
+  chainId: string;
+  nodeId: string;
+  kind: RuleNode['kind'];
+  /** The labels it went out by. */
+  labels: string[];
+  /** The message it passed on (as it entered, for a failure). */
+  message: RuleMessage;
+  error: string | null;
+}
+
+export interface RuleFailure {
+  chainId: string;
+  nodeId: string;
+  nodeName: string;
+  kind: RuleNode['kind'];
+  error: string;
+  /** The message as it entered the node. */
+  message: RuleMessage;
+  /** The nodes the message went through, the failing one last (`chainId/nodeId` inside called chains). */
+  path: string[];
+}
+
+export interface RunResult {
+  traces: NodeTrace[];
+  failures: RuleFailure[];
+}
+
+/** A chain with many branches stops here rather than multiplying a message without end. */
+export const MAX_NODE_RUNS = 1000;
+/** Chains calling chains: deeper than this is a loop between chains. */
+export const MAX_CHAIN_DEPTH = 8;
+
+/** A failure of a node: its message is the error that is captured. */
+class NodeError extends Error {}
+
+type Step = (message: RuleMessage, run: RunContext) => Promise<{ labels: string[]; message: RuleMessage }>;
+interface CompiledChain {
+  chainId: string;
+  chain: RuleChainDefinition;
+  steps: Map<string, Step>;
+  next: Map<string, RuleLink[]>;
+}
+interface RunContext {
+  ports: RuleEnginePorts;
+  depth: number;
+  budget: { runs: number };
+  result: RunResult;
+  /** The path of the calling chains' nodes, for failures inside a called chain. */
+  prefix: string[];
+}
+
+const variables = (m: RuleMessage) => ({
+  msg: m.data,
+  metadata: m.metadata,
+  msgType: m.type,
+  deviceId: m.deviceId,
+  productId: m.productId ?? '',
+  ts: m.ts,
+});
+
+function evaluate(expression: CompiledExpression, message: RuleMessage): unknown {
+  try {
+    return expression(variables(message));
+  } catch (error) {
+    throw new NodeError(`expression failed: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+function evaluateBoolean(expression: CompiledExpression, message: RuleMessage): boolean {
+  const value = evaluate(expression, message);
+  if (typeof value !== 'boolean') throw new NodeError(`expression gave ${typeof value}, not a boolean`);
+  return value;
+}
+
+const success = (message: RuleMessage) => ({ labels: ['Success'], message });
+
+/** The metadata of what a node dispatches: idempotent per message, chain and node, so a message run twice acts once. */
+const dispatchMetadata = (message: RuleMessage, chainId: string, nodeId: string): DispatchMetadata => ({
+  tenantId: message.tenantId,
+  actor: { kind: 'system', id: 'rule-engine' },
+  correlationId: message.id,
+  causationId: null,
+  idempotencyKey: `rule:${message.id}:${chainId}:${nodeId}`,
+});
+
+/** The alarm rule a createAlarm node raises under: one active alarm per device and node. */
+export const chainAlarmRuleId = (chainId: string, nodeId: string) => `chain:${chainId}:${nodeId}`;
+
+function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): Step {
+  switch (node.kind) {
+    case 'router': {
+      const labels = new Set(links.map((l) => l.label));
+      const { by } = node.config;
+      return async (message) => {
+        const value = by === 'messageType' ? message.type : by === 'device' ? message.deviceId : (message.productId ?? '');
+        return { labels: [labels.has(value) ? value : 'Other'], message };
+      };
+    }
+    case 'switch': {
+      const cases = node.config.cases.map((c) => ({ label: c.label, when: compileExpression(c.expression) }));
+      return async (message) => ({
+        labels: [cases.find((c) => evaluateBoolean(c.when, message))?.label ?? 'Default'],
+        message,
+      });
+    }
+    case 'filter': {
+      const expression = compileExpression(node.config.expression);
+      return async (message) => ({ labels: [evaluateBoolean(expression, message) ? 'True' : 'False'], message });
+    }
+    case 'transform': {
+      const set = node.config.set.map((s) => ({ field: s.field, value: compileExpression(s.expression) }));
+      const { remove } = node.config;
+      return async (message) => {
+        let out = { ...message, data: { ...message.data } };
+        for (const { field, value } of set) out = { ...out, data: { ...out.data, [field]: evaluate(value, out) } };
+        for (const field of remove) delete out.data[field];
+        return success(out);
+      };
+    }
+    case 'enrich': {
+      const { device, product, latest } = node.config;
+      return async (message, { ports }) => {
+        const metadata = { ...message.metadata };
+        if (device || product) {
+          const found = await ports.lookups.device(message.tenantId, message.deviceId);
+          if (!found) throw new NodeError(`no device ${message.deviceId}`);
+          if (device) metadata.device = found;
+          const productId = message.productId ?? (typeof found.productId === 'string' ? found.productId : null);
+          if (product) metadata.product = productId ? await ports.lookups.product(message.tenantId, productId) : null;
+        }
+        if (latest.length > 0) metadata.latest = await ports.lookups.latest(message.tenantId, message.deviceId, latest);
+        return success({ ...message, metadata });
+      };
+    }
+    case 'warehousing':
+      return async (message, { ports }) => {
+        await ports.store?.(message);
+        return success(message);
+      };
+    case 'createAlarm': {
+      const { alarmName, level, variable, cause } = node.config;
+      const text = node.config.text ? compileExpression(node.config.text) : null;
+      return async (message, { ports }) => {
+        const value = variable ? message.data[variable] : undefined;
+        const result = await ports.dispatch(
+          {
+            type: 'RaiseAlarm',
+            alarm: {
+              ruleId: chainAlarmRuleId(chainId, node.id),
+              ruleName: alarmName,
+              deviceId: message.deviceId,
+              variable,
+              type: 'cloud',
+              category: null,
+              mode: null,
+              level,
+              trigger: 'first',
+              threshold: null,
+              value: typeof value === 'number' ? value : null,
+              text: text ? String(evaluate(text, message)) : null,
+              at: message.ts,
+              faultFlag: false,
+              cause,
+              suggestion: null,
+              push: 'firstTime',
+              pushIntervalMin: null,
+            },
+          },
+          dispatchMetadata(message, chainId, node.id),
+        );
+        return success({ ...message, metadata: { ...message.metadata, alarmId: result.id ?? null } });
+      };
+    }
+    case 'clearAlarm': {
+      const ruleId = chainAlarmRuleId(chainId, node.config.alarmNode);
+      return async (message, { ports }) => {
+        await ports.dispatch(
+          { type: 'ClearRuleAlarm', deviceId: message.deviceId, ruleId, value: null, at: message.ts },
+          dispatchMetadata(message, chainId, node.id),
+        );
+        return success(message);
+      };
+    }
+    case 'command': {
+      const { kind, identifier } = node.config;
+      const params = node.config.params.map((p) => ({ name: p.name, value: compileExpression(p.expression) }));
+      return async (message, { ports }) => {
+        const values = Object.fromEntries(params.map((p) => [p.name, evaluate(p.value, message)]));
+        await ports.dispatch(
+          { type: 'SendDeviceCommand', deviceId: message.deviceId, kind, identifier, params: values },
+          dispatchMetadata(message, chainId, node.id),
+        );
+        return success(message);
+      };
+    }
+    case 'delay': {
+      const { ms } = node.config;
+      return async (message, { ports }) => {
+        await ports.sleep(ms);
+        return success(message);
+      };
+    }
+    case 'ruleChain': {
+      const target = node.config.chainId;
+      return async (message, run) => {
+        if (run.depth >= MAX_CHAIN_DEPTH) throw new NodeError(`chains call each other deeper than ${MAX_CHAIN_DEPTH}`);
+        const chain = await run.ports.chain(message.tenantId, target);
+        if (!chain) throw new NodeError(`no rule chain ${target}`);
+        await runCompiled(compileChain(target, chain), message, {
+          ...run,
+          depth: run.depth + 1,
+          prefix: [...run.prefix, `${chainId}/${node.id}`],
+        });
+        return success(message);
+      };
+    }
+  }
+}
+
+/** A node whose settings do not compile (a chain stored before a check it now fails) fails each message, alone. */
+function safeStepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): Step {
+  try {
+    return stepOf(chainId, node, links);
+  } catch (error) {
+    const text = `node does not compile: ${(error as Error).message}`;
+    return async () => {
+      throw new NodeError(text);
+    };
+  }
+}
+
+const compiled = new WeakMap<RuleChainDefinition, CompiledChain>();
+
+/** A chain version ready to run: its expressions parsed once (kept as long as the version object lives). */
+export function compileChain(chainId: string, chain: RuleChainDefinition): CompiledChain {
+  const cached = compiled.get(chain);
+  if (cached && cached.chainId === chainId) return cached;
+  const next = new Map<string, RuleLink[]>();
+  for (const link of chain.links) next.set(link.from, [...(next.get(link.from) ?? []), link]);
+  const steps = new Map(chain.nodes.map((node) => [node.id, safeStepOf(chainId, node, next.get(node.id) ?? [])]));
+  const ready = { chainId, chain, steps, next };
+  compiled.set(chain, ready);
+  return ready;
+}
+
+async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunContext): Promise<void> {
+  const nodes = new Map(target.chain.nodes.map((n) => [n.id, n]));
+  const queue: Array<{ nodeId: string; message: RuleMessage; path: string[] }> = [
+    { nodeId: target.chain.firstNodeId, message: entry, path: [] },
+  ];
+  while (queue.length > 0) {
+    const { nodeId, message, path } = queue.shift()!;
+    const node = nodes.get(nodeId);
+    const step = target.steps.get(nodeId);
+    if (!node || !step) continue;
+    const here = [...path, nodeId];
+    if (--run.budget.runs < 0) {
+      capture(run, target, node, message, here, `more than ${MAX_NODE_RUNS} node runs for one message`);
+      return;
+    }
+    let labels: string[];
+    let out = message;
+    try {
+      ({ labels, message: out } = await step(message, run));
+      run.result.traces.push({ chainId: target.chainId, nodeId, kind: node.kind, labels, message: out, error: null });
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      capture(run, target, node, message, here, text);
+      labels = ['Failure'];
+    }
+    for (const link of target.next.get(nodeId) ?? []) {
+      if (labels.includes(link.label)) queue.push({ nodeId: link.to, message: out, path: here });
+    }
+  }
+}
+
+function capture(run: RunContext, target: CompiledChain, node: RuleNode, message: RuleMessage, path: string[], error: string) {
+  run.result.traces.push({ chainId: target.chainId, nodeId: node.id, kind: node.kind, labels: ['Failure'], message, error });
+  run.result.failures.push({
+    chainId: target.chainId,
+    nodeId: node.id,
+    nodeName: node.name,
+    kind: node.kind,
+    error,
+    message,
+    path: [...run.prefix, ...path.map((id) => (run.prefix.length > 0 ? `${target.chainId}/${id}` : id))],
+  });
+}
+
+/** Runs one message through a chain version; never throws for what a node does. */
+export async function runChain(
+  ports: RuleEnginePorts,
+  chainId: string,
+  chain: RuleChainDefinition,
+  message: RuleMessage,
+): Promise<RunResult> {
+  const result: RunResult = { traces: [], failures: [] };
+  await runCompiled(compileChain(chainId, chain), message, { ports, depth: 0, budget: { runs: MAX_NODE_RUNS }, result, prefix: [] });
+  return result;
+}

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { ROOT_CHAIN_ID, ruleChainDefinition, type RuleChainEvent, type RuleMessage } from '@iot/contracts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { createRuleChainReactor } from './reactor.ts';
+
+/** Version `n` of a root chain: it marks each message with `n`, then stores it. */
+const versionOf = (n: number) =>
+  ruleChainDefinition.parse({
+    name: `v${n}`,
+    firstNodeId: 'mark',
+    nodes: [
+      { id: 'mark', name: 'mark', kind: 'transform', config: { set: [{ field: 'version', expression: String(n) }] } },
+      { id: 'store', name: 'store', kind: 'warehousing', config: {} },
+    ],
+    links: [{ from: 'mark', to: 'store', label: 'Success' }],
+  });
+let position = 0;
+const stored = (event: RuleChainEvent): StoredEventOf<RuleChainEvent> =>
+  ({
+    ...event,
+    id: `e${++position}`,
+    streamName: `ruleChain-t1.${ROOT_CHAIN_ID}`,
+    version: position,
+    position: String(position),
+    recordedAt: new Date(),
+    metadata: {
+      tenantId: 't1',
+      actor: { kind: 'user', id: 'u1' },
+      correlationId: 'c',
+      causationId: null,
+      occurredAt: '',
+      schemaVersion: 1,
+    },
+  }) as StoredEventOf<RuleChainEvent>;
+
+function sut() {
+  const messages: RuleMessage[] = [];
+  const failures: unknown[] = [];
+  const noDatabase: Sql = {
+    query: () => Promise.reject(new Error('no database in this test')),
+  } as unknown as Sql;
+  const reactor = createRuleChainReactor({
+    db: noDatabase,
+    ports: {
+      dispatch: async () => ({ position: null }),
+      lookups: { device: async () => null, product: async () => null, latest: async () => ({}) },
+      sleep: async () => {},
+      store: async (m) => {
+        messages.push(m);
+      },
+    },
+    onFailure: (f) => failures.push(f),
+    onError: (e) => failures.push(e),
+  });
+  return { reactor, messages, failures };
+}
+const device = { tenantId: 't1', deviceId: 'd1', productId: 'p1' };
+const sample = (i: number) => [
+  { tenantId: 't1', deviceId: 'd1', variable: 'n', ts: new Date(1_700_000_000_000 + i), value: i, text: null },
+];
+
+describe('root chains on the telemetry', () => {
+  it('runs nothing for a tenant whose root chain only stores', async () => {
+    const { reactor, messages } = sut();
+    reactor.observe(device, sample(1));
+    await reactor.drain();
+    expect(messages).toEqual([]);
+    expect(reactor.stats().done).toBe(0);
+  });
+
+  it('switches the running version under load: every message goes through exactly one version, none lost or run twice', async () => {
+    const { reactor, messages, failures } = sut();
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    for (let i = 0; i < 1000; i++) {
+      if (i === 400)
+        await reactor.onEvent(
+          stored({
+            type: 'RuleChainSaved',
+            data: { chainId: ROOT_CHAIN_ID, version: 2, chain: versionOf(2), restoredFrom: null, run: true },
+          }),
+        );
+      if (i === 700)
+        await reactor.onEvent(stored({ type: 'RuleChainVersionSwitched', data: { chainId: ROOT_CHAIN_ID, version: 1, from: 2 } }));
+      reactor.observe(device, sample(i));
+    }
+    await reactor.drain();
+    expect(failures).toEqual([]);
+    expect(messages).toHaveLength(1000);
+    expect(new Set(messages.map((m) => m.id)).size).toBe(1000);
+    const versionAt = new Map(messages.map((m) => [m.data.n as number, m.data.version]));
+    expect([...Array(1000).keys()].map((i) => versionAt.get(i))).toEqual([...Array(1000).keys()].map((i) => (i >= 400 && i < 700 ? 2 : 1)));
+  });
+
+  it('a deleted or store-only root chain stops running chains at once', async () => {
+    const { reactor, messages } = sut();
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    reactor.observe(device, sample(1));
+    await reactor.drain();
+    const storeOnly = ruleChainDefinition.parse({
+      name: 'store',
+      firstNodeId: 's',
+      nodes: [{ id: 's', name: 's', kind: 'warehousing', config: {} }],
+    });
+    await reactor.onEvent(
+      stored({ type: 'RuleChainSaved', data: { chainId: ROOT_CHAIN_ID, version: 2, chain: storeOnly, restoredFrom: null, run: true } }),
+    );
+    reactor.observe(device, sample(2));
+    await reactor.drain();
+    expect(messages.map((m) => m.data.n)).toEqual([1]);
+  });
+});
+
+describe('presence changes and alarms on the root chain', () => {
+  it('enters them as presence and alarm messages of their device; ones read long after they happened enter nothing', async () => {
+    const { reactor, messages } = sut();
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    const at = new Date().toISOString();
+    const logged = (type: string, data: object, occurredAt = at) => {
+      const e = stored({ type: 'RuleChainDeleted', data: { chainId: 'x' } });
+      return { ...e, type, data, metadata: { ...e.metadata, occurredAt } } as never;
+    };
+    reactor.observeLog(logged('DeviceWentOffline', { deviceId: 'd1', at, reason: 'timeout' }));
+    reactor.observeLog(logged('DeviceWentOnline', { deviceId: 'd1', at }, '2020-01-01T00:00:00Z'));
+    reactor.observeLog(
+      logged('AlarmRaised', {
+        alarmId: 'a1',
+        deviceId: 'd2',
+        at,
+        level: 3,
+        ruleId: 'r1',
+        ruleName: 'Hot',
+        variable: 't',
+        value: 31,
+        text: null,
+      }),
+    );
+    await reactor.drain();
+    expect(messages.map((m) => [m.type, m.deviceId, m.data])).toEqual([
+      ['presence', 'd1', { online: false, reason: 'timeout', version: 1 }],
+      ['alarm', 'd2', { alarmId: 'a1', level: 3, ruleId: 'r1', ruleName: 'Hot', variable: 't', value: 31, text: null, version: 1 }],
+    ]);
+  });
+});

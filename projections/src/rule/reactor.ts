@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ROOT_CHAIN_ID,
+  type AlarmEvent,
+  type DeviceEvent,
+  type RuleChainDefinition,
+  type RuleChainEvent,
+  type RuleMessage,
+} from '@iot/contracts';
+import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { chainVersionOf } from './read.ts';
+import { runChain, type RuleEnginePorts, type RuleFailure } from './engine.ts';
+
+interface DeviceOf {
+  deviceId: string;
+  tenantId: string;
+  productId: string;
+}
+
+/** Presence changes and alarms older than this when they are read (a log replayed from its start) enter no chain. */
+const STALE_MS = 5 * 60_000;
+
+/** Messages running through chains at once; past it a message is counted as dropped rather than queued without end. */
+const MAX_IN_FLIGHT = 2_000;
+
+/**
+ * A chain that only stores (the default root chain: one Warehousing node) does what the intake already did:
+ * a tenant whose root chain is such a chain costs nothing per message.
+ */
+const onlyStores = (chain: RuleChainDefinition) => chain.nodes.every((n) => n.kind === 'warehousing');
+
+/**
+ * The root chains on the live telemetry: every stored sample and reported event of a device enters its tenant's
+ * root chain (its running version, switched without a restart as the chain's events arrive). A node's failure is
+ * handed to `onFailure` and never reaches the intake.
+ */
+export function createRuleChainReactor(options: {
+  db: Sql;
+  ports: Omit<RuleEnginePorts, 'chain'>;
+  onFailure(failure: RuleFailure): void;
+  onError(error: unknown): void;
+  maxInFlight?: number;
+}) {
+  const { db } = options;
+  const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+  /** Each tenant's running root chain, for the tenants whose root chain does more than store. */
+  const roots = new Map<string, RuleChainDefinition>();
+  /** Chains that rule-chain nodes call, by `tenant\0chain`: their running version, forgotten when they change. */
+  const called = new Map<string, Promise<RuleChainDefinition | null>>();
+  /** The root chains' versions seen in events: a switch to one finds it here even before the read model has it. */
+  const rootVersions = new Map<string, Map<number, RuleChainDefinition>>();
+  const remember = (tenantId: string, version: number, chain: RuleChainDefinition) => {
+    const versions = rootVersions.get(tenantId) ?? new Map<number, RuleChainDefinition>();
+    versions.set(version, chain);
+    rootVersions.set(tenantId, versions);
+  };
+  let inFlight = 0;
+  let dropped = 0;
+  let done = 0;
+  const idle: Array<() => void> = [];
+
+  const ports: RuleEnginePorts = {
+    ...options.ports,
+    chain(tenantId, chainId) {
+      const key = `${tenantId}\0${chainId}`;
+      let found = called.get(key);
+      if (!found) {
+        found = chainVersionOf(db, tenantId, chainId).then((v) => v?.chain ?? null);
+        called.set(key, found);
+        found.catch(() => called.delete(key));
+      }
+      return found;
+    },
+  };
+
+  function setRoot(tenantId: string, chain: RuleChainDefinition | null) {
+    if (chain && !onlyStores(chain)) roots.set(tenantId, chain);
+    else roots.delete(tenantId);
+  }
+
+  function run(message: RuleMessage, chain: RuleChainDefinition) {
+    if (inFlight >= maxInFlight) {
+      dropped++;
+      return;
+    }
+    inFlight++;
+    runChain(ports, ROOT_CHAIN_ID, chain, message)
+      .then((result) => result.failures.forEach((f) => options.onFailure(f)), options.onError)
+      .finally(() => {
+        inFlight--;
+        done++;
+        if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
+      });
+  }
+
+  return {
+    /** Reads every tenant's running root chain. */
+    async load() {
+      const rows = await db.query<{ tenantId: string }>(`select distinct tenant_id as "tenantId" from rm_rule_chains where id = $1`, [
+        ROOT_CHAIN_ID,
+      ]);
+      for (const { tenantId } of rows.rows) setRoot(tenantId, (await chainVersionOf(db, tenantId, ROOT_CHAIN_ID))?.chain ?? null);
+      called.clear();
+    },
+
+    /** A chain saved or switched: the next message goes through the version that runs now. */
+    async onEvent(event: StoredEventOf<RuleChainEvent>) {
+      const { tenantId } = event.metadata;
+      const { chainId } = event.data;
+      called.delete(`${tenantId}\0${chainId}`);
+      if (chainId !== ROOT_CHAIN_ID) return;
+      switch (event.type) {
+        case 'RuleChainCreated':
+          remember(tenantId, 1, event.data.chain);
+          return setRoot(tenantId, event.data.chain);
+        case 'RuleChainSaved':
+          remember(tenantId, event.data.version, event.data.chain);
+          if (event.data.run) setRoot(tenantId, event.data.chain);
+          return;
+        case 'RuleChainVersionSwitched': {
+          const { version } = event.data;
+          const chain = rootVersions.get(tenantId)?.get(version) ?? (await chainVersionOf(db, tenantId, chainId, version))?.chain;
+          // A version neither seen nor stored yet: the running chain stays until it is (never the default by mistake).
+          if (chain) setRoot(tenantId, chain);
+          return;
+        }
+        case 'RuleChainDeleted':
+          rootVersions.delete(tenantId);
+          return setRoot(tenantId, null);
+      }
+    },
+
+    /** Stored samples of one device: one telemetry message, its values by variable. */
+    observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
+      const chain = roots.get(device.tenantId);
+      if (!chain || rows.length === 0) return;
+      const data: Record<string, unknown> = {};
+      for (const row of rows) data[row.variable] = row.value ?? row.text;
+      run(
+        {
+          id: randomUUID(),
+          type: 'telemetry',
+          tenantId: device.tenantId,
+          deviceId: device.deviceId,
+          productId: device.productId,
+          ts: rows[0]!.ts.toISOString(),
+          data,
+          metadata: {},
+        },
+        chain,
+      );
+    },
+
+    /** A thing-model event a device reported. */
+    observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
+      const chain = roots.get(device.tenantId);
+      if (!chain) return;
+      run(
+        {
+          id: randomUUID(),
+          type: 'event',
+          tenantId: device.tenantId,
+          deviceId: device.deviceId,
+          productId: device.productId,
+          ts: ts.toISOString(),
+          data: { identifier, payload: payload ?? null },
+          metadata: {},
+        },
+        chain,
+      );
+    },
+
+    /** A device's presence change or an alarm raised, from the log: a `presence` or an `alarm` message of the device. */
+    observeLog(event: StoredEventOf<DeviceEvent | AlarmEvent>, now = Date.now()) {
+      const { tenantId, occurredAt } = event.metadata;
+      const chain = roots.get(tenantId);
+      if (!chain || now - Date.parse(occurredAt) > STALE_MS) return;
+      const message = (type: RuleMessage['type'], deviceId: string, ts: string, data: Record<string, unknown>): RuleMessage => ({
+        id: event.id,
+        type,
+        tenantId,
+        deviceId,
+        productId: null,
+        ts,
+        data,
+        metadata: {},
+      });
+      switch (event.type) {
+        case 'DeviceWentOnline':
+          return run(message('presence', event.data.deviceId, event.data.at, { online: true }), chain);
+        case 'DeviceWentOffline':
+          return run(message('presence', event.data.deviceId, event.data.at, { online: false, reason: event.data.reason }), chain);
+        case 'AlarmRaised': {
+          const { alarmId, deviceId, at, level, ruleId, ruleName, variable, value, text } = event.data;
+          return run(message('alarm', deviceId, at, { alarmId, level, ruleId, ruleName, variable, value, text }), chain);
+        }
+        default:
+          return;
+      }
+    },
+
+    /** Resolves once no message is running through a chain (shutdown, tests). */
+    drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
+
+    /** Messages run, dropped for want of room, and running now. */
+    stats: () => ({ done, dropped, inFlight, activeTenants: roots.size }),
+  };
+}
+export type RuleChainReactor = ReturnType<typeof createRuleChainReactor>;
