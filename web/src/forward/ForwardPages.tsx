@@ -15,7 +15,6 @@ import {
   mqttServerCreateBody,
   mqttUserCreateBody,
   mqttUserPasswordBody,
-  routes,
 } from '@iot/contracts';
 import { outboundErrorText } from '@iot/contracts/ports/outbound-http.ts';
 import { callRoute } from '../api/client.ts';
@@ -186,7 +185,7 @@ export function MqttServerPage() {
     <>
       <ListPage<ServerRow>
         queryKey={MQTT_SERVERS}
-        endpoint={routes['forwardServer.listMqtt'].path}
+        route="forwardServer.listMqtt"
         exportName={t('forward.objects.mqttServer')}
         columns={serverColumns(t, 'mqtt')}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -270,7 +269,7 @@ export function HttpServerPage() {
     <>
       <ListPage<ServerRow>
         queryKey={HTTP_SERVERS}
-        endpoint={routes['forwardServer.listHttp'].path}
+        route="forwardServer.listHttp"
         exportName={t('forward.objects.httpServer')}
         columns={serverColumns(t, 'http')}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -504,7 +503,7 @@ export function ForwardRulesPage() {
     <>
       <ListPage<RuleRow>
         queryKey={RULES}
-        endpoint={routes['forwardConfig.list'].path}
+        route="forwardConfig.list"
         exportName={t('forward.objects.rule')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -537,7 +536,7 @@ export function ForwardRulesPage() {
         </Heading>
         <ListPage<DeadRow>
           queryKey={DEAD}
-          endpoint={routes['forwardConfig.dead'].path}
+          route="forwardConfig.dead"
           exportName={t('forward.dead')}
           columns={deadColumns}
           defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -653,7 +652,7 @@ export function MqttUserPage() {
     <>
       <ListPage<UserRow>
         queryKey={USERS}
-        endpoint={routes['mqttUser.list'].path}
+        route="mqttUser.list"
         exportName={t('forward.objects.mqttUser')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
@@ -768,7 +767,7 @@ export function MqttTopicPage() {
     <>
       <ListPage<AclRow>
         queryKey={ACLS}
-        endpoint={routes['mqttAcl.list'].path}
+        route="mqttAcl.list"
         exportName={t('forward.objects.mqttTopic')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge, Button, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { DownloadIcon, UploadIcon } from '@radix-ui/react-icons';
 import { useQuery } from '@tanstack/react-query';
-import { routes, ruleChainDefinition, ruleChainFile, rulePerm } from '@iot/contracts';
+import { ruleChainDefinition, ruleChainFile, rulePerm } from '@iot/contracts';
 import { ApiError, callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
@@ -274,7 +274,7 @@ export function ChainLibraryPage() {
       select: 'one',
       variant: 'soft',
       onClick: (rows) =>
-        downloadRoute(routes['ruleChain.export'].path, { id: rows[0]!.id }, `${rows[0]!.name}.json`).catch((error: unknown) =>
+        downloadRoute('ruleChain.export', { id: rows[0]!.id }, `${rows[0]!.name}.json`).catch((error: unknown) =>
           notice.error(messageOf(error)),
         ),
     },
@@ -291,7 +291,7 @@ export function ChainLibraryPage() {
     <>
       <ListPage<ChainRow>
         queryKey={CHAINS}
-        endpoint={routes['ruleChain.list'].path}
+        route="ruleChain.list"
         exportName={t('rule.chain')}
         columns={columns}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
