@@ -41,6 +41,20 @@ function checkTarget(ctx: RequestContext, target: { host: string; port: number; 
   if (ctx.ports.outbound?.refusesLiteral(target.url) ?? true) throw new DomainError('OUTBOUND_URL_REFUSED', { field });
 }
 
+/** An HTTP server's fields as the list shows them: its URL, with the host and port it names, TLS when https. */
+const httpServerFields = (body: { name: string; url: string; remark: string | null }, host: string, port: number): ForwardServerFields => ({
+  type: 'http',
+  name: body.name,
+  ip: host,
+  port,
+  url: body.url,
+  username: null,
+  clientId: null,
+  tls: body.url.startsWith('https:'),
+  remark: body.remark,
+  hasPassword: false,
+});
+
 /** An HTTP URL's host and port (the scheme's default when it names none): what the server list shows as IP and port. */
 function hostAndPort(url: string) {
   const u = new URL(url);
@@ -163,18 +177,7 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
     const { host, port } = hostAndPort(body.url);
     checkTarget(ctx, { host, port, url: body.url }, 'url');
     const id = newAggregateId(commandContextOf(ctx));
-    const fields: ForwardServerFields = {
-      type: 'http',
-      name: body.name,
-      ip: host,
-      port,
-      url: body.url,
-      username: null,
-      clientId: null,
-      tls: body.url.startsWith('https:'),
-      remark: body.remark,
-      hasPassword: false,
-    };
+    const fields = httpServerFields(body, host, port);
     await withClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, 'http'), key: body.name, owner: id }, 'SERVER_NAME_TAKEN', () =>
       runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Create', id, fields }),
     );
@@ -185,18 +188,7 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
     const { host, port } = hostAndPort(body.url);
     checkTarget(ctx, { host, port, url: body.url }, 'url');
     await serverOf(ctx, body.id, 'http');
-    const fields: ForwardServerFields = {
-      type: 'http',
-      name: body.name,
-      ip: host,
-      port,
-      url: body.url,
-      username: null,
-      clientId: null,
-      tls: body.url.startsWith('https:'),
-      remark: body.remark,
-      hasPassword: false,
-    };
+    const fields = httpServerFields(body, host, port);
     await moveClaim(
       ctx.ports.db,
       { scope: forwardServerNameScope(tenantId, 'http'), key: body.name, owner: body.id },
