@@ -53,3 +53,4 @@ export * from './rule/expression.ts';
 export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
+export * from './file/model.ts';
