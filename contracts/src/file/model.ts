@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { fileTypes } from '../constants.ts';
 
-/** What an uploaded file is for (spec §9): upgrade, configuration and patch files are what OTA rollouts send. */
-export const fileTypes = ['upgrade', 'configuration', 'patch', 'common', 'logo'] as const;
+/** What an uploaded file is for (spec §9 `fileTypes`): upgrade, configuration and patch files are what OTA rollouts send. */
 export type FileType = (typeof fileTypes)[number];
 
 /** How the device applies the file (spec §9 extension types). */
