@@ -137,6 +137,19 @@ export const errorCatalogue = {
   SERVER_IN_USE: { status: 400, zh: '该服务正被转发规则使用', en: 'A forwarding rule sends to this server' },
   LOCAL_PORT_IN_USE: { status: 400, zh: '本地端口不能被占用', en: 'Local port should not be in use' },
   RULE_CHAIN_ROOT: { status: 400, zh: '根规则链不能删除', en: 'The root rule chain cannot be deleted' },
+  FILE_UPLOAD_TOO_LARGE: { status: 413, zh: '文件不能超过 {maxMb}MB', en: 'The file cannot exceed {maxMb} MB' },
+  FILE_QUOTA_EXCEEDED: {
+    status: 413,
+    zh: '存储空间不足：配额 {quotaMb}MB，已用 {usedMb}MB',
+    en: 'Not enough storage: the quota is {quotaMb} MB and {usedMb} MB are used',
+  },
+  FILE_IN_USE: { status: 400, zh: '该文件正被运行中的任务使用，不能删除', en: 'A running task uses this file; it cannot be deleted' },
+  FILE_TYPE_UNFIT: {
+    status: 400,
+    zh: '文件类型不适用：升级任务只能选择升级、补丁或配置文件',
+    en: 'Wrong file type: a rollout sends only upgrade, patch or configuration files',
+  },
+  RANGE_NOT_SATISFIABLE: { status: 416, zh: '请求的字节范围超出文件大小', en: 'The requested byte range is beyond the end of the file' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

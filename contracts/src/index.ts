@@ -54,3 +54,6 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './file/events.ts';
+export * from './file/permissions.ts';
+export * from './file/routes.ts';

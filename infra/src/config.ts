@@ -104,6 +104,20 @@ export const configSchema = z.object({
         ctx.addIssue({ code: 'custom', message: `must be comma-separated CIDRs or addresses (${(error as Error).message})` });
       }
     }),
+  /** An S3-compatible object store for uploaded files (`http://minio:9000`); unset: files on disk under DATA_DIR/files. */
+  S3_URL: url(['http:', 'https:']),
+  /** With S3_URL: the bucket (created at start when missing), its region and the platform's access key. */
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .default('device-cloud-files'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bytes of uploaded files one tenant may keep, in MB; an upload past it is refused before a byte is stored. */
+  FILE_QUOTA_MB: z.coerce.number().int().min(1).max(10_000_000).default(10_240),
+  /** The largest file one upload may send, in MB. */
+  FILE_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });

@@ -30,6 +30,7 @@ import { createRuleChains, loadRuleChains } from './wiring/rules.ts';
 import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
+import { startFiles } from './wiring/files.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -93,6 +94,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ? await startDeviceLink(config, options.mqttPort, () => ingest?.intake, logger, stops, engines, mqttUsers)
       : null;
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
+    const files = part.api ? await startFiles(config, engines) : null;
     const forwarding = startForwarding(
       {
         config,
@@ -211,7 +213,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               outbound,
               notifySettings: notifySettingsOf(config),
               forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts },
+              ...(files ? { files: files.files, fileLimits: files.fileLimits } : {}),
             },
+            ...(files ? { tus: files.tus } : {}),
             staticDir: options.staticDir,
             port: options.port,
           },

@@ -37,3 +37,65 @@ export interface StoredFile {
 export function sizeInMb(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(2);
 }
+
+/**
+ * What an upload says of its file (tus `Upload-Metadata`, spec §3 Uploaded file): checked before a byte is stored.
+ * A version is asked of the files a rollout sends; an extension type only of upgrade and patch files.
+ */
+export const fileUploadFields = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .refine((v) => !/[/\\\0]/.test(v), 'name: no path separators'),
+    fileType: fileTypeSchema,
+    extensionType: fileExtensionTypeSchema.nullish().transform((v) => v ?? null),
+    version: z
+      .string()
+      .trim()
+      .max(64)
+      .nullish()
+      .transform((v) => (v ? v : null)),
+    declaration: z
+      .string()
+      .trim()
+      .max(256)
+      .nullish()
+      .transform((v) => (v ? v : null)),
+  })
+  .strict();
+export type FileUploadFields = z.output<typeof fileUploadFields>;
+
+export const fileRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  size: z.number().int(),
+  /** The size as screens show it: MB with 2 decimals. */
+  sizeMb: z.string(),
+  sha256: z.string(),
+  fileType: fileTypeSchema,
+  extensionType: fileExtensionTypeSchema.nullable(),
+  version: z.string().nullable(),
+  declaration: z.string().nullable(),
+  uploaderId: z.string(),
+  uploader: z.string(),
+  createTime: z.string(),
+});
+export type FileRow = z.infer<typeof fileRow>;
+export const fileSortable = ['createTime', 'name', 'size'] as const;
+export const fileFilters = {
+  name: z.string().trim().max(128).optional(),
+  fileType: fileTypeSchema.optional(),
+  extensionType: fileExtensionTypeSchema.optional(),
+  uploader: z.string().trim().max(64).optional(),
+};
+/** How much of the tenant's quota is used: what the screen shows above the list. */
+export const fileUsage = z.object({ usedBytes: z.number().int(), quotaBytes: z.number().int(), maxFileBytes: z.number().int() });
+
+/** The platform's limits on uploads (FILE_QUOTA_MB per tenant, FILE_MAX_MB per file), set by the operator. */
+export interface FileLimits {
+  quotaBytes: number;
+  maxFileBytes: number;
+}

@@ -9,6 +9,8 @@ import type { DeviceIntakePort } from '../ports/intake.ts';
 import type { DeviceLinkPort } from '../ports/device-link.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { OutboundHttp } from '../ports/outbound-http.ts';
+import type { FileLimits } from '../file/model.ts';
+import type { FileStore } from '../ports/files.ts';
 import type { Principal } from './principal.ts';
 import type { NotifySettings } from '../alarm/model.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
@@ -35,6 +37,10 @@ export interface Ports {
   notifySettings?: NotifySettings;
   /** The MQTT forwarding adapter and the platform's own ports (a process without it cannot test or save an MQTT target). */
   forwarding?: Forwarding;
+  /** Where uploaded files' bytes live (a process without it serves no file). */
+  files?: FileStore;
+  /** The operator's limits on uploads: per tenant and per file. */
+  fileLimits?: FileLimits;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */
@@ -54,6 +60,8 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** The current group (spec §6 `stationId`). */
   stationId: string | null;
+  /** The request's HTTP Range header, when it sent one (a download answers the range). */
+  range?: string;
   cookie: SessionCookie;
   ports: Ports;
   /** Called with the position of each append the request made: the answer waits for the route's read models to reach it. */

@@ -32,11 +32,13 @@ export interface RouteSpec {
   cache?: 'tenant' | 'caller';
   /**
    * A body that is not JSON: its bytes arrive as a Uint8Array (the logo, `image/png`), or as a stream never
-   * held whole in memory (`file`: an import of any size up to its handler's limit), see `FileUpload`.
+   * held whole in memory (`file`: an import of any size up to its handler's limit), see `FileUpload`; or sent in
+   * resumable pieces over the tus protocol (`tus`): the adapter stores them, and calls the handler once with the
+   * `body` schema's metadata and the stored whole, see `TusUploadFinished`.
    */
-  consumes?: 'image/png' | 'file';
+  consumes?: 'image/png' | 'file' | 'tus';
   /** An answer that is not the JSON envelope (a CSV export, an image, a JSON file to download). */
-  produces?: 'text/csv' | 'image/png' | 'application/json';
+  produces?: 'text/csv' | 'image/png' | 'application/json' | 'application/octet-stream';
 }
 
 /** Declares a route, keeping its literal types for the handler and the client. */
@@ -52,11 +54,25 @@ export interface FileUpload {
   length: number | null;
 }
 
+/** A resumable upload whose every byte is stored: its metadata as the route's body schema output it, and the whole. */
+export interface TusUploadFinished<F> {
+  fields: F;
+  /** The id the upload was created under (tus upload id), unique: the id of what it records. */
+  uploadId: string;
+  /** Where the whole lies in the FileStore. */
+  storageKey: string;
+  size: number;
+  /** SHA-256 of the whole, hex, computed while it was stored. */
+  sha256: string;
+}
+
 export type BodyOf<R extends RouteSpec> = R['consumes'] extends 'file'
   ? FileUpload
-  : R['body'] extends z.ZodType
-    ? z.output<R['body']>
-    : undefined;
+  : R['consumes'] extends 'tus'
+    ? TusUploadFinished<R['body'] extends z.ZodType ? z.output<R['body']> : never>
+    : R['body'] extends z.ZodType
+      ? z.output<R['body']>
+      : undefined;
 export type QueryOf<R extends RouteSpec> = R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
 /** What the handler returns as `data`. */
 export type DataOf<R extends RouteSpec> = z.input<R['response']>;
@@ -76,6 +92,8 @@ export interface RawAnswer {
   filename?: string;
   /** Further response headers (caching of the logo, ...). */
   headers?: Readonly<Record<string, string>>;
+  /** The HTTP status when not 200 (206 for a byte range). */
+  status?: number;
 }
 export const rawAnswer = (
   contentType: string,

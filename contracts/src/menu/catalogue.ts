@@ -233,7 +233,17 @@ const areas: Area[] = [
       { key: 'task', name: '任务管理', router: 'Task' },
       { key: 'resource', name: '资源管理', router: 'Resource' },
       { key: 'mqtt', name: 'MQTT管理', router: 'Mqtt' },
-      { key: 'file', name: '文件管理', router: 'FileManagement' },
+      {
+        key: 'file',
+        name: '文件管理',
+        router: 'FileManagement',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['upload', '上传', 'button'],
+          ['download', '下载', 'button'],
+          ['delete', '删除', 'button'],
+        ],
+      },
     ],
   },
   {

@@ -1,4 +1,5 @@
 import type { NodeType } from '../device/model.ts';
+import type { StoredFile } from '../file/model.ts';
 import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
@@ -146,4 +147,11 @@ export interface Lookups {
   deviceIdsOfProduct(tenantId: string, productId: string, limit: number): Promise<string[]>;
   /** The thing model a device bound to `modelVersion` of the product reports against: that version, or the draft before any. */
   thingModelOf(tenantId: string, productId: string, modelVersion: number): Promise<ThingFunction[]>;
+  // ---------------------------------------------------------------- uploaded files (projections/src/file/)
+  /** An uploaded file of the tenant (null: none, or another tenant's). */
+  fileById(tenantId: string, fileId: string): Promise<StoredFile | null>;
+  /** Whether a running task (an OTA or configuration rollout, ...) sends the file: it cannot be deleted then. */
+  fileInUse(tenantId: string, fileId: string): Promise<boolean>;
+  /** The bytes the tenant's files take: what its quota is checked against. */
+  fileBytesOfTenant(tenantId: string): Promise<number>;
 }

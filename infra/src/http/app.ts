@@ -28,6 +28,7 @@ import type { Principal } from './principal.ts';
 import type { AppContext } from './context.ts';
 import { errorHandler, replyError } from './envelope.ts';
 import { registerRouteTable, type ReadModelWatch } from './route-table.ts';
+import type { TusOptions } from './tus.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -68,6 +69,8 @@ export async function createApp(
     channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups; onHub?: (hub: ChannelHub) => void };
     trustedProxies?: string[];
     cookieDomain?: string;
+    /** Where resumable uploads wait for their last byte (routes that consume `tus`). */
+    tus?: TusOptions;
   } = {},
 ): Promise<App> {
   const app = Fastify({
@@ -103,6 +106,8 @@ export async function createApp(
   // the handler, which judges them; room above the 2 MB limit so a slightly larger file gets LOGO_TOO_LARGE.
   // Routes that declare `consumes: 'file'` (a device import) take the request stream itself, never held whole in memory.
   for (const type of FILE_TYPES) app.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
+  // The bytes of a resumable upload (tus PATCH) are read by the tus server itself, as they arrive.
+  app.addContentTypeParser('application/offset+octet-stream', (_request, payload, done) => done(null, payload));
   for (const type of [/^image\/.*/, 'application/octet-stream'])
     app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: limits.logo.maxBytes * 4 }, (_request, body, done) => done(null, body));
   await app.register(swagger, {
@@ -157,6 +162,7 @@ export async function createApp(
     registerRouteTable(app, routes, handlers, {
       ports,
       watch,
+      ...(options.tus ? { tus: options.tus } : {}),
       cookie: (request, reply) => ({
         set: (token) =>
           reply.setCookie(TOKEN_COOKIE, token, {

@@ -38,7 +38,12 @@ export function replyError(reply: FastifyReply, request: FastifyRequest, code: E
 
 /** One error handler: every failure leaves as `{ code, msg, data: { error, ... } }` in the caller's language. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof DomainError) return send(reply, request, error.code, error.details ? { details: error.details } : null);
+  if (error instanceof DomainError) {
+    // A range past the end tells the size it missed (RFC 9110 §15.5.17).
+    const size = (error.details as { size?: unknown } | undefined)?.size;
+    if (error.code === 'RANGE_NOT_SATISFIABLE' && typeof size === 'number') reply.header('content-range', `bytes */${size}`);
+    return send(reply, request, error.code, error.details ? { details: error.details } : null);
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields: FieldError[] = error.validation.flatMap((issue) => {
       const at = [error.validationContext, ...String(issue.instancePath).split('/').filter(Boolean)];

@@ -6,6 +6,7 @@ import type { ErasedHandler, Ports, RequestContext } from '@iot/contracts/http/h
 import { isWorkflow, type ReadModel } from '@iot/contracts/http/read-models.ts';
 import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
 import type { App } from './app.ts';
+import { mountTusRoute, type TusOptions } from './tus.ts';
 import { ok } from './envelope.ts';
 
 /** How long a write waits for its read models before it answers with the position instead. */
@@ -61,6 +62,8 @@ export interface RouteTableOptions {
   /** Sets and clears the `token` cookie on a reply (the adapter knows the domain and whether the request is HTTPS). */
   cookie(request: FastifyRequest, reply: FastifyReply): RequestContext['cookie'];
   readYourWritesTimeoutMs?: number;
+  /** Where routes that consume `tus` keep uploads until their last byte (a table with such a route needs it). */
+  tus?: TusOptions;
 }
 
 const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
@@ -92,9 +95,40 @@ export function registerRouteTable<T extends RouteTable>(
     }
     return models.length === 0 || options.watch.waitFor(models, position, Math.max(0, deadline - Date.now()));
   };
+  /** Where each request's appends got to: what its answer waits for. */
+  const positions = new WeakMap<RequestContext, string>();
+  const contextOf = (request: FastifyRequest, reply: FastifyReply): RequestContext => {
+    const ctx: RequestContext = {
+      caller: request.principal,
+      lang: request.lang,
+      ip: request.ip,
+      requestId: request.id,
+      idempotencyKey: idempotencyKeyOf(request),
+      stationId: request.stationId,
+      ...(typeof request.headers.range === 'string' ? { range: request.headers.range } : {}),
+      cookie: options.cookie(request, reply),
+      ports: options.ports,
+      wrote: (p) => {
+        positions.set(ctx, laterPosition(positions.get(ctx) ?? null, p));
+      },
+    };
+    return ctx;
+  };
+  /** A finished upload's answer waits for its read models like a write route's, or tells the position. */
+  const recorded = async (ctx: RequestContext, reads: readonly ReadModel[]): Promise<Record<string, string>> => {
+    const position = positions.get(ctx);
+    if (!position) return {};
+    await waitForReads(reads, position);
+    return { [READ_POSITION_HEADER]: position };
+  };
   for (const [name, spec] of Object.entries(routes) as [string, RouteSpec][]) {
     const handler: ErasedHandler | undefined = handlers[name];
     if (!handler) throw new Error(`route ${name} (${spec.method} ${spec.path}) has no handler`);
+    if (spec.consumes === 'tus') {
+      if (!options.tus) throw new Error(`route ${name} takes resumable uploads: the route table needs a tus store`);
+      mountTusRoute(app, name, spec, handler, options.tus, contextOf, recorded);
+      continue;
+    }
     app.route({
       method: spec.method,
       url: spec.path,
@@ -113,7 +147,6 @@ export function registerRouteTable<T extends RouteTable>(
         response: responseSchemas(spec),
       },
       handler: async (request, reply) => {
-        let position: string | null = null;
         const readAt = request.headers[READ_POSITION_HEADER];
         if (typeof readAt === 'string' && /^\d+:\d+$/.test(readAt) && spec.reads.length > 0)
           await options.watch.waitFor(spec.reads, readAt, timeoutMs);
@@ -125,19 +158,7 @@ export function registerRouteTable<T extends RouteTable>(
           const hit = answers.get(cacheKey);
           if (hit) return reply.type('application/json').send(hit);
         }
-        const ctx: RequestContext = {
-          caller: request.principal,
-          lang: request.lang,
-          ip: request.ip,
-          requestId: request.id,
-          idempotencyKey: idempotencyKeyOf(request),
-          stationId: request.stationId,
-          cookie: options.cookie(request, reply),
-          ports: options.ports,
-          wrote: (p) => {
-            position = laterPosition(position, p);
-          },
-        };
+        const ctx = contextOf(request, reply);
         // A streamed route given anything but a spreadsheet's bytes (JSON, a form) is told which files it takes.
         if (
           spec.consumes === 'file' &&
@@ -153,7 +174,9 @@ export function registerRouteTable<T extends RouteTable>(
               }
             : request.body;
         const data = await handler({ body, query: request.query }, ctx);
+        const position = positions.get(ctx) ?? null;
         if (isRawAnswer(data)) {
+          if (data.status) reply.status(data.status);
           reply.header('content-type', data.contentType);
           if (data.filename) reply.header('content-disposition', `attachment; filename="${data.filename}"`);
           if (data.headers) reply.headers(data.headers);

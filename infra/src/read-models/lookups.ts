@@ -3,6 +3,8 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
 import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
 import { forwardServerInUse } from '@iot/projections/forward/read.ts';
+import { fileBytesOfTenant, fileById } from '@iot/projections/file/read.ts';
+import { fileInUse } from '@iot/projections/file/in-use.ts';
 import {
   anyDeviceInGroup,
   deviceIdsOfProduct,
@@ -90,4 +92,14 @@ export const createLookups = (db: Sql): Lookups => ({
   productHasDevices: (tenantId, productId) => productHasDevices(db, tenantId, productId),
   deviceIdsOfProduct: (tenantId, productId, limit) => deviceIdsOfProduct(db, tenantId, productId, limit),
   thingModelOf: (tenantId, productId, modelVersion) => thingModelOf(db, tenantId, productId, modelVersion),
+
+  // Uploaded files.
+  fileById: async (tenantId, fileId) => {
+    const file = await fileById(db, tenantId, fileId);
+    if (!file) return null;
+    const { declaration: _d, uploaderId: _u, uploader: _n, createdAt: _c, ...stored } = file;
+    return stored;
+  },
+  fileInUse: (tenantId, fileId) => fileInUse(db, tenantId, fileId),
+  fileBytesOfTenant: (tenantId) => fileBytesOfTenant(db, tenantId),
 });

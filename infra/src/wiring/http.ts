@@ -11,6 +11,7 @@ import { noBrokerAccounts, type BrokerAccounts } from '../broker-accounts/port.t
 import { withBrokerSecrets } from '../broker-accounts/secrets.ts';
 import { createApp, type App } from '../http/app.ts';
 import type { AppContext } from '../http/context.ts';
+import type { TusOptions } from '../http/tus.ts';
 import type { createLiveRelay } from '../http/live.ts';
 import { createPrincipalCache } from '../http/principals.ts';
 import { createReadModelWatch } from '../http/watch.ts';
@@ -50,6 +51,8 @@ export interface HttpWiring {
   projectionDb: SqlPool;
   staticDir: string | null | undefined;
   port: number | undefined;
+  /** Where resumable uploads wait for their last byte. */
+  tus?: TusOptions;
 }
 
 /** The Fastify adapter over the route table, its channels and sessions, and EMQX's hook routes; listening. */
@@ -79,6 +82,7 @@ export async function startHttp(w: HttpWiring, stops: Stops): Promise<{ app: App
       .map((p) => p.trim())
       .filter(Boolean),
     cookieDomain: config.COOKIE_DOMAIN,
+    ...(w.tus ? { tus: w.tus } : {}),
     table: {
       routes,
       handlers: w.accounts === noBrokerAccounts ? w.handlers : withBrokerSecrets(w.handlers, w.accounts, context.logger),
