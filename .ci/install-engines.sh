@@ -69,3 +69,19 @@ if [ "$(cat "$tb_venv/.complete" 2>/dev/null)" != "$tb_sdk" ]; then
   "$tb_venv/bin/pip" install -q --disable-pip-version-check $tb_sdk >"$log" 2>&1 || fail "pip install $tb_sdk"
   echo "$tb_sdk" >"$tb_venv/.complete"
 fi
+
+# moto in server mode, a real S3-compatible server for the FileStore contract suite and the S3 upload test
+# (tests/harness/moto.ts starts tests/.engines/moto/bin/moto_server), in a venv of its own under tests/.engines/.
+moto_pkg="moto[server]==5.2.5"
+moto_venv="$root/tests/.engines/moto"
+if [ "$(cat "$moto_venv/.complete" 2>/dev/null)" != "$moto_pkg" ]; then
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    as_root apt-get -o DPkg::Lock::Timeout=600 update -qq >"$log" 2>&1 || fail "apt-get update"
+    DEBIAN_FRONTEND=noninteractive as_root apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 python3-venv >"$log" 2>&1 ||
+      fail "apt-get install python3 python3-venv"
+  fi
+  rm -rf "$moto_venv"
+  python3 -m venv "$moto_venv" >"$log" 2>&1 || fail "python3 -m venv"
+  "$moto_venv/bin/pip" install -q --disable-pip-version-check "$moto_pkg" >"$log" 2>&1 || fail "pip install $moto_pkg"
+  echo "$moto_pkg" >"$moto_venv/.complete"
+fi
