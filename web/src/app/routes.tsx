@@ -47,6 +47,7 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -62,6 +63,7 @@ export const screens: Record<string, ComponentType> = {
   '/system/settings': SettingsPage,
   '/system/log': OperationLogPage,
   '/system/audit': AuditPage,
+  '/system/file': FilePage,
   '/device/product': ProductsPage,
   '/device/device': DevicesPage,
   '/device/gateway': GatewaysPage,
