@@ -19,7 +19,12 @@ import { statHandlers } from './stat/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
+import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
+import { otaRollout } from './ota/rollout.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
+
+import type { Workflow } from './tenant/onboarding.ts';
+import type { DomainEvent } from './decider.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -46,6 +51,7 @@ export const commandHandlers = {
   ...forwardHandlers,
   ...statHandlers,
   ...ruleHandlers,
+  ...otaHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -56,8 +62,9 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...replyDispatchers(ports),
     ...alarmDispatchers(ports),
     ...ruleDispatchers(ports),
+    ...otaDispatchers(ports),
   };
 }
 
 /** The process managers, run beside the projections with checkpoints of their own. */
-export const workflows = [tenantOnboarding];
+export const workflows: Workflow<DomainEvent>[] = [tenantOnboarding, otaRollout];

@@ -54,3 +54,7 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './ota/model.ts';
+export * from './ota/events.ts';
+export * from './ota/permissions.ts';
+export * from './ota/routes.ts';

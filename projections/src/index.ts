@@ -17,6 +17,7 @@ import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
+import { otaTasksProjection } from './ota/tasks.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -48,5 +49,6 @@ export const projections: AnyProjection[] = [
   forwardProjection,
   mqttAuthProjection,
   statTasksProjection,
+  otaTasksProjection,
   ruleChainsProjection,
 ];

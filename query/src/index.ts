@@ -17,6 +17,7 @@ import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
+import { otaQueryHandlers } from './ota/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -38,5 +39,6 @@ export const queryHandlers = {
   ...alarmQueryHandlers,
   ...forwardQueryHandlers,
   ...statQueryHandlers,
+  ...otaQueryHandlers,
   ...ruleQueryHandlers,
 };

@@ -2,6 +2,8 @@ import type { NodeType } from '../device/model.ts';
 import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
+import type { StoredFile } from '../file/model.ts';
+import type { FileTaskStatus, OtaTarget } from '../ota/model.ts';
 
 /** A user as the write side asks about them: who, in which tenant, what they log in with and what they hold. */
 export interface UserAccount {
@@ -146,4 +148,15 @@ export interface Lookups {
   deviceIdsOfProduct(tenantId: string, productId: string, limit: number): Promise<string[]>;
   /** The thing model a device bound to `modelVersion` of the product reports against: that version, or the draft before any. */
   thingModelOf(tenantId: string, productId: string, modelVersion: number): Promise<ThingFunction[]>;
+  // ---------------------------------------------------------------- files and rollouts (issue 21)
+  /** An uploaded file of the tenant, by id (projections/src/file): never another tenant's. */
+  fileById(tenantId: string, fileId: string): Promise<StoredFile | null>;
+  /** The tenant's devices a rollout targets (a product at a version, a group's subtree, a list), at most `limit`, by SN. */
+  devicesForRollout(
+    tenantId: string,
+    target: OtaTarget,
+    limit: number,
+  ): Promise<Array<{ deviceId: string; sn: string; version: string | null }>>;
+  /** The rollouts a device is in with one of these statuses (what its going offline pauses, or its return resumes). */
+  otaTasksOfDevice(tenantId: string, deviceId: string, statuses: readonly FileTaskStatus[]): Promise<string[]>;
 }

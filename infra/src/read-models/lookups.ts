@@ -7,12 +7,14 @@ import {
   anyDeviceInGroup,
   deviceIdsOfProduct,
   deviceIsOfProduct,
+  devicesForRollout,
   devicesOfTenant,
   gatewayHasDevices,
   nodeTypeOf,
   productHasDevices,
   thingModelOf,
 } from '@iot/projections/device/read.ts';
+import { otaTasksOfDevice } from '@iot/projections/ota/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupsOf, groupSubtree } from '@iot/projections/group/read.ts';
 import { devicesBySn, productNodeType, productsForDevices } from '@iot/projections/device/read-by-name.ts';
@@ -90,4 +92,18 @@ export const createLookups = (db: Sql): Lookups => ({
   productHasDevices: (tenantId, productId) => productHasDevices(db, tenantId, productId),
   deviceIdsOfProduct: (tenantId, productId, limit) => deviceIdsOfProduct(db, tenantId, productId, limit),
   thingModelOf: (tenantId, productId, modelVersion) => thingModelOf(db, tenantId, productId, modelVersion),
+  // The files capability binds this to its read module (projections/src/file); until then no file is found.
+  fileById: async () => null,
+  devicesForRollout: async (tenantId, target, limit) =>
+    devicesForRollout(
+      db,
+      tenantId,
+      target.kind === 'product'
+        ? { productId: target.productId, version: target.version }
+        : target.kind === 'group'
+          ? { groupIds: await groupSubtree(db, tenantId, target.groupId) }
+          : { deviceIds: target.deviceIds },
+      limit,
+    ),
+  otaTasksOfDevice: (tenantId, deviceId, statuses) => otaTasksOfDevice(db, tenantId, deviceId, statuses),
 });
