@@ -58,3 +58,4 @@ export * from './ota/model.ts';
 export * from './ota/events.ts';
 export * from './ota/permissions.ts';
 export * from './ota/routes.ts';
+export * from './ota/device-messages.ts';

@@ -129,9 +129,11 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
       const stream = otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId);
       const { state } = await loadState(ports.store, otaDeviceDecider, stream);
       const device = { sn: state.sn, deviceId: command.deviceId };
-      if (command.resume && state.status === 'pause' && ports.link && (await ports.link.reachable(device)))
-        // Its OtaDeviceResumed makes the workflow deliver the offer.
+      if (command.resume) {
+        // The sweep resumes a paused device that is reachable again; its OtaDeviceResumed makes the workflow deliver the offer.
+        if (state.status !== 'pause' || !ports.link || !(await ports.link.reachable(device))) return { position: null };
         return positionOf(await onDevice(metadata, { type: 'ResumeOtaDevice', taskId: command.taskId, deviceId: command.deviceId }));
+      }
       if (state.status !== 'executing' || !state.file) return { position: null };
       if (ports.link && (await ports.link.reachable(device))) {
         const f = state.file;
@@ -199,7 +201,10 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
     },
 
     async ReportOtaProgress(command, metadata) {
-      const { taskId, deviceId, report } = command;
+      const { deviceId, report } = command;
+      const taskId =
+        command.taskId ?? (await ports.lookups.otaTasksOfDevice(metadata.tenantId, deviceId, ['executing', 'pause'])).at(-1) ?? null;
+      if (!taskId) return { position: null };
       const device: OtaDeviceCommand =
         'stage' in report
           ? { type: 'ReportOtaProgress', taskId, deviceId, stage: report.stage, percent: report.percent }

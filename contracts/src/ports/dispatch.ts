@@ -1,5 +1,6 @@
 import type { AlarmRaisedData } from '../alarm/events.ts';
 import type { Actor } from '../event.ts';
+import type { OtaReport } from '../ota/device-messages.ts';
 
 /** Who a dispatched command acts for, and what caused it (the event a workflow or reactor reacted to). */
 export interface DispatchMetadata {
@@ -46,15 +47,11 @@ export interface DispatchedPayloads {
   CancelOtaDevices: { taskId: string };
   /** A device went offline (pause its rollouts) or came back (resume them). */
   OtaDevicePresence: { deviceId: string; online: boolean };
-  /** A device's report of its upgrade: a stage with percent, done with its new version, or failed with a reason. */
-  ReportOtaProgress: {
-    deviceId: string;
-    taskId: string;
-    report:
-      | { stage: 'downloading' | 'verifying' | 'installing'; percent: number | null }
-      | { done: true; version: string | null }
-      | { failed: string };
-  };
+  /**
+   * A device's report of its upgrade: a stage with percent, done with its new version, or failed with a reason.
+   * `taskId` null: ThingsBoard's `fw_state`, which names no task (the device's running rollout is meant).
+   */
+  ReportOtaProgress: { deviceId: string; taskId: string | null; report: OtaReport };
 }
 export type DispatchedType = keyof DispatchedPayloads;
 
