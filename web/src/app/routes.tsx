@@ -47,6 +47,7 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -70,6 +71,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,
+  '/device/ota': OtaTaskPage,
   '/alarm/monitor': AlarmsPage,
   '/alarm/settings': AlarmRulesPage,
   '/alarm/contacts': ContactsPage,
