@@ -20,7 +20,12 @@ import { fileHandlers } from './file/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
+import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
+import { otaRollout } from './ota/rollout.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
+
+import type { Workflow } from './tenant/onboarding.ts';
+import type { DomainEvent } from './decider.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
 
@@ -48,6 +53,7 @@ export const commandHandlers = {
   ...statHandlers,
   ...fileHandlers,
   ...ruleHandlers,
+  ...otaHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -58,8 +64,9 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...replyDispatchers(ports),
     ...alarmDispatchers(ports),
     ...ruleDispatchers(ports),
+    ...otaDispatchers(ports),
   };
 }
 
 /** The process managers, run beside the projections with checkpoints of their own. */
-export const workflows = [tenantOnboarding];
+export const workflows: Workflow<DomainEvent>[] = [tenantOnboarding, otaRollout];

@@ -67,6 +67,13 @@ export const errorCatalogue = {
   ADMIN_PROTECTED: { status: 403, zh: '不能停用或删除管理员', en: 'The administrator cannot be stopped or deleted' },
   APP_AUTH_FAILED: { status: 400, zh: '应用密钥错误', en: 'App key or secret incorrect' },
   DICT_CODE_TAKEN: { status: 400, zh: '字典编码已存在', en: 'Dictionary code already exists' },
+  OTA_FILE_UNFIT: {
+    status: 400,
+    zh: '请选择升级包（升级、补丁或配置文件）',
+    en: 'Pick an upgrade package (an upgrade, patch or configuration file)',
+  },
+  OTA_NO_DEVICES: { status: 400, zh: '没有符合条件的设备', en: 'No device matches the target' },
+  OTA_TASK_STATE: { status: 400, zh: '任务当前状态不允许此操作', en: 'The task cannot do this in its current status' },
   STAT_TYPE_UNFIT: {
     status: 400,
     zh: '告警统计只能选择计数或去重计数',

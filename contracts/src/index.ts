@@ -57,3 +57,8 @@ export * from './file/model.ts';
 export * from './file/events.ts';
 export * from './file/permissions.ts';
 export * from './file/routes.ts';
+export * from './ota/model.ts';
+export * from './ota/events.ts';
+export * from './ota/permissions.ts';
+export * from './ota/routes.ts';
+export * from './ota/device-messages.ts';

@@ -67,6 +67,7 @@ export const configSchema = z.object({
   DEMO_FLEET: z.enum(['0', '1']).default('1'),
   /** A device that disconnects is recorded offline only if it stays away this long (flapping is not news). */
   PRESENCE_OFFLINE_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  OTA_TICK_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** A device known only by its reports (HTTP, a sub-device, any device over an external broker) is offline after this long without one. */
   PRESENCE_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   /** Notifications a tenant gets per minute, and one recipient; beyond, one summary per recipient for the minute. */

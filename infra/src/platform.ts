@@ -31,6 +31,7 @@ import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 import { startFiles } from './wiring/files.ts';
+import { startOtaTicker } from './wiring/ota.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -173,6 +174,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       forwarding.startDelivery();
       // Statistic tasks run where the read models and the time-series store meet (role all).
       if (timeseries) startStatScheduler(db, timeseries, logger, stops);
+      startOtaTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
     }
 
     const context: AppContext = {

@@ -1,4 +1,5 @@
-import { DomainError } from '@iot/contracts';
+import { DomainError, type OtaReport } from '@iot/contracts';
+import { fwStateOf, otaReportOf } from './ota/progress.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, textOf, type Sample } from './payload.ts';
 import type { Presence } from './presence.ts';
@@ -81,6 +82,8 @@ export interface IntakeOptions {
   onSubscribe?(device: DeviceRef, filter: string): void;
   /** A connection of the device ended. */
   onDisconnect?(device: DeviceRef): void;
+  /** A device's report of its upgrade: on its OTA topic (task named), or ThingsBoard's `fw_state` telemetry (task null). */
+  onOtaProgress?(device: DeviceRef, taskId: string | null, report: OtaReport): void;
   /** Raw bytes from a DTU-style device (pass-through), not parsed. */
   onPassthrough?(device: DeviceRef, bytes: Uint8Array): void;
   /** ThingsBoard's client-side RPC and attribute requests (embedded broker: the answer goes to the asking session). */
@@ -262,9 +265,21 @@ export function createIntake(options: IntakeOptions) {
         /** Each device's rows, for the live feed once they are stored (a gateway's message carries several devices). */
         const byDevice: Array<[DeviceRef, TelemetryRow[]]> = [];
         switch (uplink.kind) {
+          case 'otaProgress': {
+            const report = otaReportOf(body);
+            if (!report) return (dead(device, message, 'not an OTA progress report'), { refused: 'payload' });
+            options.onOtaProgress?.(device, uplink.taskId, report);
+            return;
+          }
           case 'telemetry':
           case 'attributes': {
-            const taken = await take(device, message, samplesOf(body, at));
+            // ThingsBoard's OTA client reports its firmware state as telemetry: progress of the running rollout, not a sample.
+            const fw = uplink.kind === 'telemetry' ? fwStateOf(body) : null;
+            if (fw) {
+              options.onOtaProgress?.(device, null, fw.report);
+              if (Object.keys(fw.rest).length === 0) return;
+            }
+            const taken = await take(device, message, samplesOf(fw ? fw.rest : body, at));
             rows.push(...taken);
             byDevice.push([device, taken]);
             break;

@@ -1,4 +1,5 @@
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import { createOtaReporter } from './ota/progress.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
@@ -111,6 +112,7 @@ export async function startIngest(options: IngestOptions) {
     onConnect: (device) => downlink.resendLater(device, 1_000),
     onSubscribe: (device) => downlink.resendLater(device, 100),
     onPassthrough: downlink.onPassthrough,
+    onOtaProgress: createOtaReporter(options.dispatch, (err) => logger.error({ err }, 'OTA progress not recorded')),
     onDisconnect: downlink.onDisconnect,
     registry,
     sink,

@@ -16,7 +16,9 @@ export type Uplink =
   | { kind: 'passthrough'; sn: string }
   /** ThingsBoard's client-side requests, answered to the asking session (ingest/src/thingsboard.ts). */
   | { kind: 'rpcRequest' | 'attributesRequest'; sn: null; requestId: string }
-  | { kind: 'gatewayAttributesRequest'; sn: null };
+  | { kind: 'gatewayAttributesRequest'; sn: null }
+  /** A device's report of its upgrade in a rollout (ingest/src/ota/progress.ts). */
+  | { kind: 'otaProgress'; sn: string; taskId: string };
 
 /** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
 export function parseUplink(topic: string): Uplink | null {
@@ -27,6 +29,7 @@ export function parseUplink(topic: string): Uplink | null {
     if (t.length === 4 && t[2] === 'events' && t[3]) return { kind: 'event', sn, identifier: t[3] };
     if (t.length === 4 && t[2] === 'reply' && t[3]) return { kind: 'reply', sn, messageId: t[3] };
     if (t.length === 4 && t[2] === 'passthrough' && t[3] === 'up') return { kind: 'passthrough', sn };
+    if (t.length === 5 && t[2] === 'ota' && t[3] && t[4] === 'progress') return { kind: 'otaProgress', sn, taskId: t[3] };
     return null;
   }
   if (t[0] === 'gateways' && t.length === 3 && t[1] && t[2] === 'telemetry') return { kind: 'gatewayTelemetry', sn: t[1], style: 'native' };
@@ -74,6 +77,7 @@ export const topicTable: readonly TopicRow[] = [
   { direction: 'up', topic: 'devices/{sn}/events/{id}', device: 'any', names: 'device' },
   { direction: 'up', topic: 'devices/{sn}/reply/{id}', device: 'any', names: 'device' },
   { direction: 'up', topic: 'devices/{sn}/passthrough/up', device: 'any', names: 'device' },
+  { direction: 'up', topic: 'devices/{sn}/ota/{id}/progress', device: 'any', names: 'device' },
   { direction: 'up', topic: 'gateways/{sn}/telemetry', device: 'gateway', names: 'device' },
   { direction: 'up', topic: 'gateways/{sn}/reply/{id}', device: 'gateway', names: 'device' },
   { direction: 'up', topic: 'v1/devices/me/telemetry', device: 'any', names: 'session' },

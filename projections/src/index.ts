@@ -18,6 +18,7 @@ import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
+import { otaTasksProjection } from './ota/tasks.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -49,6 +50,7 @@ export const projections: AnyProjection[] = [
   forwardProjection,
   mqttAuthProjection,
   statTasksProjection,
+  otaTasksProjection,
   ruleChainsProjection,
   filesProjection,
 ];

@@ -18,6 +18,7 @@ import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
+import { otaQueryHandlers } from './ota/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -39,6 +40,7 @@ export const queryHandlers = {
   ...alarmQueryHandlers,
   ...forwardQueryHandlers,
   ...statQueryHandlers,
+  ...otaQueryHandlers,
   ...ruleQueryHandlers,
   ...fileQueryHandlers,
 };

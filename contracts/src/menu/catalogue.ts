@@ -79,6 +79,17 @@ const areas: Area[] = [
       { key: 'grouping', name: '分组', router: 'Grouping' },
       { key: 'template', name: '模板', router: 'Template', entries: [...crud, ['apply', '应用', 'button']] },
       { key: 'mqttConfig', name: 'MQTT配置', router: 'MqttConfig', entries: crud },
+      {
+        key: 'ota',
+        name: '升级任务',
+        router: 'OtaTask',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['add', '新增', 'button'],
+          ['pause', '暂停继续', 'button'],
+          ['cancel', '取消', 'button'],
+        ],
+      },
     ],
   },
   {
@@ -351,6 +362,7 @@ const englishAreasAndScreens: Record<string, string> = {
   'device.grouping': 'Grouping',
   'device.template': 'Templates',
   'device.mqttConfig': 'MQTT configs',
+  'device.ota': 'Upgrade tasks',
   scene: 'Scene configuration',
   'scene.design': 'Scene design',
   'scene.linkage': 'Scene linkage',

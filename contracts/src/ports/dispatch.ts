@@ -1,5 +1,6 @@
 import type { AlarmRaisedData } from '../alarm/events.ts';
 import type { Actor } from '../event.ts';
+import type { OtaReport } from '../ota/device-messages.ts';
 
 /** Who a dispatched command acts for, and what caused it (the event a workflow or reactor reacted to). */
 export interface DispatchMetadata {
@@ -33,6 +34,24 @@ export interface DispatchedPayloads {
   ClearRuleAlarm: { deviceId: string; ruleId: string; value: number | null; at: string };
   /** A command to a device, sent without waiting for its reply (its reply is recorded when it comes). */
   SendDeviceCommand: { deviceId: string; kind: 'property' | 'service'; identifier: string; params: Record<string, unknown> };
+  // The OTA rollout's process manager (command/src/ota/rollout.ts) and what devices report of it (ingest/src/ota/).
+  StartNextOtaWave: { taskId: string; at: string };
+  /** Offers each device of a started wave the file (one stream per device). */
+  OfferOtaWave: { taskId: string; wave: number };
+  /**
+   * Sends an offered (or resumed) device its offer; one that cannot be reached now is paused. `resume`: a paused
+   * device found reachable again is resumed first (the ticker's sweep).
+   */
+  DeliverOtaOffer: { taskId: string; deviceId: string; resume?: boolean };
+  SettleOtaDevice: { taskId: string; deviceId: string; outcome: 'success' | 'fail' | 'cancel' };
+  CancelOtaDevices: { taskId: string };
+  /** A device went offline (pause its rollouts) or came back (resume them). */
+  OtaDevicePresence: { deviceId: string; online: boolean };
+  /**
+   * A device's report of its upgrade: a stage with percent, done with its new version, or failed with a reason.
+   * `taskId` null: ThingsBoard's `fw_state`, which names no task (the device's running rollout is meant).
+   */
+  ReportOtaProgress: { deviceId: string; taskId: string | null; report: OtaReport };
 }
 export type DispatchedType = keyof DispatchedPayloads;
 

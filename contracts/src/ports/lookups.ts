@@ -1,8 +1,9 @@
 import type { NodeType } from '../device/model.ts';
-import type { StoredFile } from '../file/model.ts';
 import type { ThingFunction } from '../device/thing-model.ts';
 import type { EnabledStatus } from '../identity/common.ts';
 import type { UserStatus } from '../identity/user.ts';
+import type { StoredFile } from '../file/model.ts';
+import type { FileTaskStatus, OtaTarget } from '../ota/model.ts';
 
 /** A user as the write side asks about them: who, in which tenant, what they log in with and what they hold. */
 export interface UserAccount {
@@ -154,4 +155,13 @@ export interface Lookups {
   fileInUse(tenantId: string, fileId: string): Promise<boolean>;
   /** The bytes the tenant's files take: what its quota is checked against. */
   fileBytesOfTenant(tenantId: string): Promise<number>;
+  // ---------------------------------------------------------------- rollouts (issue 21)
+  /** The tenant's devices a rollout targets (a product at a version, a group's subtree, a list), at most `limit`, by SN. */
+  devicesForRollout(
+    tenantId: string,
+    target: OtaTarget,
+    limit: number,
+  ): Promise<Array<{ deviceId: string; sn: string; version: string | null }>>;
+  /** The rollouts a device is in with one of these statuses (what its going offline pauses, or its return resumes). */
+  otaTasksOfDevice(tenantId: string, deviceId: string, statuses: readonly FileTaskStatus[]): Promise<string[]>;
 }

@@ -9,12 +9,14 @@ import {
   anyDeviceInGroup,
   deviceIdsOfProduct,
   deviceIsOfProduct,
+  devicesForRollout,
   devicesOfTenant,
   gatewayHasDevices,
   nodeTypeOf,
   productHasDevices,
   thingModelOf,
 } from '@iot/projections/device/read.ts';
+import { otaTasksOfDevice } from '@iot/projections/ota/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupsOf, groupSubtree } from '@iot/projections/group/read.ts';
 import { devicesBySn, productNodeType, productsForDevices } from '@iot/projections/device/read-by-name.ts';
@@ -102,4 +104,16 @@ export const createLookups = (db: Sql): Lookups => ({
   },
   fileInUse: (tenantId, fileId) => fileInUse(db, tenantId, fileId),
   fileBytesOfTenant: (tenantId) => fileBytesOfTenant(db, tenantId),
+  devicesForRollout: async (tenantId, target, limit) =>
+    devicesForRollout(
+      db,
+      tenantId,
+      target.kind === 'product'
+        ? { productId: target.productId, version: target.version }
+        : target.kind === 'group'
+          ? { groupIds: await groupSubtree(db, tenantId, target.groupId) }
+          : { deviceIds: target.deviceIds },
+      limit,
+    ),
+  otaTasksOfDevice: (tenantId, deviceId, statuses) => otaTasksOfDevice(db, tenantId, deviceId, statuses),
 });

@@ -1,8 +1,10 @@
-import type { DeviceEvent } from '@iot/contracts';
+import type { DeviceEvent as DeviceOwnEvent, OtaDeviceEvent } from '@iot/contracts';
 import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { projection } from '../projection.ts';
 
+/** A device's own events, and the rollout's that change what its row shows (the version it was upgraded to). */
+type DeviceEvent = DeviceOwnEvent | Extract<OtaDeviceEvent, { type: 'OtaDeviceSucceeded' }>;
 type Created = Extract<StoredEventOf<DeviceEvent>, { type: 'DeviceCreated' }>;
 
 /** Many devices created at once (an import) go in as one insert. */
@@ -91,6 +93,10 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
     case 'DeviceWentOffline':
       await tx.query(`update rm_devices set status = 'offline', status_at = $2 where id = $1`, [event.data.deviceId, event.data.at]);
       return;
+    // The version a rollout upgraded the device to (issue 21): what the device list shows.
+    case 'OtaDeviceSucceeded':
+      if (event.data.version !== null) await set('version = $3', [event.data.version]);
+      return;
   }
 }
 
@@ -113,6 +119,7 @@ export const devicesProjection = projection<DeviceEvent>({
     'DeviceDeleted',
     'DeviceWentOnline',
     'DeviceWentOffline',
+    'OtaDeviceSucceeded',
   ],
   tables: ['rm_devices'],
   schema: `

@@ -337,3 +337,26 @@ export async function productForRules(db: Sql, tenantId: string, productId: stri
   );
   return rows.rows[0] ?? null;
 }
+
+/**
+ * The tenant's devices an OTA rollout targets (issue 21): a product's (only those at `version` when given), those of
+ * a group's subtree (`groupIds`), or a list of ids; at most `limit`, by SN, so that waves go out in a stable order.
+ */
+export async function devicesForRollout(
+  db: Sql,
+  tenantId: string,
+  target: { productId: string; version?: string } | { groupIds: string[] } | { deviceIds: string[] },
+  limit: number,
+): Promise<Array<{ deviceId: string; sn: string; version: string | null }>> {
+  const where =
+    'productId' in target
+      ? { sql: 'product_id = $2 and ($3::text is null or version = $3)', params: [target.productId, target.version ?? null] }
+      : 'groupIds' in target
+        ? { sql: 'group_id = any($2)', params: [target.groupIds] }
+        : { sql: 'id = any($2)', params: [target.deviceIds] };
+  const rows = await db.query<{ deviceId: string; sn: string; version: string | null }>(
+    `select id as "deviceId", sn, version from rm_devices where tenant_id = $1 and ${where.sql} order by sn limit ${Number(limit)}`,
+    [tenantId, ...where.params],
+  );
+  return rows.rows;
+}

@@ -48,6 +48,7 @@ const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTop
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
+const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -72,6 +73,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,
+  '/device/ota': OtaTaskPage,
   '/alarm/monitor': AlarmsPage,
   '/alarm/settings': AlarmRulesPage,
   '/alarm/contacts': ContactsPage,

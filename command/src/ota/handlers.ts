@@ -1,0 +1,217 @@
+import { DomainError, rolloutFileTypes, type OtaRoutes, type OtaTaskCreate, type StoredFile } from '@iot/contracts';
+import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
+import type { CommandDispatchers, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import type { Lookups } from '@iot/contracts/ports/lookups.ts';
+import type { EventStore } from '@iot/contracts/ports/event-store.ts';
+import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
+import { commandContextOf, runCommand } from '../request.ts';
+import { otaDeviceDecider, otaDeviceStream, otaTaskDecider, otaTaskStream, type OtaDeviceCommand, type OtaTaskCommand } from './decide.ts';
+import { waveDevices } from './task.ts';
+
+/** The most devices one rollout targets. */
+export const OTA_MAX_DEVICES = 10_000;
+/** The service a device receives its offer as (`devices/{sn}/command/{id}`, `identifier: "ota"`). */
+export const OTA_OFFER_SERVICE = 'ota';
+
+export type FileOf = (tenantId: string, fileId: string) => Promise<StoredFile | null>;
+
+/**
+ * Creates a rollout: the file must be an upgrade, patch or configuration file of the tenant, and the target's devices
+ * are frozen into the plan. `fileOf` is the files capability's lookup (a stub in tests that run without it).
+ */
+export async function createOtaTask(
+  ports: { store: EventStore; lookups: Lookups },
+  context: CommandContext,
+  body: OtaTaskCreate,
+  fileOf: FileOf = (tenantId, fileId) => ports.lookups.fileById(tenantId, fileId),
+): Promise<string> {
+  const { tenantId } = context;
+  const file = await fileOf(tenantId, body.fileId);
+  if (!file || file.tenantId !== tenantId) throw new DomainError('OTA_FILE_UNFIT', { field: 'fileId' });
+  const fileType = rolloutFileTypes.find((t) => t === file.fileType);
+  if (!fileType) throw new DomainError('OTA_FILE_UNFIT', { field: 'fileId' });
+  const { target } = body;
+  if (target.kind === 'group' && !(await ports.lookups.groupExists(tenantId, target.groupId)))
+    throw new DomainError('NOT_FOUND', { field: 'target.groupId' });
+  const found = await ports.lookups.devicesForRollout(tenantId, target, OTA_MAX_DEVICES);
+  const taskId = newAggregateId(context);
+  await handleCommand(
+    ports.store,
+    otaTaskDecider,
+    otaTaskStream(tenantId, taskId),
+    {
+      type: 'CreateOtaTask',
+      taskId,
+      name: body.name,
+      file: { fileId: file.id, name: file.name, fileType, version: file.version, size: file.size, sha256: file.sha256 },
+      target,
+      waves: body.waves,
+      devices: found.map((d) => ({ deviceId: d.deviceId, sn: d.sn, fromVersion: d.version })),
+    },
+    context,
+  );
+  return taskId;
+}
+
+const taskCommand = (ctx: RequestContext, taskId: string, command: OtaTaskCommand) =>
+  runCommand(ctx, otaTaskDecider, otaTaskStream(callerOf(ctx).tenantId, taskId), command);
+
+export const otaHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.create' | 'otaTask.pause' | 'otaTask.resume' | 'otaTask.cancel'> = {
+  async 'otaTask.create'({ body }, ctx) {
+    return { id: await createOtaTask(ctx.ports, commandContextOf(ctx), body) };
+  },
+  async 'otaTask.pause'({ body }, ctx) {
+    await taskCommand(ctx, body.id, { type: 'PauseOtaTask', taskId: body.id });
+    return { id: body.id };
+  },
+  async 'otaTask.resume'({ body }, ctx) {
+    await taskCommand(ctx, body.id, { type: 'ResumeOtaTask', taskId: body.id });
+    return { id: body.id };
+  },
+  async 'otaTask.cancel'({ body }, ctx) {
+    await taskCommand(ctx, body.id, { type: 'CancelOtaTask', taskId: body.id });
+    return { id: body.id };
+  },
+};
+
+type OtaDispatched =
+  | 'StartNextOtaWave'
+  | 'OfferOtaWave'
+  | 'DeliverOtaOffer'
+  | 'SettleOtaDevice'
+  | 'CancelOtaDevices'
+  | 'OtaDevicePresence'
+  | 'ReportOtaProgress';
+
+const positionOf = (result: { events: Array<{ position: string }> }) => ({ position: result.events.at(-1)?.position ?? null });
+
+/** The rollout's steps as its process manager and the device link dispatch them; each is idempotent by its stream's state. */
+export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, OtaDispatched> {
+  const onTask = (metadata: DispatchMetadata, taskId: string, command: OtaTaskCommand) =>
+    handleCommand(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId), command, { ...metadata });
+  const onDevice = (metadata: DispatchMetadata, command: OtaDeviceCommand, key = metadata.idempotencyKey) =>
+    handleCommand(ports.store, otaDeviceDecider, otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId), command, {
+      ...metadata,
+      idempotencyKey: key,
+    });
+  const taskOf = (metadata: DispatchMetadata, taskId: string) =>
+    loadState(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId));
+
+  return {
+    async StartNextOtaWave(command, metadata) {
+      return positionOf(await onTask(metadata, command.taskId, { type: 'StartNextOtaWave', taskId: command.taskId, at: command.at }));
+    },
+
+    async OfferOtaWave(command, metadata) {
+      const { state } = await taskOf(metadata, command.taskId);
+      if (state.status === 'cancel') return { position: null };
+      let position: string | null = null;
+      for (const d of waveDevices(state, command.wave)) {
+        const result = await onDevice(
+          metadata,
+          {
+            type: 'OfferOtaDevice',
+            taskId: command.taskId,
+            deviceId: d.deviceId,
+            sn: d.sn,
+            wave: command.wave,
+            file: state.file!,
+            fromVersion: d.fromVersion,
+          },
+          `${metadata.idempotencyKey}:${d.deviceId}`,
+        );
+        position = positionOf(result).position ?? position;
+      }
+      return { position };
+    },
+
+    async DeliverOtaOffer(command, metadata) {
+      const stream = otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId);
+      const { state } = await loadState(ports.store, otaDeviceDecider, stream);
+      const device = { sn: state.sn, deviceId: command.deviceId };
+      if (command.resume) {
+        // The sweep resumes a paused device that is reachable again; its OtaDeviceResumed makes the workflow deliver the offer.
+        if (state.status !== 'pause' || !ports.link || !(await ports.link.reachable(device))) return { position: null };
+        return positionOf(await onDevice(metadata, { type: 'ResumeOtaDevice', taskId: command.taskId, deviceId: command.deviceId }));
+      }
+      if (state.status !== 'executing' || !state.file) return { position: null };
+      if (ports.link && (await ports.link.reachable(device))) {
+        const f = state.file;
+        await ports.link.send(
+          device,
+          {
+            messageId: `ota-${command.taskId}`,
+            kind: 'service',
+            identifier: OTA_OFFER_SERVICE,
+            params: {
+              taskId: command.taskId,
+              fileId: f.fileId,
+              name: f.name,
+              fileType: f.fileType,
+              version: f.version,
+              size: f.size,
+              sha256: f.sha256,
+            },
+          },
+          null,
+        );
+        return { position: null };
+      }
+      // Not reachable now: paused until it reconnects (never left executing with nobody to execute it).
+      return positionOf(await onDevice(metadata, { type: 'PauseOtaDevice', taskId: command.taskId, deviceId: command.deviceId }));
+    },
+
+    async SettleOtaDevice(command, metadata) {
+      return positionOf(
+        await onTask(metadata, command.taskId, {
+          type: 'SettleOtaDevice',
+          taskId: command.taskId,
+          deviceId: command.deviceId,
+          outcome: command.outcome,
+          at: new Date().toISOString(),
+        }),
+      );
+    },
+
+    async CancelOtaDevices(command, metadata) {
+      const { state } = await taskOf(metadata, command.taskId);
+      let position: string | null = null;
+      for (const deviceId of state.waveOf.keys()) {
+        if (state.settled.has(deviceId)) continue;
+        const result = await onDevice(
+          metadata,
+          { type: 'CancelOtaDevice', taskId: command.taskId, deviceId },
+          `${metadata.idempotencyKey}:${deviceId}`,
+        );
+        position = positionOf(result).position ?? position;
+      }
+      return { position };
+    },
+
+    async OtaDevicePresence(command, metadata) {
+      const statuses = command.online ? (['pause'] as const) : (['executing'] as const);
+      const taskIds = await ports.lookups.otaTasksOfDevice(metadata.tenantId, command.deviceId, statuses);
+      let position: string | null = null;
+      for (const taskId of taskIds) {
+        const type = command.online ? 'ResumeOtaDevice' : 'PauseOtaDevice';
+        const result = await onDevice(metadata, { type, taskId, deviceId: command.deviceId }, `${metadata.idempotencyKey}:${taskId}`);
+        position = positionOf(result).position ?? position;
+      }
+      return { position };
+    },
+
+    async ReportOtaProgress(command, metadata) {
+      const { deviceId, report } = command;
+      const taskId =
+        command.taskId ?? (await ports.lookups.otaTasksOfDevice(metadata.tenantId, deviceId, ['executing', 'pause'])).at(-1) ?? null;
+      if (!taskId) return { position: null };
+      const device: OtaDeviceCommand =
+        'stage' in report
+          ? { type: 'ReportOtaProgress', taskId, deviceId, stage: report.stage, percent: report.percent }
+          : 'done' in report
+            ? { type: 'ReportOtaDone', taskId, deviceId, version: report.version }
+            : { type: 'ReportOtaFailed', taskId, deviceId, reason: report.failed };
+      return positionOf(await onDevice(metadata, device));
+    },
+  };
+}

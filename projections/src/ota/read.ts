@@ -1,0 +1,182 @@
+import type {
+  FileTaskStatus,
+  OtaCounts,
+  OtaFileRef,
+  OtaStage,
+  OtaTarget,
+  OtaWaves,
+  Page,
+  PageQuery,
+  otaTaskSortable,
+} from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { pageRows, param, type ListSpec } from '../shared/page.ts';
+
+/** A rollout task as the otaTasks projection keeps it (rm_ota_tasks). */
+export type OtaTaskRecord = {
+  id: string;
+  tenantId: string;
+  name: string;
+  file: OtaFileRef;
+  target: OtaTarget;
+  waves: OtaWaves;
+  status: FileTaskStatus;
+  wave: number;
+  waveCount: number;
+  nextWaveAt: Date | null;
+  reason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** One device of a task (rm_ota_devices). */
+export type OtaDeviceRecord = {
+  deviceId: string;
+  sn: string;
+  wave: number;
+  status: FileTaskStatus;
+  stage: OtaStage | null;
+  percent: number | null;
+  fromVersion: string | null;
+  toVersion: string | null;
+  reason: string | null;
+  updatedAt: Date;
+};
+
+const TASK = `id, tenant_id as "tenantId", name, file, target, waves, status, wave, wave_count as "waveCount",
+  next_wave_at as "nextWaveAt", reason, created_at as "createdAt", updated_at as "updatedAt"`;
+const DEVICE = `device_id as "deviceId", sn, wave, status, stage, percent, from_version as "fromVersion", to_version as "toVersion",
+  reason, updated_at as "updatedAt"`;
+
+const emptyCounts = (): OtaCounts => ({ total: 0, nonExecution: 0, executing: 0, pause: 0, success: 0, fail: 0, cancel: 0 });
+
+/** A rollout task of a tenant, by id. */
+export async function otaTaskById(db: Sql, tenantId: string, id: string): Promise<OtaTaskRecord | null> {
+  return (
+    (await db.query<OtaTaskRecord>(`select ${TASK} from rm_ota_tasks where id = $1 and tenant_id = $2`, [id, tenantId])).rows[0] ?? null
+  );
+}
+
+const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof otaTaskSortable)[number], string>;
+
+/** A page of a tenant's rollout tasks, newest first unless told. */
+export async function otaTasksPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string; status?: FileTaskStatus },
+  page: PageQuery,
+): Promise<Page<OtaTaskRecord>> {
+  const spec: ListSpec = {
+    select: TASK,
+    from: 'rm_ota_tasks',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: sortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
+  return pageRows<OtaTaskRecord>(db, page, spec);
+}
+
+/** Device counts by status of each task, and of each wave when `byWave`. */
+export async function otaCounts(db: Sql, taskIds: string[]): Promise<Map<string, OtaCounts>> {
+  const rows = await db.query<{ taskId: string; status: FileTaskStatus; n: number }>(
+    `select task_id as "taskId", status, count(*)::int as n from rm_ota_devices where task_id = any($1) group by task_id, status`,
+    [taskIds],
+  );
+  const counts = new Map(taskIds.map((id) => [id, emptyCounts()]));
+  for (const r of rows.rows) {
+    const c = counts.get(r.taskId)!;
+    c[r.status] += r.n;
+    c.total += r.n;
+  }
+  return counts;
+}
+
+/** A task's device counts by status, per wave, first wave first. */
+export async function otaWaveCounts(db: Sql, taskId: string): Promise<Array<{ wave: number; counts: OtaCounts }>> {
+  const rows = await db.query<{ wave: number; status: FileTaskStatus; n: number }>(
+    'select wave, status, count(*)::int as n from rm_ota_devices where task_id = $1 group by wave, status order by wave',
+    [taskId],
+  );
+  const waves = new Map<number, OtaCounts>();
+  for (const r of rows.rows) {
+    const c = waves.get(r.wave) ?? emptyCounts();
+    c[r.status] += r.n;
+    c.total += r.n;
+    waves.set(r.wave, c);
+  }
+  return [...waves].map(([wave, counts]) => ({ wave, counts }));
+}
+
+/** A page of a task's devices (of the tenant's task), by wave then SN. */
+export async function otaDevicesPage(
+  db: Sql,
+  tenantId: string,
+  filter: { taskId: string; wave?: number; status?: FileTaskStatus },
+  page: PageQuery,
+): Promise<Page<OtaDeviceRecord>> {
+  const spec: ListSpec = {
+    select: DEVICE,
+    from: 'rm_ota_devices',
+    where: ['tenant_id = $1', 'task_id = $2'],
+    params: [tenantId, filter.taskId],
+    sortable: {},
+    defaultSort: 'wave asc, sn',
+  };
+  if (filter.wave) spec.where.push(`wave = ${param(spec.params, filter.wave)}`);
+  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
+  return pageRows<OtaDeviceRecord>(db, { ...page, order: 'asc' }, spec);
+}
+
+/** The rollouts a device is in with one of these statuses. */
+export async function otaTasksOfDevice(
+  db: Sql,
+  tenantId: string,
+  deviceId: string,
+  statuses: readonly FileTaskStatus[],
+): Promise<string[]> {
+  const rows = await db.query<{ taskId: string }>(
+    'select task_id as "taskId" from rm_ota_devices where tenant_id = $1 and device_id = $2 and status = any($3)',
+    [tenantId, deviceId, statuses],
+  );
+  return rows.rows.map((r) => r.taskId);
+}
+
+/** Tasks whose next wave is due at `now` (the pause between waves is over), oldest first. */
+export async function dueOtaWaves(db: Sql, now: Date, limit: number): Promise<Array<{ tenantId: string; taskId: string }>> {
+  const rows = await db.query<{ tenantId: string; taskId: string }>(
+    `select tenant_id as "tenantId", id as "taskId" from rm_ota_tasks where next_wave_at <= $1 and status = 'executing'
+     order by next_wave_at limit $2`,
+    [now, limit],
+  );
+  return rows.rows;
+}
+
+/** Devices paused in a running task (offline when offered or since): what the sweeper tries to resume. */
+export async function pausedOtaDevices(db: Sql, limit: number): Promise<Array<{ tenantId: string; taskId: string; deviceId: string }>> {
+  const rows = await db.query<{ tenantId: string; taskId: string; deviceId: string }>(
+    `select d.tenant_id as "tenantId", d.task_id as "taskId", d.device_id as "deviceId" from rm_ota_devices d
+     join rm_ota_tasks t on t.id = d.task_id where d.status = 'pause' and t.status in ('executing', 'pause')
+     order by d.updated_at limit $1`,
+    [limit],
+  );
+  return rows.rows;
+}
+
+/**
+ * A product's upgrade progress (spec §3): the share of devices upgraded, in percent, of its newest rollout that
+ * targets the product; absent for a product no rollout targets.
+ */
+export async function productUpgradeProgress(db: Sql, tenantId: string, productIds: string[]): Promise<Map<string, number>> {
+  const rows = await db.query<{ productId: string; progress: number }>(
+    `select distinct on (t.product_id) t.product_id as "productId",
+       (100.0 * count(*) filter (where d.status = 'success') / greatest(count(*), 1))::float8 as progress
+     from rm_ota_tasks t join rm_ota_devices d on d.task_id = t.id
+     where t.tenant_id = $1 and t.product_id = any($2)
+     group by t.product_id, t.id, t.created_at order by t.product_id, t.created_at desc`,
+    [tenantId, productIds],
+  );
+  return new Map(rows.rows.map((r) => [r.productId, Math.round(r.progress * 100) / 100]));
+}

@@ -1,0 +1,45 @@
+import { DomainError, type OtaCounts, type OtaRoutes, type OtaTaskRow } from '@iot/contracts';
+import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
+import { otaCounts, otaDevicesPage, otaTaskById, otaTasksPage, otaWaveCounts, type OtaTaskRecord } from '@iot/projections/ota/read.ts';
+
+const toRow = (t: OtaTaskRecord, counts: OtaCounts): OtaTaskRow => ({
+  id: t.id,
+  name: t.name,
+  file: t.file,
+  target: t.target,
+  waves: t.waves,
+  status: t.status,
+  wave: t.wave,
+  waveCount: t.waveCount,
+  nextWaveAt: t.nextWaveAt?.toISOString() ?? null,
+  reason: t.reason,
+  counts,
+  createTime: t.createdAt.toISOString(),
+  updateTime: t.updatedAt.toISOString(),
+});
+
+/** Rollout tasks, their waves and their devices (issue 21). */
+export const otaQueryHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.list' | 'otaTask.detail' | 'otaTask.devices'> = {
+  async 'otaTask.list'({ query: q }, ctx) {
+    const page = await otaTasksPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name, status: q.status }, q);
+    const counts = await otaCounts(
+      ctx.ports.db,
+      page.rows.map((t) => t.id),
+    );
+    return { ...page, rows: page.rows.map((t) => toRow(t, counts.get(t.id)!)) };
+  },
+
+  async 'otaTask.detail'({ query }, ctx) {
+    const task = await otaTaskById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
+    if (!task) throw new DomainError('NOT_FOUND');
+    const counts = await otaCounts(ctx.ports.db, [task.id]);
+    return { ...toRow(task, counts.get(task.id)!), waveCounts: await otaWaveCounts(ctx.ports.db, task.id) };
+  },
+
+  async 'otaTask.devices'({ query: q }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    if (!(await otaTaskById(ctx.ports.db, tenantId, q.taskId))) throw new DomainError('NOT_FOUND');
+    const page = await otaDevicesPage(ctx.ports.db, tenantId, { taskId: q.taskId, wave: q.wave, status: q.status }, { ...q, order: 'asc' });
+    return { ...page, rows: page.rows.map(({ updatedAt, ...d }) => ({ ...d, updateTime: updatedAt.toISOString() })) };
+  },
+};

@@ -1,0 +1,209 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OtaTaskCreate, StoredFile } from '@iot/contracts';
+import { createOtaTask } from '@iot/command/ota/handlers.ts';
+import { loadConfig } from '@iot/infra/config.ts';
+import { DEMO_TENANT, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { createLookups } from '@iot/infra/read-models/lookups.ts';
+import { ok } from '../harness/api.ts';
+import { freePort } from '../harness/free-port.ts';
+import { injectRoute } from '../harness/inject.ts';
+import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
+import { waitFor } from '../harness/process.ts';
+import { createFleet, type Fleet, type Script } from './devices.ts';
+
+/**
+ * An OTA rollout over simulated MQTT devices (issue 21): waves, devices failing and going offline (paused, resumed
+ * on reconnect), an operator's pause and resume, the failure-rate stop, and a platform restart mid-rollout.
+ */
+const DEVICES = Number(process.env.OTA_TEST_DEVICES ?? 50);
+let db: TestDatabase;
+let dataDir: string;
+let mqttPort: number;
+let platform: Platform;
+let fleet: Fleet;
+let token: string;
+let tenantId: string;
+const sns: string[] = [];
+
+const start = async () =>
+  startPlatform(
+    loadConfig({
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      DEMO_DATA: 'true',
+      DEMO_FLEET: '0',
+      ADMIN_PASSWORD: 'admin123',
+      MQTT_PORT: String(mqttPort),
+      PRESENCE_OFFLINE_AFTER_MS: '300',
+      OTA_TICK_MS: '200',
+    }),
+    { port: 0, staticDir: null, logger: pino({ level: 'silent' }), mqttPort },
+  );
+
+/** The package: the files capability's record, given here as its lookup would answer it. */
+const file = (): StoredFile => ({
+  id: 'fw-2.0',
+  tenantId,
+  name: 'meter-fw-2.0.bin',
+  size: 1_048_576,
+  sha256: 'a'.repeat(64),
+  fileType: 'upgrade',
+  extensionType: null,
+  version: '2.0',
+  storageKey: `${tenantId}/fw-2.0`,
+});
+const create = (body: OtaTaskCreate) =>
+  createOtaTask(
+    { store: platform.context.store, lookups: createLookups(platform.context.db) },
+    { tenantId, actor: { kind: 'user', id: 'test' } },
+    body,
+    async () => file(),
+  );
+
+const detail = async (id: string) => ok(await injectRoute(platform.app!, 'otaTask.detail', { token, query: { id } }));
+const devicesOf = async (id: string) =>
+  ok(await injectRoute(platform.app!, 'otaTask.devices', { token, query: { taskId: id, pageSize: 500 } })).rows;
+const statusBySn = async (id: string) => Object.fromEntries((await devicesOf(id)).map((d) => [d.sn, d.status]));
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'dc-ota-'));
+  mqttPort = await freePort();
+  platform = await start();
+  fleet = createFleet(`mqtt://127.0.0.1:${mqttPort}`);
+  token = ok(
+    await injectRoute(platform.app!, 'auth.login', {
+      body: { account: DEMO_TENANT.adminUsername, password: DEMO_TENANT.adminPassword, agreement: true },
+    }),
+  ).token;
+  const productId = ok(
+    await injectRoute(platform.app!, 'product.create', { token, body: { name: 'meter', code: 'OTA-METER', type: 'direct' } }),
+  ).id;
+  for (let i = 0; i < DEVICES + 20; i++) {
+    const sn = `OTA-${String(i).padStart(4, '0')}`;
+    const d = ok(await injectRoute(platform.app!, 'device.create', { token, body: { sn, name: sn, productId, version: '1.0' } }));
+    fleet.add(sn, d.secret);
+    sns.push(sn);
+  }
+  tenantId = (await db.pool.query<{ tenant_id: string }>('select tenant_id from rm_devices where sn = $1', [sns[0]])).rows[0]!.tenant_id;
+  for (const sn of sns) await fleet.connect(sn);
+}, 300_000);
+afterAll(async () => {
+  await fleet?.closeAll();
+  await platform?.stop();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('an OTA rollout over MQTT devices', () => {
+  it('runs in waves, pauses offline devices until they reconnect, pauses and resumes, and stops on the failure rate', async () => {
+    const size = DEVICES / 5;
+    const fleetOf = sns.slice(0, DEVICES);
+    const wave = (n: number) => fleetOf.slice((n - 1) * size, n * size);
+    const script = (list: string[], s: Script) => list.forEach((sn) => fleet.scripts.set(sn, s));
+    // Wave 1: 30 % fail (not past the 30 % threshold). Wave 2: two devices drop off mid-download. Wave 4: 40 % fail.
+    script(wave(1).slice(0, (size * 3) / 10), 'fail');
+    script(wave(2).slice(0, 2), 'offline');
+    script(wave(3), 'hold');
+    script(wave(4).slice(0, (size * 4) / 10), 'fail');
+
+    const id = await create({
+      name: 'meters to 2.0',
+      fileId: 'fw-2.0',
+      target: {
+        kind: 'devices',
+        deviceIds: (await db.pool.query<{ id: string }>('select id from rm_devices where sn = any($1)', [fleetOf])).rows.map((r) => r.id),
+      },
+      waves: { size, pauseSec: 0, failurePercent: 30 },
+    });
+
+    // Wave 2's dropped devices are paused while away, the wave waits for them; back, they get the offer again.
+    await waitFor('the dropped devices paused', async () => {
+      const s = await statusBySn(id);
+      return wave(2)
+        .slice(0, 2)
+        .every((sn) => s[sn] === 'pause');
+    });
+    expect((await detail(id)).wave).toBe(2);
+    for (const sn of wave(2).slice(0, 2)) await fleet.connect(sn);
+
+    // Wave 3 holds mid-download: the operator pauses the task; the wave in flight finishes, no wave 4 starts.
+    await waitFor('wave 3 held', () => wave(3).every((sn) => fleet.held(sn)));
+    ok(await injectRoute(platform.app!, 'otaTask.pause', { token, body: { id } }));
+    expect((await detail(id)).status).toBe('pause');
+    for (const sn of wave(3)) fleet.release(sn);
+    await waitFor('wave 3 settled', async () => (await detail(id)).waveCounts.find((w) => w.wave === 3)?.counts.success === size);
+    await waitFor(
+      'the ticker past wave 3',
+      async () => (await db.pool.query(`select 1 from rm_ota_tasks where id = $1 and next_wave_at is not null`, [id])).rowCount === 1,
+    );
+    const paused = await detail(id);
+    expect([paused.status, paused.wave]).toEqual(['pause', 3]);
+
+    ok(await injectRoute(platform.app!, 'otaTask.resume', { token, body: { id } }));
+    const done = await waitFor('the task to end', async () => {
+      const t = await detail(id);
+      return t.status === 'fail' ? t : null;
+    });
+    expect(done.reason).toBe('wave 4: 40% failed');
+    expect(done.waveCounts.map((w) => [w.wave, w.counts.success, w.counts.fail, w.counts.nonExecution])).toEqual([
+      [1, size - (size * 3) / 10, (size * 3) / 10, 0],
+      [2, size, 0, 0],
+      [3, size, 0, 0],
+      [4, size - (size * 4) / 10, (size * 4) / 10, 0],
+      [5, 0, 0, size],
+    ]);
+    // The dropped devices were offered twice; every upgraded device shows its new version in the device list.
+    expect(
+      wave(2)
+        .slice(0, 2)
+        .map((sn) => fleet.offers.get(sn)),
+    ).toEqual([2, 2]);
+    const listed = ok(await injectRoute(platform.app!, 'device.list', { token, query: { sn: wave(3)[0], pageSize: 10 } }));
+    expect(listed.rows[0]!.version).toBe('2.0');
+    // Nobody is left executing or paused.
+    expect((await devicesOf(id)).filter((d) => d.status === 'executing' || d.status === 'pause')).toEqual([]);
+  }, 240_000);
+
+  it('loses no device state when the platform restarts mid-rollout', async () => {
+    const rest = sns.slice(DEVICES);
+    rest.slice(5, 10).forEach((sn) => fleet.scripts.set(sn, 'hold'));
+    const id = await create({
+      name: 'the rest to 2.0',
+      fileId: 'fw-2.0',
+      target: {
+        kind: 'devices',
+        deviceIds: (await db.pool.query<{ id: string }>('select id from rm_devices where sn = any($1)', [rest])).rows.map((r) => r.id),
+      },
+      waves: { size: 5, pauseSec: 0, failurePercent: 50 },
+    });
+    await waitFor(
+      'wave 2 held mid-download',
+      async () => rest.slice(5, 10).every((sn) => fleet.held(sn)) && (await statusBySn(id))[rest[9]!] === 'executing',
+    );
+    const before = await statusBySn(id);
+
+    await platform.stop();
+    platform = await start();
+    // Every device as it was; one still upgrading may since be paused, its connection gone with the old process.
+    const after = await statusBySn(id);
+    for (const sn of rest) expect([before[sn], ...(before[sn] === 'executing' ? ['pause'] : [])]).toContain(after[sn]);
+    expect((await devicesOf(id)).filter((d) => rest.slice(5, 10).includes(d.sn)).map((d) => [d.stage, d.percent])).toEqual(
+      Array(5).fill(['downloading', 40]),
+    );
+    expect((await detail(id)).wave).toBe(2);
+
+    // The devices reconnect to the new process and finish; the rollout goes on from where it was.
+    for (const sn of rest) await fleet.connect(sn);
+    for (const sn of rest.slice(5, 10)) fleet.release(sn);
+    const done = await waitFor('the task to succeed', async () => {
+      const t = await detail(id);
+      return t.status === 'success' ? t : null;
+    });
+    expect(done.counts).toMatchObject({ total: 20, success: 20, fail: 0 });
+  }, 240_000);
+});
