@@ -54,3 +54,7 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './pt/model.ts';
+export * from './pt/events.ts';
+export * from './pt/permissions.ts';
+export * from './pt/routes.ts';
