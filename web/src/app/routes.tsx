@@ -47,6 +47,14 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const PtConfigPage = page(() => import('../producttest/PtPages.tsx'), 'PtConfigPage');
+const ProductionTestPage = page(() => import('../producttest/PtPages.tsx'), 'ProductionTestPage');
+const PtReportPage = page(() => import('../producttest/PtPages.tsx'), 'PtReportPage');
+const QualityTestPage = page(() => import('../producttest/PtPages.tsx'), 'QualityTestPage');
+const QcReportPage = page(() => import('../producttest/PtPages.tsx'), 'QcReportPage');
+const BatchPage = page(() => import('../producttest/PtPages.tsx'), 'BatchPage');
+const IccidPage = page(() => import('../producttest/PtPages.tsx'), 'IccidPage');
+const UserBindingPage = page(() => import('../producttest/PtPages.tsx'), 'UserBindingPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -83,6 +91,14 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
+  '/producttest/config': PtConfigPage,
+  '/producttest/production': ProductionTestPage,
+  '/producttest/ptReport': PtReportPage,
+  '/producttest/quality': QualityTestPage,
+  '/producttest/qcReport': QcReportPage,
+  '/producttest/batch': BatchPage,
+  '/producttest/iccid': IccidPage,
+  '/producttest/binding': UserBindingPage,
 };
 
 function RequireAuth() {
