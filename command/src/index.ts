@@ -22,6 +22,7 @@ import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
 import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
 import { otaRollout } from './ota/rollout.ts';
+import { ptHandlers } from './pt/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 import type { Workflow } from './tenant/onboarding.ts';
@@ -54,6 +55,7 @@ export const commandHandlers = {
   ...fileHandlers,
   ...ruleHandlers,
   ...otaHandlers,
+  ...ptHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

@@ -157,6 +157,24 @@ export const errorCatalogue = {
     en: 'Wrong file type: a rollout sends only upgrade, patch or configuration files',
   },
   RANGE_NOT_SATISFIABLE: { status: 416, zh: '请求的字节范围超出文件大小', en: 'The requested byte range is beyond the end of the file' },
+  PT_STEP_REFUSED: {
+    status: 409,
+    zh: '设备当前的测试状态（{status}）不允许该步骤',
+    en: 'This step is not allowed while the device’s test status is {status}',
+  },
+  PT_TEST_FAILED: { status: 400, zh: '测试未通过，不能提交；请重新测试', en: 'The test did not pass: it cannot be submitted; test again' },
+  PT_NOT_BOUND: { status: 403, zh: '您未绑定该测试配置', en: 'You are not bound to this test configuration' },
+  PT_NOT_QC_TESTER: {
+    status: 403,
+    zh: '只有该配置的质检员可以进行质量测试',
+    en: 'Only the configuration’s QC tester can run the quality test',
+  },
+  PT_PRODUCT_MISMATCH: { status: 400, zh: '该设备不属于测试配置的产品', en: 'The device is not of the configuration’s product' },
+  PT_UPGRADE_PACKAGE: { status: 400, zh: '请选择升级包', en: 'Pick an upgrade package' },
+  PT_ICCID_EXISTS: { status: 400, zh: 'ICCID已存在', en: 'The ICCID already exists' },
+  PT_ICCID_IN_USE: { status: 400, zh: '该ICCID已绑定设备', en: 'The ICCID is paired with a device' },
+  PT_ICCID_REQUIRED: { status: 400, zh: '该配置需要绑定ICCID', en: 'This configuration pairs each device with an ICCID: give one' },
+  PT_ICCID_UNKNOWN: { status: 400, zh: 'ICCID未导入或已被使用', en: 'The ICCID is not imported, or is paired already' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -16,6 +16,7 @@ import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
 import { fileRoutes } from './file/routes.ts';
 import { otaRoutes } from './ota/routes.ts';
+import { ptRoutes } from './pt/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -40,6 +41,7 @@ export const routes = {
   ...ruleRoutes,
   ...fileRoutes,
   ...otaRoutes,
+  ...ptRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

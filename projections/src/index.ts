@@ -19,6 +19,7 @@ import { statTasksProjection } from './stat/tasks.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
+import { ptProjection } from './pt/pt.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -53,4 +54,5 @@ export const projections: AnyProjection[] = [
   otaTasksProjection,
   ruleChainsProjection,
   filesProjection,
+  ptProjection,
 ];

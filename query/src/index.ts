@@ -19,6 +19,7 @@ import { statQueryHandlers } from './stat/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
+import { ptQueryHandlers } from './pt/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -43,4 +44,5 @@ export const queryHandlers = {
   ...otaQueryHandlers,
   ...ruleQueryHandlers,
   ...fileQueryHandlers,
+  ...ptQueryHandlers,
 };

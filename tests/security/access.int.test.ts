@@ -38,6 +38,10 @@ const ids = {} as Record<
   | 'notifyConfig'
   | 'notifyTemplate'
   | 'product'
+  | 'ptBatch'
+  | 'ptConfig'
+  | 'ptIccid'
+  | 'ptReport'
   | 'role'
   | 'template'
   | 'user',
@@ -80,6 +84,10 @@ const pickA: IdPicker = (field, url) => {
     notifyRecord: recordId,
     forwardServer: ids.forwardServer,
     forwardConfig: ids.forwardRule,
+    ptConfig: ids.ptConfig,
+    ptBatch: ids.ptBatch,
+    ptIccid: ids.ptIccid,
+    production: ids.ptReport,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -130,6 +138,12 @@ const pickA: IdPicker = (field, url) => {
       return ids.forwardServer;
     case 'mqttUserId':
       return ids.mqttUser;
+    case 'configId':
+      return ids.ptConfig;
+    case 'batchId':
+      return ids.ptBatch;
+    case 'userId':
+      return capability === 'ptConfig' ? ids.user : undefined;
     case 'account':
     case 'username':
       // An MQTT user's name is unique on the broker: A's is refused to B as an account's is.
@@ -376,6 +390,23 @@ beforeAll(async () => {
       },
     }),
   ).id;
+  // Product test (issue 21): a batch, a configuration with a login, an ICCID, a device tested and reported.
+  ids.ptBatch = ok(await sut.call('ptBatch.create', { token: tokenA, body: { batchNo: 'alphaBatchQ', productId: ids.product } })).id;
+  ids.ptConfig = ok(
+    await sut.call('ptConfig.create', {
+      token: tokenA,
+      body: { alias: 'alphaPtConfigQ', productId: ids.product, batchId: ids.ptBatch, username: 'alphaPtUserQ', password: 'alphaPt#pw1' },
+    }),
+  ).id;
+  ids.ptIccid = ok(
+    await sut.call('ptIccid.create', { token: tokenA, body: { iccid: '89860000000000000777', remark: 'alphaIccidRemarkQ' } }),
+  ).id;
+  ok(await sut.call('production.test', { token: tokenA, body: { configId: ids.ptConfig, deviceId: ids.device } }));
+  ok(await sut.call('production.report', { token: tokenA, body: { configId: ids.ptConfig, deviceId: ids.device } }));
+  await sut.platform.runner.catchUp();
+  ids.ptReport = ok(await sut.call('ptReport.list', { token: tokenA })).rows[0]!.id;
+  markers.push('alphaBatchQ', 'alphaPtConfigQ', 'alphaPtUserQ', 'alphaIccidRemarkQ');
+  secrets.unshift('alphaPt#pw1');
   await sut.platform.runner.catchUp();
   await sut.platform.delivery!.drain();
   // A record's id is a small number: kept out of the markers, which would find it in any answer.

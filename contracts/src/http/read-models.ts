@@ -26,6 +26,7 @@ export const readModels = [
   'ruleChains',
   'files',
   'otaTasks',
+  'pt',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

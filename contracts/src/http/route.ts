@@ -38,7 +38,7 @@ export interface RouteSpec {
    */
   consumes?: 'image/png' | 'file' | 'tus';
   /** An answer that is not the JSON envelope (a CSV export, an image, a JSON file to download). */
-  produces?: 'text/csv' | 'image/png' | 'application/json' | 'application/octet-stream';
+  produces?: 'text/csv' | 'image/png' | 'application/json' | 'application/octet-stream' | 'application/pdf';
 }
 
 /** Declares a route, keeping its literal types for the handler and the client. */

@@ -49,6 +49,14 @@ const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTas
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
 const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
+const PtConfigPage = page(() => import('../producttest/PtPages.tsx'), 'PtConfigPage');
+const ProductionTestPage = page(() => import('../producttest/PtPages.tsx'), 'ProductionTestPage');
+const PtReportPage = page(() => import('../producttest/PtPages.tsx'), 'PtReportPage');
+const QualityTestPage = page(() => import('../producttest/PtPages.tsx'), 'QualityTestPage');
+const QcReportPage = page(() => import('../producttest/PtPages.tsx'), 'QcReportPage');
+const BatchPage = page(() => import('../producttest/PtPages.tsx'), 'BatchPage');
+const IccidPage = page(() => import('../producttest/PtPages.tsx'), 'IccidPage');
+const UserBindingPage = page(() => import('../producttest/PtPages.tsx'), 'UserBindingPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -87,6 +95,14 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
+  '/producttest/config': PtConfigPage,
+  '/producttest/production': ProductionTestPage,
+  '/producttest/ptReport': PtReportPage,
+  '/producttest/quality': QualityTestPage,
+  '/producttest/qcReport': QcReportPage,
+  '/producttest/batch': BatchPage,
+  '/producttest/iccid': IccidPage,
+  '/producttest/binding': UserBindingPage,
 };
 
 function RequireAuth() {

@@ -8,6 +8,18 @@ import { en as alarmEn, zh as alarmZh } from '../alarm/i18n.ts';
 import { en as forwardEn, zh as forwardZh } from '../forward/strings.ts';
 import { en as statEn, zh as statZh } from '../analysis/i18n.ts';
 import { en as fileEn, zh as fileZh } from '../file/strings.ts';
+import { en as ptEn, zh as ptZh } from '../producttest/strings.ts';
+
+/** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
+const bundles: Array<[object, object]> = [
+  [en, zh],
+  [fleetEn, fleetZh],
+  [alarmEn, alarmZh],
+  [forwardEn, forwardZh],
+  [statEn, statZh],
+  [fileEn, fileZh],
+  [ptEn, ptZh],
+];
 
 const keys = (o: object, prefix = ''): string[] =>
   Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
@@ -22,16 +34,10 @@ const files = (dir: string): string[] =>
 
 describe('translations', () => {
   it('zh and en have the same keys', () => {
-    expect(keys(en).sort()).toEqual(keys(zh).sort());
-    // Screens that bring their own strings (web/src/fleet/i18n.ts) keep both languages too.
-    expect(keys(fleetEn).sort()).toEqual(keys(fleetZh).sort());
-    expect(keys(alarmEn).sort()).toEqual(keys(alarmZh).sort());
-    expect(keys(forwardEn).sort()).toEqual(keys(forwardZh).sort());
-    expect(keys(statEn).sort()).toEqual(keys(statZh).sort());
-    expect(keys(fileEn).sort()).toEqual(keys(fileZh).sort());
+    for (const [enBundle, zhBundle] of bundles) expect(keys(enBundle).sort()).toEqual(keys(zhBundle).sort());
   });
   it('every literal key the code asks for exists', () => {
-    const known = new Set([...keys(zh), ...keys(fleetZh), ...keys(alarmZh), ...keys(forwardZh), ...keys(statZh), ...keys(fileZh)]);
+    const known = new Set(bundles.flatMap(([, zhBundle]) => keys(zhBundle)));
     const src = path.resolve(import.meta.dirname, '..');
     const used = files(src).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bt\('([a-zA-Z]+\.[\w.]+)'/g)].map((m) => m[1]!));
     expect(used.filter((k) => !known.has(k))).toEqual([]);
