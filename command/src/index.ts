@@ -19,6 +19,7 @@ import { statHandlers } from './stat/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
+import { videoHandlers } from './video/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -46,6 +47,7 @@ export const commandHandlers = {
   ...forwardHandlers,
   ...statHandlers,
   ...ruleHandlers,
+  ...videoHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

@@ -54,3 +54,7 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './video/model.ts';
+export * from './video/events.ts';
+export * from './video/permissions.ts';
+export * from './video/routes.ts';

@@ -19,6 +19,7 @@ const ids = {} as Record<
   | 'alarmRule'
   | 'app'
   | 'appKey'
+  | 'camera'
   | 'chain'
   | 'childGroup'
   | 'contact'
@@ -80,6 +81,7 @@ const pickA: IdPicker = (field, url) => {
     notifyRecord: recordId,
     forwardServer: ids.forwardServer,
     forwardConfig: ids.forwardRule,
+    camera: ids.camera,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -361,6 +363,14 @@ beforeAll(async () => {
   ids.mqttAcl = ok(
     await sut.call('mqttAcl.create', { token: tokenA, body: { mqttUserId: ids.mqttUser, topic: 'alphaTopicQ/#', access: 'both' } }),
   ).id;
+  // Video surveillance: a camera of A's group (issue 21).
+  ids.camera = ok(
+    await sut.call('camera.create', {
+      token: tokenA,
+      body: { name: 'alphaCameraQ', streamUrl: 'https://cams.example.com/alphaStreamQ.m3u8', groupId: ids.group, location: 'alphaSpotQ' },
+    }),
+  ).id;
+  markers.push('alphaCameraQ', 'alphaStreamQ', 'alphaSpotQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).
