@@ -3,7 +3,7 @@ import { BROWSER_URL_MARK } from '../http/outbound-url.ts';
 import { entityId, optionalText } from '../identity/common.ts';
 
 /**
- * A camera's live stream: an HLS playlist (`.m3u8`) over HTTP(S), as any RTSP-to-HLS gateway serves it. The browser
+ * A camera's live stream: an HLS playlist (`.m3u8`) over HTTP(S), such as an RTSP-to-HLS gateway serves. The browser
  * plays it; the platform neither fetches nor transcodes it, so the outbound guard has nothing to check (were the server
  * ever to fetch it, for a snapshot image, the field would become an `outboundUrl`). Credentials in the URL are refused:
  * every viewer of the wall would see them.
