@@ -47,6 +47,7 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const VideoWallPage = page(() => import('../video/VideoWallPage.tsx'), 'VideoWallPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -83,6 +84,7 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
+  '/operation/video': VideoWallPage,
 };
 
 function RequireAuth() {
