@@ -23,6 +23,7 @@ import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
 import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
 import { otaRollout } from './ota/rollout.ts';
 import { ptHandlers } from './pt/handlers.ts';
+import { videoHandlers } from './video/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 import type { Workflow } from './tenant/onboarding.ts';
@@ -56,6 +57,7 @@ export const commandHandlers = {
   ...ruleHandlers,
   ...otaHandlers,
   ...ptHandlers,
+  ...videoHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

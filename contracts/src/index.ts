@@ -66,3 +66,7 @@ export * from './pt/model.ts';
 export * from './pt/events.ts';
 export * from './pt/permissions.ts';
 export * from './pt/routes.ts';
+export * from './video/model.ts';
+export * from './video/events.ts';
+export * from './video/permissions.ts';
+export * from './video/routes.ts';

@@ -17,6 +17,7 @@ import { statRoutes } from './stat/routes.ts';
 import { fileRoutes } from './file/routes.ts';
 import { otaRoutes } from './ota/routes.ts';
 import { ptRoutes } from './pt/routes.ts';
+import { videoRoutes } from './video/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -42,6 +43,7 @@ export const routes = {
   ...fileRoutes,
   ...otaRoutes,
   ...ptRoutes,
+  ...videoRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -20,6 +20,7 @@ import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
 import { ptProjection } from './pt/pt.ts';
+import { camerasProjection } from './video/cameras.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -55,4 +56,5 @@ export const projections: AnyProjection[] = [
   ruleChainsProjection,
   filesProjection,
   ptProjection,
+  camerasProjection,
 ];

@@ -20,6 +20,7 @@ import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
 import { ptQueryHandlers } from './pt/handlers.ts';
+import { videoQueryHandlers } from './video/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -45,4 +46,5 @@ export const queryHandlers = {
   ...ruleQueryHandlers,
   ...fileQueryHandlers,
   ...ptQueryHandlers,
+  ...videoQueryHandlers,
 };

@@ -19,6 +19,7 @@ const ids = {} as Record<
   | 'alarmRule'
   | 'app'
   | 'appKey'
+  | 'camera'
   | 'chain'
   | 'childGroup'
   | 'contact'
@@ -88,6 +89,7 @@ const pickA: IdPicker = (field, url) => {
     ptBatch: ids.ptBatch,
     ptIccid: ids.ptIccid,
     production: ids.ptReport,
+    camera: ids.camera,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -375,6 +377,14 @@ beforeAll(async () => {
   ids.mqttAcl = ok(
     await sut.call('mqttAcl.create', { token: tokenA, body: { mqttUserId: ids.mqttUser, topic: 'alphaTopicQ/#', access: 'both' } }),
   ).id;
+  // Video surveillance: a camera of A's group (issue 21).
+  ids.camera = ok(
+    await sut.call('camera.create', {
+      token: tokenA,
+      body: { name: 'alphaCameraQ', streamUrl: 'https://cams.example.com/alphaStreamQ.m3u8', groupId: ids.group, location: 'alphaSpotQ' },
+    }),
+  ).id;
+  markers.push('alphaCameraQ', 'alphaStreamQ', 'alphaSpotQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

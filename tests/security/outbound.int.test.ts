@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { routes, type ForwardRuleFields } from '@iot/contracts';
-import { OUTBOUND_URL_MARK } from '@iot/contracts/http/outbound-url.ts';
+import { BROWSER_URL_MARK, OUTBOUND_URL_MARK } from '@iot/contracts/http/outbound-url.ts';
 import { handleCommand } from '@iot/command/handler.ts';
 import { notifySettingsDecider, notifySettingsStream } from '@iot/command/notify/settings.ts';
 import { forwardRuleDecider, forwardRuleStream, forwardServerDecider, forwardServerStream } from '@iot/command/forward/decide.ts';
@@ -79,6 +79,8 @@ function outboundFields(): { marked: Field[]; unmarked: string[] } {
       const json = jsonSchemaOf(schema as z.ZodType);
       for (const { at, schema: prop } of properties(json)) {
         const schemes = mark(prop);
+        // A URL only the browser opens (a camera's stream) is never called by the platform: nothing to guard.
+        if (BROWSER_URL_MARK in prop) continue;
         if (schemes && kind === 'body') marked.push({ route: name, method: spec.method, path: spec.path, at, schemes, body: json });
         // A field that takes a URL, or is named like one, without the mark would be called unguarded.
         else if (

@@ -9,6 +9,7 @@ import { commandContextOf, runCommand } from '../request.ts';
 import { claim, releaseClaims } from '../shared/claims.ts';
 import { alarmDecider, alarmStream, type AlarmCommand } from './decide.ts';
 import { alarmRuleDecider, alarmRuleStream } from './rule.ts';
+import { cameraOf } from '../video/handlers.ts';
 
 /** A rule names a property (or, in mode `event`, an event) of its product's thing model, and a device of that product. */
 async function checkRule(ctx: RequestContext, rule: AlarmRuleFields) {
@@ -19,6 +20,13 @@ async function checkRule(ctx: RequestContext, rule: AlarmRuleFields) {
   if (rule.deviceId) {
     if (!(await ctx.ports.lookups.deviceIsOfProduct(callerOf(ctx).tenantId, rule.deviceId, rule.productId)))
       throw new DomainError('NOT_FOUND', { field: 'deviceId' });
+  }
+  if (rule.cameraId) {
+    try {
+      await cameraOf(ctx, rule.cameraId);
+    } catch (error) {
+      throw error instanceof DomainError ? new DomainError('NOT_FOUND', { field: 'cameraId' }) : error;
+    }
   }
 }
 

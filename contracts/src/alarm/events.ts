@@ -39,6 +39,8 @@ export interface AlarmRaisedData {
   suggestion: string | null;
   push: 'firstTime' | 'interval';
   pushIntervalMin: number | null;
+  /** The rule's camera: the video read model keeps its snapshot reference for the alarm (absent before cameras existed). */
+  cameraId?: string | null;
 }
 
 /** One alarm, from its raise to its clearing: stream `alarm-<tenant>.<id>`. */

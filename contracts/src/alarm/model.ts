@@ -71,6 +71,11 @@ export const alarmRuleFields = z
     /** Back inside the threshold by this much before clearing, so that a noisy value does not flap. */
     deadband: z.number().finite().min(0).max(1e9).default(0),
     status: z.enum(enabledStatuses).default('enabled'),
+    /** A camera whose snapshot (a reference to its stream at the alarm's moment) each alarm of the rule carries. */
+    cameraId: entityId
+      .nullish()
+      .transform((v) => v ?? null)
+      .optional(),
   })
   .strict()
   .superRefine((rule, ctx) => {
@@ -114,6 +119,7 @@ export const alarmRuleRow = z.object({
   durationSamples: z.number().int(),
   deadband: z.number(),
   status: z.enum(enabledStatuses),
+  cameraId: z.string().nullable(),
   createTime: z.string(),
 });
 export type AlarmRuleRow = z.infer<typeof alarmRuleRow>;

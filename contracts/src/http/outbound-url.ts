@@ -26,3 +26,6 @@ export const outboundUrl = (schemes: readonly OutboundScheme[]) =>
       'no options in an SMTP URL',
     )
     .meta({ [OUTBOUND_URL_MARK]: [...schemes] });
+
+/** The mark of a URL that only the browser opens (a camera's HLS stream): the platform never calls it, so no outbound guard applies. */
+export const BROWSER_URL_MARK = 'x-browser-url';

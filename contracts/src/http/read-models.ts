@@ -27,6 +27,7 @@ export const readModels = [
   'files',
   'otaTasks',
   'pt',
+  'cameras',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

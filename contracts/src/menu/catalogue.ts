@@ -44,7 +44,7 @@ const areas: Area[] = [
       { key: 'scene', name: '场景', router: 'OperationScene' },
       { key: 'fieldConfig', name: '现场配置', router: 'FieldConfig' },
       { key: 'dataMarket', name: '数据市场', router: 'DataMarket' },
-      { key: 'video', name: '视频监控', router: 'VideoSurveillance' },
+      { key: 'video', name: '视频监控', router: 'VideoSurveillance', entries: crud },
       { key: 'bigScreen', name: '数据大屏', router: 'BigScreen' },
     ],
   },

@@ -159,6 +159,7 @@ export function createAlarmReactor(options: { db: Sql; dispatch: Dispatch; onErr
               suggestion: rule.suggestion,
               push: rule.push,
               pushIntervalMin: rule.pushIntervalMin,
+              cameraId: rule.cameraId ?? null,
             },
           },
           metadata('raise'),

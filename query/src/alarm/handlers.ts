@@ -209,6 +209,7 @@ export const alarmQueryHandlers: Pick<Handlers<AlarmRoutes>, AlarmReads> = {
       id: r.id,
       productName: r.productName,
       deviceName: r.deviceName,
+      cameraId: r.fields.cameraId ?? null,
       createTime: r.createdAt.toISOString(),
     }));
   },

@@ -57,6 +57,7 @@ const QcReportPage = page(() => import('../producttest/PtPages.tsx'), 'QcReportP
 const BatchPage = page(() => import('../producttest/PtPages.tsx'), 'BatchPage');
 const IccidPage = page(() => import('../producttest/PtPages.tsx'), 'IccidPage');
 const UserBindingPage = page(() => import('../producttest/PtPages.tsx'), 'UserBindingPage');
+const VideoWallPage = page(() => import('../video/VideoWallPage.tsx'), 'VideoWallPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -103,6 +104,7 @@ export const screens: Record<string, ComponentType> = {
   '/producttest/batch': BatchPage,
   '/producttest/iccid': IccidPage,
   '/producttest/binding': UserBindingPage,
+  '/operation/video': VideoWallPage,
 };
 
 function RequireAuth() {

@@ -9,6 +9,7 @@ import { en as forwardEn, zh as forwardZh } from '../forward/strings.ts';
 import { en as statEn, zh as statZh } from '../analysis/i18n.ts';
 import { en as fileEn, zh as fileZh } from '../file/strings.ts';
 import { en as ptEn, zh as ptZh } from '../producttest/strings.ts';
+import { en as videoEn, zh as videoZh } from '../video/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -19,6 +20,7 @@ const bundles: Array<[object, object]> = [
   [statEn, statZh],
   [fileEn, fileZh],
   [ptEn, ptZh],
+  [videoEn, videoZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

@@ -36,7 +36,7 @@ export const staticMenu: MenuNode[] = [
     leaf('scene', '/operation/scene'),
     leaf('fieldConfig', '/operation/fieldConfig'),
     leaf('dataMarket', '/operation/dataMarket'),
-    leaf('video', '/operation/video'),
+    leaf('video', '/operation/video', 'operation:video:view'),
     leaf('bigScreen', '/operation/bigScreen'),
   ]),
   dir('device', 'device', '/device', [
