@@ -19,6 +19,7 @@ import { statHandlers } from './stat/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
+import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 export type { Workflow } from './tenant/onboarding.ts';
@@ -46,6 +47,7 @@ export const commandHandlers = {
   ...forwardHandlers,
   ...statHandlers,
   ...ruleHandlers,
+  ...sceneHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -56,6 +58,7 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...replyDispatchers(ports),
     ...alarmDispatchers(ports),
     ...ruleDispatchers(ports),
+    ...sceneDispatchers(ports),
   };
 }
 

@@ -54,3 +54,7 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './scene/model.ts';
+export * from './scene/events.ts';
+export * from './scene/permissions.ts';
+export * from './scene/routes.ts';

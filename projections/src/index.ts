@@ -17,6 +17,8 @@ import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
+import { sceneLogProjection } from './scene/log.ts';
+import { scenesProjection } from './scene/scenes.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -49,4 +51,6 @@ export const projections: AnyProjection[] = [
   mqttAuthProjection,
   statTasksProjection,
   ruleChainsProjection,
+  scenesProjection,
+  sceneLogProjection,
 ];

@@ -1,5 +1,6 @@
 import type { AlarmRaisedData } from '../alarm/events.ts';
 import type { Actor } from '../event.ts';
+import type { SceneRunFinishedData, SceneRunStartedData } from '../scene/events.ts';
 
 /** Who a dispatched command acts for, and what caused it (the event a workflow or reactor reacted to). */
 export interface DispatchMetadata {
@@ -33,6 +34,11 @@ export interface DispatchedPayloads {
   ClearRuleAlarm: { deviceId: string; ruleId: string; value: number | null; at: string };
   /** A command to a device, sent without waiting for its reply (its reply is recorded when it comes). */
   SendDeviceCommand: { deviceId: string; kind: 'property' | 'service'; identifier: string; params: Record<string, unknown> };
+  // Scene linkage (issue 19, projections/src/scene/): a run claimed, then its outcome; a scene enabled or stopped by another.
+  /** Starts a run on a stream of its own that must not exist: `id` is absent when another process started this run first. */
+  StartSceneRun: SceneRunStartedData;
+  FinishSceneRun: SceneRunFinishedData;
+  SetSceneStatus: { sceneId: string; status: 'enabled' | 'stopped' };
 }
 export type DispatchedType = keyof DispatchedPayloads;
 
