@@ -71,7 +71,7 @@ export const sceneHandlers: Pick<Handlers<SceneRoutes>, SceneWrites> = {
 
 /** What the scene reactor and scheduler ask of the write side, through the dispatch port. */
 export function sceneDispatchers(
-  ports: Omit<Ports, 'dispatch'>,
+  ports: Pick<Ports, 'store'>,
 ): Pick<CommandDispatchers, 'StartSceneRun' | 'FinishSceneRun' | 'SetSceneStatus'> {
   return {
     /** The claim of a run: appended on a stream that must not exist, so a second process trying the same run gets no id. */
