@@ -47,6 +47,10 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const SceneDesignPage = page(() => import('../scene/ScenePages.tsx'), 'SceneDesignPage');
+const SceneLinkagePage = page(() => import('../scene/ScenePages.tsx'), 'SceneLinkagePage');
+const LinkageLogPage = page(() => import('../scene/ScenePages.tsx'), 'LinkageLogPage');
+const RuleListPage = page(() => import('../scene/ScenePages.tsx'), 'RuleListPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -83,6 +87,10 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
+  '/rule/list': RuleListPage,
+  '/scene/design': SceneDesignPage,
+  '/scene/linkage': SceneLinkagePage,
+  '/scene/linkageLog': LinkageLogPage,
 };
 
 function RequireAuth() {
