@@ -24,6 +24,7 @@ import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
 import { otaRollout } from './ota/rollout.ts';
 import { ptHandlers } from './pt/handlers.ts';
 import { videoHandlers } from './video/handlers.ts';
+import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
 import type { Workflow } from './tenant/onboarding.ts';
@@ -58,6 +59,7 @@ export const commandHandlers = {
   ...otaHandlers,
   ...ptHandlers,
   ...videoHandlers,
+  ...sceneHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */
@@ -69,6 +71,7 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...alarmDispatchers(ports),
     ...ruleDispatchers(ports),
     ...otaDispatchers(ports),
+    ...sceneDispatchers(ports),
   };
 }
 

@@ -143,6 +143,14 @@ export const errorCatalogue = {
   SERVER_NAME_TAKEN: { status: 400, zh: '服务名称已存在', en: 'The server name is already in use' },
   SERVER_IN_USE: { status: 400, zh: '该服务正被转发规则使用', en: 'A forwarding rule sends to this server' },
   LOCAL_PORT_IN_USE: { status: 400, zh: '本地端口不能被占用', en: 'Local port should not be in use' },
+  SCENE_CRON_INVALID: {
+    status: 400,
+    zh: 'Cron 表达式有误（5 段，或秒在前的 6 段）',
+    en: 'Invalid cron expression (5 fields, or 6 with seconds first)',
+  },
+  SCENE_STOPPED: { status: 400, zh: '场景已停用，请先启用', en: 'The scene is stopped: enable it first' },
+  SCENE_NOT_INVOKABLE: { status: 400, zh: '该场景没有手动触发', en: 'The scene has no invoke trigger' },
+  SCENE_SELF: { status: 400, zh: '场景不能启停自身', en: 'A scene cannot enable or stop itself' },
   RULE_CHAIN_ROOT: { status: 400, zh: '根规则链不能删除', en: 'The root rule chain cannot be deleted' },
   FILE_UPLOAD_TOO_LARGE: { status: 413, zh: '文件不能超过 {maxMb}MB', en: 'The file cannot exceed {maxMb} MB' },
   FILE_QUOTA_EXCEEDED: {

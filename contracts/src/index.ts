@@ -70,3 +70,7 @@ export * from './video/model.ts';
 export * from './video/events.ts';
 export * from './video/permissions.ts';
 export * from './video/routes.ts';
+export * from './scene/model.ts';
+export * from './scene/events.ts';
+export * from './scene/permissions.ts';
+export * from './scene/routes.ts';

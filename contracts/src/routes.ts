@@ -18,6 +18,7 @@ import { fileRoutes } from './file/routes.ts';
 import { otaRoutes } from './ota/routes.ts';
 import { ptRoutes } from './pt/routes.ts';
 import { videoRoutes } from './video/routes.ts';
+import { sceneRoutes } from './scene/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -44,6 +45,7 @@ export const routes = {
   ...otaRoutes,
   ...ptRoutes,
   ...videoRoutes,
+  ...sceneRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -32,6 +32,8 @@ import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 import { startFiles } from './wiring/files.ts';
 import { startOtaTicker } from './wiring/ota.ts';
+import { createScenes, loadScenes, startSceneScheduler } from './wiring/scenes.ts';
+import type { SceneReactor } from '@iot/projections/scene/reactor.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -54,6 +56,8 @@ export interface Platform {
   delivery: Delivery | null;
   /** The tenants' root rule chains on the telemetry (with the intake). */
   rules: RuleChainReactor | null;
+  /** The scenes' device triggers and invokes. */
+  scenes: SceneReactor;
   /** Forwarding: the rules on the telemetry (with the intake) and the outbox's delivery worker (with the projections). */
   forward: Pick<ForwardingWiring, 'reactor' | 'delivery'>;
   /** Whether the demo tenant was seeded (its logins are in DEMO_TENANT and README). */
@@ -127,6 +131,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     );
     let alarms: AlarmReactor | null = null;
     const rules = link && timeseries ? createRuleChains({ db, timeseries, dispatch, logger }) : null;
+    const scenes = createScenes({ db, timeseries, dispatch, logger });
     if (link && timeseries) {
       ({ ingest, alarms } = await startTelemetry(
         {
@@ -138,7 +143,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           dispatch,
           live,
           logger,
-          reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : [])],
+          reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : []), scenes.reactor],
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
         },
         stops,
@@ -148,6 +153,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ...(mqttUsers ? [mqttUsers.hooks] : []),
       ...(forwarding.reactor ? [forwarding.reactor.hooks] : []),
       ...(rules ? [rules.hooks] : []),
+      scenes.hooks,
     ];
     const runner = await setUpProjections(
       { config, store, db, projectionDb, dispatch, live, alarms, timeseries, accounts, metrics, logger, reactors },
@@ -155,6 +161,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     );
     await forwarding.loadRules();
     if (rules) await loadRuleChains(rules.reactor, logger, stops);
+    await loadScenes(scenes.reactor, logger, stops);
     let delivery: Delivery | null = null;
     if (part.projections) {
       await runner.startAll();
@@ -175,6 +182,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // Statistic tasks run where the read models and the time-series store meet (role all).
       if (timeseries) startStatScheduler(db, timeseries, logger, stops);
       startOtaTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
+      // Every process with the projections runs the timing triggers; each fire is claimed once between them.
+      startSceneScheduler(db, timeseries, dispatch, logger, stops);
     }
 
     const context: AppContext = {
@@ -239,6 +248,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       alarms,
       delivery,
       rules: rules?.reactor ?? null,
+      scenes: scenes.reactor,
       forward: { reactor: forwarding.reactor, delivery: forwarding.delivery },
       demo,
       generatedAdminPassword,

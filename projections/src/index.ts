@@ -21,6 +21,8 @@ import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
 import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
+import { sceneLogProjection } from './scene/log.ts';
+import { scenesProjection } from './scene/scenes.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -57,4 +59,6 @@ export const projections: AnyProjection[] = [
   filesProjection,
   ptProjection,
   camerasProjection,
+  scenesProjection,
+  sceneLogProjection,
 ];

@@ -21,6 +21,7 @@ import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
 import { ptQueryHandlers } from './pt/handlers.ts';
 import { videoQueryHandlers } from './video/handlers.ts';
+import { sceneQueryHandlers } from './scene/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -47,4 +48,5 @@ export const queryHandlers = {
   ...fileQueryHandlers,
   ...ptQueryHandlers,
   ...videoQueryHandlers,
+  ...sceneQueryHandlers,
 };

@@ -28,6 +28,8 @@ export const readModels = [
   'otaTasks',
   'pt',
   'cameras',
+  'scenes',
+  'sceneLog',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

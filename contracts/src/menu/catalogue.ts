@@ -97,9 +97,35 @@ const areas: Area[] = [
     name: '场景配置',
     icon: 'scene',
     screens: [
-      { key: 'design', name: '场景设计', router: 'SceneDesign' },
-      { key: 'linkage', name: '场景联动', router: 'SceneLinkage' },
-      { key: 'linkageLog', name: '联动日志', router: 'LinkageLog' },
+      {
+        key: 'design',
+        name: '场景设计',
+        router: 'SceneDesign',
+        entries: [
+          ['add', '新增', 'button'],
+          ['edit', '修改', 'button'],
+        ],
+      },
+      {
+        key: 'linkage',
+        name: '场景联动',
+        router: 'SceneLinkage',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['delete', '删除', 'button'],
+          ['enable', '启用停用', 'button'],
+          ['invoke', '手动触发', 'button'],
+        ],
+      },
+      {
+        key: 'linkageLog',
+        name: '联动日志',
+        router: 'LinkageLog',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['export', '导出', 'button'],
+        ],
+      },
     ],
   },
   {
@@ -136,7 +162,7 @@ const areas: Area[] = [
         entries: [...crud, ['export', '导出', 'button'], ['import', '导入', 'button'], ['run', '切换运行版本', 'button']],
       },
       { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
-      { key: 'list', name: '规则列表', router: 'RuleList' },
+      { key: 'list', name: '规则列表', router: 'RuleList', entries: [['list', '查询', 'interface']] },
     ],
   },
   {
@@ -520,6 +546,7 @@ const englishEntries: Record<string, string> = {
   finish: 'Finish',
   bind: 'Bind',
   unbind: 'Unbind',
+  invoke: 'Run now',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

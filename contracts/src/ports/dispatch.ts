@@ -1,6 +1,7 @@
 import type { AlarmRaisedData } from '../alarm/events.ts';
 import type { Actor } from '../event.ts';
 import type { OtaReport } from '../ota/device-messages.ts';
+import type { SceneRunFinishedData, SceneRunStartedData } from '../scene/events.ts';
 
 /** Who a dispatched command acts for, and what caused it (the event a workflow or reactor reacted to). */
 export interface DispatchMetadata {
@@ -52,6 +53,11 @@ export interface DispatchedPayloads {
    * `taskId` null: ThingsBoard's `fw_state`, which names no task (the device's running rollout is meant).
    */
   ReportOtaProgress: { deviceId: string; taskId: string | null; report: OtaReport };
+  // Scene linkage (issue 19, projections/src/scene/): a run claimed, then its outcome; a scene enabled or stopped by another.
+  /** Starts a run on a stream of its own that must not exist: `id` is absent when another process started this run first. */
+  StartSceneRun: SceneRunStartedData;
+  FinishSceneRun: SceneRunFinishedData;
+  SetSceneStatus: { sceneId: string; status: 'enabled' | 'stopped' };
 }
 export type DispatchedType = keyof DispatchedPayloads;
 

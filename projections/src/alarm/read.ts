@@ -372,3 +372,12 @@ export async function alarmAddress(db: Sql, alarmId: string): Promise<{ deviceId
   );
   return rows.rows[0] ?? null;
 }
+
+/** When each alarm rule of a tenant last raised an alarm (the rule list's last trigger). */
+export async function lastAlarmOfRules(db: Sql, tenantId: string): Promise<Map<string, Date>> {
+  const rows = await db.query<{ ruleId: string; at: Date }>(
+    `select rule_id as "ruleId", max(raised_at) as at from rm_alarms where tenant_id = $1 and rule_id is not null group by rule_id`,
+    [tenantId],
+  );
+  return new Map(rows.rows.map((r) => [r.ruleId, r.at]));
+}

@@ -58,6 +58,10 @@ const BatchPage = page(() => import('../producttest/PtPages.tsx'), 'BatchPage');
 const IccidPage = page(() => import('../producttest/PtPages.tsx'), 'IccidPage');
 const UserBindingPage = page(() => import('../producttest/PtPages.tsx'), 'UserBindingPage');
 const VideoWallPage = page(() => import('../video/VideoWallPage.tsx'), 'VideoWallPage');
+const SceneDesignPage = page(() => import('../scene/ScenePages.tsx'), 'SceneDesignPage');
+const SceneLinkagePage = page(() => import('../scene/ScenePages.tsx'), 'SceneLinkagePage');
+const LinkageLogPage = page(() => import('../scene/ScenePages.tsx'), 'LinkageLogPage');
+const RuleListPage = page(() => import('../scene/ScenePages.tsx'), 'RuleListPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -105,6 +109,10 @@ export const screens: Record<string, ComponentType> = {
   '/producttest/iccid': IccidPage,
   '/producttest/binding': UserBindingPage,
   '/operation/video': VideoWallPage,
+  '/rule/list': RuleListPage,
+  '/scene/design': SceneDesignPage,
+  '/scene/linkage': SceneLinkagePage,
+  '/scene/linkageLog': LinkageLogPage,
 };
 
 function RequireAuth() {

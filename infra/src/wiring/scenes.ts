@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { deviceForRules } from '@iot/projections/device/read.ts';
+import type { SceneEnginePorts } from '@iot/projections/scene/engine.ts';
+import { sceneHooks } from '@iot/projections/scene/hooks.ts';
+import { sceneRunsDone } from '@iot/projections/scene/read.ts';
+import { createSceneReactor, type SceneReactor } from '@iot/projections/scene/reactor.ts';
+import { createSceneScheduler } from '@iot/projections/scene/scheduler.ts';
+import type { SqlPool } from '../postgres/sql.ts';
+import type { Stops } from './stops.ts';
+
+/** Timing triggers fire within this long of their time. */
+const TICK_MS = 2_000;
+
+/** What running a scene reads and does, over the device read module, the time series and the dispatch port. */
+export function sceneEnginePorts(db: SqlPool, timeseries: TimeSeriesStore | null, dispatch: Dispatch): SceneEnginePorts {
+  return {
+    dispatch,
+    online: async (tenantId, deviceId) => {
+      const device = await deviceForRules(db, tenantId, deviceId);
+      return device ? device.status === 'online' : null;
+    },
+    latest: async (tenantId, deviceId, variables) =>
+      timeseries
+        ? Object.fromEntries(
+            (await timeseries.latest({ tenantId, deviceIds: [deviceId], variables })).map((r) => [r.variable, r.value ?? r.text]),
+          )
+        : {},
+    runsDone: (tenantId, sceneId) => sceneRunsDone(db, tenantId, sceneId),
+  };
+}
+
+/** The scenes' device triggers (on the telemetry, with the intake) and invokes and presence changes (from the log). */
+export function createScenes(w: { db: SqlPool; timeseries: TimeSeriesStore | null; dispatch: Dispatch; logger: Logger }) {
+  const reactor = createSceneReactor({
+    db: w.db,
+    ports: sceneEnginePorts(w.db, w.timeseries, w.dispatch),
+    onError: (err) => w.logger.error({ err }, 'scene run failed'),
+  });
+  return { reactor, hooks: sceneHooks(reactor) };
+}
+
+/** Once the read models exist: the watched scenes loaded, and reloaded where the projections run elsewhere. */
+export async function loadScenes(reactor: SceneReactor, logger: Logger, stops: Stops) {
+  await reactor.load();
+  const reload = setInterval(() => void reactor.load().catch((err: unknown) => logger.error({ err }, 'scenes not reloaded')), 30_000);
+  stops.push(async () => clearInterval(reload));
+  stops.push(() => reactor.drain());
+}
+
+/** Runs the scenes' timing triggers, one tick at a time; other processes running it too claim each fire once between them. */
+export function startSceneScheduler(
+  db: SqlPool,
+  timeseries: TimeSeriesStore | null,
+  dispatch: Dispatch,
+  logger: Logger,
+  stops: Stops,
+): void {
+  const scheduler = createSceneScheduler({
+    db,
+    ports: sceneEnginePorts(db, timeseries, dispatch),
+    onError: (scene, err) => logger.error({ err, sceneId: scene.id, tenantId: scene.tenantId }, 'scene schedule failed'),
+  });
+  let previous = new Date();
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      const now = new Date();
+      running = scheduler
+        .tick(previous, now)
+        .then(() => void (previous = now))
+        .catch((err: unknown) => logger.error({ err }, 'scene scheduler tick failed'))
+        .finally(schedule);
+    }, TICK_MS);
+  };
+  schedule();
+  stops.push(async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  });
+}
