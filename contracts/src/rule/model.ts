@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { entityId, optionalText } from '../identity/common.ts';
 import { identifier } from '../device/thing-model.ts';
+import { forwardTopic, payloadTemplate } from '../forward/model.ts';
 import { expressionFault } from './expression.ts';
 
 // ---------------------------------------------------------------- messages
@@ -105,6 +106,23 @@ export const nodeConfigs = {
   delay: z.object({ ms: z.number().int().min(1).max(60_000) }).strict(),
   /** Sends the message through another chain (its running version), then on by `Success`. */
   ruleChain: z.object({ chainId: entityId }).strict(),
+  /** Puts a message in the tenant's in-app inbox (the notification records), its text computed from the message. */
+  notify: z
+    .object({
+      subject: z.string().trim().min(1).max(128),
+      /** The message's text: a CEL expression, e.g. `'temperature ' + string(msg.temp)`. */
+      content: celExpression,
+    })
+    .strict(),
+  /** Forwards the message to a forwarding server (MQTT or HTTP) through the forwarding outbox: at least once, in order per device. */
+  forward: z
+    .object({
+      serverId: entityId,
+      topic: forwardTopic,
+      /** The body: `{{values}}` is the message's data as JSON; none: the message as JSON. */
+      payloadTemplate,
+    })
+    .strict(),
 } as const;
 export type RuleNodeKind = keyof typeof nodeConfigs;
 export const ruleNodeKinds = Object.keys(nodeConfigs) as RuleNodeKind[];
@@ -144,6 +162,19 @@ export const ruleNode = z.discriminatedUnion('kind', [
   nodeOf('command'),
   nodeOf('delay'),
   nodeOf('ruleChain'),
+  nodeOf('notify'),
+  nodeOf('forward'),
+]);
+
+/** Nodes that act outside the chain (store, alarm, command, notify, forward, wait): a replay runs them dry. */
+export const sideEffectKinds: ReadonlySet<RuleNodeKind> = new Set([
+  'warehousing',
+  'createAlarm',
+  'clearAlarm',
+  'command',
+  'delay',
+  'notify',
+  'forward',
 ]);
 /** A node as stored: its kind's config. */
 export type RuleNode = z.output<typeof ruleNode>;

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceForRules, productForRules } from '@iot/projections/device/read.ts';
+import { enqueueInboxNotification } from '@iot/projections/alarm/outbox.ts';
+import { enqueueForward } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import type { SqlPool } from '../postgres/sql.ts';
@@ -23,6 +25,11 @@ export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; 
           ),
       },
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      notify: async ({ deviceId, ...n }) => {
+        const sn = (await deviceForRules(db, n.tenantId, deviceId))?.sn;
+        await enqueueInboxNotification(db, { ...n, sn: typeof sn === 'string' ? sn : null });
+      },
+      forward: (item) => enqueueForward(db, item),
     },
     onFailure: (failure) => logger.warn({ failure }, 'rule chain node failed'),
     onError: (err) => logger.error({ err }, 'rule chain run failed'),

@@ -46,6 +46,8 @@ function sut() {
       dispatch: async () => ({ position: null }),
       lookups: { device: async () => null, product: async () => null, latest: async () => ({}) },
       sleep: async () => {},
+      notify: async () => {},
+      forward: async () => {},
       store: async (m) => {
         messages.push(m);
       },
