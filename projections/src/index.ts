@@ -17,6 +17,7 @@ import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
+import { ruleDebugProjection } from './rule/debug.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -49,4 +50,5 @@ export const projections: AnyProjection[] = [
   mqttAuthProjection,
   statTasksProjection,
   ruleChainsProjection,
+  ruleDebugProjection,
 ];

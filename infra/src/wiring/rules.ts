@@ -6,12 +6,14 @@ import { enqueueInboxNotification } from '@iot/projections/alarm/outbox.ts';
 import { enqueueForward } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
+import { createRuleJournal } from '@iot/projections/rule/journal.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Stops } from './stops.ts';
 
 /** The tenants' root rule chains on the telemetry (with the intake), over the device read module and the time series. */
 export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; dispatch: Dispatch; logger: Logger }) {
   const { db, timeseries, logger } = w;
+  const journal = createRuleJournal(db, (err) => logger.error({ err }, 'rule chain failures and traces not written'));
   const reactor = createRuleChainReactor({
     db,
     ports: {
@@ -31,10 +33,14 @@ export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; 
       },
       forward: (item) => enqueueForward(db, item),
     },
-    onFailure: (failure) => logger.warn({ failure }, 'rule chain node failed'),
+    onFailure: (failure) => {
+      logger.warn({ chainId: failure.chainId, nodeId: failure.nodeId, error: failure.error }, 'rule chain node failed');
+      journal.failure(failure);
+    },
+    onTrace: (tenantId, trace) => journal.trace(tenantId, trace),
     onError: (err) => logger.error({ err }, 'rule chain run failed'),
   });
-  return { reactor, hooks: ruleChainHooks(reactor) };
+  return { reactor, journal, hooks: ruleChainHooks(reactor) };
 }
 
 /** Once the read models exist: the running chains loaded, and reloaded where the projections run elsewhere. */
