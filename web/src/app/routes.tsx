@@ -47,6 +47,7 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
+const ChainEditorPage = page(() => import('../rule/ChainEditorPage.tsx'), 'ChainEditorPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -83,6 +84,7 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttUser': MqttUserPage,
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
+  '/rule/chainEditor': ChainEditorPage,
 };
 
 function RequireAuth() {
