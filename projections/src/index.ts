@@ -23,6 +23,7 @@ import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
 import { sceneLogProjection } from './scene/log.ts';
 import { scenesProjection } from './scene/scenes.ts';
+import { ruleDebugProjection } from './rule/debug.ts';
 
 export * from './projection.ts';
 export * from './runner.ts';
@@ -61,4 +62,5 @@ export const projections: AnyProjection[] = [
   camerasProjection,
   scenesProjection,
   sceneLogProjection,
+  ruleDebugProjection,
 ];

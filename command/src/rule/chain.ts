@@ -10,9 +10,19 @@ export interface RuleChainState {
   latest: number;
   running: number;
   versions: Readonly<Record<number, RuleChainDefinition>>;
+  /** Each node's debug traces: on until this time (ISO), or off (null). */
+  debug: Readonly<Record<string, string | null>>;
 }
 
-export const initialState: RuleChainState = { exists: false, deleted: false, root: false, latest: 0, running: 0, versions: {} };
+export const initialState: RuleChainState = {
+  exists: false,
+  deleted: false,
+  root: false,
+  latest: 0,
+  running: 0,
+  versions: {},
+  debug: {},
+};
 
 export function evolve(state: RuleChainState, event: RuleChainEvent): RuleChainState {
   switch (event.type) {
@@ -26,6 +36,8 @@ export function evolve(state: RuleChainState, event: RuleChainEvent): RuleChainS
       return { ...state, running: event.data.version };
     case 'RuleChainDeleted':
       return { ...state, deleted: true };
+    case 'RuleNodeDebugSet':
+      return { ...state, debug: { ...state.debug, [event.data.nodeId]: event.data.until } };
     default:
       return state;
   }

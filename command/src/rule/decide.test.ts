@@ -55,4 +55,17 @@ describe('rule chain decider', () => {
     expect(codeOf(() => given([rootCreated]).when({ type: 'DeleteChain', chainId: 'root' }))).toBe('RULE_CHAIN_ROOT');
     expect(codeOf(() => given([created, deleted]).when({ type: 'SaveChain', chainId: 'c1', chain: v2, run: true }))).toBe('NOT_FOUND');
   });
+
+  it("switches a node's debug traces on and off; off when already off records nothing; an unknown node is NOT_FOUND", () => {
+    const until = '2026-05-03T15:00:00.000Z';
+    const on: RuleChainEvent = { type: 'RuleNodeDebugSet', data: { chainId: 'c1', nodeId: 'f', until, sampleRate: 0.5 } };
+    expect(given([created]).when({ type: 'SetNodeDebug', chainId: 'c1', nodeId: 'f', until, sampleRate: 0.5 })).toEqual([on]);
+    expect(given([created]).when({ type: 'SetNodeDebug', chainId: 'c1', nodeId: 'f', until: null, sampleRate: 1 })).toEqual([]);
+    expect(given([created, on]).when({ type: 'SetNodeDebug', chainId: 'c1', nodeId: 'f', until: null, sampleRate: 1 })).toEqual([
+      { type: 'RuleNodeDebugSet', data: { chainId: 'c1', nodeId: 'f', until: null, sampleRate: 1 } },
+    ]);
+    expect(codeOf(() => given([created]).when({ type: 'SetNodeDebug', chainId: 'c1', nodeId: 'x', until, sampleRate: 1 }))).toBe(
+      'NOT_FOUND',
+    );
+  });
 });

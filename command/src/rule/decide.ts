@@ -7,7 +7,9 @@ export type RuleChainCommand =
   | { type: 'SaveChain'; chainId: string; chain: RuleChainDefinition; baseVersion?: number; run: boolean }
   | { type: 'RestoreVersion'; chainId: string; version: number }
   | { type: 'SwitchVersion'; chainId: string; version: number }
-  | { type: 'DeleteChain'; chainId: string };
+  | { type: 'DeleteChain'; chainId: string }
+  /** `until` null switches the node's traces off. */
+  | { type: 'SetNodeDebug'; chainId: string; nodeId: string; until: string | null; sampleRate: number };
 
 const live = (state: RuleChainState) => {
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
@@ -57,6 +59,14 @@ export function decide(command: RuleChainCommand, state: RuleChainState): RuleCh
     case 'DeleteChain':
       if (live(state).root) throw new DomainError('RULE_CHAIN_ROOT');
       return [{ type: 'RuleChainDeleted', data: { chainId } }];
+    case 'SetNodeDebug': {
+      const { latest, running, versions, debug } = live(state);
+      const { nodeId, until, sampleRate } = command;
+      const known = [versions[latest], versions[running]].some((chain) => chain?.nodes.some((n) => n.id === nodeId));
+      if (!known) throw new DomainError('NOT_FOUND', { field: 'nodeId' });
+      if (until === null && !debug[nodeId]) return [];
+      return [{ type: 'RuleNodeDebugSet', data: { chainId, nodeId, until, sampleRate } }];
+    }
     default:
       return unreachable(command);
   }

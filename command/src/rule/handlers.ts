@@ -18,7 +18,14 @@ async function createChain(ctx: RequestContext, chain: RuleChainDefinition) {
   return { id: chainId, version: 1 };
 }
 
-type RuleWrites = 'ruleChain.create' | 'ruleChain.update' | 'ruleChain.delete' | 'ruleChain.restore' | 'ruleChain.run' | 'ruleChain.import';
+type RuleWrites =
+  | 'ruleChain.create'
+  | 'ruleChain.update'
+  | 'ruleChain.delete'
+  | 'ruleChain.restore'
+  | 'ruleChain.run'
+  | 'ruleChain.import'
+  | 'ruleChain.setDebug';
 
 /** The rule chain library (issue 19): every save a version on the chain's stream, the running one switched by an event. */
 export const ruleHandlers: Pick<Handlers<RuleRoutes>, RuleWrites> = {
@@ -48,6 +55,14 @@ export const ruleHandlers: Pick<Handlers<RuleRoutes>, RuleWrites> = {
   async 'ruleChain.run'({ body }, ctx) {
     const result = await chainCommand(ctx, { type: 'SwitchVersion', chainId: body.id, version: body.version });
     return { id: body.id, version: result.state.running };
+  },
+
+  async 'ruleChain.setDebug'({ body }, ctx) {
+    const { id, nodeId, minutes, sampleRate } = body;
+    const until = minutes > 0 ? new Date(Date.now() + minutes * 60_000).toISOString() : null;
+    await chainCommand(ctx, { type: 'SetNodeDebug', chainId: id, nodeId, until, sampleRate });
+    const shown = until ?? new Date().toISOString();
+    return { nodeId, until: shown, sampleRate, active: until !== null };
   },
 };
 

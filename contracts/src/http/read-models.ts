@@ -30,6 +30,7 @@ export const readModels = [
   'cameras',
   'scenes',
   'sceneLog',
+  'ruleDebug',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

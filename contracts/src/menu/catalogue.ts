@@ -161,7 +161,16 @@ const areas: Area[] = [
         router: 'RuleChainLibrary',
         entries: [...crud, ['export', '导出', 'button'], ['import', '导入', 'button'], ['run', '切换运行版本', 'button']],
       },
-      { key: 'chainEditor', name: '规则链编辑', router: 'RuleChainEditor' },
+      {
+        key: 'chainEditor',
+        name: '规则链编辑',
+        router: 'RuleChainEditor',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['debug', '节点调试', 'button'],
+          ['replay', '消息回放', 'button'],
+        ],
+      },
       { key: 'list', name: '规则列表', router: 'RuleList', entries: [['list', '查询', 'interface']] },
     ],
   },
@@ -547,6 +556,8 @@ const englishEntries: Record<string, string> = {
   bind: 'Bind',
   unbind: 'Unbind',
   invoke: 'Run now',
+  debug: 'Node debug',
+  replay: 'Replay message',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

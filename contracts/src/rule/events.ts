@@ -12,4 +12,6 @@ export type RuleChainEvent =
       { chainId: string; version: number; chain: RuleChainDefinition; restoredFrom: number | null; run: boolean }
     >
   | DomainEvent<'RuleChainVersionSwitched', { chainId: string; version: number; from: number }>
-  | DomainEvent<'RuleChainDeleted', { chainId: string }>;
+  | DomainEvent<'RuleChainDeleted', { chainId: string }>
+  /** A node's debug traces switched on until a time (null: off), for a share of its messages. */
+  | DomainEvent<'RuleNodeDebugSet', { chainId: string; nodeId: string; until: string | null; sampleRate: number }>;

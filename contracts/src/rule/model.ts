@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { entityId, optionalText } from '../identity/common.ts';
 import { identifier } from '../device/thing-model.ts';
+import { forwardTopic, payloadTemplate } from '../forward/model.ts';
 import { expressionFault } from './expression.ts';
 
 // ---------------------------------------------------------------- messages
@@ -10,7 +11,7 @@ export const ruleMessageTypes = ['telemetry', 'attributes', 'event', 'presence',
 export type RuleMessageType = (typeof ruleMessageTypes)[number];
 
 /** A message as it travels a chain: its data (the values) and metadata (what nodes learned of it on the way). */
-export interface RuleMessage {
+export type RuleMessage = {
   id: string;
   type: RuleMessageType;
   tenantId: string;
@@ -20,7 +21,7 @@ export interface RuleMessage {
   ts: string;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
-}
+};
 
 // ---------------------------------------------------------------- nodes
 
@@ -105,6 +106,23 @@ export const nodeConfigs = {
   delay: z.object({ ms: z.number().int().min(1).max(60_000) }).strict(),
   /** Sends the message through another chain (its running version), then on by `Success`. */
   ruleChain: z.object({ chainId: entityId }).strict(),
+  /** Puts a message in the tenant's in-app inbox (the notification records), its text computed from the message. */
+  notify: z
+    .object({
+      subject: z.string().trim().min(1).max(128),
+      /** The message's text: a CEL expression, e.g. `'temperature ' + string(msg.temp)`. */
+      content: celExpression,
+    })
+    .strict(),
+  /** Forwards the message to a forwarding server (MQTT or HTTP) through the forwarding outbox: at least once, in order per device. */
+  forward: z
+    .object({
+      serverId: entityId,
+      topic: forwardTopic,
+      /** The body: `{{values}}` is the message's data as JSON; none: the message as JSON. */
+      payloadTemplate,
+    })
+    .strict(),
 } as const;
 export type RuleNodeKind = keyof typeof nodeConfigs;
 export const ruleNodeKinds = Object.keys(nodeConfigs) as RuleNodeKind[];
@@ -144,6 +162,19 @@ export const ruleNode = z.discriminatedUnion('kind', [
   nodeOf('command'),
   nodeOf('delay'),
   nodeOf('ruleChain'),
+  nodeOf('notify'),
+  nodeOf('forward'),
+]);
+
+/** Nodes that act outside the chain (store, alarm, command, notify, forward, wait): a replay runs them dry. */
+export const sideEffectKinds: ReadonlySet<RuleNodeKind> = new Set([
+  'warehousing',
+  'createAlarm',
+  'clearAlarm',
+  'command',
+  'delay',
+  'notify',
+  'forward',
 ]);
 /** A node as stored: its kind's config. */
 export type RuleNode = z.output<typeof ruleNode>;
@@ -312,3 +343,87 @@ export const chainSaveBody = z
   })
   .strict();
 export const chainVersionBody = z.object({ id: entityId, version: chainVersion }).strict();
+
+// ---------------------------------------------------------------- observability (issue 19): failures, debug traces, replay
+
+/** How long a node's debug traces stay on at most: traces cost a write per message. */
+export const NODE_DEBUG_MAX_MINUTES = 60;
+export const nodeDebugBody = z
+  .object({
+    id: entityId,
+    nodeId,
+    /** Minutes from now; 0 switches it off. */
+    minutes: z.number().int().min(0).max(NODE_DEBUG_MAX_MINUTES),
+    /** The share of the node's messages traced, 0.01 to 1. */
+    sampleRate: z.number().min(0.01).max(1).default(1),
+  })
+  .strict();
+export const nodeDebugRow = z.object({ nodeId: z.string(), until: z.string(), sampleRate: z.number(), active: z.boolean() });
+export type NodeDebugRow = z.infer<typeof nodeDebugRow>;
+
+/** A message as it travels a chain, as answered and as a replay takes it (other fields dropped). */
+export const ruleMessageFields = z.object({
+  id: z.string().trim().min(1).max(64),
+  type: z.enum(ruleMessageTypes),
+  deviceId: z.string().trim().min(1).max(64),
+  productId: z.string().max(64).nullable().default(null),
+  ts: z.string().datetime({ offset: true }),
+  data: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+export const ruleMessage = ruleMessageFields.strict();
+
+export const ruleFailureRow = z.object({
+  id: z.string(),
+  chainId: z.string(),
+  nodeId: z.string(),
+  nodeName: z.string(),
+  kind: z.string(),
+  error: z.string(),
+  /** The message as it entered the node. */
+  message: z.record(z.string(), z.unknown()),
+  /** The nodes it went through, the failing one last (`chainId/nodeId` inside called chains). */
+  path: z.array(z.string()),
+  createdAt: z.string(),
+});
+export type RuleFailureRow = z.infer<typeof ruleFailureRow>;
+
+export const nodeTraceRow = z.object({
+  id: z.string(),
+  chainId: z.string(),
+  nodeId: z.string(),
+  labels: z.array(z.string()),
+  input: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type NodeTraceRow = z.infer<typeof nodeTraceRow>;
+
+/** Replays a captured failure's message, or a message given, through a version of a chain (the running one unless asked). */
+export const replayBody = z
+  .object({
+    id: entityId,
+    version: chainVersion.optional(),
+    failureId: z
+      .string()
+      .regex(/^\d{1,18}$/)
+      .optional(),
+    message: ruleMessage.optional(),
+  })
+  .strict()
+  .refine((b) => (b.failureId === undefined) !== (b.message === undefined), { message: 'failureId or message, one of them' });
+
+export const replayStep = z.object({
+  chainId: z.string(),
+  nodeId: z.string(),
+  kind: z.string(),
+  labels: z.array(z.string()),
+  input: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()),
+  error: z.string().nullable(),
+  /** A node that acts outside the chain (store, alarm, command, notify, forward, delay): not run. */
+  dryRun: z.boolean(),
+  ms: z.number(),
+});
+export const replayResult = z.object({ version: z.number().int(), steps: z.array(replayStep), failures: z.number().int() });

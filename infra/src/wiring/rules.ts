@@ -2,14 +2,18 @@ import type { Logger } from 'pino';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceForRules, productForRules } from '@iot/projections/device/read.ts';
+import { enqueueInboxNotification } from '@iot/projections/alarm/outbox.ts';
+import { enqueueForward } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
+import { createRuleJournal } from '@iot/projections/rule/journal.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Stops } from './stops.ts';
 
 /** The tenants' root rule chains on the telemetry (with the intake), over the device read module and the time series. */
 export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; dispatch: Dispatch; logger: Logger }) {
   const { db, timeseries, logger } = w;
+  const journal = createRuleJournal(db, (err) => logger.error({ err }, 'rule chain failures and traces not written'));
   const reactor = createRuleChainReactor({
     db,
     ports: {
@@ -23,11 +27,20 @@ export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; 
           ),
       },
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      notify: async ({ deviceId, ...n }) => {
+        const sn = (await deviceForRules(db, n.tenantId, deviceId))?.sn;
+        await enqueueInboxNotification(db, { ...n, sn: typeof sn === 'string' ? sn : null });
+      },
+      forward: (item) => enqueueForward(db, item),
     },
-    onFailure: (failure) => logger.warn({ failure }, 'rule chain node failed'),
+    onFailure: (failure) => {
+      logger.warn({ chainId: failure.chainId, nodeId: failure.nodeId, error: failure.error }, 'rule chain node failed');
+      journal.failure(failure);
+    },
+    onTrace: (tenantId, trace) => journal.trace(tenantId, trace),
     onError: (err) => logger.error({ err }, 'rule chain run failed'),
   });
-  return { reactor, hooks: ruleChainHooks(reactor) };
+  return { reactor, journal, hooks: ruleChainHooks(reactor) };
 }
 
 /** Once the read models exist: the running chains loaded, and reloaded where the projections run elsewhere. */

@@ -135,3 +135,15 @@ export async function remindOpenTickets(db: Sql, reminderMin: number): Promise<v
     [reminderMin],
   );
 }
+
+/** An in-app message of a rule chain's notify node (issue 19): once per source key, in the tenant's inbox. */
+export async function enqueueInboxNotification(
+  db: Sql,
+  n: { tenantId: string; sourceKey: string; sn: string | null; subject: string; body: string },
+): Promise<void> {
+  await db.query(
+    `insert into notify_records (tenant_id, source_key, sn, send_way, type, recipient, subject, body)
+     values ($1, $2, $3, 'inApp', 'email', 'inbox', $4, $5) on conflict do nothing`,
+    [n.tenantId, n.sourceKey, n.sn, n.subject, n.body],
+  );
+}

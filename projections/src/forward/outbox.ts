@@ -1,3 +1,5 @@
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+
 /**
  * The forwarding outbox: one row per message and rule, written as telemetry is stored, delivered by the worker
  * (delivery.ts) at least once, in order per server and device: only the oldest pending rows of a (server, device)
@@ -22,3 +24,18 @@ create table forward_outbox (
 );
 create index forward_outbox_pending on forward_outbox (server_id, device_id, id) where status = 'pending';
 create index forward_outbox_dead on forward_outbox (tenant_id, id desc) where status = 'dead';`;
+
+/** One message a rule chain's forward node sends (issue 19): into the outbox beside the forwarding rules' own. */
+export async function enqueueForward(
+  db: Sql,
+  item: { tenantId: string; ruleId: string; serverId: string; deviceId: string; topic: string; payload: string },
+): Promise<void> {
+  await db.query(`insert into forward_outbox (tenant_id, rule_id, server_id, device_id, topic, payload) values ($1, $2, $3, $4, $5, $6)`, [
+    item.tenantId,
+    item.ruleId,
+    item.serverId,
+    item.deviceId,
+    item.topic,
+    item.payload,
+  ]);
+}

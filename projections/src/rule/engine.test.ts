@@ -20,7 +20,15 @@ function fakePorts(chains: Record<string, RuleChainDefinition> = {}) {
   const dispatched: Array<{ command: DispatchedCommand; metadata: DispatchMetadata }> = [];
   const slept: number[] = [];
   const stored: RuleMessage[] = [];
+  const notified: Array<Parameters<RuleEnginePorts['notify']>[0]> = [];
+  const forwarded: Array<Parameters<RuleEnginePorts['forward']>[0]> = [];
   const ports: RuleEnginePorts = {
+    notify: async (n) => {
+      notified.push(n);
+    },
+    forward: async (f) => {
+      forwarded.push(f);
+    },
     async dispatch(command, metadata) {
       dispatched.push({ command, metadata });
       return { position: '1:1', id: command.type === 'RaiseAlarm' ? 'alarm-1' : undefined };
@@ -38,7 +46,7 @@ function fakePorts(chains: Record<string, RuleChainDefinition> = {}) {
       stored.push(m);
     },
   };
-  return { ports, dispatched, slept, stored };
+  return { ports, dispatched, slept, stored, notified, forwarded };
 }
 
 const chainOf = (nodes: RuleChainDefinitionIn['nodes'], links: RuleChainDefinitionIn['links'] = []) =>
@@ -253,5 +261,62 @@ describe('rule engine nodes', () => {
     const result = await runChain(ports, 'c', stale, message());
     expect(visits(result)).toEqual(['f:Failure', 'w:Success']);
     expect(result.failures[0]!.error).toMatch(/does not compile/);
+  });
+
+  it('notify: an in-app notification with its text computed, once per message and node', async () => {
+    const { ports, notified } = fakePorts();
+    const chain = chainOf([node('n', 'notify', { subject: 'Hot', content: "'temp ' + string(msg.temp)" })]);
+    expect(visits(await runChain(ports, 'c', chain, message()))).toEqual(['n:Success']);
+    expect(notified).toEqual([{ tenantId: 't1', sourceKey: 'rule:m1:c:n', deviceId: 'd1', subject: 'Hot', body: 'temp 31.5' }]);
+  });
+
+  it('forward: the message into the forwarding outbox, its topic and template filled', async () => {
+    const { ports, forwarded } = fakePorts();
+    const chain = chainOf(
+      [
+        node('f', 'forward', { serverId: 'srv1', topic: 'up/{{deviceId}}', payloadTemplate: '{"sn":"{{deviceId}}","v":{{values}}}' }),
+        node('g', 'forward', { serverId: 'srv2' }),
+      ],
+      [link('f', 'g', 'Success')],
+    );
+    expect(visits(await runChain(ports, 'c', chain, message()))).toEqual(['f:Success', 'g:Success']);
+    expect(forwarded[0]).toEqual({
+      tenantId: 't1',
+      ruleId: 'chain:c:f',
+      serverId: 'srv1',
+      deviceId: 'd1',
+      topic: 'up/d1',
+      payload: '{"sn":"d1","v":{"temp":31.5,"hum":40}}',
+    });
+    expect(JSON.parse(forwarded[1]!.payload)).toMatchObject({ deviceId: 'd1', type: 'telemetry', values: { temp: 31.5, hum: 40 } });
+  });
+
+  it('notify and forward that throw go out by Failure, and the chain goes on', async () => {
+    const { ports } = fakePorts();
+    ports.forward = async () => {
+      throw new Error('outbox down');
+    };
+    const chain = chainOf(
+      [node('f', 'forward', { serverId: 'srv1' }), node('n', 'notify', { subject: 'S', content: "'x'" })],
+      [link('f', 'n', 'Failure')],
+    );
+    const result = await runChain(ports, 'c', chain, message());
+    expect(visits(result)).toEqual(['f:Failure', 'n:Success']);
+    expect(result.failures).toMatchObject([{ nodeId: 'f', error: 'outbox down', path: ['f'] }]);
+  });
+
+  it('a dry run marks the nodes that act outside the chain, and each trace holds what entered and what left', async () => {
+    const { ports } = fakePorts();
+    const chain = chainOf(
+      [node('t', 'transform', { set: [{ field: 'f', expression: 'msg.temp * 1.8 + 32.0' }] }), node('w', 'warehousing')],
+      [link('t', 'w', 'Success')],
+    );
+    const result = await runChain(ports, 'c', chain, message(), { dryRun: true });
+    expect(result.traces.map((t) => [t.nodeId, t.dryRun])).toEqual([
+      ['t', false],
+      ['w', true],
+    ]);
+    expect(result.traces[0]!.input.data).toEqual({ temp: 31.5, hum: 40 });
+    expect(result.traces[0]!.message.data.f).toBeCloseTo(88.7);
   });
 });

@@ -1,5 +1,7 @@
 import {
   compileExpression,
+  sideEffectKinds,
+  type ForwardMessageType,
   type CompiledExpression,
   type RuleChainDefinition,
   type RuleLink,
@@ -7,6 +9,7 @@ import {
   type RuleNode,
 } from '@iot/contracts';
 import type { Dispatch, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
+import { renderPayload, renderTopic, type ForwardMessage } from '../forward/messages.ts';
 
 /**
  * The rule engine: runs a message through a chain version, node by node along the links its nodes name.
@@ -28,6 +31,23 @@ export interface RuleEnginePorts {
   sleep(ms: number): Promise<void>;
   /** Where a Warehousing node stores a message; absent while the intake stores every message before the chain. */
   store?(message: RuleMessage): Promise<void>;
+  /** An in-app notification of the tenant; `sourceKey` makes a message run twice notify once. */
+  notify(notification: { tenantId: string; sourceKey: string; deviceId: string; subject: string; body: string }): Promise<void>;
+  /** A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node). */
+  forward(item: { tenantId: string; ruleId: string; serverId: string; deviceId: string; topic: string; payload: string }): Promise<void>;
+}
+
+/** Ports that act on nothing: what a replay runs side-effect nodes with (they go out by Success, marked dry-run). */
+export function dryRunPorts(lookups: RuleEnginePorts['lookups'], chain: RuleEnginePorts['chain']): RuleEnginePorts {
+  return {
+    lookups,
+    chain,
+    dispatch: async () => ({ position: null, id: 'dry-run' }),
+    sleep: async () => undefined,
+    store: async () => undefined,
+    notify: async () => undefined,
+    forward: async () => undefined,
+  };
 }
 
 /** What one node did to one message. */
@@ -37,9 +57,15 @@ export interface NodeTrace {
   kind: RuleNode['kind'];
   /** The labels it went out by. */
   labels: string[];
+  /** The message as it entered the node. */
+  input: RuleMessage;
   /** The message it passed on (as it entered, for a failure). */
   message: RuleMessage;
   error: string | null;
+  /** A node that acts outside the chain, run by a replay: it did nothing. */
+  dryRun: boolean;
+  /** How long the node took. */
+  ms: number;
 }
 
 export interface RuleFailure {
@@ -81,6 +107,7 @@ interface RunContext {
   result: RunResult;
   /** The path of the calling chains' nodes, for failures inside a called chain. */
   prefix: string[];
+  dryRun: boolean;
 }
 
 const variables = (m: RuleMessage) => ({
@@ -247,7 +274,47 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
         return success(message);
       };
     }
+    case 'notify': {
+      const { subject } = node.config;
+      const content = compileExpression(node.config.content);
+      return async (message, { ports }) => {
+        const body = evaluate(content, message);
+        await ports.notify({
+          tenantId: message.tenantId,
+          sourceKey: `rule:${message.id}:${chainId}:${node.id}`,
+          deviceId: message.deviceId,
+          subject,
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
+        return success(message);
+      };
+    }
+    case 'forward': {
+      const { serverId, topic, payloadTemplate } = node.config;
+      return async (message, { ports }) => {
+        const forwarded = forwardMessageOf(message);
+        await ports.forward({
+          tenantId: message.tenantId,
+          ruleId: `chain:${chainId}:${node.id}`,
+          serverId,
+          deviceId: message.deviceId,
+          topic: renderTopic(topic, forwarded),
+          payload: renderPayload(payloadTemplate, forwarded),
+        });
+        return success(message);
+      };
+    }
   }
+}
+
+/** A chain's message as the forwarding templates see it: an event with its identifier and payload, else the data as values. */
+function forwardMessageOf(message: RuleMessage): ForwardMessage {
+  const base = { deviceId: message.deviceId, productId: message.productId ?? '', ts: new Date(message.ts) };
+  if (message.type === 'event')
+    return { ...base, type: 'event', identifier: String(message.data.identifier ?? ''), payload: message.data.payload };
+  // Presence, alarm and attribute messages go out as their data, under their own type's name.
+  const type = message.type as ForwardMessageType;
+  return { ...base, type, values: message.data as Record<string, number | string | null> };
 }
 
 /** A node whose settings do not compile (a chain stored before a check it now fails) fails each message, alone. */
@@ -288,17 +355,28 @@ async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunCo
     if (!node || !step) continue;
     const here = [...path, nodeId];
     if (--run.budget.runs < 0) {
-      capture(run, target, node, message, here, `more than ${MAX_NODE_RUNS} node runs for one message`);
+      capture(run, target, node, message, here, `more than ${MAX_NODE_RUNS} node runs for one message`, 0);
       return;
     }
     let labels: string[];
     let out = message;
+    const started = performance.now();
     try {
       ({ labels, message: out } = await step(message, run));
-      run.result.traces.push({ chainId: target.chainId, nodeId, kind: node.kind, labels, message: out, error: null });
+      run.result.traces.push({
+        chainId: target.chainId,
+        nodeId,
+        kind: node.kind,
+        labels,
+        input: message,
+        message: out,
+        error: null,
+        dryRun: run.dryRun && sideEffectKinds.has(node.kind),
+        ms: performance.now() - started,
+      });
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      capture(run, target, node, message, here, text);
+      capture(run, target, node, message, here, text, performance.now() - started);
       labels = ['Failure'];
     }
     for (const link of target.next.get(nodeId) ?? []) {
@@ -307,8 +385,18 @@ async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunCo
   }
 }
 
-function capture(run: RunContext, target: CompiledChain, node: RuleNode, message: RuleMessage, path: string[], error: string) {
-  run.result.traces.push({ chainId: target.chainId, nodeId: node.id, kind: node.kind, labels: ['Failure'], message, error });
+function capture(run: RunContext, target: CompiledChain, node: RuleNode, message: RuleMessage, path: string[], error: string, ms: number) {
+  run.result.traces.push({
+    chainId: target.chainId,
+    nodeId: node.id,
+    kind: node.kind,
+    labels: ['Failure'],
+    input: message,
+    message,
+    error,
+    dryRun: run.dryRun && sideEffectKinds.has(node.kind),
+    ms,
+  });
   run.result.failures.push({
     chainId: target.chainId,
     nodeId: node.id,
@@ -320,14 +408,22 @@ function capture(run: RunContext, target: CompiledChain, node: RuleNode, message
   });
 }
 
-/** Runs one message through a chain version; never throws for what a node does. */
+/** Runs one message through a chain version; never throws for what a node does. `dryRun` marks the traces of a replay. */
 export async function runChain(
   ports: RuleEnginePorts,
   chainId: string,
   chain: RuleChainDefinition,
   message: RuleMessage,
+  options: { dryRun?: boolean } = {},
 ): Promise<RunResult> {
   const result: RunResult = { traces: [], failures: [] };
-  await runCompiled(compileChain(chainId, chain), message, { ports, depth: 0, budget: { runs: MAX_NODE_RUNS }, result, prefix: [] });
+  await runCompiled(compileChain(chainId, chain), message, {
+    ports,
+    depth: 0,
+    budget: { runs: MAX_NODE_RUNS },
+    result,
+    prefix: [],
+    dryRun: options.dryRun ?? false,
+  });
   return result;
 }

@@ -14,6 +14,7 @@ export function ruleChainHooks(rules: RuleChainReactor | null) {
       'RuleChainSaved',
       'RuleChainVersionSwitched',
       'RuleChainDeleted',
+      'RuleNodeDebugSet',
       'DeviceWentOnline',
       'DeviceWentOffline',
       'AlarmRaised',
@@ -26,6 +27,7 @@ export function ruleChainHooks(rules: RuleChainReactor | null) {
         case 'RuleChainSaved':
         case 'RuleChainVersionSwitched':
         case 'RuleChainDeleted':
+        case 'RuleNodeDebugSet':
           return rules?.onEvent(event);
         case 'DeviceWentOnline':
         case 'DeviceWentOffline':

@@ -34,7 +34,8 @@ const stored = (event: RuleChainEvent): StoredEventOf<RuleChainEvent> =>
     },
   }) as StoredEventOf<RuleChainEvent>;
 
-function sut() {
+function sut(clock: { now: number; random: number } = { now: 0, random: 0 }) {
+  const traces: Array<{ nodeId: string; n: unknown }> = [];
   const messages: RuleMessage[] = [];
   const failures: unknown[] = [];
   const noDatabase: Sql = {
@@ -46,14 +47,19 @@ function sut() {
       dispatch: async () => ({ position: null }),
       lookups: { device: async () => null, product: async () => null, latest: async () => ({}) },
       sleep: async () => {},
+      notify: async () => {},
+      forward: async () => {},
       store: async (m) => {
         messages.push(m);
       },
     },
     onFailure: (f) => failures.push(f),
+    onTrace: (_tenant, t) => traces.push({ nodeId: t.nodeId, n: t.input.data.n }),
     onError: (e) => failures.push(e),
+    now: () => clock.now,
+    random: () => clock.random,
   });
-  return { reactor, messages, failures };
+  return { reactor, messages, failures, traces };
 }
 const device = { tenantId: 't1', deviceId: 'd1', productId: 'p1' };
 const sample = (i: number) => [
@@ -145,6 +151,38 @@ describe('presence changes and alarms on the root chain', () => {
     expect(messages.map((m) => [m.type, m.deviceId, m.data])).toEqual([
       ['presence', 'd1', { online: false, reason: 'timeout', version: 1 }],
       ['alarm', 'd2', { alarmId: 'a1', level: 3, ruleId: 'r1', ruleName: 'Hot', variable: 't', value: 31, text: null, version: 1 }],
+    ]);
+  });
+
+  it("traces a node only while its debug is on: until its time limit, for its sample rate's share of messages", async () => {
+    const clock = { now: Date.parse('2026-05-03T14:00:00Z'), random: 0.3 };
+    const { reactor, traces } = sut(clock);
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    const debugOf = (until: string | null, sampleRate: number) =>
+      stored({ type: 'RuleNodeDebugSet', data: { chainId: ROOT_CHAIN_ID, nodeId: 'mark', until, sampleRate } });
+    await reactor.onEvent(debugOf('2026-05-03T14:05:00Z', 0.5));
+    const send = async (i: number) => {
+      reactor.observe(device, sample(i));
+      await reactor.drain();
+    };
+    await send(1);
+    clock.random = 0.7; // outside the sample of 0.5
+    await send(2);
+    clock.random = 0.1;
+    clock.now = Date.parse('2026-05-03T14:04:59Z');
+    await send(3);
+    clock.now = Date.parse('2026-05-03T14:05:00Z'); // the time limit reached
+    await send(4);
+    await reactor.onEvent(debugOf('2026-05-03T15:00:00Z', 1));
+    await send(5);
+    await reactor.onEvent(debugOf(null, 1)); // switched off
+    await send(6);
+    expect(traces).toEqual([
+      { nodeId: 'mark', n: 1 },
+      { nodeId: 'mark', n: 3 },
+      { nodeId: 'mark', n: 5 },
     ]);
   });
 });

@@ -10,8 +10,8 @@ import {
 import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
-import { chainVersionOf } from './read.ts';
-import { runChain, type RuleEnginePorts, type RuleFailure } from './engine.ts';
+import { chainVersionOf, nodeDebugSwitches } from './read.ts';
+import { runChain, type NodeTrace, type RuleEnginePorts, type RuleFailure } from './engine.ts';
 
 interface DeviceOf {
   deviceId: string;
@@ -40,10 +40,30 @@ export function createRuleChainReactor(options: {
   db: Sql;
   ports: Omit<RuleEnginePorts, 'chain'>;
   onFailure(failure: RuleFailure): void;
+  /** A node's trace, for the nodes whose debug traces are on (within their time and sample rate). */
+  onTrace?(tenantId: string, trace: NodeTrace): void;
   onError(error: unknown): void;
   maxInFlight?: number;
+  now?: () => number;
+  random?: () => number;
 }) {
   const { db } = options;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  /** Nodes whose debug traces are on, by `tenant\0chain\0node`: until when (ms) and the share of messages. */
+  const debug = new Map<string, { until: number; sampleRate: number }>();
+  const debugKey = (tenantId: string, chainId: string, nodeId: string) => `${tenantId}\0${chainId}\0${nodeId}`;
+  function traced(tenantId: string, traces: readonly NodeTrace[]) {
+    if (debug.size === 0 || !options.onTrace) return;
+    const at = now();
+    for (const trace of traces) {
+      const key = debugKey(tenantId, trace.chainId, trace.nodeId);
+      const on = debug.get(key);
+      if (!on) continue;
+      if (on.until <= at) debug.delete(key);
+      else if (random() < on.sampleRate) options.onTrace(tenantId, trace);
+    }
+  }
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   /** Each tenant's running root chain, for the tenants whose root chain does more than store. */
   const roots = new Map<string, RuleChainDefinition>();
@@ -87,7 +107,10 @@ export function createRuleChainReactor(options: {
     }
     inFlight++;
     runChain(ports, ROOT_CHAIN_ID, chain, message)
-      .then((result) => result.failures.forEach((f) => options.onFailure(f)), options.onError)
+      .then((result) => {
+        result.failures.forEach((f) => options.onFailure(f));
+        traced(message.tenantId, result.traces);
+      }, options.onError)
       .finally(() => {
         inFlight--;
         done++;
@@ -103,12 +126,21 @@ export function createRuleChainReactor(options: {
       ]);
       for (const { tenantId } of rows.rows) setRoot(tenantId, (await chainVersionOf(db, tenantId, ROOT_CHAIN_ID))?.chain ?? null);
       called.clear();
+      debug.clear();
+      for (const d of await nodeDebugSwitches(db, null))
+        debug.set(debugKey(d.tenantId, d.chainId, d.nodeId), { until: d.until.getTime(), sampleRate: d.sampleRate });
     },
 
     /** A chain saved or switched: the next message goes through the version that runs now. */
     async onEvent(event: StoredEventOf<RuleChainEvent>) {
       const { tenantId } = event.metadata;
       const { chainId } = event.data;
+      if (event.type === 'RuleNodeDebugSet') {
+        const { nodeId, until, sampleRate } = event.data;
+        if (until) debug.set(debugKey(tenantId, chainId, nodeId), { until: Date.parse(until), sampleRate });
+        else debug.delete(debugKey(tenantId, chainId, nodeId));
+        return;
+      }
       called.delete(`${tenantId}\0${chainId}`);
       if (chainId !== ROOT_CHAIN_ID) return;
       switch (event.type) {

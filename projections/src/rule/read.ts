@@ -110,3 +110,84 @@ export async function chainVersionsPage(
     defaultSort: 'v.version',
   });
 }
+
+// ---------------------------------------------------------------- observability: debug switches, failures, traces
+
+export type NodeDebugRecord = { chainId: string; nodeId: string; until: Date; sampleRate: number };
+
+/** The debug switches of a chain's nodes (on or past), or of every chain of every tenant still on (`tenantId` null). */
+export async function nodeDebugSwitches(
+  db: Sql,
+  tenantId: string | null,
+  chainId?: string,
+): Promise<Array<NodeDebugRecord & { tenantId: string }>> {
+  const rows = await db.query<NodeDebugRecord & { tenantId: string }>(
+    tenantId === null
+      ? `select tenant_id as "tenantId", chain_id as "chainId", node_id as "nodeId", until, sample_rate as "sampleRate"
+         from rm_rule_node_debug where until > now()`
+      : `select tenant_id as "tenantId", chain_id as "chainId", node_id as "nodeId", until, sample_rate as "sampleRate"
+         from rm_rule_node_debug where tenant_id = $1 and chain_id = $2 order by node_id`,
+    tenantId === null ? [] : [tenantId, chainId],
+  );
+  return rows.rows;
+}
+
+export type RuleFailureRecord = {
+  id: string;
+  chainId: string;
+  nodeId: string;
+  nodeName: string;
+  kind: string;
+  error: string;
+  message: Record<string, unknown>;
+  path: string[];
+  createdAt: Date;
+};
+const FAILURE = `id::text, chain_id as "chainId", node_id as "nodeId", node_name as "nodeName", kind, error, message, path,
+  created_at as "createdAt"`;
+
+/** A page of a tenant's captured failures, newest first, of a chain or one of its nodes. */
+export async function ruleFailuresPage(
+  db: Sql,
+  tenantId: string,
+  filter: { chainId?: string; nodeId?: string },
+  page: PageQuery,
+): Promise<Page<RuleFailureRecord>> {
+  const spec: ListSpec = {
+    select: FAILURE,
+    from: 'rule_failures',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: { createTime: 'id' },
+    defaultSort: 'id',
+  };
+  if (filter.chainId) spec.where.push(`chain_id = ${param(spec.params, filter.chainId)}`);
+  if (filter.nodeId) spec.where.push(`node_id = ${param(spec.params, filter.nodeId)}`);
+  return pageRows<RuleFailureRecord>(db, page, spec);
+}
+
+export async function ruleFailureById(db: Sql, tenantId: string, id: string): Promise<RuleFailureRecord | null> {
+  const rows = await db.query<RuleFailureRecord>(`select ${FAILURE} from rule_failures where tenant_id = $1 and id = $2`, [tenantId, id]);
+  return rows.rows[0] ?? null;
+}
+
+export type NodeTraceRecord = {
+  id: string;
+  chainId: string;
+  nodeId: string;
+  labels: string[];
+  input: Record<string, unknown>;
+  output: Record<string, unknown>;
+  error: string | null;
+  createdAt: Date;
+};
+
+/** A node's last traced messages, newest first. */
+export async function nodeTraces(db: Sql, tenantId: string, chainId: string, nodeId: string, limit: number): Promise<NodeTraceRecord[]> {
+  const rows = await db.query<NodeTraceRecord>(
+    `select id::text, chain_id as "chainId", node_id as "nodeId", labels, input, output, error, created_at as "createdAt"
+     from rule_debug_traces where tenant_id = $1 and chain_id = $2 and node_id = $3 order by id desc limit $4`,
+    [tenantId, chainId, nodeId, limit],
+  );
+  return rows.rows;
+}

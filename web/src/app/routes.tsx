@@ -62,6 +62,7 @@ const SceneDesignPage = page(() => import('../scene/ScenePages.tsx'), 'SceneDesi
 const SceneLinkagePage = page(() => import('../scene/ScenePages.tsx'), 'SceneLinkagePage');
 const LinkageLogPage = page(() => import('../scene/ScenePages.tsx'), 'LinkageLogPage');
 const RuleListPage = page(() => import('../scene/ScenePages.tsx'), 'RuleListPage');
+const ChainEditorPage = page(() => import('../rule/ChainEditorPage.tsx'), 'ChainEditorPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -113,6 +114,7 @@ export const screens: Record<string, ComponentType> = {
   '/scene/design': SceneDesignPage,
   '/scene/linkage': SceneLinkagePage,
   '/scene/linkageLog': LinkageLogPage,
+  '/rule/chainEditor': ChainEditorPage,
 };
 
 function RequireAuth() {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge, Button, Dialog, Flex, Table, Text, TextArea, TextField } from '@radix-ui/themes';
 import { DownloadIcon, UploadIcon } from '@radix-ui/react-icons';
 import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
 import { ruleChainDefinition, ruleChainFile, rulePerm } from '@iot/contracts';
 import { ApiError, callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
@@ -193,6 +194,7 @@ export function ChainLibraryPage() {
   const deleteRows = useListDelete(CHAINS);
   const refresh = useRefresh(CHAINS);
   const file = useRef<HTMLInputElement>(null);
+  const navigate = useNavigate();
 
   const upload = async (f: File) => {
     // Spec §5: rule chain upload takes JSON files only.
@@ -260,6 +262,13 @@ export function ChainLibraryPage() {
           ),
       },
     ),
+    {
+      label: t('rule.openEditor'),
+      permission: rulePerm.chainEdit,
+      select: 'one',
+      variant: 'soft',
+      onClick: (rows) => void navigate(`/rule/chainEditor?id=${encodeURIComponent(rows[0]!.id)}`),
+    },
     {
       label: t('rule.versions'),
       permission: rulePerm.chainList,
