@@ -17,6 +17,7 @@ import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
+import { analysisQueryHandlers } from './analysis/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -39,4 +40,5 @@ export const queryHandlers = {
   ...forwardQueryHandlers,
   ...statQueryHandlers,
   ...ruleQueryHandlers,
+  ...analysisQueryHandlers,
 };
