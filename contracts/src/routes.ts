@@ -19,6 +19,7 @@ import { otaRoutes } from './ota/routes.ts';
 import { ptRoutes } from './pt/routes.ts';
 import { videoRoutes } from './video/routes.ts';
 import { sceneRoutes } from './scene/routes.ts';
+import { analysisRoutes } from './analysis/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -46,6 +47,7 @@ export const routes = {
   ...ptRoutes,
   ...videoRoutes,
   ...sceneRoutes,
+  ...analysisRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

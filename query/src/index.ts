@@ -22,6 +22,7 @@ import { otaQueryHandlers } from './ota/handlers.ts';
 import { ptQueryHandlers } from './pt/handlers.ts';
 import { videoQueryHandlers } from './video/handlers.ts';
 import { sceneQueryHandlers } from './scene/handlers.ts';
+import { analysisQueryHandlers } from './analysis/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -49,4 +50,5 @@ export const queryHandlers = {
   ...ptQueryHandlers,
   ...videoQueryHandlers,
   ...sceneQueryHandlers,
+  ...analysisQueryHandlers,
 };

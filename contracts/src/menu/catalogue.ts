@@ -32,9 +32,20 @@ const crud: Entry[] = [
   ['delete', '删除', 'button'],
 ];
 
+/** A statistics screen: its numbers, and their export. */
+const statEntries: Entry[] = [
+  ['list', '查询', 'interface'],
+  ['export', '导出', 'button'],
+];
+
 /** Spec §2: every top-level area and its screens; system management with a button or interface for each of its routes. */
 const areas: Area[] = [
-  { key: 'home', name: '首页', icon: 'home', screens: [{ key: 'index', name: '首页', router: 'Index' }] },
+  {
+    key: 'home',
+    name: '首页',
+    icon: 'home',
+    screens: [{ key: 'index', name: '首页', router: 'Index', entries: [['dashboard', '仪表盘', 'interface']] }],
+  },
   {
     key: 'operation',
     name: '运营中心',
@@ -135,19 +146,19 @@ const areas: Area[] = [
     screens: [
       { key: 'report', name: '报表定制', router: 'ReportCustom' },
       { key: 'history', name: '历史数据', router: 'HistoryData' },
-      { key: 'business', name: '业务统计', router: 'BusinessStatistics' },
+      { key: 'business', name: '业务统计', router: 'BusinessStatistics', entries: statEntries },
       {
         key: 'task',
         name: '统计任务',
         router: 'StatTask',
         entries: [...crud, ['enable', '启用停用', 'button'], ['result', '统计结果', 'interface']],
       },
-      { key: 'project', name: '项目管理', router: 'ProjectManagement' },
-      { key: 'garage', name: '车库管理', router: 'GarageManagement' },
-      { key: 'regionFault', name: '区域故障统计', router: 'RegionalFault' },
-      { key: 'garageFault', name: '车库故障统计', router: 'GarageFault' },
-      { key: 'projectFault', name: '项目故障统计', router: 'ProjectFault' },
-      { key: 'nationalFault', name: '全国故障统计', router: 'NationalFault' },
+      { key: 'project', name: '项目管理', router: 'ProjectManagement', entries: statEntries },
+      { key: 'garage', name: '车库管理', router: 'GarageManagement', entries: statEntries },
+      { key: 'regionFault', name: '区域故障统计', router: 'RegionalFault', entries: statEntries },
+      { key: 'garageFault', name: '车库故障统计', router: 'GarageFault', entries: statEntries },
+      { key: 'projectFault', name: '项目故障统计', router: 'ProjectFault', entries: statEntries },
+      { key: 'nationalFault', name: '全国故障统计', router: 'NationalFault', entries: statEntries },
     ],
   },
   {

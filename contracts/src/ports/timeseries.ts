@@ -139,6 +139,15 @@ export interface StatResultPoint {
   samples: number;
 }
 
+/** What the home dashboard counts: samples since the start of the day, and over the last minute. */
+export interface SampleCountQuery {
+  tenantId: string;
+  /** Omit for every device of the tenant. */
+  deviceIds?: readonly string[];
+  since: Date;
+  recentSince: Date;
+}
+
 /** The telemetry store: every read is confined to one tenant. */
 export interface TimeSeriesStore {
   readonly engine: 'chdb' | 'clickhouse';
@@ -157,6 +166,8 @@ export interface TimeSeriesStore {
   statResults(query: StatResultQuery): Promise<StatResultPoint[]>;
   /** Forgets every result of a task (a deleted one). */
   deleteStatResults(tenantId: string, taskId: string): Promise<void>;
+  /** How many samples of the tenant (of these devices) have a sample time at or after `since`, and at or after `recentSince`. */
+  countSamples(query: SampleCountQuery): Promise<{ since: number; recent: number }>;
   health(): Promise<TimeSeriesHealth>;
   /** Flushes pending writes and releases the engine. */
   close(): Promise<void>;

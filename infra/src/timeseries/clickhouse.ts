@@ -8,6 +8,7 @@ import type {
   HistoryQuery,
   InsertOptions,
   LatestQuery,
+  SampleCountQuery,
   HistoryBucket,
   StatComputation,
   StatResultPoint,
@@ -354,6 +355,23 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       query: `DELETE FROM ${this.statResultsTable} WHERE tenant_id = {tenantId:String} AND task_id = {taskId:String}`,
       query_params: { tenantId: requireId('tenantId', tenantId), taskId: requireId('taskId', taskId) },
     });
+  }
+
+  async countSamples(query: SampleCountQuery): Promise<{ since: number; recent: number }> {
+    this.assertOpen();
+    if (query.deviceIds?.length === 0) return { since: 0, recent: 0 };
+    const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
+    const rows = await this.select<{ since: string | number; recent: string | number }>(
+      `SELECT count() AS since, countIf(ts >= fromUnixTimestamp64Milli({recentMs:Int64}, 'UTC')) AS recent FROM ${this.table}
+       WHERE tenant_id = {tenantId:String} AND ts >= fromUnixTimestamp64Milli({sinceMs:Int64}, 'UTC') ${byDevice}`,
+      {
+        tenantId: requireId('tenantId', query.tenantId),
+        sinceMs: epochMs('since', query.since),
+        recentMs: epochMs('recentSince', query.recentSince),
+        ...(query.deviceIds ? { deviceIds: [...query.deviceIds] } : {}),
+      },
+    );
+    return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
   }
 
   async latest(query: LatestQuery): Promise<TelemetryRow[]> {

@@ -46,6 +46,13 @@ const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'Forw
 const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
+const BusinessStatsPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'BusinessStatsPage');
+const RegionFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'RegionFaultPage');
+const GarageFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'GarageFaultPage');
+const ProjectFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'ProjectFaultPage');
+const NationalFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'NationalFaultPage');
+const ProjectsPage = page(() => import('../analysis/SitesPage.tsx'), 'ProjectsPage');
+const GaragesPage = page(() => import('../analysis/SitesPage.tsx'), 'GaragesPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
 const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
@@ -84,6 +91,13 @@ export const screens: Record<string, ComponentType> = {
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
   '/analysis/task': StatTaskPage,
+  '/analysis/business': BusinessStatsPage,
+  '/analysis/regionFault': RegionFaultPage,
+  '/analysis/garageFault': GarageFaultPage,
+  '/analysis/projectFault': ProjectFaultPage,
+  '/analysis/nationalFault': NationalFaultPage,
+  '/analysis/project': ProjectsPage,
+  '/analysis/garage': GaragesPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,

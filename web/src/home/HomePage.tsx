@@ -8,6 +8,9 @@ import { useTitle } from '../shell/Layout.tsx';
 import { useMenu } from '../shell/useMenu.ts';
 import { useSettings } from '../shell/useSettings.ts';
 import { Overview } from './Overview.tsx';
+import { analysisPerm } from '@iot/contracts/analysis/permissions.ts';
+import { can } from '../api/session.ts';
+import { Dashboard } from '../analysis/Dashboard.tsx';
 
 /** The index home page: a greeting, an overview of the tenant, and a shortcut to every area the user may open. */
 export function HomePage() {
@@ -25,7 +28,8 @@ export function HomePage() {
           {t('home.intro', { system: systemName })} · v{PRODUCT_VERSION}
         </Text>
       </Card>
-      <Overview />
+      <Overview withAlarms={!can(user, analysisPerm.dashboard)} />
+      {can(user, analysisPerm.dashboard) && <Dashboard />}
       <Heading size="3">{t('home.areas')}</Heading>
       <Grid columns="4" gap="3">
         {areas.map((area) => {

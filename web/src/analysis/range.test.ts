@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { durationText, instantsOf, lastDays } from './range.ts';
+
+describe('statistics ranges', () => {
+  it('takes whole local days, the last one included', () => {
+    const r = instantsOf({ from: '2026-01-01', to: '2026-01-01' });
+    expect(Date.parse(r.to) - Date.parse(r.from)).toBe(86_400_000);
+    expect(lastDays(7, new Date(2026, 0, 10, 15))).toEqual({ from: '2026-01-04', to: '2026-01-10' });
+  });
+  it('writes durations the way an operator reads them', () => {
+    expect([durationText(45), durationText(200), durationText(7500), durationText(3 * 86400 + 7200), durationText(null)]).toEqual([
+      '45s',
+      '3m 20s',
+      '2h 5m',
+      '3d 2h',
+      '-',
+    ]);
+  });
+});
