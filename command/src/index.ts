@@ -16,6 +16,7 @@ import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
+import { reportHandlers } from './report/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
@@ -45,6 +46,7 @@ export const commandHandlers = {
   ...notifySettingsHandlers,
   ...forwardHandlers,
   ...statHandlers,
+  ...reportHandlers,
   ...ruleHandlers,
 };
 

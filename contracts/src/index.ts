@@ -54,3 +54,7 @@ export * from './rule/events.ts';
 export * from './rule/permissions.ts';
 export * from './rule/routes.ts';
 export * from './file/model.ts';
+export * from './report/model.ts';
+export * from './report/events.ts';
+export * from './report/permissions.ts';
+export * from './report/routes.ts';

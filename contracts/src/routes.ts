@@ -14,6 +14,7 @@ import { roleRoutes } from './role/routes.ts';
 import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
+import { reportRoutes } from './report/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -36,6 +37,7 @@ export const routes = {
   ...forwardRoutes,
   ...statRoutes,
   ...ruleRoutes,
+  ...reportRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

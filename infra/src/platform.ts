@@ -30,6 +30,7 @@ import { createRuleChains, loadRuleChains } from './wiring/rules.ts';
 import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
+import { startReportScheduler } from './wiring/report.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -171,6 +172,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       forwarding.startDelivery();
       // Statistic tasks run where the read models and the time-series store meet (role all).
       if (timeseries) startStatScheduler(db, timeseries, logger, stops);
+      // Scheduled reports are queued in the outbox that the delivery worker above sends (a claim row per period).
+      if (timeseries) startReportScheduler(db, timeseries, logger, stops);
     }
 
     const context: AppContext = {

@@ -16,6 +16,7 @@ import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
+import { reportsProjection } from './report/reports.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 
 export * from './projection.ts';
@@ -48,5 +49,6 @@ export const projections: AnyProjection[] = [
   forwardProjection,
   mqttAuthProjection,
   statTasksProjection,
+  reportsProjection,
   ruleChainsProjection,
 ];

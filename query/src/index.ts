@@ -16,6 +16,7 @@ import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
+import { reportQueryHandlers } from './report/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
@@ -38,5 +39,6 @@ export const queryHandlers = {
   ...alarmQueryHandlers,
   ...forwardQueryHandlers,
   ...statQueryHandlers,
+  ...reportQueryHandlers,
   ...ruleQueryHandlers,
 };

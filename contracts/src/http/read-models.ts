@@ -24,6 +24,7 @@ export const readModels = [
   'mqttAuth',
   'statTasks',
   'ruleChains',
+  'reports',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -20,6 +20,7 @@ import {
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
+import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -75,4 +76,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
   v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
   v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
+  v1('report.sendings', ['report_sendings'], reportSendingsSchema),
 ];
