@@ -46,6 +46,7 @@ const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'Forw
 const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
+const ReportPage = page(() => import('../report/ReportPage.tsx'), 'ReportPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
@@ -67,6 +68,7 @@ export const screens: Record<string, ComponentType> = {
   '/device/gateway': GatewaysPage,
   '/analysis/history': HistoryPage,
   '/analysis/task': StatTaskPage,
+  '/analysis/report': ReportPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,
