@@ -1,8 +1,8 @@
 import './i18n.ts';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, CheckboxGroup, Dialog, Flex, RadioGroup, ScrollArea, Table, Text, TextField } from '@radix-ui/themes';
+import { Box, Button, Card, CheckboxGroup, Dialog, Flex, RadioGroup, ScrollArea, Table, Text, TextField } from '@radix-ui/themes';
 import {
   REPORT_VIEW_ROWS,
   reportCycles,
@@ -30,6 +30,24 @@ type Cycle = (typeof reportCycles)[number];
 type Frequency = (typeof reportFrequencies)[number];
 
 const REPORTS = 'reports';
+
+/** A labelled set of checkboxes: a group, not a <label> (a label around them would name only the first). */
+function Choices({ label, required, error, children }: { label: string; required?: boolean; error?: string; children: ReactNode }) {
+  return (
+    <div className="field" role="group" aria-label={label} data-invalid={error ? 'true' : undefined}>
+      <Text as="div" size="2" weight="medium" className="field-label">
+        {required && <span className="required">*</span>}
+        {label}
+      </Text>
+      {children}
+      {error && (
+        <Text as="div" size="1" color="red" className="field-error" role="alert">
+          {error}
+        </Text>
+      )}
+    </div>
+  );
+}
 /** Rows the page draws at once; the answer holds up to REPORT_VIEW_ROWS. */
 const TABLE_ROWS = 500;
 /** Lines the chart draws at most (device × variable). */
@@ -138,7 +156,7 @@ function SaveDialog({
                   options={Array.from({ length: 24 }, (_, h) => ({ value: String(h), label: `${String(h).padStart(2, '0')}:00` }))}
                 />
               </Field>
-              <Field label={t('report.contacts')} required error={errors.contactIds}>
+              <Choices label={t('report.contacts')} required error={errors.contactIds}>
                 <CheckboxGroup.Root value={contactIds} onValueChange={setContactIds} name="contactIds">
                   {(contacts.data ?? []).map((c) => (
                     <CheckboxGroup.Item key={c.id} value={c.id}>
@@ -146,7 +164,7 @@ function SaveDialog({
                     </CheckboxGroup.Item>
                   ))}
                 </CheckboxGroup.Root>
-              </Field>
+              </Choices>
             </>
           )}
         </Flex>
@@ -287,38 +305,43 @@ export function ReportPage() {
         <Flex direction="column" gap="3">
           <Flex gap="3" wrap="wrap" align="end">
             <Field label={t('report.saved')}>
-              <SelectInput
-                name="saved"
-                value={savedId}
-                onChange={load}
-                placeholder={t('report.newReport')}
-                options={(saved.data ?? []).map((r) => ({
-                  value: r.id,
-                  label: r.frequency === 'none' ? r.name : `${r.name} · ${t(`report.frequencies.${r.frequency}`)}`,
-                }))}
-              />
+              <Box minWidth="220px">
+                <SelectInput
+                  name="saved"
+                  value={savedId}
+                  onChange={load}
+                  placeholder={t('report.newReport')}
+                  options={(saved.data ?? []).map((r) => ({
+                    value: r.id,
+                    label: r.frequency === 'none' ? r.name : `${r.name} · ${t(`report.frequencies.${r.frequency}`)}`,
+                  }))}
+                />
+              </Box>
             </Field>
             {current?.lastSentAt && (
               <Text size="1" color="gray">
                 {t('report.lastSent')}: {formatDate(current.lastSentAt, true)}
               </Text>
             )}
-            <Field label={t('report.product')} hint={t('report.chooseProduct')}>
-              <SelectInput
-                name="productId"
-                value={d.productId}
-                onChange={(v) => setD((old) => ({ ...old, productId: v, deviceIds: [], variables: [] }))}
-                options={(products.data ?? []).map((p) => ({ value: p.id, label: `${p.name} (${p.code})` }))}
-              />
+            <Field label={t('report.product')}>
+              <Box minWidth="220px">
+                <SelectInput
+                  name="productId"
+                  value={d.productId}
+                  onChange={(v) => setD((old) => ({ ...old, productId: v, deviceIds: [], variables: [] }))}
+                  options={(products.data ?? []).map((p) => ({ value: p.id, label: `${p.name} (${p.code})` }))}
+                  placeholder={t('report.chooseProduct')}
+                />
+              </Box>
             </Field>
-            <Field label={t('report.source')}>
+            <Choices label={t('report.source')}>
               <RadioGroup.Root value={d.source} onValueChange={(v) => set('source', v as Definition['source'])} name="source">
                 <Flex gap="3">
                   <RadioGroup.Item value="devices">{t('report.sources.devices')}</RadioGroup.Item>
                   <RadioGroup.Item value="group">{t('report.sources.group')}</RadioGroup.Item>
                 </Flex>
               </RadioGroup.Root>
-            </Field>
+            </Choices>
             {d.source === 'group' && (
               <Field label={t('report.group')} required>
                 <SelectInput
@@ -332,7 +355,7 @@ export function ReportPage() {
             )}
           </Flex>
           {d.source === 'devices' && (
-            <Field label={t('report.devices')} required>
+            <Choices label={t('report.devices')} required>
               <ScrollArea type="auto" style={{ maxHeight: 120 }}>
                 <CheckboxGroup.Root value={d.deviceIds} onValueChange={(v) => set('deviceIds', v)} name="deviceIds">
                   <Flex gap="3" wrap="wrap">
@@ -344,9 +367,14 @@ export function ReportPage() {
                   </Flex>
                 </CheckboxGroup.Root>
               </ScrollArea>
-            </Field>
+            </Choices>
           )}
-          <Field label={t('report.variables')} required>
+          <Choices label={t('report.variables')} required>
+            {properties.length === 0 && d.variables.length === 0 && (
+              <Text size="1" color="gray">
+                {t('report.chooseProduct')}
+              </Text>
+            )}
             <CheckboxGroup.Root value={d.variables} onValueChange={(v) => set('variables', v.slice(0, 10))} name="variables">
               <Flex gap="3" wrap="wrap">
                 {[
@@ -359,7 +387,7 @@ export function ReportPage() {
                 ))}
               </Flex>
             </CheckboxGroup.Root>
-          </Field>
+          </Choices>
           <Flex gap="3" wrap="wrap" align="end">
             <Field label={t('report.fn')}>
               <SelectInput name="fn" value={d.fn} onChange={(v) => set('fn', v as Fn)} options={labelled(t, 'report.fns', reportFns)} />
@@ -407,14 +435,14 @@ export function ReportPage() {
       {table && table.rows.length > 0 && (
         <>
           <Card>
-            <TrendChart label={t('report.chart')} height={360} series={series} />
+            <TrendChart label={t('report.chart')} height={360} series={series} sharedAxis />
           </Card>
           {table.total > TABLE_ROWS && (
             <Text size="1" color="gray">
               {t('report.rowsShown', { total: table.total, shown: Math.min(TABLE_ROWS, REPORT_VIEW_ROWS) })}
             </Text>
           )}
-          <Table.Root size="1" variant="surface" aria-label={t('objects.report')}>
+          <Table.Root size="1" variant="surface" data-testid="report-table">
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>{t('report.time')}</Table.ColumnHeaderCell>
