@@ -79,6 +79,11 @@ export const errorCatalogue = {
     zh: '告警统计只能选择计数或去重计数',
     en: 'An alarm statistic counts alarms: pick count or distinct count',
   },
+  REPORT_TOO_LARGE: {
+    status: 400,
+    zh: '报表过大：请缩短时间范围、加大周期或减少设备',
+    en: 'The report is too large: shorten the range, widen the cycle or pick fewer devices',
+  },
   APP_NAME_TAKEN: { status: 400, zh: '应用名称已存在', en: 'App name already exists' },
   DICT_VALUE_TAKEN: { status: 400, zh: '字典值已存在', en: 'Dictionary value already exists' },
   SCOPE_EXCEEDED: { status: 403, zh: '不能授予自己没有的权限', en: 'You cannot grant permissions you do not hold' },

@@ -77,3 +77,7 @@ export * from './scene/model.ts';
 export * from './scene/events.ts';
 export * from './scene/permissions.ts';
 export * from './scene/routes.ts';
+export * from './report/model.ts';
+export * from './report/events.ts';
+export * from './report/permissions.ts';
+export * from './report/routes.ts';

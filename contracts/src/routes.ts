@@ -20,6 +20,7 @@ import { ptRoutes } from './pt/routes.ts';
 import { videoRoutes } from './video/routes.ts';
 import { sceneRoutes } from './scene/routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
+import { reportRoutes } from './report/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -48,6 +49,7 @@ export const routes = {
   ...videoRoutes,
   ...sceneRoutes,
   ...analysisRoutes,
+  ...reportRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

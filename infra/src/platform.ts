@@ -34,6 +34,7 @@ import { startFiles } from './wiring/files.ts';
 import { startOtaTicker } from './wiring/ota.ts';
 import { createScenes, loadScenes, startSceneScheduler } from './wiring/scenes.ts';
 import type { SceneReactor } from '@iot/projections/scene/reactor.ts';
+import { startReportScheduler } from './wiring/report.ts';
 
 /** Every route of the table bound to its handler: the compiler refuses a route without one. */
 export const handlers: Handlers<typeof routes> = { ...commandHandlers, ...queryHandlers };
@@ -184,6 +185,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       startOtaTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
       // Every process with the projections runs the timing triggers; each fire is claimed once between them.
       startSceneScheduler(db, timeseries, dispatch, logger, stops);
+      // Scheduled reports are queued in the outbox that the delivery worker above sends (a claim row per period).
+      if (timeseries) startReportScheduler(db, timeseries, logger, stops);
     }
 
     const context: AppContext = {

@@ -16,6 +16,7 @@ import { alarmsProjection } from './alarm/alarms.ts';
 import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
+import { reportsProjection } from './report/reports.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
@@ -56,6 +57,7 @@ export const projections: AnyProjection[] = [
   mqttAuthProjection,
   statTasksProjection,
   otaTasksProjection,
+  reportsProjection,
   ruleChainsProjection,
   filesProjection,
   ptProjection,

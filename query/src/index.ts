@@ -16,6 +16,7 @@ import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
+import { reportQueryHandlers } from './report/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
@@ -45,6 +46,7 @@ export const queryHandlers = {
   ...forwardQueryHandlers,
   ...statQueryHandlers,
   ...otaQueryHandlers,
+  ...reportQueryHandlers,
   ...ruleQueryHandlers,
   ...fileQueryHandlers,
   ...ptQueryHandlers,

@@ -31,6 +31,7 @@ export const readModels = [
   'scenes',
   'sceneLog',
   'ruleDebug',
+  'reports',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

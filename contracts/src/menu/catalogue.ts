@@ -144,7 +144,7 @@ const areas: Area[] = [
     name: '数据分析',
     icon: 'analysis',
     screens: [
-      { key: 'report', name: '报表定制', router: 'ReportCustom' },
+      { key: 'report', name: '报表定制', router: 'ReportCustom', entries: [...crud, ['export', '导出', 'button']] },
       { key: 'history', name: '历史数据', router: 'HistoryData' },
       { key: 'business', name: '业务统计', router: 'BusinessStatistics', entries: statEntries },
       {

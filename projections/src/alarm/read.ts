@@ -381,3 +381,17 @@ export async function lastAlarmOfRules(db: Sql, tenantId: string): Promise<Map<s
   );
   return new Map(rows.rows.map((r) => [r.ruleId, r.at]));
 }
+
+/** The email addresses of those of `contactIds` that are contacts of the tenant (a scheduled report's recipients). */
+export async function contactAddresses(
+  db: Sql,
+  tenantId: string,
+  contactIds: readonly string[],
+): Promise<{ contactId: string; name: string; email: string }[]> {
+  if (contactIds.length === 0) return [];
+  const rows = await db.query<{ contactId: string; name: string; email: string }>(
+    'select id as "contactId", name, email from rm_contacts where tenant_id = $1 and id = any($2) order by name',
+    [tenantId, [...contactIds]],
+  );
+  return rows.rows;
+}

@@ -360,3 +360,30 @@ export async function devicesForRollout(
   );
   return rows.rows;
 }
+
+/** A device as a report names it: its serial number, name and thing model. */
+export type ReportDevice = { id: string; sn: string; name: string; productId: string; modelVersion: number };
+
+/**
+ * The tenant's devices a report covers: the ids picked (those of the tenant), or every device of a group's subtree,
+ * each narrowed to the caller's station (spec §6 `stationId`); in serial number order, at most `limit`.
+ */
+export async function devicesForReport(
+  db: Sql,
+  tenantId: string,
+  of: { deviceIds?: readonly string[]; groupId?: string | null; stationId?: string | null },
+  limit: number,
+): Promise<ReportDevice[]> {
+  const where = ['d.tenant_id = $1'];
+  const params: unknown[] = [tenantId];
+  if (of.deviceIds && of.deviceIds.length > 0) where.push(`d.id = any(${param(params, [...of.deviceIds])})`);
+  for (const root of [of.groupId, of.stationId]) {
+    if (root) where.push(`d.group_id = any(${param(params, await groupSubtree(db, tenantId, root))})`);
+  }
+  const rows = await db.query<ReportDevice>(
+    `select d.id, d.sn, d.name, d.product_id as "productId", d.model_version as "modelVersion"
+     from rm_devices d where ${where.join(' and ')} order by d.sn limit ${param(params, limit)}`,
+    params,
+  );
+  return rows.rows;
+}

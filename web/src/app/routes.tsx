@@ -53,6 +53,7 @@ const ProjectFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'P
 const NationalFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'NationalFaultPage');
 const ProjectsPage = page(() => import('../analysis/SitesPage.tsx'), 'ProjectsPage');
 const GaragesPage = page(() => import('../analysis/SitesPage.tsx'), 'GaragesPage');
+const ReportPage = page(() => import('../report/ReportPage.tsx'), 'ReportPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
 const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
@@ -98,6 +99,7 @@ export const screens: Record<string, ComponentType> = {
   '/analysis/nationalFault': NationalFaultPage,
   '/analysis/project': ProjectsPage,
   '/analysis/garage': GaragesPage,
+  '/analysis/report': ReportPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,

@@ -14,7 +14,18 @@ const COLOURS = ['#2E68EA', '#E5484D', '#30A46C', '#F76B15', '#8E4EC6', '#12A594
  * given each new set of points, so a live trend grows without redrawing from scratch. The legend sits above
  * the plot, clear of the time axis's labels. `data-points` counts the points drawn.
  */
-export function TrendChart({ series, label, height = 320 }: { series: TrendSeries[]; label: string; height?: number }) {
+export function TrendChart({
+  series,
+  label,
+  height = 320,
+  sharedAxis = false,
+}: {
+  series: TrendSeries[];
+  label: string;
+  height?: number;
+  /** One value axis for every line (lines of one quantity, as a report's devices are). */
+  sharedAxis?: boolean;
+}) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<ECharts | null>(null);
   const latest = useRef(series);
@@ -22,10 +33,16 @@ export function TrendChart({ series, label, height = 320 }: { series: TrendSerie
 
   // Two lines of different magnitudes (an energy total beside a current) each get an axis of their own.
   const optionOf = (list: TrendSeries[]) => ({
-    series: list.map((s, i) => ({ name: s.name, type: 'line', showSymbol: false, data: s.points, yAxisIndex: i === 1 ? 1 : 0 })),
+    series: list.map((s, i) => ({
+      name: s.name,
+      type: 'line',
+      showSymbol: false,
+      data: s.points,
+      yAxisIndex: i === 1 && !sharedAxis ? 1 : 0,
+    })),
     yAxis: [
       { type: 'value', scale: true },
-      { type: 'value', scale: true, show: list.length > 1, splitLine: { show: false } },
+      { type: 'value', scale: true, show: list.length > 1 && !sharedAxis, splitLine: { show: false } },
     ],
     legend: { data: list.map((s) => s.name), top: 0, left: 'center', type: 'scroll' },
   });

@@ -10,6 +10,7 @@ import { en as statEn, zh as statZh } from '../analysis/i18n.ts';
 import { en as fileEn, zh as fileZh } from '../file/strings.ts';
 import { en as ptEn, zh as ptZh } from '../producttest/strings.ts';
 import { en as videoEn, zh as videoZh } from '../video/strings.ts';
+import { en as reportEn, zh as reportZh } from '../report/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -21,6 +22,7 @@ const bundles: Array<[object, object]> = [
   [fileEn, fileZh],
   [ptEn, ptZh],
   [videoEn, videoZh],
+  [reportEn, reportZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

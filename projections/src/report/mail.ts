@@ -1,0 +1,40 @@
+import type { ReportCycle } from '@iot/contracts';
+import type { ReportResult } from './compute.ts';
+
+/** Rows a mail carries at most; the rest is left to the screen's export. */
+export const MAIL_ROWS = 2_000;
+
+/** A cycle's start as the report's readers read it: local time in the report's zone, to the minute. */
+export function localTime(iso: string, timeZone: string, cycle: ReportCycle): string {
+  const at = new Date(iso);
+  const day = at.toLocaleDateString('sv-SE', { timeZone });
+  if (cycle === '1d' || cycle === '1w' || cycle === '1M') return day;
+  return `${day} ${at.toLocaleTimeString('sv-SE', { timeZone, hour: '2-digit', minute: '2-digit' })}`;
+}
+
+/** A report as the text of a mail, in both languages (a contact has no language of their own): a tab-separated table. */
+export function reportMailText(
+  report: { name: string; timeZone: string; cycle: ReportCycle; fn: string },
+  period: { from: Date; to: Date },
+  result: ReportResult,
+): string {
+  const names = new Map(result.devices.map((d) => [d.id, `${d.name} (${d.sn})`]));
+  const head = ['时间 Time', '设备 Device', ...result.columns.map((c) => `${c.name ?? c.variable}${c.unit ? ` (${c.unit})` : ''}`)];
+  const lines = result.rows
+    .slice(0, MAIL_ROWS)
+    .map((r) => [
+      localTime(r.time, report.timeZone, report.cycle),
+      names.get(r.deviceId) ?? r.deviceId,
+      ...r.values.map((v) => (v === null ? '' : String(v))),
+    ]);
+  const range = `${period.from.toISOString()} — ${period.to.toISOString()}`;
+  return [
+    `报表 Report: ${report.name}`,
+    `时间范围 Range: ${range} (${report.timeZone}), 周期 Cycle: ${report.cycle}, 聚合 Aggregation: ${report.fn}`,
+    `设备 Devices: ${result.devices.length}, 行 Rows: ${result.rows.length}`,
+    ...(result.rows.length > MAIL_ROWS ? [`仅列出前 ${MAIL_ROWS} 行 / Only the first ${MAIL_ROWS} rows are listed`] : []),
+    '',
+    head.join('\t'),
+    ...lines.map((l) => l.join('\t')),
+  ].join('\n');
+}

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import PDFDocument from 'pdfkit';
+import { formulaSafe, type Lang, type ReportCycle } from '@iot/contracts';
+import type { ReportResult } from '@iot/projections/report/compute.ts';
+import { localTime } from '@iot/projections/report/mail.ts';
+import { csvStream } from '../shared/csv.ts';
+
+/** What a report file says of itself beside its rows. */
+export interface ReportHeading {
+  name: string;
+  from: string;
+  to: string;
+  timeZone: string;
+  cycle: ReportCycle;
+  fn: string;
+  lang: Lang;
+}
+
+const words: Record<Lang, { time: string; device: string; sn: string; range: string; cycle: string; fn: string; cut: string }> = {
+  zh: {
+    time: '时间',
+    device: '设备',
+    sn: '序列号',
+    range: '时间范围',
+    cycle: '周期',
+    fn: '聚合',
+    cut: '仅列出前 {n} 行，完整数据请导出 XLSX 或 CSV',
+  },
+  en: {
+    time: 'Time',
+    device: 'Device',
+    sn: 'Serial number',
+    range: 'Range',
+    cycle: 'Cycle',
+    fn: 'Aggregation',
+    cut: 'Only the first {n} rows are listed: export XLSX or CSV for all',
+  },
+};
+
+/** The file's header: time, device, serial number, then each variable by its name and unit. */
+export function reportHeader(result: ReportResult, lang: Lang): string[] {
+  const w = words[lang];
+  return [w.time, w.device, w.sn, ...result.columns.map((c) => `${c.name ?? c.variable}${c.unit ? ` (${c.unit})` : ''}`)];
+}
+
+/** One line per row: local time, device name and serial number, then the values (blank where a cycle has none). */
+function* reportLines(result: ReportResult, heading: ReportHeading): Generator<(string | number | null)[]> {
+  const devices = new Map(result.devices.map((d) => [d.id, d]));
+  for (const row of result.rows) {
+    const d = devices.get(row.deviceId);
+    yield [localTime(row.time, heading.timeZone, heading.cycle), d?.name ?? row.deviceId, d?.sn ?? '', ...row.values];
+  }
+}
+
+async function* fromSync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items;
+}
+
+export const reportCsv = (result: ReportResult, heading: ReportHeading) =>
+  csvStream(reportHeader(result, heading.lang), fromSync(reportLines(result, heading)));
+
+/** XLSX written as a stream (rows committed as they go, no shared strings), numbers as numbers. */
+export async function* reportXlsx(result: ReportResult, heading: ReportHeading): AsyncGenerator<Uint8Array> {
+  const out = new PassThrough();
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const sheet = book.addWorksheet('report');
+  const header = reportHeader(result, heading.lang);
+  sheet.columns = header.map((h, i) => ({ header: h, key: `c${i}`, width: i === 0 ? 18 : 16 }));
+  const writing = (async () => {
+    for (const line of reportLines(result, heading))
+      sheet.addRow(line.map((cell) => (typeof cell === 'string' ? formulaSafe(cell) : cell))).commit();
+    sheet.commit();
+    await book.commit();
+  })();
+  for await (const chunk of out) yield chunk as Uint8Array;
+  await writing;
+}
+
+/** Rows a PDF lists at most: a printable document, not the data set (XLSX and CSV hold every row). */
+export const PDF_ROWS = 3_000;
+/** A font with Chinese glyphs, where the machine has one (Debian's fonts-noto-cjk); else the PDF's built-in Helvetica. */
+const CJK_FONTS = [
+  { path: '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', family: 'NotoSansCJKsc-Regular' },
+  { path: '/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc', family: 'NotoSansCJKsc-Regular' },
+  { path: '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc', family: 'WenQuanYiMicroHei' },
+];
+
+/** A landscape A4 table: the heading, then the rows, the header repeated on every page. */
+export function reportPdf(result: ReportResult, heading: ReportHeading): Promise<Uint8Array> {
+  const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: heading.name } });
+  const font = CJK_FONTS.find((f) => existsSync(f.path));
+  if (font) doc.registerFont('body', font.path, font.family);
+  doc.font(font ? 'body' : 'Helvetica');
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Uint8Array>((resolve, reject) => {
+    doc.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    doc.on('error', reject);
+  });
+  const w = words[heading.lang];
+  doc.fontSize(16).text(heading.name);
+  doc
+    .fontSize(9)
+    .text(`${w.range}: ${heading.from} — ${heading.to} (${heading.timeZone})   ${w.cycle}: ${heading.cycle}   ${w.fn}: ${heading.fn}`);
+  if (result.rows.length > PDF_ROWS) doc.text(w.cut.replace('{n}', String(PDF_ROWS)));
+  doc.moveDown();
+  const header = reportHeader(result, heading.lang);
+  const left = doc.page.margins.left;
+  const width = doc.page.width - left - doc.page.margins.right;
+  const widths = header.map((_, i) => (i === 0 ? 90 : i === 1 ? 110 : i === 2 ? 90 : (width - 290) / Math.max(1, header.length - 3)));
+  const lineHeight = 13;
+  const line = (cells: readonly (string | number | null)[]) => {
+    if (doc.y + lineHeight > doc.page.height - doc.page.margins.bottom) {
+      doc.addPage();
+      line(header);
+    }
+    const y = doc.y;
+    let x = left;
+    cells.forEach((cell, i) => {
+      doc.text(cell === null ? '' : String(cell), x, y, { width: widths[i]! - 4, height: lineHeight, ellipsis: true, lineBreak: false });
+      x += widths[i]!;
+    });
+    doc.x = left;
+    doc.y = y + lineHeight;
+  };
+  doc.fontSize(8);
+  line(header);
+  let n = 0;
+  for (const cells of reportLines(result, heading)) {
+    if (++n > PDF_ROWS) break;
+    line(cells.map((c) => (typeof c === 'number' ? Number(c.toFixed(4)) : c)));
+  }
+  doc.end();
+  return done;
+}
