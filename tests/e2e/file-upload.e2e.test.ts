@@ -54,7 +54,7 @@ describe('file upload in a real browser', () => {
     await page.unrouteAll({ behavior: 'ignoreErrors' });
 
     const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
-    await expect.poll(() => unfinished.textContent(), { timeout: 30_000 }).toContain('Uploading 41%');
+    await expect.poll(() => unfinished.textContent(), { timeout: 30_000 }).toContain('41% uploaded');
     if (shots) await page.screenshot({ path: path.join(shots, 'file-unfinished-en.png') });
     await unfinished.getByRole('button', { name: 'Resume' }).click();
     await choose(page);
