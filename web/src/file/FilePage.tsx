@@ -113,16 +113,17 @@ function usePendingUploads() {
 
 const percentOf = (sent: number, total: number) => (total > 0 ? Math.floor((sent / total) * 100) : 0);
 
-function ProgressLine({ sent, total }: { sent: number; total: number }) {
+/** A progress bar with its percentage: `uploading` while bytes go out, `received` for what the server holds of a stopped one. */
+function ProgressLine({ sent, total, label = 'uploading' }: { sent: number; total: number; label?: 'uploading' | 'received' }) {
   const { t } = useTranslation();
   const percent = percentOf(sent, total);
   return (
     <Flex align="center" gap="2" style={{ minWidth: 260 }}>
       <Box flexGrow="1">
-        <Progress value={percent} aria-label={t('file.uploading', { percent })} />
+        <Progress value={percent} aria-label={t(`file.${label}`, { percent })} />
       </Box>
       <Text size="1" color="gray">
-        {t('file.uploading', { percent })}
+        {t(`file.${label}`, { percent })}
       </Text>
     </Flex>
   );
@@ -305,7 +306,7 @@ function PendingUploads({
             <Text size="2">
               {p.name} ({sizeInMb(p.size)} MB)
             </Text>
-            <ProgressLine sent={p.offset ?? 0} total={p.size} />
+            <ProgressLine sent={p.offset ?? 0} total={p.size} label="received" />
             <Button size="1" variant="soft" onClick={() => onResume(p)}>
               {t('file.resume')}
             </Button>

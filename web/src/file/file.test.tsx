@@ -74,7 +74,7 @@ describe('the file management screen', () => {
     );
     renderScreen(<FilePage />);
     const region = await screen.findByRole('region', { name: 'Unfinished uploads' });
-    await waitFor(() => expect(region.textContent).toContain('Uploading 25%'));
+    await waitFor(() => expect(region.textContent).toContain('25% uploaded'));
     expect(region.textContent).toContain('big.bin (4.00 MB)');
     await userEvent.setup().click(within(region).getByRole('button', { name: 'Resume' }));
     expect((await screen.findByRole('dialog')).textContent).toContain('Resume: big.bin');
