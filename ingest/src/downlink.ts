@@ -1,5 +1,5 @@
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
-import { OTA_OFFER_SERVICE, thingsboardFwAttributes, type OtaOffer } from '@iot/contracts';
+import { OTA_OFFER_SERVICE, thingsboardFwAttributes } from '@iot/contracts';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed, LiveSender } from '@iot/contracts/ports/live.ts';
 import type { DeviceMessage, Intake } from './intake.ts';
@@ -239,9 +239,7 @@ export function createDownlink(options: DownlinkOptions) {
       // a rollout's offer is the `fw_*` shared attributes its OTA client acts on.
       const offer = message.kind === 'service' && message.identifier === OTA_OFFER_SERVICE;
       if (message.kind === 'property' || offer) {
-        const values = offer
-          ? thingsboardFwAttributes(message.params as unknown as OtaOffer)
-          : { [message.identifier]: message.params.value };
+        const values = offer ? thingsboardFwAttributes(message.params) : { [message.identifier]: message.params.value };
         const sent =
           delivery.style === 'thingsboard'
             ? await publishTo(delivery.clientId, TB_ATTRIBUTES_TOPIC, values)

@@ -106,7 +106,7 @@ describe("ThingsBoard's OTA client", () => {
       {
         name: 'tb to 2.1',
         fileId: 'fw-2.1',
-        target: { kind: 'devices', deviceIds: [device.id] },
+        target: { kind: 'product', productId, version: '2.0' },
         waves: { size: 10, pauseSec: 0, failurePercent: 0 },
       },
       async () => ({
@@ -157,5 +157,7 @@ describe("ThingsBoard's OTA client", () => {
     expect([row!.status, row!.toVersion, row!.fromVersion]).toEqual(['success', '2.1', '2.0']);
     const listed = ok(await injectRoute(platform.app!, 'device.list', { token, query: { sn: 'TB-OTA-1' } }));
     expect(listed.rows[0]!.version).toBe('2.1');
+    // The product's upgrade progress (spec §3) is its newest rollout's share of upgraded devices.
+    expect(ok(await injectRoute(platform.app!, 'product.detail', { token, query: { id: productId } })).upgradeProgress).toBe(100);
   }, 120_000);
 });

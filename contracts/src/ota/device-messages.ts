@@ -63,10 +63,10 @@ export interface OtaOffer {
 }
 
 /** The offer as ThingsBoard's OTA client takes it: the `fw_*` shared attributes (it then asks for the file in chunks). */
-export const thingsboardFwAttributes = (offer: OtaOffer) => ({
-  fw_title: offer.name,
-  fw_version: offer.version ?? '',
-  fw_size: offer.size,
-  fw_checksum: offer.sha256,
+export const thingsboardFwAttributes = (offer: Partial<Record<keyof OtaOffer, unknown>>) => ({
+  fw_title: String(offer.name ?? ''),
+  fw_version: String(offer.version ?? ''),
+  fw_size: Number(offer.size ?? 0),
+  fw_checksum: String(offer.sha256 ?? ''),
   fw_checksum_algorithm: 'SHA256',
 });
