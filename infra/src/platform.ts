@@ -4,6 +4,7 @@ import type { routes } from '@iot/contracts';
 import type { Handlers } from '@iot/contracts/http/handler.ts';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
+import type { FileStore } from '@iot/contracts/ports/files.ts';
 import type { Ingest } from '@iot/ingest';
 import type { AlarmReactor, ProjectionRunner } from '@iot/projections/index.ts';
 import { queryHandlers } from '@iot/query';
@@ -78,6 +79,8 @@ export interface StartOptions {
   /** Embedded MQTT broker port instead of config.MQTT_PORT (0 = any free port). */
   mqttPort?: number;
   seedDemo?: boolean;
+  /** The uploaded files' store, until the files capability wires its own (issue 21): ThingsBoard's firmware chunks read from it. */
+  fileStore?: FileStore;
 }
 
 /** Starts the platform's engines and roles in this process (the composition root) and returns how to stop them in order. */
@@ -146,6 +149,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           logger,
           reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : []), scenes.reactor],
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
+          files: options.fileStore ?? null,
         },
         stops,
       ));

@@ -1,4 +1,5 @@
 import type { DeviceLinkPort, DeviceReply } from '@iot/contracts/ports/device-link.ts';
+import { OTA_OFFER_SERVICE, thingsboardFwAttributes } from '@iot/contracts';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed, LiveSender } from '@iot/contracts/ports/live.ts';
 import type { DeviceMessage, Intake } from './intake.ts';
@@ -234,9 +235,11 @@ export function createDownlink(options: DownlinkOptions) {
       }
       const publishTo = options.publishTo;
       if (!publishTo) return { ok: false, reason: 'offline' };
-      // ThingsBoard firmware: a property set is a shared-attribute update (no reply); a service is a server-side RPC.
-      if (message.kind === 'property') {
-        const values = { [message.identifier]: message.params.value };
+      // ThingsBoard firmware: a property set is a shared-attribute update (no reply); a service is a server-side RPC;
+      // a rollout's offer is the `fw_*` shared attributes its OTA client acts on.
+      const offer = message.kind === 'service' && message.identifier === OTA_OFFER_SERVICE;
+      if (message.kind === 'property' || offer) {
+        const values = offer ? thingsboardFwAttributes(message.params) : { [message.identifier]: message.params.value };
         const sent =
           delivery.style === 'thingsboard'
             ? await publishTo(delivery.clientId, TB_ATTRIBUTES_TOPIC, values)

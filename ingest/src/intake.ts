@@ -1,5 +1,6 @@
 import { DomainError, type OtaReport } from '@iot/contracts';
 import { fwStateOf, otaReportOf } from './ota/progress.ts';
+import type { FirmwareChunks } from './ota/firmware.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, textOf, type Sample } from './payload.ts';
 import type { Presence } from './presence.ts';
@@ -84,6 +85,8 @@ export interface IntakeOptions {
   onDisconnect?(device: DeviceRef): void;
   /** A device's report of its upgrade: on its OTA topic (task named), or ThingsBoard's `fw_state` telemetry (task null). */
   onOtaProgress?(device: DeviceRef, taskId: string | null, report: OtaReport): void;
+  /** ThingsBoard's firmware chunk requests (embedded broker: the chunk goes to the asking session). */
+  firmware?: FirmwareChunks;
   /** Raw bytes from a DTU-style device (pass-through), not parsed. */
   onPassthrough?(device: DeviceRef, bytes: Uint8Array): void;
   /** ThingsBoard's client-side RPC and attribute requests (embedded broker: the answer goes to the asking session). */
@@ -255,6 +258,14 @@ export function createIntake(options: IntakeOptions) {
         if (!uplink) return (dead(session ?? null, message, 'unknown topic'), { refused: 'topic' });
         const device = uplink.sn === null || (session && uplink.sn === session.sn) ? session : await registry.bySn(uplink.sn);
         if (!device) return dead(null, message, 'unknown or disabled device');
+        if (uplink.kind === 'fwChunkRequest') {
+          // The payload is the chunk size as text (ThingsBoard's client), not JSON.
+          const size = Number(Buffer.from(message.payload).toString('utf8').trim() || '0');
+          if (!options.firmware || !message.clientId)
+            return dead(device, message, 'firmware chunks are served on the embedded broker only');
+          if (!Number.isInteger(size) || size < 0) return (dead(device, message, 'not a chunk size'), { refused: 'payload' });
+          return await options.firmware.chunk(device, message.clientId, uplink.requestId, uplink.chunk, size);
+        }
         if (uplink.kind === 'passthrough') {
           if (message.payload.length > maxBytes) return dead(device, message, 'payload too large');
           return options.onPassthrough?.(device, message.payload);

@@ -1,5 +1,7 @@
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import { createOtaReporter } from './ota/progress.ts';
+import { createFirmwareChunks } from './ota/firmware.ts';
+import type { FileStore } from '@iot/contracts/ports/files.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
@@ -7,7 +9,7 @@ import { createDownlink } from './downlink.ts';
 import { createIntake, type DeviceMessage, type TelemetrySink } from './intake.ts';
 import { createPresence } from './presence.ts';
 import type { DeviceDirectory } from '@iot/contracts/ports/device-directory.ts';
-import { createDeviceRegistry, type DeviceRegistry } from './registry.ts';
+import { createDeviceRegistry, type DeviceRegistry, type DeviceRef } from './registry.ts';
 import { followDeviceChanges, sweepSilentDevices } from './sessions.ts';
 import { createIntakeTables } from './tables.ts';
 import type { ThingsboardRequests } from './thingsboard.ts';
@@ -55,6 +57,8 @@ export interface IngestOptions {
   thingsboard?: (registry: DeviceRegistry) => ThingsboardRequests;
   /** To one client only (ThingsBoard's `me` topics name no device); embedded broker only. */
   publishTo?: (clientId: string, topic: string, payload: object) => Promise<boolean>;
+  /** Where rollout files are read from for ThingsBoard's chunk download, and which file a device's running rollout sends it. */
+  firmware?: { store: FileStore; fileOf(device: DeviceRef): Promise<{ storageKey: string; size: number } | null> };
   /** Ends a session now (its device lost the right to it); embedded broker only: an external one cuts its own (broker accounts). */
   disconnect?: (clientId: string) => Promise<boolean>;
 }
@@ -112,6 +116,8 @@ export async function startIngest(options: IngestOptions) {
     onConnect: (device) => downlink.resendLater(device, 1_000),
     onSubscribe: (device) => downlink.resendLater(device, 100),
     onPassthrough: downlink.onPassthrough,
+    firmware:
+      options.firmware && options.publishTo ? createFirmwareChunks({ ...options.firmware, publishTo: options.publishTo }) : undefined,
     onOtaProgress: createOtaReporter(options.dispatch, (err) => logger.error({ err }, 'OTA progress not recorded')),
     onDisconnect: downlink.onDisconnect,
     registry,

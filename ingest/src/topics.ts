@@ -18,7 +18,9 @@ export type Uplink =
   | { kind: 'rpcRequest' | 'attributesRequest'; sn: null; requestId: string }
   | { kind: 'gatewayAttributesRequest'; sn: null }
   /** A device's report of its upgrade in a rollout (ingest/src/ota/progress.ts). */
-  | { kind: 'otaProgress'; sn: string; taskId: string };
+  | { kind: 'otaProgress'; sn: string; taskId: string }
+  /** ThingsBoard's OTA client asking for chunk `chunk` of its firmware (`v2/fw/request/{requestId}/chunk/{n}`), answered to its session. */
+  | { kind: 'fwChunkRequest'; sn: null; requestId: string; chunk: number };
 
 /** `sn` null: the connected client itself (ThingsBoard's `me`, or its gateway). */
 export function parseUplink(topic: string): Uplink | null {
@@ -49,6 +51,8 @@ export function parseUplink(topic: string): Uplink | null {
     if (t[2] === 'rpc') return { kind: 'gatewayReply', sn: null };
   }
   if (topic === 'v1/gateway/attributes/request') return { kind: 'gatewayAttributesRequest', sn: null };
+  if (t[0] === 'v2' && t[1] === 'fw' && t[2] === 'request' && t.length === 6 && t[3] && t[4] === 'chunk' && /^\d{1,9}$/.test(t[5]!))
+    return { kind: 'fwChunkRequest', sn: null, requestId: t[3], chunk: Number(t[5]) };
   return null;
 }
 
@@ -91,6 +95,7 @@ export const topicTable: readonly TopicRow[] = [
   { direction: 'up', topic: 'v1/gateway/disconnect', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
   { direction: 'up', topic: 'v1/gateway/attributes/request', device: 'gateway', names: 'session' },
+  { direction: 'up', topic: 'v2/fw/request/{id}/chunk/{n}', device: 'any', names: 'session' },
   { direction: 'down', topic: 'devices/{sn}/command/{id}', device: 'any', names: 'device' },
   { direction: 'down', topic: 'devices/{sn}/passthrough/down', device: 'any', names: 'device' },
   { direction: 'down', topic: 'gateways/{sn}/command/{id}', device: 'gateway', names: 'device' },
@@ -101,6 +106,7 @@ export const topicTable: readonly TopicRow[] = [
   { direction: 'down', topic: 'v1/gateway/rpc', device: 'gateway', names: 'session' },
   { direction: 'down', topic: 'v1/gateway/attributes', device: 'gateway', names: 'session' },
   { direction: 'down', topic: 'v1/gateway/attributes/response', device: 'gateway', names: 'session' },
+  { direction: 'down', topic: 'v2/fw/response/{id}/chunk/{n}', device: 'any', names: 'session' },
 ];
 
 /**
@@ -109,13 +115,17 @@ export const topicTable: readonly TopicRow[] = [
  */
 export const uplinkFilters = topicTable
   .filter((r) => r.direction === 'up' && r.names === 'device')
-  .map((r) => r.topic.replace('{sn}', '+').replace('{id}', '+'));
+  .map((r) => r.topic.replace('{sn}', '+').replace('{id}', '+').replace('{n}', '+'));
 
-/** A row's topic for one device, `{id}` filled (`+` for a subscription filter). */
-export const topicOf = (row: TopicRow, sn: string, id = '+') => row.topic.replace('{sn}', sn).replace('{id}', id);
+/** A row's topic for one device, `{id}` filled (`+` for a subscription filter), and a chunk number `{n}` (`0`; `+` in a filter). */
+export const topicOf = (row: TopicRow, sn: string, id = '+') =>
+  row.topic
+    .replace('{sn}', sn)
+    .replace('{id}', id)
+    .replace('{n}', id === '+' ? '+' : '0');
 
 /** Whether a topic names no device (ThingsBoard's `me` and gateway topics): the platform talks there to one session only. */
-export const namesNoDevice = (topic: string) => topic.startsWith('v1/');
+export const namesNoDevice = (topic: string) => topic.startsWith('v1/') || topic.startsWith('v2/');
 
 /** What a device may subscribe to: its own downlink (a gateway's too for a gateway, ThingsBoard's gateway API included). */
 export function downlinkFilters(sn: string, nodeType?: string): string[] {
@@ -140,3 +150,6 @@ export const gatewayCommandTopic = (gatewaySn: string, messageId: string) => `ga
 /** Where a device answers a command (a gateway answers for its sub-devices on its own). */
 export const replyTopic = (sn: string, messageId: string) => `devices/${sn}/reply/${messageId}`;
 export const gatewayReplyTopic = (gatewaySn: string, messageId: string) => `gateways/${gatewaySn}/reply/${messageId}`;
+
+/** ThingsBoard's firmware chunk answer, to the asking session: the chunk's bytes. */
+export const fwChunkResponseTopic = (requestId: string, chunk: number) => `v2/fw/response/${requestId}/chunk/${chunk}`;

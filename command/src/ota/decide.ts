@@ -1,6 +1,7 @@
 import {
   DomainError,
   type OtaFileRef,
+  type OtaTaskFile,
   type OtaOutcome,
   type OtaPlannedDevice,
   type OtaStage,
@@ -16,7 +17,7 @@ export type OtaTaskCommand =
       type: 'CreateOtaTask';
       taskId: string;
       name: string;
-      file: OtaFileRef;
+      file: OtaTaskFile;
       target: OtaTarget;
       waves: OtaWaves;
       devices: OtaPlannedDevice[];

@@ -1,4 +1,12 @@
-import { DomainError, rolloutFileTypes, type OtaRoutes, type OtaTaskCreate, type StoredFile } from '@iot/contracts';
+import {
+  DomainError,
+  OTA_OFFER_SERVICE,
+  rolloutFileTypes,
+  type OtaOffer,
+  type OtaRoutes,
+  type OtaTaskCreate,
+  type StoredFile,
+} from '@iot/contracts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
@@ -10,8 +18,6 @@ import { waveDevices } from './task.ts';
 
 /** The most devices one rollout targets. */
 export const OTA_MAX_DEVICES = 10_000;
-/** The service a device receives its offer as (`devices/{sn}/command/{id}`, `identifier: "ota"`). */
-export const OTA_OFFER_SERVICE = 'ota';
 
 export type FileOf = (tenantId: string, fileId: string) => Promise<StoredFile | null>;
 
@@ -43,7 +49,15 @@ export async function createOtaTask(
       type: 'CreateOtaTask',
       taskId,
       name: body.name,
-      file: { fileId: file.id, name: file.name, fileType, version: file.version, size: file.size, sha256: file.sha256 },
+      file: {
+        fileId: file.id,
+        name: file.name,
+        fileType,
+        version: file.version,
+        size: file.size,
+        sha256: file.sha256,
+        storageKey: file.storageKey,
+      },
       target,
       waves: body.waves,
       devices: found.map((d) => ({ deviceId: d.deviceId, sn: d.sn, fromVersion: d.version })),
@@ -151,7 +165,7 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
               version: f.version,
               size: f.size,
               sha256: f.sha256,
-            },
+            } satisfies OtaOffer,
           },
           null,
         );

@@ -1,4 +1,4 @@
-import type { FileTaskStatus, OtaFileRef, OtaOutcome, OtaPlannedDevice, OtaTaskEvent, OtaWaves } from '@iot/contracts';
+import type { FileTaskStatus, OtaTaskFile, OtaOutcome, OtaPlannedDevice, OtaTaskEvent, OtaWaves } from '@iot/contracts';
 
 export type { OtaTaskEvent };
 
@@ -7,7 +7,7 @@ export interface OtaTaskState {
   exists: boolean;
   status: FileTaskStatus;
   name: string;
-  file: OtaFileRef | null;
+  file: OtaTaskFile | null;
   waves: OtaWaves;
   devices: OtaPlannedDevice[];
   /** The wave running or last run (0: none started). */

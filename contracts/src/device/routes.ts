@@ -94,7 +94,8 @@ export const deviceRoutes = {
     summary: 'List products',
     query: listQuery(productSortable, productListQuery),
     response: page(productRow),
-    reads: ['products'],
+    // The upgrade progress comes from the rollouts (issue 21).
+    reads: ['products', 'otaTasks'],
   }),
   'product.detail': route({
     method: 'GET',
@@ -104,7 +105,7 @@ export const deviceRoutes = {
     summary: 'A product with its draft thing model and published versions',
     query: idBody,
     response: productDetail,
-    reads: ['products'],
+    reads: ['products', 'otaTasks'],
     errors: ['NOT_FOUND'],
   }),
   'product.create': route({

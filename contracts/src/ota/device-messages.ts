@@ -48,3 +48,25 @@ export function reportOfFwState(t: z.infer<typeof thingsboardFwTelemetry>): OtaR
       return { failed: t.fw_error ?? 'FAILED' };
   }
 }
+
+/** The service a device receives a rollout's offer as (`devices/{sn}/command/ota-{taskId}`, `identifier: "ota"`). */
+export const OTA_OFFER_SERVICE = 'ota';
+/** The offer's parameters. */
+export interface OtaOffer {
+  taskId: string;
+  fileId: string;
+  name: string;
+  fileType: string;
+  version: string | null;
+  size: number;
+  sha256: string;
+}
+
+/** The offer as ThingsBoard's OTA client takes it: the `fw_*` shared attributes (it then asks for the file in chunks). */
+export const thingsboardFwAttributes = (offer: Partial<Record<keyof OtaOffer, unknown>>) => ({
+  fw_title: String(offer.name ?? ''),
+  fw_version: String(offer.version ?? ''),
+  fw_size: Number(offer.size ?? 0),
+  fw_checksum: String(offer.sha256 ?? ''),
+  fw_checksum_algorithm: 'SHA256',
+});

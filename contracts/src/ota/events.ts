@@ -8,6 +8,9 @@ export interface OtaPlannedDevice {
   fromVersion: string | null;
 }
 
+/** The file as a task freezes it: what the screens show, and where its bytes are (the FileStore key, never shown). */
+export type OtaTaskFile = OtaFileRef & { storageKey: string };
+
 /**
  * What can happen to an OTA or configuration rollout (stream `otaTask-<tenant>.<taskId>`): the plan, its waves, each
  * device's settled outcome as the task counts it, the failure-rate stop, and an operator's pause, resume and cancel.
@@ -15,7 +18,7 @@ export interface OtaPlannedDevice {
 export type OtaTaskEvent =
   | DomainEvent<
       'OtaTaskCreated',
-      { taskId: string; name: string; file: OtaFileRef; target: OtaTarget; waves: OtaWaves; devices: OtaPlannedDevice[] }
+      { taskId: string; name: string; file: OtaTaskFile; target: OtaTarget; waves: OtaWaves; devices: OtaPlannedDevice[] }
     >
   | DomainEvent<'OtaWaveStarted', { taskId: string; wave: number; deviceIds: string[] }>
   | DomainEvent<'OtaTaskDeviceSettled', { taskId: string; deviceId: string; wave: number; outcome: OtaOutcome }>

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { FileStore } from '@iot/contracts/ports/files.ts';
+import { otaFileOfDevice } from '@iot/projections/ota/read.ts';
 import { createDeviceDirectory } from '../read-models/device-directory.ts';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
@@ -25,6 +27,8 @@ export interface TelemetryWiring {
   logger: Logger;
   /** More reactors on the telemetry beside the alarm rules (forwarding). */
   reactors?: NonNullable<IngestOptions['reactors']>;
+  /** Where uploaded files are (ThingsBoard's firmware chunks read rollout files from it); null without one. */
+  files?: FileStore | null;
   /** Clients whose messages are not device messages (MQTT users): for other subscribers, not the platform's telemetry. */
   notDevice?: (clientId: string) => boolean;
 }
@@ -63,6 +67,7 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
     // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
     watch: config.MQTT_URL ? (filter, handler) => mqtt.onMessage(filter, handler, { shared: false }) : undefined,
     reactors: [alarms, ...(w.reactors ?? [])],
+    firmware: w.files ? { store: w.files, fileOf: (device) => otaFileOfDevice(w.db, device.tenantId, device.deviceId) } : undefined,
   });
   const registrations = await Promise.all(
     (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) =>

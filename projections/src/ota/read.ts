@@ -1,7 +1,7 @@
 import type {
   FileTaskStatus,
   OtaCounts,
-  OtaFileRef,
+  OtaTaskFile,
   OtaStage,
   OtaTarget,
   OtaWaves,
@@ -17,7 +17,7 @@ export type OtaTaskRecord = {
   id: string;
   tenantId: string;
   name: string;
-  file: OtaFileRef;
+  file: OtaTaskFile;
   target: OtaTarget;
   waves: OtaWaves;
   status: FileTaskStatus;
@@ -179,4 +179,14 @@ export async function productUpgradeProgress(db: Sql, tenantId: string, productI
     [tenantId, productIds],
   );
   return new Map(rows.rows.map((r) => [r.productId, Math.round(r.progress * 100) / 100]));
+}
+
+/** The file a device's running rollout sends it (executing or paused there), newest task first; null when none. */
+export async function otaFileOfDevice(db: Sql, tenantId: string, deviceId: string): Promise<OtaTaskFile | null> {
+  const rows = await db.query<{ file: OtaTaskFile }>(
+    `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
+     where d.tenant_id = $1 and d.device_id = $2 and d.status in ('executing', 'pause') order by t.created_at desc limit 1`,
+    [tenantId, deviceId],
+  );
+  return rows.rows[0]?.file ?? null;
 }

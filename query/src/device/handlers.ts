@@ -15,12 +15,16 @@ import {
 } from '@iot/projections/device/read.ts';
 import { productById, productPage, productVersions, publishedModel, type ProductRecord } from '@iot/projections/device/product-read.ts';
 import { mqttConfigPage, templatePage } from '@iot/projections/device/template-read.ts';
+import { productUpgradeProgress } from '@iot/projections/ota/read.ts';
 import { iso, isoOrNull, mapRows } from '../shared/paging.ts';
 import { assertInStation } from '../shared/station.ts';
 
-const toProductRow = ({ tenantId: _t, functions: _f, createdBy, updatedBy, createdAt, updatedAt, ...p }: ProductRecord): ProductRow => ({
+const toProductRow = (
+  { tenantId: _t, functions: _f, createdBy, updatedBy, createdAt, updatedAt, ...p }: ProductRecord,
+  upgradeProgress: number | null = null,
+): ProductRow => ({
   ...p,
-  upgradeProgress: null,
+  upgradeProgress,
   createBy: createdBy,
   updateBy: updatedBy,
   createTime: iso(createdAt),
@@ -90,7 +94,14 @@ type DeviceReads =
 /** Reads of device management (issue 10). */
 export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
   async 'product.list'({ query: { name, type, status, ...page } }, ctx) {
-    return mapRows(await productPage(ctx.ports.db, callerOf(ctx).tenantId, { name, type, status }, page), toProductRow);
+    const { tenantId } = callerOf(ctx);
+    const found = await productPage(ctx.ports.db, tenantId, { name, type, status }, page);
+    const progress = await productUpgradeProgress(
+      ctx.ports.db,
+      tenantId,
+      found.rows.map((p) => p.id),
+    );
+    return mapRows(found, (p) => toProductRow(p, progress.get(p.id) ?? null));
   },
 
   async 'product.detail'({ query }, ctx) {
@@ -98,8 +109,9 @@ export const deviceQueryHandlers: Pick<Handlers<DeviceRoutes>, DeviceReads> = {
     const product = await productById(db, callerOf(ctx).tenantId, query.id);
     if (!product) throw new DomainError('NOT_FOUND');
     const versions = await productVersions(db, query.id);
+    const progress = await productUpgradeProgress(db, product.tenantId, [product.id]);
     return {
-      ...toProductRow(product),
+      ...toProductRow(product, progress.get(product.id) ?? null),
       functions: product.functions,
       versions: versions.map((v) => ({ ...v, publishedAt: iso(v.publishedAt) })),
     };

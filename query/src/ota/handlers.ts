@@ -5,7 +5,14 @@ import { otaCounts, otaDevicesPage, otaTaskById, otaTasksPage, otaWaveCounts, ty
 const toRow = (t: OtaTaskRecord, counts: OtaCounts): OtaTaskRow => ({
   id: t.id,
   name: t.name,
-  file: t.file,
+  file: {
+    fileId: t.file.fileId,
+    name: t.file.name,
+    fileType: t.file.fileType,
+    version: t.file.version,
+    size: t.file.size,
+    sha256: t.file.sha256,
+  },
   target: t.target,
   waves: t.waves,
   status: t.status,
