@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { ok, refusal } from '../harness/api.ts';
@@ -100,6 +101,31 @@ describe('test configuration, batch and ICCIDs', () => {
     expect(again).toMatchObject({ created: 0 });
     expect(again.faults.filter((f) => f.reason === 'exists').map((f) => f.row)).toEqual([2, 3]);
     expect(again.faults[0]!.message).toBe('ICCID已存在');
+    expect(ok(await sut.call('ptIccid.list', { token: admin })).total).toBe(2);
+    // The same from a workbook, into a batch: Chinese headers, the refused rows by their spreadsheet row.
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('iccid');
+    for (const line of [
+      ['ICCID', '备注'],
+      ['89860000000000000003', 'xlsx'],
+      ['12345', 'short'],
+      ['89860000000000000001', 'old'],
+    ])
+      sheet.addRow(line);
+    const xlsx = Buffer.from(await book.xlsx.writeBuffer());
+    const [batch] = ok(await sut.call('ptBatch.list', { token: admin })).rows;
+    const type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    const fromXlsx = ok(
+      await sut.call('ptIccid.import', { token: admin, query: { batchId: batch!.id }, body: xlsx, headers: { 'content-type': type } }),
+    );
+    expect(fromXlsx).toMatchObject({ total: 3, created: 1, failed: 2 });
+    expect(fromXlsx.faults.map((f) => [f.row, f.reason])).toEqual([
+      [3, 'invalid'],
+      [4, 'exists'],
+    ]);
+    const inBatch = ok(await sut.call('ptIccid.list', { token: admin, query: { batchId: batch!.id } })).rows;
+    expect(inBatch).toEqual([expect.objectContaining({ iccid: '89860000000000000003', batchNo: 'B-2026-11', remark: 'xlsx' })]);
+    ok(await sut.call('ptIccid.delete', { token: admin, query: { ids: ['89860000000000000003'] } }));
     expect(ok(await sut.call('ptIccid.list', { token: admin })).total).toBe(2);
     expect(
       refusal(await sut.call('ptIccid.import', { token: admin, body: Buffer.from('sn\n1\n'), headers: { 'content-type': 'text/csv' } })),

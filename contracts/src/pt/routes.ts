@@ -47,13 +47,9 @@ const reportsQuery = listQuery(ptReportSortable, {
   sn: text,
   passed: z.enum(['true', 'false']).optional(),
 });
-const operationsQuery = listQuery(ptOperationSortable, {
-  sn: text,
-  productCode: text,
-  operation: z.enum(ptOperations).optional(),
-  user: text,
-  format: z.enum(['csv', 'xlsx']).optional(),
-});
+const operationFilters = { sn: text, productCode: text, operation: z.enum(ptOperations).optional(), user: text };
+const operationsQuery = listQuery(ptOperationSortable, operationFilters);
+const operationsExportQuery = listQuery(ptOperationSortable, { ...operationFilters, format: z.enum(['csv', 'xlsx']).optional() });
 
 /** One step of the flow: a POST on the device under a configuration, answered with its new test status. */
 const step = <const B extends z.ZodType, const E extends readonly ErrorCode[]>(
@@ -402,7 +398,7 @@ export const ptRoutes = {
     permission: p.operationExport,
     tag: 'production',
     summary: 'Operation records as CSV, or XLSX with format=xlsx, with the filters of the list',
-    query: operationsQuery,
+    query: operationsExportQuery,
     produces: 'text/csv',
     response: csv,
     reads: ['pt'],

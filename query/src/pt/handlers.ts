@@ -1,5 +1,4 @@
-import { DomainError, ptPerm, type Lang, type Page, type PtRoutes, type PtStatus } from '@iot/contracts';
-import { hasPermission } from '@iot/contracts/http/principal.ts';
+import { DomainError, type Lang, type Page, type PtRoutes, type PtStatus } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { devicePage, type DeviceRecord } from '@iot/projections/device/read.ts';
 import { usernamesById, usersPage } from '@iot/projections/user/read.ts';
@@ -173,10 +172,6 @@ export const ptQueryHandlers: Pick<Handlers<PtRoutes>, PtReads> = {
   'ptReport.export': ({ query }, ctx) => exportReport(ctx, 'pt', query),
   'qcReport.export': ({ query }, ctx) => exportReport(ctx, 'qc', query),
   async 'ptOperation.list'({ query: q }, ctx) {
-    if (q.format) {
-      if (!hasPermission(callerOf(ctx), ptPerm.operationExport)) throw new DomainError('FORBIDDEN');
-      return exportOperations(ctx, q);
-    }
     const page = await ptOperationsPage(ctx.ports.db, callerOf(ctx).tenantId, q, q);
     return mapRows(page, ({ createdAt, ...o }) => ({ ...o, createTime: createdAt.toISOString() }));
   },

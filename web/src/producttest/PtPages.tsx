@@ -87,7 +87,7 @@ function ConfigPicker({ children }: { children: (config: ConfigRow) => ReactNode
     <Flex direction="column" gap="3">
       <Flex gap="3" align="center" style={{ maxWidth: 520 }}>
         <Text size="2" weight="medium" style={{ whiteSpace: 'nowrap' }}>
-          {t('pt.objects.config')}
+          {t('pt.configLabel')}
         </Text>
         <SelectInput
           name="configId"
@@ -411,8 +411,8 @@ function reportPage(kind: 'pt' | 'qc') {
         width: 90,
       },
       { id: 'tester', header: t('pt.tester'), value: (r) => r.tester, width: 100 },
-      { id: 'testTime', header: t('pt.testTime'), value: (r) => formatDate(r.testTime), width: 150 },
-      { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 150 },
+      { id: 'testTime', header: t('pt.testTime'), value: (r) => formatDate(r.testTime, true), width: 150 },
+      { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime, true), sortable: true, width: 160 },
     ];
     return (
       <>
@@ -532,7 +532,7 @@ function deviceColumns(t: TFunction): ListColumn<DeviceRow>[] {
       header: t('pt.testStatus'),
       value: (r) => t(`pt.statuses.${r.testStatus}`),
       cell: (r) => <TestStatus value={r.testStatus} />,
-      width: 120,
+      width: 150,
     },
     {
       id: 'passed',
@@ -549,7 +549,7 @@ function deviceColumns(t: TFunction): ListColumn<DeviceRow>[] {
     },
     { id: 'productSn', header: t('pt.productSn'), value: (r) => r.productSn, width: 120 },
     { id: 'iccid', header: t('pt.iccid'), value: (r) => r.iccid, width: 180 },
-    { id: 'updateTime', header: t('pt.updateTime'), value: (r) => (r.updateTime ? formatDate(r.updateTime) : ''), width: 150 },
+    { id: 'updateTime', header: t('pt.updateTime'), value: (r) => (r.updateTime ? formatDate(r.updateTime, true) : ''), width: 170 },
   ];
 }
 const statusFilter = (t: TFunction) => ({
@@ -669,7 +669,7 @@ function OperationRecords() {
     { id: 'operation', header: t('pt.operations.operation'), value: (r) => t(`pt.operations.names.${r.operation}`), width: 120 },
     { id: 'detail', header: t('pt.operations.detail'), value: (r) => r.detail, width: 160 },
     { id: 'user', header: t('pt.operations.user'), value: (r) => r.user, width: 100 },
-    { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 150 },
+    { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime, true), sortable: true, width: 160 },
   ];
   return (
     <Box mt="4">
@@ -848,7 +848,7 @@ export function BatchPage() {
           { id: 'batchNo', header: t('pt.batchNo'), value: (r) => r.batchNo, sortable: true, width: 160 },
           { id: 'quantity', header: t('pt.quantity'), value: (r) => r.quantity, width: 100 },
           { id: 'remark', header: t('pt.remark'), value: (r) => r.remark, width: 200 },
-          { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 150 },
+          { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime, true), sortable: true, width: 160 },
         ]}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
         filters={[{ name: 'batchNo', label: t('pt.batchNo') }]}
@@ -1049,7 +1049,7 @@ export function IccidPage() {
           { id: 'batchNo', header: t('pt.batch'), value: (r) => r.batchNo, width: 120 },
           { id: 'deviceSn', header: t('pt.paired'), value: (r) => r.deviceSn, width: 140 },
           { id: 'remark', header: t('pt.remark'), value: (r) => r.remark, width: 160 },
-          { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 150 },
+          { id: 'createTime', header: t('pt.createTime'), value: (r) => formatDate(r.createTime, true), sortable: true, width: 160 },
         ]}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
         filters={[

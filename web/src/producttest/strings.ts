@@ -2,6 +2,7 @@
 export const zh = {
   pt: {
     objects: { config: '测试配置', batch: '批次', iccid: 'ICCID' },
+    configLabel: '测试配置',
     alias: '别名',
     product: '产品',
     productName: '产品名称',
@@ -142,6 +143,7 @@ export const zh = {
 export const en: typeof zh = {
   pt: {
     objects: { config: 'test configuration', batch: 'batch', iccid: 'ICCID' },
+    configLabel: 'Test configuration',
     alias: 'Alias',
     product: 'Product',
     productName: 'Product name',
