@@ -104,6 +104,21 @@ export const configSchema = z.object({
         ctx.addIssue({ code: 'custom', message: `must be comma-separated CIDRs or addresses (${(error as Error).message})` });
       }
     }),
+  /**
+   * Where the browser may fetch cameras' HLS streams from (the video wall): CSP sources, space-separated, each a scheme
+   * (`https:`) or an origin (`https://gw.example.com:8443`). The default lets any gateway a tenant names play.
+   */
+  VIDEO_STREAM_SOURCES: z
+    .string()
+    .default('http: https:')
+    .refine(
+      (v) =>
+        v
+          .trim()
+          .split(/\s+/)
+          .every((s) => /^https?:$/.test(s) || /^https?:\/\/[a-z0-9.*-]+(:\d{1,5})?$/i.test(s)),
+      'must be space-separated schemes (https:) or origins (https://host:port)',
+    ),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });
