@@ -119,6 +119,21 @@ export const configSchema = z.object({
   FILE_QUOTA_MB: z.coerce.number().int().min(1).max(10_000_000).default(10_240),
   /** The largest file one upload may send, in MB. */
   FILE_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
+  /**
+   * Where the browser may fetch cameras' HLS streams from (the video wall): CSP sources, space-separated, each a scheme
+   * (`https:`) or an origin (`https://gw.example.com:8443`). The default lets any gateway a tenant names play.
+   */
+  VIDEO_STREAM_SOURCES: z
+    .string()
+    .default('http: https:')
+    .refine(
+      (v) =>
+        v
+          .trim()
+          .split(/\s+/)
+          .every((s) => /^https?:$/.test(s) || /^https?:\/\/[a-z0-9.*-]+(:\d{1,5})?$/i.test(s)),
+      'must be space-separated schemes (https:) or origins (https://host:port)',
+    ),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
 });

@@ -132,7 +132,7 @@ export async function createApp(
     context.config.APP_MODE === 'development' ? context.db : null,
   );
   // After access control: a caller without the permission gets 403 whatever the body.
-  registerHardening(app);
+  registerHardening(app, context.config.VIDEO_STREAM_SOURCES);
 
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(

@@ -38,23 +38,27 @@ export function badInput(value: unknown, at: string): { field: string; reason: '
   return null;
 }
 
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // Radix themes and echarts set inline styles.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self' ws: wss:",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-].join('; ');
+/** The policy of every page; `streamSources` are where cameras' HLS streams are fetched from (hls.js plays them through a blob:). */
+const cspOf = (streamSources: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    // Radix themes and echarts set inline styles.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    `connect-src 'self' ws: wss: ${streamSources}`.trim(),
+    `media-src 'self' blob: ${streamSources}`.trim(),
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
 
 /**
  * What every answer carries (issue 9): strings that cannot be stored refused with 400 before any handler,
  * security headers on every answer, `no-store` on the API's.
  */
-export function registerHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>): void {
+export function registerHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>, streamSources = ''): void {
+  const CSP = cspOf(streamSources);
   app.addHook('preValidation', async (request, reply) => {
     // The query parser's object has a prototype of its own (not Object's): copied, it is walked like a body.
     const query = request.query && typeof request.query === 'object' ? { ...request.query } : request.query;

@@ -71,7 +71,7 @@ function CameraTile({ camera }: { camera: CameraRow }) {
           <Text size="2" role="alert">
             {t('video.streamFailed')}
           </Text>
-          <Button size="1" variant="soft" onClick={() => setAttempt((n) => n + 1)}>
+          <Button size="1" onClick={() => setAttempt((n) => n + 1)}>
             {t('video.retry')}
           </Button>
         </Flex>
