@@ -87,11 +87,11 @@ describe('scene linkage on live telemetry', () => {
         body: {
           name: 'Cool the pump room',
           triggers: [
-            { type: 'device', deviceId: ids['SC-1'], match: { kind: 'property', identifier: 'temperature', operator: 'gt', value: 30 } },
+            { type: 'device', deviceId: ids['SC-1']!, match: { kind: 'property', identifier: 'temperature', operator: 'gt', value: 30 } },
             { type: 'invoke' },
           ],
-          conditions: [{ type: 'deviceStatus', deviceId: ids['SC-2'], status: 'online' }],
-          actions: [{ type: 'setProperty', deviceId: ids['SC-2'], identifier: 'setpoint', value: 18 }],
+          conditions: [{ type: 'deviceStatus', deviceId: ids['SC-2']!, status: 'online' }],
+          actions: [{ type: 'setProperty', deviceId: ids['SC-2']!, identifier: 'setpoint', value: 18 }],
         },
       }),
     ).id;

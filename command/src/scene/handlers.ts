@@ -59,13 +59,10 @@ export const sceneHandlers: Pick<Handlers<SceneRoutes>, SceneWrites> = {
 
   /** The invoke is an event; the scene reactor runs it (where the projections run) and logs the run under `runId`. */
   async 'scene.invoke'({ body }, ctx) {
-    const result = await sceneCommand(ctx, body.id, {
-      type: 'InvokeScene',
-      sceneId: body.id,
-      runId: newAggregateId(commandContextOf(ctx)),
-    });
-    const invoked = result.events.find((e) => e.type === 'SceneInvoked');
-    return { id: body.id, runId: String((invoked?.data as { runId?: string } | undefined)?.runId ?? '') };
+    // From the request's idempotency key when it has one: a retried invoke names the run the first one started.
+    const runId = newAggregateId(commandContextOf(ctx));
+    await sceneCommand(ctx, body.id, { type: 'InvokeScene', sceneId: body.id, runId });
+    return { id: body.id, runId };
   },
 };
 

@@ -11,6 +11,7 @@ import { en as fileEn, zh as fileZh } from '../file/strings.ts';
 import { en as ptEn, zh as ptZh } from '../producttest/strings.ts';
 import { en as videoEn, zh as videoZh } from '../video/strings.ts';
 import { en as reportEn, zh as reportZh } from '../report/strings.ts';
+import { en as sceneEn, zh as sceneZh } from '../scene/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -23,6 +24,7 @@ const bundles: Array<[object, object]> = [
   [ptEn, ptZh],
   [videoEn, videoZh],
   [reportEn, reportZh],
+  [sceneEn, sceneZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

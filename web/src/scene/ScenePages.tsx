@@ -615,28 +615,39 @@ export function SceneLinkagePage() {
   );
 }
 
-const conditionLine = (c: LogRow['conditions'][number]) =>
-  `${(c.condition as { type: string }).type}${c.detail ? ` (${c.detail})` : ''}: ${c.result ? '✓' : '✗'}`;
-const actionLine = (a: LogRow['actions'][number]) =>
-  `${(a.action as { type: string; identifier?: string }).type}${a.target ? ` → ${a.target}` : ''}: ${a.ok ? '✓' : `✗ ${a.error ?? ''}`}`;
+/** A condition of a run in one line: its kind, what was found, and whether it held. */
+const conditionLine = (t: (key: string) => string, c: LogRow['conditions'][number]) =>
+  `${t(`scene.conditionTypes.${(c.condition as { type: string }).type}`)}${c.detail ? ` (${c.detail})` : ''}: ${c.result ? '✓' : '✗'}`;
+/** An action of a run in one line: its kind, the device by name, and its outcome. */
+const actionLine = (t: (key: string) => string, names: Map<string, string>, a: LogRow['actions'][number]) => {
+  const target = a.target ? a.target.replace(/^[^ ]+/, (id) => names.get(id) ?? id) : null;
+  return `${t(`scene.actionTypes.${(a.action as { type: string }).type}`)}${target ? ` → ${target}` : ''}: ${a.ok ? '✓' : `✗ ${a.error ?? ''}`}`;
+};
 
 /** The linkage log (spec §3): every run with its trigger, each condition's result, the actions, duration and time. */
 export function LinkageLogPage() {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const scenes = useSceneOptions();
+  const devices = useDeviceOptions();
+  const names = new Map((devices.data ?? []).map((d) => [d.value, d.label]));
   const sceneId = params.get('sceneId');
   const columns: ListColumn<LogRow>[] = [
     { id: 'time', header: t('linkage.time'), value: (r) => formatDate(r.time, true), sortable: true, width: 150 },
     { id: 'sceneName', header: t('linkage.scene'), value: (r) => r.sceneName, width: 130 },
     { id: 'triggerType', header: t('linkage.triggerType'), value: (r) => t(`scene.triggerTypes.${r.triggerType}`), width: 110 },
     { id: 'triggerContent', header: t('linkage.triggerContent'), value: (r) => r.triggerContent, width: 220 },
-    { id: 'conditions', header: t('linkage.conditions'), value: (r) => r.conditions.map(conditionLine).join('; '), width: 200 },
+    {
+      id: 'conditions',
+      header: t('linkage.conditions'),
+      value: (r) => r.conditions.map((c) => conditionLine(t, c)).join('; '),
+      width: 200,
+    },
     {
       id: 'actions',
       header: t('linkage.actions'),
-      value: (r) => r.actions.map(actionLine).join('; '),
-      cell: (r) => <Ellipsis value={r.actions.map(actionLine).join('; ')} />,
+      value: (r) => r.actions.map((a) => actionLine(t, names, a)).join('; '),
+      cell: (r) => <Ellipsis value={r.actions.map((a) => actionLine(t, names, a)).join('; ')} />,
       width: 220,
     },
     {
@@ -695,7 +706,19 @@ export function RuleListPage() {
       cell: (r) => <StatusBadge value={r.status} />,
       width: 90,
     },
-    { id: 'summary', header: t('ruleList.summary'), value: (r) => r.summary, width: 240 },
+    {
+      id: 'summary',
+      header: t('ruleList.summary'),
+      // A scene's summary is its trigger types: named in the reader's language.
+      value: (r) =>
+        r.kind === 'scene'
+          ? r.summary
+              .split(', ')
+              .map((type) => t(`scene.triggerTypes.${type}`))
+              .join(', ')
+          : r.summary,
+      width: 240,
+    },
     {
       id: 'lastTriggerTime',
       header: t('ruleList.lastTrigger'),
