@@ -753,6 +753,7 @@ function Editor({ chainId }: { chainId: string }) {
             onPaneClick={() => setSelected(null)}
             deleteKeyCode={['Delete', 'Backspace']}
             fitView
+            fitViewOptions={{ maxZoom: 1 }}
           >
             <Background />
             <Controls />
@@ -810,7 +811,7 @@ export function ChainEditorPage() {
     <Flex direction="column" gap="2">
       <Flex gap="2" align="center" style={{ maxWidth: 420 }}>
         <Text size="2" style={{ whiteSpace: 'nowrap' }}>
-          {t('rule.chain')}
+          {t('rule.editor.chainPick')}
         </Text>
         <SelectInput
           name="chain"
