@@ -226,14 +226,14 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
         {node.name}
       </Text>
       {on ? (
-        <Badge color="orange">{t('rule.editor.debugUntil', { time: formatDate(on.until), rate: on.sampleRate })}</Badge>
+        <Badge color="orange">{t('rule.editor.debugUntil', { time: formatDate(on.until, true), rate: on.sampleRate })}</Badge>
       ) : (
         <Text size="1" color="gray">
           {t('rule.editor.debugIdle')}
         </Text>
       )}
       {can(me, rulePerm.editorDebug) && (
-        <Flex gap="2" align="end">
+        <Flex direction="column" gap="1">
           <Field label={t('rule.editor.minutes')}>
             <TextField.Root
               aria-label={t('rule.editor.minutes')}
@@ -255,14 +255,16 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
               onChange={(e) => setRate(e.target.value)}
             />
           </Field>
-          <Button size="2" onClick={() => void setDebug(Math.min(60, Math.max(1, Number(minutes) || 15)))}>
-            {t('rule.editor.startDebug')}
-          </Button>
-          {on && (
-            <Button size="2" variant="soft" color="gray" onClick={() => void setDebug(0)}>
-              {t('rule.editor.stopDebug')}
+          <Flex gap="2">
+            <Button size="2" onClick={() => void setDebug(Math.min(60, Math.max(1, Number(minutes) || 15)))}>
+              {t('rule.editor.startDebug')}
             </Button>
-          )}
+            {on && (
+              <Button size="2" variant="soft" color="gray" onClick={() => void setDebug(0)}>
+                {t('rule.editor.stopDebug')}
+              </Button>
+            )}
+          </Flex>
         </Flex>
       )}
       <Flex justify="between" align="center">
@@ -281,7 +283,7 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
       {traces.data?.map((trace) => (
         <Card key={trace.id} data-testid="node-trace">
           <Flex gap="2" align="center" mb="1">
-            <Text size="1">{formatDate(trace.createdAt)}</Text>
+            <Text size="1">{formatDate(trace.createdAt, true)}</Text>
             {trace.labels.map((l) => (
               <Badge key={l} color={l === 'Failure' ? 'red' : 'blue'}>
                 {l}
@@ -357,7 +359,7 @@ function FailuresPanel({ chainId, latest, names }: { chainId: string; latest: nu
           <Table.Body>
             {failures.data.rows.map((f) => (
               <Table.Row key={f.id}>
-                <Table.Cell>{formatDate(f.createdAt)}</Table.Cell>
+                <Table.Cell>{formatDate(f.createdAt, true)}</Table.Cell>
                 <Table.Cell>{f.nodeName}</Table.Cell>
                 <Table.Cell>{f.error}</Table.Cell>
                 <Table.Cell>{f.path.map((p) => names.get(p) ?? p).join(' → ')}</Table.Cell>
@@ -753,6 +755,7 @@ function Editor({ chainId }: { chainId: string }) {
             onPaneClick={() => setSelected(null)}
             deleteKeyCode={['Delete', 'Backspace']}
             fitView
+            fitViewOptions={{ maxZoom: 1 }}
           >
             <Background />
             <Controls />
@@ -810,7 +813,7 @@ export function ChainEditorPage() {
     <Flex direction="column" gap="2">
       <Flex gap="2" align="center" style={{ maxWidth: 420 }}>
         <Text size="2" style={{ whiteSpace: 'nowrap' }}>
-          {t('rule.chain')}
+          {t('rule.editor.chainPick')}
         </Text>
         <SelectInput
           name="chain"

@@ -111,6 +111,7 @@ const editorZh = {
   },
   options: { messageType: '消息类型', device: '设备', product: '产品', property: '属性', service: '服务' },
   editor: {
+    chainPick: '规则链',
     palette: '节点（拖入画布或点击添加）',
     dragHint: '拖到画布上添加',
     basedOn: '基于版本 {{version}}',
@@ -211,6 +212,7 @@ const editorEn: typeof editorZh = {
   },
   options: { messageType: 'Message type', device: 'Device', product: 'Product', property: 'Property', service: 'Service' },
   editor: {
+    chainPick: 'Rule chain',
     palette: 'Nodes (drag onto the canvas, or click)',
     dragHint: 'Drag onto the canvas to add',
     basedOn: 'Based on version {{version}}',
