@@ -120,7 +120,6 @@ export async function benchDashboard(): Promise<Figure[]> {
         }),
       );
     }
-    await platform.context.awaitProjections?.();
     await waitFor(
       'the alarms read model to hold every alarm',
       async () =>
