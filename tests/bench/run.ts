@@ -16,6 +16,7 @@ import { benchAlarms } from './alarms.ts';
 import { benchIngestCurve } from './ingest-curve.ts';
 import { benchIngestHttp } from './ingest-http.ts';
 import { figureLine, rssPeak, type Figure } from './figure.ts';
+import { benchDashboard } from './dashboard.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -45,6 +46,7 @@ benches.alarms = benchAlarms;
 benches['ingest-curve'] = () => benchIngestCurve(3);
 benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
 benches['ingest-http'] = benchIngestHttp;
+benches.dashboard = benchDashboard;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

@@ -14,7 +14,7 @@ import { notice } from '../ui/feedback.tsx';
 import { downloadRoute } from '../fleet/download.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { Chart, barOption, lineOption, pieOption } from './Chart.tsx';
-import { durationText, instantsOf, lastDays, type DayRange } from './range.ts';
+import { daysOf, durationText, instantsOf, lastDays, type DayRange } from './range.ts';
 
 const statsRoute = {
   business: 'analysis.business',
@@ -98,6 +98,8 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
 
   const charts = useMemo(() => {
     if (!s) return null;
+    const days = daysOf(range);
+    const perDay = new Map(s.byDay.map((d) => [d.day, d]));
     return {
       groups: barOption(
         s.byGroup.slice(0, 15).map(groupName),
@@ -105,16 +107,13 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
         true,
       ),
       levels: pieOption(s.byLevel.map((l) => ({ name: t(`alarm.levels.${l.level}`), value: l.alarms }))),
-      days: lineOption(
-        s.byDay.map((d) => d.day),
-        [
-          { name: t('fault.raised'), values: s.byDay.map((d) => d.alarms) },
-          { name: t('fault.clearedSeries'), values: s.byDay.map((d) => d.cleared) },
-        ],
-      ),
+      days: lineOption(days, [
+        { name: t('fault.raised'), values: days.map((day) => perDay.get(day)?.alarms ?? 0) },
+        { name: t('fault.clearedSeries'), values: days.map((day) => perDay.get(day)?.cleared ?? 0) },
+      ]),
       products: pieOption(s.byProduct.map((p) => ({ name: p.productName ?? t('fault.noProduct'), value: p.alarms }))),
     };
-  }, [s, t]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [s, t, range]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const groupRows = s?.byGroup.slice((groupPage - 1) * GROUPS_PAGE, groupPage * GROUPS_PAGE) ?? [];
   const groupPages = Math.max(1, Math.ceil((s?.byGroup.length ?? 0) / GROUPS_PAGE));
@@ -248,7 +247,7 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
                   <Heading size="3" mb="2">
                     {t('fault.byDay')}
                   </Heading>
-                  <Chart option={charts.days} label={t('fault.byDay')} count={s.byDay.length} />
+                  <Chart option={charts.days} label={t('fault.byDay')} count={daysOf(range).length} />
                 </Card>
                 <Card>
                   <Heading size="3" mb="2">

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { durationText, instantsOf, lastDays } from './range.ts';
+import { daysOf, durationText, instantsOf, lastDays } from './range.ts';
 
 describe('statistics ranges', () => {
   it('takes whole local days, the last one included', () => {
     const r = instantsOf({ from: '2026-01-01', to: '2026-01-01' });
     expect(Date.parse(r.to) - Date.parse(r.from)).toBe(86_400_000);
     expect(lastDays(7, new Date(2026, 0, 10, 15))).toEqual({ from: '2026-01-04', to: '2026-01-10' });
+    expect(daysOf({ from: '2026-02-27', to: '2026-03-01' })).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
   });
   it('writes durations the way an operator reads them', () => {
     expect([durationText(45), durationText(200), durationText(7500), durationText(3 * 86400 + 7200), durationText(null)]).toEqual([

@@ -34,3 +34,15 @@ export function durationText(seconds: number | null | undefined): string {
   if (s < 48 * 3600) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
   return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
 }
+
+/** Every day of the range in order, so that a trend shows the days without alarms as zero. */
+export function daysOf(range: DayRange): string[] {
+  const [y, m, d] = range.from.split('-').map(Number) as [number, number, number];
+  const out: string[] = [];
+  for (let i = 0; out.length < 400; i++) {
+    const day = dayOf(new Date(y, m - 1, d + i));
+    if (day > range.to) break;
+    out.push(day);
+  }
+  return out;
+}

@@ -28,8 +28,8 @@ export function HomePage() {
           {t('home.intro', { system: systemName })} · v{PRODUCT_VERSION}
         </Text>
       </Card>
-      <Overview withAlarms={!can(user, analysisPerm.dashboard)} />
       {can(user, analysisPerm.dashboard) && <Dashboard />}
+      <Overview withAlarms={!can(user, analysisPerm.dashboard)} />
       <Heading size="3">{t('home.areas')}</Heading>
       <Grid columns="4" gap="3">
         {areas.map((area) => {

@@ -1,0 +1,190 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import pino from 'pino';
+import { routes } from '@iot/contracts';
+import { urlOf } from '@iot/contracts/http/route.ts';
+import { loadConfig } from '@iot/infra/config.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { startPlatform } from '@iot/infra/platform.ts';
+import { activeAlarmCounts } from '@iot/projections/alarm/read.ts';
+import { alarmsSince, recentAlarms } from '@iot/projections/analysis/read.ts';
+import { deviceCounts } from '@iot/projections/device/read.ts';
+import { freePort } from '../harness/free-port.ts';
+import { waitFor } from '../harness/process.ts';
+import { event } from '../fixtures/events.ts';
+import { benchTenantApi } from './bare.ts';
+import type { Figure } from './figure.ts';
+
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
+const ALARMS = 5_000;
+const SAMPLES_PER_DEVICE = 10;
+const RUNS = 200;
+
+const p95 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)]!;
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * `dashboard` (issue 20): the home dashboard's answer p95 for a tenant of 100,000 devices (imported through the
+ * import route), 5,000 alarms and a million samples today, over real HTTP; against the same read-module queries
+ * and sample count run directly (no HTTP, no session, no envelope). Goal: under 100 ms.
+ */
+export async function benchDashboard(): Promise<Figure[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-dashboard-'));
+  const pgServer = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  const platform = await startPlatform(
+    loadConfig({
+      DATABASE_URL: pgServer.url,
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench#adm1',
+      LOG_LEVEL: 'silent',
+      MQTT_PORT: String(await freePort()),
+    }),
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) },
+  );
+  const raw = new pg.Client({ connectionString: pgServer.url });
+  await raw.connect();
+  try {
+    const { base, token, call } = await benchTenantApi(platform);
+    await call('product.create', { body: { name: '基准传感器', code: 'BENCH', type: 'direct' } });
+    await platform.context.awaitProjections?.();
+    const file = path.join(dir, 'devices.csv');
+    await pipeline(
+      Readable.from(
+        (function* () {
+          yield '\uFEFFsn,name,product\n';
+          for (let i = 0; i < DEVICES; i++) yield `DASH-${String(i).padStart(7, '0')},设备 ${i},BENCH\n`;
+        })(),
+      ),
+      createWriteStream(file),
+    );
+    const body = await readFile(file);
+    const answer = await fetch(base + urlOf(routes['device.import'], { jobId: 'bench-dashboard', filename: 'devices.csv' }), {
+      method: 'POST',
+      headers: { authentication: token, 'content-type': 'text/csv' },
+      body,
+    });
+    const imported = ((await answer.json()) as { data: { created: number } }).data;
+    if (imported.created !== DEVICES) throw new Error(`imported ${imported.created} of ${DEVICES}`);
+    await waitFor(
+      'the device list to show every imported device',
+      async () =>
+        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n >= DEVICES,
+      3_600_000,
+    );
+    await raw.query(`update rm_devices set status = 'online' where tenant_id = 'bench' and (hashtext(id) % 10) < 3`);
+    const ids = (await raw.query<{ id: string }>(`select id from rm_devices where tenant_id = 'bench' order by id`)).rows.map((r) => r.id);
+
+    // Alarms over the last week, one in three still active; appended as the alarm streams' events.
+    const now = Date.now();
+    for (let start = 0; start < ALARMS; start += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, ALARMS - start) }, async (_, k) => {
+          const i = start + k;
+          const raisedAt = new Date(now - ((i * 7919) % (7 * 86_400_000))).toISOString();
+          const meta = { tenantId: 'bench', occurredAt: raisedAt };
+          const events = [
+            event(
+              'AlarmRaised',
+              {
+                alarmId: `bench-alarm-${i}`,
+                ruleId: null,
+                ruleName: 'bench',
+                deviceId: ids[(i * 31) % ids.length],
+                variable: 'temperature',
+                type: 'device',
+                category: null,
+                mode: null,
+                level: (i % 5) + 1,
+                trigger: 'manual',
+                threshold: null,
+                value: 1,
+                text: null,
+                at: raisedAt,
+                faultFlag: true,
+                cause: null,
+                suggestion: null,
+                push: 'firstTime',
+                pushIntervalMin: null,
+              },
+              meta,
+            ),
+          ];
+          if (i % 3 !== 0)
+            events.push(event('AlarmCleared', { alarmId: `bench-alarm-${i}`, value: 0, at: raisedAt, auto: true, note: null }, meta));
+          await platform.context.store.append(`alarm-bench.bench-alarm-${i}`, events, 'any');
+        }),
+      );
+    }
+    await waitFor(
+      'the alarms read model to hold every alarm',
+      async () =>
+        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_alarms where tenant_id = 'bench'`)).rows[0]!.n >= ALARMS,
+      600_000,
+    );
+    // A million samples today.
+    const ts = platform.timeseries!;
+    for (let start = 0; start < ids.length; start += 5_000) {
+      await ts.insertTelemetry(
+        ids.slice(start, start + 5_000).flatMap((deviceId, d) =>
+          Array.from({ length: SAMPLES_PER_DEVICE }, (_, k) => ({
+            tenantId: 'bench',
+            deviceId,
+            variable: 'temperature',
+            ts: new Date(now - ((d * SAMPLES_PER_DEVICE + k) % 3_600_000)),
+            value: k,
+            text: null,
+          })),
+        ),
+      );
+    }
+    await raw.query('vacuum analyze rm_devices');
+    await raw.query('vacuum analyze rm_alarms');
+
+    const timed = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return performance.now() - t;
+    };
+    const check = await call('analysis.dashboard', { query: { timeZone: 'Asia/Shanghai' } });
+    if (check.devices.total !== DEVICES) throw new Error(`dashboard counted ${check.devices.total} devices`);
+    for (let i = 0; i < 20; i++) await call('analysis.dashboard', { query: { timeZone: 'Asia/Shanghai' } });
+    const apiTimes: number[] = [];
+    for (let i = 0; i < RUNS; i++) apiTimes.push(await timed(() => call('analysis.dashboard', { query: { timeZone: 'Asia/Shanghai' } })));
+
+    const db = platform.context.db;
+    const today = new Date(Date.parse(check.at) - (Date.parse(check.at) % 86_400_000));
+    const direct = () =>
+      Promise.all([
+        deviceCounts(db, 'bench', { stationId: null }),
+        activeAlarmCounts(db, 'bench'),
+        alarmsSince(db, 'bench', today.toISOString()),
+        recentAlarms(db, 'bench', 8),
+        ts.countSamples({ tenantId: 'bench', since: today, recentSince: new Date(Date.now() - 60_000) }),
+      ]);
+    const directTimes: number[] = [];
+    for (let i = 0; i < RUNS; i++) directTimes.push(await timed(direct));
+    return [
+      {
+        bench: 'dashboard',
+        value: round(p95(apiTimes)),
+        unit: 'ms p95',
+        limit: round(p95(directTimes)),
+        limit_of: 'the same read-module queries and sample count run directly',
+        devices: DEVICES,
+        alarms: ALARMS,
+        samples_today: check.dataPoints.today,
+        goal_ms: 100,
+      },
+    ];
+  } finally {
+    await raw.end();
+    await platform.stop();
+    await pgServer.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
