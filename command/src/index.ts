@@ -17,6 +17,7 @@ import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
 import { reportHandlers } from './report/handlers.ts';
+import { marketHandlers } from './market/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
@@ -47,6 +48,7 @@ export const commandHandlers = {
   ...forwardHandlers,
   ...statHandlers,
   ...reportHandlers,
+  ...marketHandlers,
   ...ruleHandlers,
 };
 

@@ -15,6 +15,7 @@ import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
 import { reportRoutes } from './report/routes.ts';
+import { marketRoutes } from './market/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -38,6 +39,7 @@ export const routes = {
   ...statRoutes,
   ...ruleRoutes,
   ...reportRoutes,
+  ...marketRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -17,6 +17,7 @@ import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { reportsProjection } from './report/reports.ts';
+import { marketProjection } from './market/market.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 
 export * from './projection.ts';
@@ -50,5 +51,6 @@ export const projections: AnyProjection[] = [
   mqttAuthProjection,
   statTasksProjection,
   reportsProjection,
+  marketProjection,
   ruleChainsProjection,
 ];

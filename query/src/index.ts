@@ -17,6 +17,7 @@ import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { reportQueryHandlers } from './report/handlers.ts';
+import { marketQueryHandlers } from './market/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
@@ -40,5 +41,6 @@ export const queryHandlers = {
   ...forwardQueryHandlers,
   ...statQueryHandlers,
   ...reportQueryHandlers,
+  ...marketQueryHandlers,
   ...ruleQueryHandlers,
 };

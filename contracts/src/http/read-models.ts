@@ -25,6 +25,7 @@ export const readModels = [
   'statTasks',
   'ruleChains',
   'reports',
+  'market',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

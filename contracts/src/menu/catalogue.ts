@@ -43,7 +43,12 @@ const areas: Area[] = [
       { key: 'dataMap', name: '数据地图', router: 'DataMap' },
       { key: 'scene', name: '场景', router: 'OperationScene' },
       { key: 'fieldConfig', name: '现场配置', router: 'FieldConfig' },
-      { key: 'dataMarket', name: '数据市场', router: 'DataMarket' },
+      {
+        key: 'dataMarket',
+        name: '数据市场',
+        router: 'DataMarket',
+        entries: [...crud, ['subscribe', '订阅', 'button'], ['revoke', '撤销订阅', 'button'], ['data', '数据接口', 'interface']],
+      },
       { key: 'video', name: '视频监控', router: 'VideoSurveillance' },
       { key: 'bigScreen', name: '数据大屏', router: 'BigScreen' },
     ],
@@ -424,6 +429,9 @@ const englishEntries: Record<string, string> = {
   dead: 'Dead letters',
   enable: 'Enable or stop',
   result: 'Results',
+  subscribe: 'Subscribe',
+  revoke: 'Revoke subscription',
+  data: 'Data endpoint',
   run: 'Switch running version',
 };
 

@@ -21,6 +21,7 @@ import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
+import { marketUsageSchema } from '@iot/projections/market/usage.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -77,4 +78,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
   v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
   v1('report.sendings', ['report_sendings'], reportSendingsSchema),
+  v1('market.usage', ['market_usage'], marketUsageSchema),
 ];
