@@ -47,6 +47,7 @@ const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUser
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ReportPage = page(() => import('../report/ReportPage.tsx'), 'ReportPage');
+const MarketPage = page(() => import('../market/MarketPage.tsx'), 'MarketPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
@@ -69,6 +70,7 @@ export const screens: Record<string, ComponentType> = {
   '/analysis/history': HistoryPage,
   '/analysis/task': StatTaskPage,
   '/analysis/report': ReportPage,
+  '/operation/dataMarket': MarketPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,
