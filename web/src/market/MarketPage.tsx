@@ -200,8 +200,7 @@ export function MarketPage() {
       <Tabs.Content value="datasets">
         <Flex direction="column" gap="2" mt="3">
           <Text size="1" color="gray">
-            {t('market.endpoint')}: <Code>{routes['market.data'].path}</Code> —{' '}
-            {t('market.endpointHint', { path: routes['market.data'].path, perm: marketPerm.data })}
+            {t('market.endpoint')}: <Code>{routes['market.data'].path}</Code> — {t('market.endpointHint', { perm: marketPerm.data })}
           </Text>
           <ListPage<DatasetRow>
             queryKey={DATASETS}

@@ -65,7 +65,7 @@ export const en: typeof zh = {
     description: 'Description',
     subscribers: 'Subscribers',
     endpoint: 'Data endpoint',
-    endpointHint: 'An app calls GET {{path}}?datasetId=… with its app token, whose scope holds {{perm}}; each call is counted.',
+    endpointHint: 'an app GETs it (query datasetId) with its app token, whose scope holds {{perm}}; each call is counted.',
     subscribe: 'Subscribe',
     app: 'App',
     dataset: 'Data set',
