@@ -18,6 +18,7 @@ import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
 import { fileHandlers } from './file/handlers.ts';
 import { reportHandlers } from './report/handlers.ts';
+import { marketHandlers } from './market/handlers.ts';
 import { notifySettingsHandlers } from './notify/settings.ts';
 import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
@@ -57,6 +58,7 @@ export const commandHandlers = {
   ...statHandlers,
   ...fileHandlers,
   ...reportHandlers,
+  ...marketHandlers,
   ...ruleHandlers,
   ...otaHandlers,
   ...ptHandlers,

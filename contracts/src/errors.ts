@@ -84,6 +84,11 @@ export const errorCatalogue = {
     zh: '报表过大：请缩短时间范围、加大周期或减少设备',
     en: 'The report is too large: shorten the range, widen the cycle or pick fewer devices',
   },
+  NOT_SUBSCRIBED: {
+    status: 403,
+    zh: '该应用未订阅此数据集，或订阅已被撤销',
+    en: 'The app does not subscribe to this data set, or its subscription was revoked',
+  },
   APP_NAME_TAKEN: { status: 400, zh: '应用名称已存在', en: 'App name already exists' },
   DICT_VALUE_TAKEN: { status: 400, zh: '字典值已存在', en: 'Dictionary value already exists' },
   SCOPE_EXCEEDED: { status: 403, zh: '不能授予自己没有的权限', en: 'You cannot grant permissions you do not hold' },

@@ -81,3 +81,7 @@ export * from './report/model.ts';
 export * from './report/events.ts';
 export * from './report/permissions.ts';
 export * from './report/routes.ts';
+export * from './market/model.ts';
+export * from './market/events.ts';
+export * from './market/permissions.ts';
+export * from './market/routes.ts';

@@ -21,6 +21,7 @@ import { videoRoutes } from './video/routes.ts';
 import { sceneRoutes } from './scene/routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { reportRoutes } from './report/routes.ts';
+import { marketRoutes } from './market/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -50,6 +51,7 @@ export const routes = {
   ...sceneRoutes,
   ...analysisRoutes,
   ...reportRoutes,
+  ...marketRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -17,6 +17,7 @@ import { notifyProjection, notifySettingsProjection } from './alarm/notify.ts';
 import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { reportsProjection } from './report/reports.ts';
+import { marketProjection } from './market/market.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
@@ -58,6 +59,7 @@ export const projections: AnyProjection[] = [
   statTasksProjection,
   otaTasksProjection,
   reportsProjection,
+  marketProjection,
   ruleChainsProjection,
   filesProjection,
   ptProjection,

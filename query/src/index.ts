@@ -17,6 +17,7 @@ import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { reportQueryHandlers } from './report/handlers.ts';
+import { marketQueryHandlers } from './market/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
@@ -47,6 +48,7 @@ export const queryHandlers = {
   ...statQueryHandlers,
   ...otaQueryHandlers,
   ...reportQueryHandlers,
+  ...marketQueryHandlers,
   ...ruleQueryHandlers,
   ...fileQueryHandlers,
   ...ptQueryHandlers,

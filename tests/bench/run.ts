@@ -15,6 +15,7 @@ import { benchExport, benchHistory30d } from './history.ts';
 import { benchAlarms } from './alarms.ts';
 import { benchIngestCurve } from './ingest-curve.ts';
 import { benchIngestHttp } from './ingest-http.ts';
+import { benchReportExport } from './report.ts';
 import { figureLine, rssPeak, type Figure } from './figure.ts';
 import { benchDashboard } from './dashboard.ts';
 
@@ -47,6 +48,7 @@ benches['ingest-curve'] = () => benchIngestCurve(3);
 benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
 benches['ingest-http'] = benchIngestHttp;
 benches.dashboard = benchDashboard;
+benches['report-export'] = benchReportExport;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

@@ -32,6 +32,7 @@ export const readModels = [
   'sceneLog',
   'ruleDebug',
   'reports',
+  'market',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

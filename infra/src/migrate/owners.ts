@@ -22,6 +22,7 @@ import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { ruleJournalSchema } from '@iot/projections/rule/journal.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
+import { marketUsageSchema } from '@iot/projections/market/usage.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -79,4 +80,5 @@ export const commandOwners: MigrationOwner[] = [
   v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
   v1('rule.journal', ['rule_failures', 'rule_debug_traces'], ruleJournalSchema),
   v1('report.sendings', ['report_sendings'], reportSendingsSchema),
+  v1('market.usage', ['market_usage'], marketUsageSchema),
 ];

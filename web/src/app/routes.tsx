@@ -54,6 +54,7 @@ const NationalFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), '
 const ProjectsPage = page(() => import('../analysis/SitesPage.tsx'), 'ProjectsPage');
 const GaragesPage = page(() => import('../analysis/SitesPage.tsx'), 'GaragesPage');
 const ReportPage = page(() => import('../report/ReportPage.tsx'), 'ReportPage');
+const MarketPage = page(() => import('../market/MarketPage.tsx'), 'MarketPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const FilePage = page(() => import('../file/FilePage.tsx'), 'FilePage');
 const OtaTaskPage = page(() => import('../ota/OtaTaskPage.tsx'), 'OtaTaskPage');
@@ -100,6 +101,7 @@ export const screens: Record<string, ComponentType> = {
   '/analysis/project': ProjectsPage,
   '/analysis/garage': GaragesPage,
   '/analysis/report': ReportPage,
+  '/operation/dataMarket': MarketPage,
   '/device/template': TemplatesPage,
   '/device/mqttConfig': MqttConfigsPage,
   '/device/grouping': GroupingPage,

@@ -12,6 +12,7 @@ import { en as ptEn, zh as ptZh } from '../producttest/strings.ts';
 import { en as videoEn, zh as videoZh } from '../video/strings.ts';
 import { en as reportEn, zh as reportZh } from '../report/strings.ts';
 import { en as sceneEn, zh as sceneZh } from '../scene/strings.ts';
+import { en as marketEn, zh as marketZh } from '../market/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -25,6 +26,7 @@ const bundles: Array<[object, object]> = [
   [videoEn, videoZh],
   [reportEn, reportZh],
   [sceneEn, sceneZh],
+  [marketEn, marketZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>
