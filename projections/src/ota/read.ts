@@ -190,3 +190,13 @@ export async function otaFileOfDevice(db: Sql, tenantId: string, deviceId: strin
   );
   return rows.rows[0]?.file ?? null;
 }
+
+/** Whether a rollout of the tenant that has not ended (not started, running or paused) sends the file. */
+export async function otaTaskSendsFile(db: Sql, tenantId: string, fileId: string): Promise<boolean> {
+  const rows = await db.query<{ used: boolean }>(
+    `select exists(select 1 from rm_ota_tasks where tenant_id = $1 and file->>'fileId' = $2
+       and status in ('nonExecution', 'executing', 'pause')) as used`,
+    [tenantId, fileId],
+  );
+  return rows.rows[0]?.used ?? false;
+}
