@@ -166,3 +166,13 @@ describe('file upload, download and delete', () => {
     expect(ok(await sut.call('file.usage', { token: alpha }))).toMatchObject({ usedBytes: 0, quotaBytes: 3 * MB, maxFileBytes: 2 * MB });
   });
 });
+
+describe('the tus protocol’s own refusals', () => {
+  it('answer in the platform’s envelope', async () => {
+    const tus = tusClient(base, alpha);
+    const location = (await tus.create(100, { ...meta, name: 'offsets.bin' })).headers.get('location')!;
+    const wrongOffset = await tus.patch(location, 50, randomBytes(10));
+    expect(wrongOffset.status).toBe(409);
+    expect(await wrongOffset.json()).toMatchObject({ code: 409, data: { error: 'VALIDATION' } });
+  });
+});

@@ -98,6 +98,20 @@ export function mountTusRoute(
         throw refusal('FILE_QUOTA_EXCEEDED', ctx.lang, { quotaMb: mb(limits.quotaBytes), usedMb: mb(used) });
       return { metadata: { ...upload.metadata, 'platform.tenantId': caller.tenantId, 'platform.userId': caller.id } };
     },
+    // The protocol's own refusals (a missing Tus-Resumable, a wrong offset, a held lock) leave in the envelope too.
+    onResponseError(req, error) {
+      if ('status_code' in error && error.body.startsWith('{')) return undefined;
+      const status = 'status_code' in error ? error.status_code : 500;
+      let lang: 'zh' | 'en' = 'zh';
+      try {
+        lang = who(req).ctx.lang;
+      } catch {
+        // not admitted: the default language
+      }
+      const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status >= 500 ? 'INTERNAL' : 'VALIDATION';
+      const detail = status < 500 && 'body' in error ? { detail: error.body.trim() } : {};
+      return { status_code: status, body: JSON.stringify({ code: status, msg: messageOf(code, lang), data: { error: code, ...detail } }) };
+    },
     async onUploadFinish(req, upload) {
       const { ctx } = who(req);
       const caller = ctx.caller!;
