@@ -7,6 +7,7 @@ import { en as fleetEn, zh as fleetZh } from '../fleet/i18n.ts';
 import { en as alarmEn, zh as alarmZh } from '../alarm/i18n.ts';
 import { en as forwardEn, zh as forwardZh } from '../forward/strings.ts';
 import { en as statEn, zh as statZh } from '../analysis/i18n.ts';
+import { en as otaEn, zh as otaZh } from '../ota/strings.ts';
 
 const keys = (o: object, prefix = ''): string[] =>
   Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
@@ -27,9 +28,10 @@ describe('translations', () => {
     expect(keys(alarmEn).sort()).toEqual(keys(alarmZh).sort());
     expect(keys(forwardEn).sort()).toEqual(keys(forwardZh).sort());
     expect(keys(statEn).sort()).toEqual(keys(statZh).sort());
+    expect(keys(otaEn).sort()).toEqual(keys(otaZh).sort());
   });
   it('every literal key the code asks for exists', () => {
-    const known = new Set([...keys(zh), ...keys(fleetZh), ...keys(alarmZh), ...keys(forwardZh), ...keys(statZh)]);
+    const known = new Set([...keys(zh), ...keys(fleetZh), ...keys(alarmZh), ...keys(forwardZh), ...keys(statZh), ...keys(otaZh)]);
     const src = path.resolve(import.meta.dirname, '..');
     const used = files(src).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bt\('([a-zA-Z]+\.[\w.]+)'/g)].map((m) => m[1]!));
     expect(used.filter((k) => !known.has(k))).toEqual([]);
