@@ -79,7 +79,7 @@ export interface StartOptions {
   /** Embedded MQTT broker port instead of config.MQTT_PORT (0 = any free port). */
   mqttPort?: number;
   seedDemo?: boolean;
-  /** The uploaded files' store, until the files capability wires its own (issue 21): ThingsBoard's firmware chunks read from it. */
+  /** A store of uploaded files to use instead of the configured one (a test's): ThingsBoard's firmware chunks read from it. */
   fileStore?: FileStore;
 }
 
@@ -103,7 +103,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ? await startDeviceLink(config, options.mqttPort, () => ingest?.intake, logger, stops, engines, mqttUsers)
       : null;
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
-    const files = part.api ? await startFiles(config, engines) : null;
+    // The API serves uploads and downloads; the ingest reads rollout files for ThingsBoard's firmware chunks.
+    const files = part.api || part.ingest ? await startFiles(config, engines) : null;
     const forwarding = startForwarding(
       {
         config,
@@ -149,7 +150,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           logger,
           reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : []), scenes.reactor],
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
-          files: options.fileStore ?? null,
+          files: options.fileStore ?? files?.files ?? null,
         },
         stops,
       ));

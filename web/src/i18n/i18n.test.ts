@@ -13,6 +13,7 @@ import { en as videoEn, zh as videoZh } from '../video/strings.ts';
 import { en as reportEn, zh as reportZh } from '../report/strings.ts';
 import { en as sceneEn, zh as sceneZh } from '../scene/strings.ts';
 import { en as marketEn, zh as marketZh } from '../market/strings.ts';
+import { en as otaEn, zh as otaZh } from '../ota/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -27,6 +28,7 @@ const bundles: Array<[object, object]> = [
   [reportEn, reportZh],
   [sceneEn, sceneZh],
   [marketEn, marketZh],
+  [otaEn, otaZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

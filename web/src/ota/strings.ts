@@ -5,6 +5,9 @@ export const zh = {
     OtaTaskPaused: '升级任务暂停',
     OtaTaskResumed: '升级任务继续',
     OtaTaskCancelled: '升级任务取消',
+    OtaWaveStarted: '升级任务批次开始',
+    OtaTaskHalted: '升级任务因失败率停止',
+    OtaTaskFinished: '升级任务结束',
   },
   objects: { otaTask: '升级任务' },
   ota: {
@@ -60,6 +63,9 @@ export const en: typeof zh = {
     OtaTaskPaused: 'Upgrade task paused',
     OtaTaskResumed: 'Upgrade task resumed',
     OtaTaskCancelled: 'Upgrade task cancelled',
+    OtaWaveStarted: 'Upgrade wave started',
+    OtaTaskHalted: 'Upgrade task stopped on its failure rate',
+    OtaTaskFinished: 'Upgrade task finished',
   },
   objects: { otaTask: 'upgrade task' },
   ota: {
