@@ -48,6 +48,18 @@ describe('product test in a real browser', () => {
   const row = (page: Page) => page.getByRole('row').filter({ hasText: 'PT-100' });
   const notices = (page: Page) => page.locator('.notice').allTextContents();
 
+  it('binds the tester to the configuration with the spec’s notice', async () => {
+    const page = await tester('en');
+    await page.goto(`${base}/producttest/binding`);
+    const me = page.getByRole('row').filter({ hasText: 'fabAdmin' });
+    await expect.poll(() => me.count(), { timeout: 20_000 }).toBe(1);
+    await me.getByRole('checkbox').click();
+    await page.getByRole('button', { name: 'Bind', exact: true }).click();
+    await expect.poll(() => notices(page)).toContainEqual(expect.stringContaining('User bound'));
+    await expect.poll(() => me.textContent()).toContain('Yes');
+    await page.context().close();
+  });
+
   it('tests a device, generates its report and submits it, with the spec’s notices', async () => {
     const page = await tester('en');
     await page.goto(`${base}/producttest/production`);
@@ -101,6 +113,11 @@ describe('product test in a real browser', () => {
           })
           .toBeGreaterThan(0);
         expect(await page.getByText(lang === 'en' ? 'later release' : '后续版本').count(), `${lang} ${path}`).toBe(0);
+        // Every list answered: no refusal shown in place of its rows.
+        expect(
+          await page.getByText(lang === 'en' ? 'Please complete the required fields' : '请完善必填项').count(),
+          `${lang} ${path}`,
+        ).toBe(0);
         await page.screenshot({ path: `${shots}/${path}-${lang}.png` });
       }
       await page.context().close();

@@ -259,7 +259,7 @@ describe('the flow of a device', () => {
 
 describe('user binding and tenants', () => {
   it('once users are bound, only they run the production steps', async () => {
-    const users = ok(await sut.call('ptBinding.list', { token: admin, query: { configId } }));
+    const users = ok(await sut.call('ptBinding.list', { token: admin, query: { configId } })).rows;
     const me = users.find((u) => u.username === 'ptAdmin')!;
     expect(me.bound).toBe(false);
     const groupId = ok(await sut.call('group.create', { token: admin, body: { name: 'Factory', type: 'office' } })).id;
@@ -284,7 +284,7 @@ describe('user binding and tenants', () => {
     ok(await sut.call('ptBinding.bind', { token: admin, body: { configId, userIds: [me.userId] } }));
     ok(await sut.call('production.test', { token: admin, body: target('PT-2') }));
     ok(await sut.call('ptBinding.unbind', { token: admin, query: { configId, userIds: [me.userId, tester] } }));
-    const after = ok(await sut.call('ptBinding.list', { token: admin, query: { configId } }));
+    const after = ok(await sut.call('ptBinding.list', { token: admin, query: { configId } })).rows;
     expect(after.filter((u) => u.bound)).toEqual([]);
   });
 

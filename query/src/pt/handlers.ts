@@ -155,9 +155,14 @@ export const ptQueryHandlers: Pick<Handlers<PtRoutes>, PtReads> = {
   async 'ptBinding.list'({ query: q }, ctx) {
     const { tenantId } = callerOf(ctx);
     const config = await configOf(ctx, q.configId);
-    const users = await usersPage(ctx.ports.db, tenantId, { username: q.username }, { page: 1, pageSize: 500, order: 'asc' });
+    const users = await usersPage(
+      ctx.ports.db,
+      tenantId,
+      { username: q.username },
+      { ...q, sort: 'username', order: q.sort ? q.order : 'asc' },
+    );
     const bound = new Set(config.boundUserIds);
-    return users.rows.map((u) => ({ userId: u.id, username: u.username, bound: bound.has(u.id) }));
+    return mapRows(users, (u) => ({ userId: u.id, username: u.username, bound: bound.has(u.id) }));
   },
   'production.devices': ({ query }, ctx) => ptDevices(ctx, query),
   'quality.devices': ({ query }, ctx) => ptDevices(ctx, query),

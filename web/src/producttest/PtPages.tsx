@@ -23,7 +23,7 @@ type IccidRow = Awaited<ReturnType<typeof callRoute<'ptIccid.list'>>>['rows'][nu
 type DeviceRow = Awaited<ReturnType<typeof callRoute<'production.devices'>>>['rows'][number];
 type ReportRow = Awaited<ReturnType<typeof callRoute<'ptReport.list'>>>['rows'][number];
 type OperationRow = Awaited<ReturnType<typeof callRoute<'ptOperation.list'>>>['rows'][number];
-type BindingRow = Awaited<ReturnType<typeof callRoute<'ptBinding.list'>>>[number];
+type BindingRow = Awaited<ReturnType<typeof callRoute<'ptBinding.list'>>>['rows'][number];
 type Check = ReportRow['checks'][number];
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
