@@ -422,11 +422,13 @@ export function SceneDesignPage() {
     make: () => Part,
     addLabel: string,
     name: string,
+    head?: React.ReactNode,
   ) => (
-    <Box mb="4">
+    <Box mb="4" mt="4">
       <Heading size="3" mb="2">
         {title}
       </Heading>
+      {head}
       {parts.map((part, i) => (
         <PartEditor
           key={i}
@@ -481,16 +483,6 @@ export function SceneDesignPage() {
         t('scene.addTrigger'),
         'trigger',
       )}
-      <Box mb="2" width="240px">
-        <Field label={t('scene.conditionMode')}>
-          <SelectInput {...form.select('conditionMode')} options={labelled(t, 'scene.conditionModes', ['all', 'any'])} />
-        </Field>
-      </Box>
-      {conditions.length === 0 && (
-        <Text as="p" size="1" color="gray" mb="2">
-          {t('scene.noCondition')}
-        </Text>
-      )}
       {section(
         t('scene.conditions'),
         conditions,
@@ -500,6 +492,17 @@ export function SceneDesignPage() {
         newCondition,
         t('scene.addCondition'),
         'condition',
+        conditions.length === 0 ? (
+          <Text as="p" size="1" color="gray" mb="2">
+            {t('scene.noCondition')}
+          </Text>
+        ) : (
+          <Box mb="2" width="240px">
+            <Field label={t('scene.conditionMode')}>
+              <SelectInput {...form.select('conditionMode')} options={labelled(t, 'scene.conditionModes', ['all', 'any'])} />
+            </Field>
+          </Box>
+        ),
       )}
       {section(
         t('scene.actions'),
