@@ -42,7 +42,7 @@ describe('rule chain editor in a real browser', () => {
   /** An HTML5 drag from the palette onto the canvas, the events as the browser sends them, carrying one DataTransfer. */
   async function drag(page: Page, from: Locator, to: Locator, at: { x: number; y: number }) {
     const box = (await to.boundingBox())!;
-    const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+    const dataTransfer = await page.evaluateHandle('new DataTransfer()');
     await from.dispatchEvent('dragstart', { dataTransfer });
     await to.dispatchEvent('dragover', { dataTransfer, clientX: box.x + at.x, clientY: box.y + at.y });
     await to.dispatchEvent('drop', { dataTransfer, clientX: box.x + at.x, clientY: box.y + at.y });
