@@ -42,7 +42,7 @@ describe('rule chain editor in a real browser', () => {
   /** An HTML5 drag from the palette onto the canvas, the events as the browser sends them, carrying one DataTransfer. */
   async function drag(page: Page, from: Locator, to: Locator, at: { x: number; y: number }) {
     const box = (await to.boundingBox())!;
-    const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+    const dataTransfer = await page.evaluateHandle('new DataTransfer()');
     await from.dispatchEvent('dragstart', { dataTransfer });
     await to.dispatchEvent('dragover', { dataTransfer, clientX: box.x + at.x, clientY: box.y + at.y });
     await to.dispatchEvent('drop', { dataTransfer, clientX: box.x + at.x, clientY: box.y + at.y });
@@ -116,6 +116,17 @@ describe('rule chain editor in a real browser', () => {
     await page.getByRole('tab', { name: '失败与回放' }).click();
     await expect.poll(() => page.getByTestId('failures-panel').textContent(), wait).toContain('消息回放');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/rule-editor-zh.png` });
+
+    // An unsaved change: leaving asks first (spec §8); staying keeps the change, undo takes it back.
+    await page.locator('[data-testid=node-palette] [data-kind=delay]').click();
+    await expect.poll(() => page.getByText('未保存', { exact: true }).count(), wait).toBe(1);
+    await page.getByRole('link', { name: '规则链库' }).first().click();
+    const ask = page.getByRole('alertdialog').or(page.getByRole('dialog')).last();
+    await expect.poll(() => ask.textContent(), wait).toContain('有未保存的修改');
+    await ask.getByRole('button', { name: '取消' }).click();
+    expect(new URL(page.url()).pathname).toBe('/rule/chainEditor');
+    await page.getByRole('button', { name: '撤销' }).click();
+    await expect.poll(() => page.getByTestId('rule-node-delay1').count(), wait).toBe(0);
     await page.context().close();
   });
 });

@@ -540,6 +540,8 @@ function Editor({ chainId }: { chainId: string }) {
     setHistory((h) => {
       const previous = h.at(-1);
       if (previous) setChain(previous);
+      // Back at the chain as loaded: nothing left to save (moves during a drag are remembered when it starts).
+      if (h.length === 1) setDirty(false);
       return h.slice(0, -1);
     });
   }, []);
