@@ -58,3 +58,6 @@ export * from './video/model.ts';
 export * from './video/events.ts';
 export * from './video/permissions.ts';
 export * from './video/routes.ts';
+export * from './system/model.ts';
+export * from './system/permissions.ts';
+export * from './system/routes.ts';

@@ -15,6 +15,7 @@ import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
 import { videoRoutes } from './video/routes.ts';
+import { systemOpsRoutes } from './system/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -38,6 +39,7 @@ export const routes = {
   ...statRoutes,
   ...ruleRoutes,
   ...videoRoutes,
+  ...systemOpsRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

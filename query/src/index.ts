@@ -18,6 +18,8 @@ import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { videoQueryHandlers } from './video/handlers.ts';
+import { resourceQueryHandlers } from './system/resources.ts';
+import { taskQueryHandlers } from './system/tasks.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -41,4 +43,6 @@ export const queryHandlers = {
   ...statQueryHandlers,
   ...ruleQueryHandlers,
   ...videoQueryHandlers,
+  ...resourceQueryHandlers,
+  ...taskQueryHandlers,
 };

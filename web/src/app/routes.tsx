@@ -48,6 +48,8 @@ const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTop
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
 const ChainLibraryPage = page(() => import('../rule/ChainLibraryPage.tsx'), 'ChainLibraryPage');
 const VideoWallPage = page(() => import('../video/VideoWallPage.tsx'), 'VideoWallPage');
+const ResourcesPage = page(() => import('../system/ResourcesPage.tsx'), 'ResourcesPage');
+const TasksPage = page(() => import('../system/TasksPage.tsx'), 'TasksPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -85,6 +87,8 @@ export const screens: Record<string, ComponentType> = {
   '/forward/mqttTopic': MqttTopicPage,
   '/rule/chainLibrary': ChainLibraryPage,
   '/operation/video': VideoWallPage,
+  '/system/resource': ResourcesPage,
+  '/system/task': TasksPage,
 };
 
 function RequireAuth() {
