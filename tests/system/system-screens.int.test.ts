@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { perm } from '@iot/contracts';
+import { perm, routes } from '@iot/contracts';
 import { ok } from '../harness/api.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
@@ -46,7 +46,9 @@ describe('resources', () => {
 
   it('narrows to a module and a keyword', async () => {
     const cameras = ok(await sut.call('resource.list', { token, query: { module: 'camera' } }));
-    expect(new Set(cameras.map((r) => r.path))).toEqual(new Set(['/api/iot/camera', '/api/iot/camera/detail', '/api/iot/camera/snapshot']));
+    expect(new Set(cameras.map((r) => r.path))).toEqual(
+      new Set([routes['camera.list'].path, routes['camera.detail'].path, routes['camera.snapshot'].path]),
+    );
     const found = ok(await sut.call('resource.list', { token, query: { keyword: 'CAMERA/SNAPSHOT' } }));
     expect(found.map((r) => r.name)).toEqual(['camera.snapshot']);
   });
