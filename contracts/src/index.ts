@@ -85,3 +85,6 @@ export * from './market/model.ts';
 export * from './market/events.ts';
 export * from './market/permissions.ts';
 export * from './market/routes.ts';
+export * from './system/model.ts';
+export * from './system/permissions.ts';
+export * from './system/routes.ts';

@@ -22,6 +22,7 @@ import { sceneRoutes } from './scene/routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { reportRoutes } from './report/routes.ts';
 import { marketRoutes } from './market/routes.ts';
+import { systemOpsRoutes } from './system/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -52,6 +53,7 @@ export const routes = {
   ...analysisRoutes,
   ...reportRoutes,
   ...marketRoutes,
+  ...systemOpsRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -25,6 +25,8 @@ import { ptQueryHandlers } from './pt/handlers.ts';
 import { videoQueryHandlers } from './video/handlers.ts';
 import { sceneQueryHandlers } from './scene/handlers.ts';
 import { analysisQueryHandlers } from './analysis/handlers.ts';
+import { resourceQueryHandlers } from './system/resources.ts';
+import { taskQueryHandlers } from './system/tasks.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -55,4 +57,6 @@ export const queryHandlers = {
   ...videoQueryHandlers,
   ...sceneQueryHandlers,
   ...analysisQueryHandlers,
+  ...resourceQueryHandlers,
+  ...taskQueryHandlers,
 };

@@ -292,8 +292,8 @@ const areas: Area[] = [
           [perm.tenantAudit, '审核', 'button'],
         ],
       },
-      { key: 'task', name: '任务管理', router: 'Task' },
-      { key: 'resource', name: '资源管理', router: 'Resource' },
+      { key: 'task', name: '任务管理', router: 'Task', entries: [['list', '查询', 'interface']] },
+      { key: 'resource', name: '资源管理', router: 'Resource', entries: [['list', '查询', 'interface']] },
       { key: 'mqtt', name: 'MQTT管理', router: 'Mqtt' },
       {
         key: 'file',

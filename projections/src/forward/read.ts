@@ -221,3 +221,28 @@ export async function forwardDeadPage(
   if (filter.ruleId) spec.where.push(`rule_id = ${param(spec.params, filter.ruleId)}`);
   return pageRows<ForwardDeadRecord>(db, page, spec);
 }
+
+// ---------------------------------------------------------------- retries waiting in the outbox (forward_outbox)
+
+/** Per rule of a tenant, the messages a failed delivery left waiting for another attempt: the system task screen's retries. */
+export type ForwardRetryRecord = {
+  ruleId: string;
+  ruleName: string | null;
+  pending: number;
+  nextAt: Date;
+  lastError: string | null;
+};
+
+export async function forwardRetriesOf(db: Sql, tenantId: string): Promise<ForwardRetryRecord[]> {
+  return (
+    await db.query<ForwardRetryRecord>(
+      `select o.rule_id as "ruleId", r.name as "ruleName", o.pending, o."nextAt", o."lastError"
+       from (select rule_id, count(*)::int as pending, min(next_at) as "nextAt",
+               (array_agg(error order by id desc))[1] as "lastError"
+             from forward_outbox where tenant_id = $1 and status = 'pending' and attempts > 0 group by rule_id) o
+       left join rm_forward_rules r on r.id = o.rule_id
+       order by o."nextAt"`,
+      [tenantId],
+    )
+  ).rows;
+}

@@ -72,6 +72,8 @@ const SceneLinkagePage = page(() => import('../scene/ScenePages.tsx'), 'SceneLin
 const LinkageLogPage = page(() => import('../scene/ScenePages.tsx'), 'LinkageLogPage');
 const RuleListPage = page(() => import('../scene/ScenePages.tsx'), 'RuleListPage');
 const ChainEditorPage = page(() => import('../rule/ChainEditorPage.tsx'), 'ChainEditorPage');
+const ResourcesPage = page(() => import('../system/ResourcesPage.tsx'), 'ResourcesPage');
+const TasksPage = page(() => import('../system/TasksPage.tsx'), 'TasksPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -133,6 +135,8 @@ export const screens: Record<string, ComponentType> = {
   '/scene/linkage': SceneLinkagePage,
   '/scene/linkageLog': LinkageLogPage,
   '/rule/chainEditor': ChainEditorPage,
+  '/system/resource': ResourcesPage,
+  '/system/task': TasksPage,
 };
 
 function RequireAuth() {

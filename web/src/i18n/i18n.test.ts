@@ -14,6 +14,7 @@ import { en as reportEn, zh as reportZh } from '../report/strings.ts';
 import { en as sceneEn, zh as sceneZh } from '../scene/strings.ts';
 import { en as marketEn, zh as marketZh } from '../market/strings.ts';
 import { en as otaEn, zh as otaZh } from '../ota/strings.ts';
+import { en as opsEn, zh as opsZh } from '../system/ops-strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -29,6 +30,7 @@ const bundles: Array<[object, object]> = [
   [sceneEn, sceneZh],
   [marketEn, marketZh],
   [otaEn, otaZh],
+  [opsEn, opsZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

@@ -1,0 +1,120 @@
+import './ops-i18n.ts';
+import { Fragment, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Badge, Flex, Table, Text, TextField } from '@radix-ui/themes';
+import { useQuery } from '@tanstack/react-query';
+import { callRoute } from '../api/client.ts';
+import { SelectInput } from '../ui/widgets.tsx';
+
+type ResourceRow = Awaited<ReturnType<typeof callRoute<'resource.list'>>>[number];
+/** The select's value for "every module" (a select item cannot be empty). */
+const ALL = '*';
+
+const holders = (names: Array<{ id: string; name: string }>, none: string) =>
+  names.length === 0 ? (
+    <Text color="gray">{none}</Text>
+  ) : (
+    <Flex gap="1" wrap="wrap">
+      {names.map((n) => (
+        <Badge key={n.id} variant="soft">
+          {n.name}
+        </Badge>
+      ))}
+    </Flex>
+  );
+
+/** System management → resources (spec §2): the interfaces the route table guards, by module, and who holds each. */
+export function ResourcesPage() {
+  const { t } = useTranslation();
+  const [module, setModule] = useState(ALL);
+  const [keyword, setKeyword] = useState('');
+  const all = useQuery({ queryKey: ['resources'], queryFn: () => callRoute('resource.list', { query: {} }) });
+  const modules = [...new Set((all.data ?? []).map((r) => r.module))].sort();
+  const word = keyword.trim().toLowerCase();
+  const rows = (all.data ?? []).filter(
+    (r) =>
+      (module === ALL || r.module === module) && (!word || [r.path, r.permission, r.summary].some((s) => s.toLowerCase().includes(word))),
+  );
+  const byModule = new Map<string, ResourceRow[]>();
+  for (const r of rows) byModule.set(r.module, [...(byModule.get(r.module) ?? []), r]);
+  return (
+    <Flex direction="column" gap="3">
+      <Flex gap="3" align="end" wrap="wrap">
+        <label>
+          <Text as="div" size="2">
+            {t('resource.module')}
+          </Text>
+          <div style={{ width: 200 }}>
+            <SelectInput
+              name="module"
+              value={module}
+              onChange={setModule}
+              options={[{ value: ALL, label: t('resource.allModules') }, ...modules.map((m) => ({ value: m, label: m }))]}
+            />
+          </div>
+        </label>
+        <label>
+          <Text as="div" size="2">
+            {t('resource.keyword')}
+          </Text>
+          <TextField.Root
+            name="keyword"
+            style={{ width: 280 }}
+            placeholder={t('resource.keywordHint')}
+            value={keyword}
+            onChange={(e) => setKeyword(e.target.value)}
+          />
+        </label>
+        <Text size="2" color="gray">
+          {t('resource.count', { count: rows.length })}
+        </Text>
+      </Flex>
+      {all.isSuccess && rows.length === 0 ? (
+        <Text color="gray">{t('resource.empty')}</Text>
+      ) : (
+        <Table.Root size="1" variant="surface">
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeaderCell width="70px">{t('resource.method')}</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>{t('resource.path')}</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>{t('resource.summary')}</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>{t('resource.permission')}</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>{t('resource.roles')}</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>{t('resource.apps')}</Table.ColumnHeaderCell>
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {[...byModule].map(([name, group]) => (
+              <Fragment key={name}>
+                <Table.Row data-testid="resource-module">
+                  <Table.Cell colSpan={6}>
+                    <Text weight="bold">{name}</Text>{' '}
+                    <Text size="1" color="gray">
+                      ({group.length})
+                    </Text>
+                  </Table.Cell>
+                </Table.Row>
+                {group.map((r) => (
+                  <Table.Row key={r.name}>
+                    <Table.Cell>
+                      <Badge color="gray">{r.method}</Badge>
+                    </Table.Cell>
+                    <Table.Cell>
+                      <code>{r.path}</code>
+                    </Table.Cell>
+                    <Table.Cell>{r.summary}</Table.Cell>
+                    <Table.Cell>
+                      <code>{r.permission}</code>
+                    </Table.Cell>
+                    <Table.Cell>{holders(r.roles, t('resource.none'))}</Table.Cell>
+                    <Table.Cell>{holders(r.apps, t('resource.none'))}</Table.Cell>
+                  </Table.Row>
+                ))}
+              </Fragment>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      )}
+    </Flex>
+  );
+}
