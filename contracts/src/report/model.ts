@@ -37,8 +37,9 @@ const reportShape = {
   cycle: z.enum(reportCycles).default('1h'),
   timeZone: timeZone.default('Asia/Shanghai'),
 };
+/** Devices picked, a group, or both (the picked devices that are in the group's subtree). */
 const oneSource = (q: { deviceIds?: string[] | undefined; groupId?: string | undefined }) =>
-  (q.deviceIds?.length ?? 0) > 0 !== (q.groupId !== undefined);
+  (q.deviceIds?.length ?? 0) > 0 || q.groupId !== undefined;
 
 /** A report run for the screen or a file: its definition and the range [from, to). */
 export const reportQuery = z
@@ -56,28 +57,35 @@ export const reportExportQuery = z
 export type ReportExportQuery = z.output<typeof reportExportQuery>;
 
 /** A saved report: its definition, the range it opens with (the last day, week or month), and its schedule. */
-export const reportFields = z
-  .object({
-    name: z.string().trim().min(1).max(64),
-    deviceIds: z.array(entityId).max(REPORT_MAX_DEVICES).default([]),
-    groupId: entityId.nullish().transform((v) => v ?? null),
-    variables: z.array(identifier).min(1).max(10),
-    fn: z.enum(reportFns),
-    cycle: z.enum(reportCycles),
-    timeZone: timeZone.default('Asia/Shanghai'),
-    /** How often it is emailed, at `hour` (0-23) local time; weekly on Mondays, monthly on the 1st. */
-    frequency: z.enum(reportFrequencies).default('none'),
-    hour: z.number().int().min(0).max(23).default(8),
-    /** Contacts (spec §3 Contact) it is emailed to. */
-    contactIds: z.array(entityId).max(50).default([]),
-    remark: optionalText(256),
-  })
-  .strict()
-  .refine((r) => r.deviceIds.length > 0 !== (r.groupId !== null), { message: 'pick devices or a group', path: ['deviceIds'] })
-  .refine((r) => r.frequency === 'none' || r.contactIds.length > 0, { message: 'a scheduled report needs contacts', path: ['contactIds'] });
+const reportFieldsShape = z.object({
+  name: z.string().trim().min(1).max(64),
+  deviceIds: z.array(entityId).max(REPORT_MAX_DEVICES).default([]),
+  groupId: entityId.nullish().transform((v) => v ?? null),
+  variables: z.array(identifier).min(1).max(10),
+  fn: z.enum(reportFns),
+  cycle: z.enum(reportCycles),
+  timeZone: timeZone.default('Asia/Shanghai'),
+  /** How often it is emailed, at `hour` (0-23) local time; weekly on Mondays, monthly on the 1st. */
+  frequency: z.enum(reportFrequencies).default('none'),
+  hour: z.number().int().min(0).max(23).default(8),
+  /** Contacts (spec §3 Contact) it is emailed to. */
+  contactIds: z.array(entityId).max(50).default([]),
+  remark: optionalText(256),
+});
+/** A report names devices, a group (its subtree), or both (the picked devices of the group); a schedule needs contacts. */
+const soundReport = <T extends z.ZodType<{ deviceIds: string[]; groupId: string | null; frequency: string; contactIds: string[] }>>(
+  schema: T,
+) =>
+  schema
+    .refine((r) => r.deviceIds.length > 0 || r.groupId !== null, { message: 'pick devices or a group', path: ['deviceIds'] })
+    .refine((r) => r.frequency === 'none' || r.contactIds.length > 0, {
+      message: 'a scheduled report needs contacts',
+      path: ['contactIds'],
+    });
+export const reportFields = soundReport(reportFieldsShape.strict());
 export type ReportFields = z.output<typeof reportFields>;
 export const reportCreateBody = reportFields;
-export const reportUpdateBody = z.intersection(reportFields, z.object({ id: entityId }));
+export const reportUpdateBody = soundReport(reportFieldsShape.extend({ id: entityId }).strict());
 
 export const reportRow = z.object({
   id: z.string(),

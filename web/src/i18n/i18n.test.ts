@@ -14,6 +14,7 @@ import { en as reportEn, zh as reportZh } from '../report/strings.ts';
 import { en as sceneEn, zh as sceneZh } from '../scene/strings.ts';
 import { en as marketEn, zh as marketZh } from '../market/strings.ts';
 import { en as otaEn, zh as otaZh } from '../ota/strings.ts';
+import { en as faultEn, zh as faultZh } from '../analysis/faultStrings.ts';
 import { en as opsEn, zh as opsZh } from '../system/ops-strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
@@ -30,6 +31,7 @@ const bundles: Array<[object, object]> = [
   [sceneEn, sceneZh],
   [marketEn, marketZh],
   [otaEn, otaZh],
+  [faultEn, faultZh],
   [opsEn, opsZh],
 ];
 
