@@ -5,7 +5,15 @@ import { otaDeviceDecider, otaTaskDecider } from './decide.ts';
 import type { OtaDeviceEvent } from './device.ts';
 import type { OtaTaskEvent } from './task.ts';
 
-const file: OtaTaskFile = { fileId: 'f1', name: 'fw-2.0.bin', fileType: 'upgrade', version: '2.0', size: 1024, sha256: 'ab', storageKey: 't/f1' };
+const file: OtaTaskFile = {
+  fileId: 'f1',
+  name: 'fw-2.0.bin',
+  fileType: 'upgrade',
+  version: '2.0',
+  size: 1024,
+  sha256: 'ab',
+  storageKey: 't/f1',
+};
 const devices: OtaPlannedDevice[] = ['d1', 'd2', 'd3', 'd4', 'd5'].map((id) => ({ deviceId: id, sn: `SN-${id}`, fromVersion: '1.0' }));
 const created = (pauseSec = 0, failurePercent = 50): OtaTaskEvent => ({
   type: 'OtaTaskCreated',
