@@ -175,7 +175,7 @@ describe('admin web app in a real browser', () => {
     const page = await newPage('en');
     await login(page, 'admin', 'admin123');
     await page.waitForURL('**/index');
-    await page.goto(`${base}/scene/design`);
+    await page.goto(`${base}/operation/bigScreen`);
     await expect.poll(() => page.getByTestId('coming-soon').textContent()).toContain('later release');
     await page.evaluate("localStorage.setItem('token', 'not-a-token')");
     await page.context().clearCookies();
