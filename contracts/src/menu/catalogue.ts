@@ -104,6 +104,7 @@ const areas: Area[] = [
           ['add', '新增', 'button'],
           ['pause', '暂停继续', 'button'],
           ['cancel', '取消', 'button'],
+          ['restart', '重启任务', 'button'],
         ],
       },
     ],
