@@ -578,6 +578,9 @@ const englishEntries: Record<string, string> = {
   invoke: 'Run now',
   debug: 'Node debug',
   replay: 'Replay message',
+  pause: 'Pause or resume',
+  cancel: 'Cancel',
+  restart: 'Restart tasks',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */
