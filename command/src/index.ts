@@ -24,6 +24,8 @@ import { forwardHandlers } from './forward/handlers.ts';
 import { ruleDispatchers, ruleHandlers } from './rule/handlers.ts';
 import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
 import { otaRollout } from './ota/rollout.ts';
+import { restartDispatchers, restartHandlers } from './restart/handlers.ts';
+import { restartResults } from './restart/results.ts';
 import { ptHandlers } from './pt/handlers.ts';
 import { videoHandlers } from './video/handlers.ts';
 import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
@@ -61,6 +63,7 @@ export const commandHandlers = {
   ...marketHandlers,
   ...ruleHandlers,
   ...otaHandlers,
+  ...restartHandlers,
   ...ptHandlers,
   ...videoHandlers,
   ...sceneHandlers,
@@ -75,9 +78,10 @@ export function commandDispatchers(ports: Omit<Ports, 'dispatch'>): CommandDispa
     ...alarmDispatchers(ports),
     ...ruleDispatchers(ports),
     ...otaDispatchers(ports),
+    ...restartDispatchers(ports),
     ...sceneDispatchers(ports),
   };
 }
 
 /** The process managers, run beside the projections with checkpoints of their own. */
-export const workflows: Workflow<DomainEvent>[] = [tenantOnboarding, otaRollout];
+export const workflows: Workflow<DomainEvent>[] = [tenantOnboarding, otaRollout, restartResults];

@@ -74,6 +74,7 @@ export const errorCatalogue = {
   },
   OTA_NO_DEVICES: { status: 400, zh: '没有符合条件的设备', en: 'No device matches the target' },
   OTA_TASK_STATE: { status: 400, zh: '任务当前状态不允许此操作', en: 'The task cannot do this in its current status' },
+  RESTART_EXPIRY: { status: 400, zh: '过期时间必须晚于任务时间', en: 'The expiry must be later than the task time' },
   STAT_TYPE_UNFIT: {
     status: 400,
     zh: '告警统计只能选择计数或去重计数',

@@ -65,6 +65,8 @@ export * from './ota/events.ts';
 export * from './ota/permissions.ts';
 export * from './ota/routes.ts';
 export * from './ota/device-messages.ts';
+export * from './restart/model.ts';
+export * from './restart/routes.ts';
 export * from './pt/model.ts';
 export * from './pt/events.ts';
 export * from './pt/permissions.ts';

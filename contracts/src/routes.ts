@@ -16,6 +16,7 @@ import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
 import { fileRoutes } from './file/routes.ts';
 import { otaRoutes } from './ota/routes.ts';
+import { restartRoutes } from './restart/routes.ts';
 import { ptRoutes } from './pt/routes.ts';
 import { videoRoutes } from './video/routes.ts';
 import { sceneRoutes } from './scene/routes.ts';
@@ -47,6 +48,7 @@ export const routes = {
   ...ruleRoutes,
   ...fileRoutes,
   ...otaRoutes,
+  ...restartRoutes,
   ...ptRoutes,
   ...videoRoutes,
   ...sceneRoutes,

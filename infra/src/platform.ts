@@ -33,6 +33,7 @@ import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 import { startFiles } from './wiring/files.ts';
 import { startOtaTicker } from './wiring/ota.ts';
+import { startRestartTicker } from './wiring/restart.ts';
 import { createScenes, loadScenes, startSceneScheduler } from './wiring/scenes.ts';
 import type { SceneReactor } from '@iot/projections/scene/reactor.ts';
 import { startReportScheduler } from './wiring/report.ts';
@@ -188,6 +189,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // Statistic tasks run where the read models and the time-series store meet (role all).
       if (timeseries) startStatScheduler(db, timeseries, logger, stops);
       startOtaTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
+      // Restart tasks keep the same clock as the rollouts (OTA_TICK_MS).
+      startRestartTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
       // Every process with the projections runs the timing triggers; each fire is claimed once between them.
       startSceneScheduler(db, timeseries, dispatch, logger, stops);
       // Scheduled reports are queued in the outbox that the delivery worker above sends (a claim row per period).

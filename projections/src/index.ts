@@ -21,6 +21,7 @@ import { marketProjection } from './market/market.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
+import { restartTasksProjection } from './restart/tasks.ts';
 import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
 import { sceneLogProjection } from './scene/log.ts';
@@ -58,6 +59,7 @@ export const projections: AnyProjection[] = [
   mqttAuthProjection,
   statTasksProjection,
   otaTasksProjection,
+  restartTasksProjection,
   reportsProjection,
   marketProjection,
   ruleChainsProjection,

@@ -21,6 +21,7 @@ import { marketQueryHandlers } from './market/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
 import { fileQueryHandlers } from './file/handlers.ts';
 import { otaQueryHandlers } from './ota/handlers.ts';
+import { restartQueryHandlers } from './restart/handlers.ts';
 import { ptQueryHandlers } from './pt/handlers.ts';
 import { videoQueryHandlers } from './video/handlers.ts';
 import { sceneQueryHandlers } from './scene/handlers.ts';
@@ -49,6 +50,7 @@ export const queryHandlers = {
   ...forwardQueryHandlers,
   ...statQueryHandlers,
   ...otaQueryHandlers,
+  ...restartQueryHandlers,
   ...reportQueryHandlers,
   ...marketQueryHandlers,
   ...ruleQueryHandlers,

@@ -26,6 +26,7 @@ export const readModels = [
   'ruleChains',
   'files',
   'otaTasks',
+  'restartTasks',
   'pt',
   'cameras',
   'scenes',

@@ -104,6 +104,7 @@ const areas: Area[] = [
           ['add', '新增', 'button'],
           ['pause', '暂停继续', 'button'],
           ['cancel', '取消', 'button'],
+          ['restart', '重启任务', 'button'],
         ],
       },
     ],
@@ -577,6 +578,9 @@ const englishEntries: Record<string, string> = {
   invoke: 'Run now',
   debug: 'Node debug',
   replay: 'Replay message',
+  pause: 'Pause or resume',
+  cancel: 'Cancel',
+  restart: 'Restart tasks',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

@@ -48,6 +48,12 @@ export interface DispatchedPayloads {
   CancelOtaDevices: { taskId: string };
   /** A device went offline (pause its rollouts) or came back (resume them). */
   OtaDevicePresence: { deviceId: string; online: boolean };
+  // Restart tasks (command/src/restart/): the ticker starts a task at its task time, retries paused devices, expires it.
+  StartRestartTask: { taskId: string; at: string };
+  RetryRestartDevice: { taskId: string; deviceId: string; at: string };
+  ExpireRestartTask: { taskId: string; at: string };
+  /** A device's reply to a command: a restart task's acknowledgement when its message id is one. */
+  RecordRestartReply: { deviceId: string; messageId: string; output: unknown };
   /**
    * A device's report of its upgrade: a stage with percent, done with its new version, or failed with a reason.
    * `taskId` null: ThingsBoard's `fw_state`, which names no task (the device's running rollout is meant).

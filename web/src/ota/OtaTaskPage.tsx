@@ -1,7 +1,7 @@
 import './i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Badge, Button, Dialog, Flex, Progress, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Button, Dialog, Flex, Progress, Table, Tabs, Text, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { fileTaskStatuses } from '@iot/contracts/constants.ts';
 import { otaPerm } from '@iot/contracts/ota/permissions.ts';
@@ -12,6 +12,7 @@ import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { RestartTasks } from './RestartTasks.tsx';
 
 type TaskRow = Awaited<ReturnType<typeof callRoute<'otaTask.list'>>>['rows'][number];
 const TASKS = 'otaTasks';
@@ -236,7 +237,7 @@ function DetailDialog({ taskId, onClose }: { taskId: string | null; onClose: () 
 }
 
 /** OTA and configuration rollouts (issue 21, spec §4 file task states), under device management. */
-export function OtaTaskPage() {
+function UpgradeTasks() {
   const { t } = useTranslation();
   const [creating, setCreating] = useState(false);
   const [viewing, setViewing] = useState<string | null>(null);
@@ -312,5 +313,24 @@ export function OtaTaskPage() {
       <CreateDialog open={creating} onClose={() => setCreating(false)} />
       <DetailDialog taskId={viewing} onClose={() => setViewing(null)} />
     </>
+  );
+}
+
+/** Device management → upgrade tasks: OTA and configuration rollouts, and restart tasks, as two tabs. */
+export function OtaTaskPage() {
+  const { t } = useTranslation();
+  return (
+    <Tabs.Root defaultValue="upgrade">
+      <Tabs.List>
+        <Tabs.Trigger value="upgrade">{t('restart.tabUpgrade')}</Tabs.Trigger>
+        <Tabs.Trigger value="restart">{t('restart.tabRestart')}</Tabs.Trigger>
+      </Tabs.List>
+      <Tabs.Content value="upgrade">
+        <UpgradeTasks />
+      </Tabs.Content>
+      <Tabs.Content value="restart">
+        <RestartTasks />
+      </Tabs.Content>
+    </Tabs.Root>
   );
 }

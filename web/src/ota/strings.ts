@@ -8,8 +8,11 @@ export const zh = {
     OtaWaveStarted: '升级任务批次开始',
     OtaTaskHalted: '升级任务因失败率停止',
     OtaTaskFinished: '升级任务结束',
+    RestartTaskCreated: '重启任务创建',
+    RestartTaskCancelled: '重启任务取消',
+    RestartTaskFinished: '重启任务结束',
   },
-  objects: { otaTask: '升级任务' },
+  objects: { otaTask: '升级任务', restartTask: '重启任务' },
   ota: {
     name: '任务名称',
     file: '升级包',
@@ -55,6 +58,16 @@ export const zh = {
     nextWaveAt: '下一批开始时间',
     counts: '设备统计',
   },
+  restart: {
+    tabUpgrade: '升级任务',
+    tabRestart: '重启任务',
+    taskTime: '任务时间',
+    expiry: '过期时间',
+    expiryAfter: '过期时间必须晚于任务时间',
+    hint: '到任务时间时向在线设备下发重启命令；离线设备在重新上线时重试，直到过期时间，过期仍未确认的设备记为失败。',
+    restarted: '{{success}} / {{total}} 台已重启',
+    cancelQuestion: '确定取消重启任务“{{name}}”吗？尚未重启的设备将被取消。',
+  },
 };
 
 export const en: typeof zh = {
@@ -66,8 +79,11 @@ export const en: typeof zh = {
     OtaWaveStarted: 'Upgrade wave started',
     OtaTaskHalted: 'Upgrade task stopped on its failure rate',
     OtaTaskFinished: 'Upgrade task finished',
+    RestartTaskCreated: 'Restart task created',
+    RestartTaskCancelled: 'Restart task cancelled',
+    RestartTaskFinished: 'Restart task finished',
   },
-  objects: { otaTask: 'upgrade task' },
+  objects: { otaTask: 'upgrade task', restartTask: 'restart task' },
   ota: {
     name: 'Task name',
     file: 'Upgrade package',
@@ -119,5 +135,15 @@ export const en: typeof zh = {
     updateTime: 'Updated',
     nextWaveAt: 'Next wave starts',
     counts: 'Devices',
+  },
+  restart: {
+    tabUpgrade: 'Upgrade tasks',
+    tabRestart: 'Restart tasks',
+    taskTime: 'Task time',
+    expiry: 'Expiry',
+    expiryAfter: 'The expiry must be later than the task time',
+    hint: 'At the task time online devices are sent a restart command; an offline device is retried when it reconnects, until the expiry, after which a device that has not acknowledged fails.',
+    restarted: '{{success}} of {{total}} restarted',
+    cancelQuestion: 'Cancel the restart task "{{name}}"? Devices not yet restarted are cancelled.',
   },
 };
