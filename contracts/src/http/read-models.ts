@@ -33,6 +33,7 @@ export const readModels = [
   'ruleDebug',
   'reports',
   'market',
+  'fieldConfig',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;
