@@ -75,6 +75,11 @@ export const errorCatalogue = {
   OTA_NO_DEVICES: { status: 400, zh: '没有符合条件的设备', en: 'No device matches the target' },
   OTA_TASK_STATE: { status: 400, zh: '任务当前状态不允许此操作', en: 'The task cannot do this in its current status' },
   RESTART_EXPIRY: { status: 400, zh: '过期时间必须晚于任务时间', en: 'The expiry must be later than the task time' },
+  NOT_A_SITE: { status: 400, zh: '所选分组不是站点、电站或项目', en: 'The group is not a site, power station or project' },
+  FIELD_UNKNOWN: { status: 400, zh: '自定义字段未定义', en: 'No such custom field is defined' },
+  FIELD_TYPE: { status: 400, zh: '自定义字段的值与其类型不符', en: "A custom field's value does not fit its type" },
+  FIELD_REQUIRED: { status: 400, zh: '必填的自定义字段未填写', en: 'A required custom field is empty' },
+  FIELD_LIMIT: { status: 400, zh: '自定义字段最多50个', en: 'At most 50 custom fields can be defined' },
   STAT_TYPE_UNFIT: {
     status: 400,
     zh: '告警统计只能选择计数或去重计数',

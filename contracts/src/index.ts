@@ -90,3 +90,7 @@ export * from './market/routes.ts';
 export * from './system/model.ts';
 export * from './system/permissions.ts';
 export * from './system/routes.ts';
+export * from './field/model.ts';
+export * from './field/events.ts';
+export * from './field/permissions.ts';
+export * from './field/routes.ts';

@@ -14,6 +14,7 @@ import { roleRoutes } from './role/routes.ts';
 import { tenantRoutes } from './tenant/routes.ts';
 import { userRoutes } from './user/routes.ts';
 import { statRoutes } from './stat/routes.ts';
+import { fieldRoutes } from './field/routes.ts';
 import { fileRoutes } from './file/routes.ts';
 import { otaRoutes } from './ota/routes.ts';
 import { restartRoutes } from './restart/routes.ts';
@@ -45,6 +46,7 @@ export const routes = {
   ...alarmRoutes,
   ...forwardRoutes,
   ...statRoutes,
+  ...fieldRoutes,
   ...ruleRoutes,
   ...fileRoutes,
   ...otaRoutes,

@@ -18,6 +18,7 @@ import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { reportsProjection } from './report/reports.ts';
 import { marketProjection } from './market/market.ts';
+import { fieldConfigProjection } from './field/field-config.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
 import { otaTasksProjection } from './ota/tasks.ts';
@@ -62,6 +63,7 @@ export const projections: AnyProjection[] = [
   restartTasksProjection,
   reportsProjection,
   marketProjection,
+  fieldConfigProjection,
   ruleChainsProjection,
   filesProjection,
   ptProjection,

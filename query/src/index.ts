@@ -16,6 +16,7 @@ import { deviceCommandQueryHandlers } from './telemetry/commands.ts';
 import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
+import { fieldQueryHandlers } from './field/handlers.ts';
 import { reportQueryHandlers } from './report/handlers.ts';
 import { marketQueryHandlers } from './market/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
@@ -49,6 +50,7 @@ export const queryHandlers = {
   ...alarmQueryHandlers,
   ...forwardQueryHandlers,
   ...statQueryHandlers,
+  ...fieldQueryHandlers,
   ...otaQueryHandlers,
   ...restartQueryHandlers,
   ...reportQueryHandlers,

@@ -34,6 +34,7 @@ export const readModels = [
   'ruleDebug',
   'reports',
   'market',
+  'fieldConfig',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -53,7 +53,16 @@ const areas: Area[] = [
     screens: [
       { key: 'dataMap', name: '数据地图', router: 'DataMap' },
       { key: 'scene', name: '场景', router: 'OperationScene' },
-      { key: 'fieldConfig', name: '现场配置', router: 'FieldConfig' },
+      {
+        key: 'fieldConfig',
+        name: '现场配置',
+        router: 'FieldConfig',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['edit', '修改', 'button'],
+          ['field', '字段定义', 'button'],
+        ],
+      },
       {
         key: 'dataMarket',
         name: '数据市场',
@@ -559,6 +568,7 @@ const englishEntries: Record<string, string> = {
   dead: 'Dead letters',
   enable: 'Enable or stop',
   result: 'Results',
+  field: 'Field definitions',
   subscribe: 'Subscribe',
   revoke: 'Revoke subscription',
   data: 'Data endpoint',

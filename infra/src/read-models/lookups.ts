@@ -116,4 +116,8 @@ export const createLookups = (db: Sql): Lookups => ({
       limit,
     ),
   otaTasksOfDevice: (tenantId, deviceId, statuses) => otaTasksOfDevice(db, tenantId, deviceId, statuses),
+  groupTypeOf: async (tenantId, groupId) => {
+    const group = await groupById(db, tenantId, groupId);
+    return group ? group.type : undefined;
+  },
 });

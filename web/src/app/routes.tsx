@@ -67,6 +67,7 @@ const BatchPage = page(() => import('../producttest/PtPages.tsx'), 'BatchPage');
 const IccidPage = page(() => import('../producttest/PtPages.tsx'), 'IccidPage');
 const UserBindingPage = page(() => import('../producttest/PtPages.tsx'), 'UserBindingPage');
 const VideoWallPage = page(() => import('../video/VideoWallPage.tsx'), 'VideoWallPage');
+const FieldConfigPage = page(() => import('../field/FieldConfigPage.tsx'), 'FieldConfigPage');
 const SceneDesignPage = page(() => import('../scene/ScenePages.tsx'), 'SceneDesignPage');
 const SceneLinkagePage = page(() => import('../scene/ScenePages.tsx'), 'SceneLinkagePage');
 const LinkageLogPage = page(() => import('../scene/ScenePages.tsx'), 'LinkageLogPage');
@@ -130,6 +131,7 @@ export const screens: Record<string, ComponentType> = {
   '/producttest/iccid': IccidPage,
   '/producttest/binding': UserBindingPage,
   '/operation/video': VideoWallPage,
+  '/operation/fieldConfig': FieldConfigPage,
   '/rule/list': RuleListPage,
   '/scene/design': SceneDesignPage,
   '/scene/linkage': SceneLinkagePage,

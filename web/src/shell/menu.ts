@@ -34,7 +34,7 @@ export const staticMenu: MenuNode[] = [
   dir('operation', 'dashboard', '/operation', [
     leaf('dataMap', '/operation/dataMap'),
     leaf('scene', '/operation/scene'),
-    leaf('fieldConfig', '/operation/fieldConfig'),
+    leaf('fieldConfig', '/operation/fieldConfig', 'operation:fieldConfig:view'),
     leaf('dataMarket', '/operation/dataMarket'),
     leaf('video', '/operation/video', 'operation:video:view'),
     leaf('bigScreen', '/operation/bigScreen'),
