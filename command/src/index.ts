@@ -26,6 +26,7 @@ import { otaDispatchers, otaHandlers } from './ota/handlers.ts';
 import { otaRollout } from './ota/rollout.ts';
 import { ptHandlers } from './pt/handlers.ts';
 import { videoHandlers } from './video/handlers.ts';
+import { mqttBrokerHandlers } from './system/mqtt.ts';
 import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
 
@@ -63,6 +64,7 @@ export const commandHandlers = {
   ...otaHandlers,
   ...ptHandlers,
   ...videoHandlers,
+  ...mqttBrokerHandlers,
   ...sceneHandlers,
 };
 

@@ -88,3 +88,4 @@ export * from './market/routes.ts';
 export * from './system/model.ts';
 export * from './system/permissions.ts';
 export * from './system/routes.ts';
+export * from './system/mqtt.ts';
