@@ -16,6 +16,7 @@ import { en as marketEn, zh as marketZh } from '../market/strings.ts';
 import { en as otaEn, zh as otaZh } from '../ota/strings.ts';
 import { en as faultEn, zh as faultZh } from '../analysis/faultStrings.ts';
 import { en as opsEn, zh as opsZh } from '../system/ops-strings.ts';
+import { en as mqttEn, zh as mqttZh } from '../system/mqtt-strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -33,6 +34,7 @@ const bundles: Array<[object, object]> = [
   [otaEn, otaZh],
   [faultEn, faultZh],
   [opsEn, opsZh],
+  [mqttEn, mqttZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>
