@@ -162,7 +162,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           embedded: link.embedded,
           ...(config.MQTT_URL ? { externalUrl: config.MQTT_URL } : {}),
           deviceOf: (clientId) => ingest?.intake.sessions.get(clientId)?.device,
-          isMqttUser: (clientId) => mqttUsers?.owns(clientId) ?? false,
+          mqttUserTenant: (clientId) => mqttUsers?.tenantOf(clientId),
         })
       : null;
     if (brokerAdmin) stops.push(async () => brokerAdmin.stop());

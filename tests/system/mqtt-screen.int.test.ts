@@ -121,4 +121,32 @@ describe('the MQTT screen', () => {
     });
     await waitFor('the other session closed', async () => !theirSession.connected, 5_000);
   });
+
+  it('lists an MQTT user’s session with its tenant’s clients, and lets that tenant cut it', async () => {
+    const { id } = ok(
+      await sut.call('mqttUser.create', { token: victor, body: { username: 'scada-v', password: 'Scada#pw1', remark: null } }),
+    );
+    ok(await sut.call('mqttAcl.create', { token: victor, body: { mqttUserId: id, topic: 'plant/+/status', access: 'subscribe' } }));
+    await sut.platform.runner.catchUp();
+    const client = mqtt.connect(mqttUrl, { username: 'scada-v', password: 'Scada#pw1', clientId: 'scada-1', reconnectPeriod: 0 });
+    clients.push(client);
+    await new Promise((resolve, reject) => client.once('connect', resolve).once('error', reject));
+    await client.subscribeAsync('plant/+/status', { qos: 0 });
+
+    const theirs = ok(await sut.call('mqttBroker.overview', { token: victor })).clients.find((c) => c.kind === 'mqttUser')!;
+    expect(theirs).toMatchObject({
+      tenantId: 'victor',
+      username: 'scada-v',
+      deviceId: null,
+      subscriptions: [{ topic: 'plant/+/status', qos: 0 }],
+    });
+    expect(ok(await sut.call('mqttBroker.overview', { token: uniform })).clients.map((c) => c.kind)).not.toContain('mqttUser');
+    expect(ok(await sut.call('mqttBroker.disconnect', { token: uniform, body: { clientId: theirs.clientId } }))).toEqual({
+      disconnected: false,
+    });
+    expect(ok(await sut.call('mqttBroker.disconnect', { token: victor, body: { clientId: theirs.clientId } }))).toEqual({
+      disconnected: true,
+    });
+    await waitFor('the MQTT user’s session closed', async () => !client.connected, 5_000);
+  });
 });

@@ -2,7 +2,7 @@ import type { MqttOverview } from '../system/mqtt.ts';
 
 /**
  * The broker as the MQTT screen sees it (spec §2 system → MQTT): its clients and rates, and cutting one session.
- * `tenantId` null is the platform administrator's view (every tenant, and the MQTT users); a tenant's sees its own.
+ * `tenantId` null is the platform administrator's view (every tenant); a tenant's sees its own devices and MQTT users.
  */
 export interface BrokerAdminPort {
   overview(scope: { tenantId: string | null; keyword?: string }): Promise<MqttOverview>;

@@ -12,8 +12,8 @@ export const mqttClientRow = z.object({
   /** The id the broker keeps the connection under (a device's: its own namespace, then the id it chose). */
   clientId: z.string(),
   kind: z.enum(['device', 'mqttUser']),
-  /** The tenant of the device; null for an MQTT user (the platform's, seen by the platform administrator only). */
-  tenantId: z.string().nullable(),
+  /** The tenant of the device or of the MQTT user. */
+  tenantId: z.string(),
   deviceId: z.string().nullable(),
   sn: z.string().nullable(),
   name: z.string().nullable(),
@@ -38,7 +38,7 @@ export const mqttOverview = z.object({
   listsClients: z.boolean(),
   clients: z.array(mqttClientRow),
   /** Connected clients per tenant (the caller's tenant alone unless the platform administrator asks). */
-  byTenant: z.array(z.object({ tenantId: z.string().nullable(), clients: z.number().int() })),
+  byTenant: z.array(z.object({ tenantId: z.string(), clients: z.number().int() })),
   rates: z.object({
     /** Messages received since the broker started (in the caller's scope). */
     messagesIn: z.number().int(),

@@ -16,8 +16,8 @@ export interface BrokerAdminOptions {
   externalUrl?: string;
   /** The device a session id belongs to (the intake's sessions). */
   deviceOf(clientId: string): DeviceRef | undefined;
-  /** Whether a session is an MQTT user's (a third-party client, the platform's). */
-  isMqttUser(clientId: string): boolean;
+  /** The tenant of an MQTT user's session (a third-party client); undefined when the session is none. */
+  mqttUserTenant(clientId: string): string | undefined;
   now?: () => number;
 }
 
@@ -34,7 +34,7 @@ const withoutPassword = (url: string) => {
 
 /**
  * The MQTT screen's view of the broker (spec §2 system → MQTT): the embedded broker's clients joined with the
- * intake's sessions (whose tenant each is), their subscriptions, and per tenant the messages received and their rate
+ * intake's sessions and the MQTT users' (whose tenant each is), their subscriptions, and per tenant the messages received and their rate
  * over the last minute. A tenant sees its own devices' sessions only; the platform administrator sees all.
  */
 export function createBrokerAdmin(options: BrokerAdminOptions): BrokerAdminPort & { stop(): void } {
@@ -43,10 +43,10 @@ export function createBrokerAdmin(options: BrokerAdminOptions): BrokerAdminPort 
   const startedAt = now();
   /** Per connection (client id and when it connected), the messages already counted. */
   let seen = new Map<string, number>();
-  /** Per tenant ('' for the platform's MQTT users), messages since the broker started. */
+  /** Per tenant, messages since the broker started. */
   const totals = new Map<string, number>();
   const buckets: Array<{ at: number; counts: Map<string, number> }> = [];
-  const tenantKey = (clientId: string) => options.deviceOf(clientId)?.tenantId ?? (options.isMqttUser(clientId) ? '' : null);
+  const tenantKey = (clientId: string) => options.deviceOf(clientId)?.tenantId ?? options.mqttUserTenant(clientId) ?? null;
 
   /** Folds the messages clients published since the last look into the totals and the current bucket. */
   const sample = () => {
@@ -90,13 +90,12 @@ export function createBrokerAdmin(options: BrokerAdminOptions): BrokerAdminPort 
       const clients: MqttClientRow[] = [];
       for (const client of embedded.inspect()) {
         const device = options.deviceOf(client.clientId);
-        const mqttUser = !device && options.isMqttUser(client.clientId);
-        if (!device && !mqttUser) continue;
-        if (!inScope(tenantId, device?.tenantId ?? '')) continue;
+        const tenant = device?.tenantId ?? options.mqttUserTenant(client.clientId);
+        if (tenant === undefined || !inScope(tenantId, tenant)) continue;
         const row: MqttClientRow = {
           clientId: client.clientId,
           kind: device ? 'device' : 'mqttUser',
-          tenantId: device?.tenantId ?? null,
+          tenantId: tenant,
           deviceId: device?.deviceId ?? null,
           sn: device?.sn ?? null,
           name: device?.name ?? null,
@@ -109,8 +108,8 @@ export function createBrokerAdmin(options: BrokerAdminOptions): BrokerAdminPort 
         if (word && ![row.clientId, row.sn, row.name, row.username].some((s) => s?.toLowerCase().includes(word))) continue;
         clients.push(row);
       }
-      clients.sort((a, b) => (a.tenantId ?? '').localeCompare(b.tenantId ?? '') || a.clientId.localeCompare(b.clientId));
-      const byTenant = new Map<string | null, number>();
+      clients.sort((a, b) => a.tenantId.localeCompare(b.tenantId) || a.clientId.localeCompare(b.clientId));
+      const byTenant = new Map<string, number>();
       for (const c of clients) byTenant.set(c.tenantId, (byTenant.get(c.tenantId) ?? 0) + 1);
       let messagesIn = 0;
       for (const [tenant, count] of totals) if (inScope(tenantId, tenant)) messagesIn += count;
@@ -130,8 +129,8 @@ export function createBrokerAdmin(options: BrokerAdminOptions): BrokerAdminPort 
 
     async disconnect({ tenantId }, clientId) {
       if (!embedded) return false;
-      const device = options.deviceOf(clientId);
-      if (device ? !inScope(tenantId, device.tenantId) : !(tenantId === null && options.isMqttUser(clientId))) return false;
+      const tenant = options.deviceOf(clientId)?.tenantId ?? options.mqttUserTenant(clientId);
+      if (tenant === undefined || !inScope(tenantId, tenant)) return false;
       return (await embedded.disconnect?.(clientId)) ?? false;
     },
 

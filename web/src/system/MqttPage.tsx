@@ -61,7 +61,6 @@ export function MqttPage() {
     await refresh();
   };
   const data = overview.data;
-  const tenantName = (tenantId: string | null) => tenantId ?? t('mqttBroker.platform');
   return (
     <Flex direction="column" gap="3">
       {data && (
@@ -89,8 +88,8 @@ export function MqttPage() {
                 value={
                   <Flex gap="1" wrap="wrap">
                     {data.byTenant.map((b) => (
-                      <Badge key={b.tenantId ?? ''} variant="soft" data-testid="mqtt-tenant">
-                        {tenantName(b.tenantId)}: {b.clients}
+                      <Badge key={b.tenantId} variant="soft" data-testid="mqtt-tenant">
+                        {b.tenantId}: {b.clients}
                       </Badge>
                     ))}
                   </Flex>
@@ -151,7 +150,7 @@ export function MqttPage() {
                   <code>{c.clientId}</code>
                 </Table.Cell>
                 <Table.Cell>{t(`mqttBroker.kinds.${c.kind}`)}</Table.Cell>
-                <Table.Cell>{tenantName(c.tenantId)}</Table.Cell>
+                <Table.Cell>{c.tenantId}</Table.Cell>
                 <Table.Cell>{c.sn ? `${c.name ?? ''} (${c.sn})` : EMPTY}</Table.Cell>
                 <Table.Cell>{c.username ?? EMPTY}</Table.Cell>
                 <Table.Cell>{c.address ?? EMPTY}</Table.Cell>
