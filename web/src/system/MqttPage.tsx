@@ -14,6 +14,8 @@ type ClientRow = Overview['clients'][number];
 const KEY = 'mqttBroker';
 /** The screen refreshes itself: clients come and go, rates move. */
 const REFRESH_MS = 5_000;
+/** Headers and short cells stay on one line; ids and topics break where they must. */
+const wrapping = { whiteSpace: 'normal', wordBreak: 'break-all' } as const;
 
 function Figure({ label, value }: { label: string; value: ReactNode }) {
   return (
@@ -128,7 +130,7 @@ export function MqttPage() {
       {overview.isSuccess && data?.listsClients && data.clients.length === 0 ? (
         <Text color="gray">{t('mqttBroker.empty')}</Text>
       ) : (
-        <Table.Root size="1" variant="surface">
+        <Table.Root size="1" variant="surface" style={{ whiteSpace: 'nowrap' }}>
           <Table.Header>
             <Table.Row>
               <Table.ColumnHeaderCell>{t('mqttBroker.clientId')}</Table.ColumnHeaderCell>
@@ -146,7 +148,7 @@ export function MqttPage() {
           <Table.Body>
             {(data?.clients ?? []).map((c) => (
               <Table.Row key={c.clientId}>
-                <Table.Cell>
+                <Table.Cell style={wrapping}>
                   <code>{c.clientId}</code>
                 </Table.Cell>
                 <Table.Cell>{t(`mqttBroker.kinds.${c.kind}`)}</Table.Cell>
@@ -156,7 +158,7 @@ export function MqttPage() {
                 <Table.Cell>{c.address ?? EMPTY}</Table.Cell>
                 <Table.Cell>{c.connectedAt ? formatDate(c.connectedAt, true) : EMPTY}</Table.Cell>
                 <Table.Cell>{c.messagesIn}</Table.Cell>
-                <Table.Cell>
+                <Table.Cell style={wrapping}>
                   {c.subscriptions.length === 0 ? (
                     <Text color="gray">{t('mqttBroker.noSubscriptions')}</Text>
                   ) : (
