@@ -94,3 +94,4 @@ export * from './field/model.ts';
 export * from './field/events.ts';
 export * from './field/permissions.ts';
 export * from './field/routes.ts';
+export * from './system/mqtt.ts';

@@ -25,6 +25,7 @@ import { analysisRoutes } from './analysis/routes.ts';
 import { reportRoutes } from './report/routes.ts';
 import { marketRoutes } from './market/routes.ts';
 import { systemOpsRoutes } from './system/routes.ts';
+import { systemMqttRoutes } from './system/mqtt.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -58,6 +59,7 @@ export const routes = {
   ...reportRoutes,
   ...marketRoutes,
   ...systemOpsRoutes,
+  ...systemMqttRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

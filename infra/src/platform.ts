@@ -18,6 +18,7 @@ import { createMetrics } from './metrics.ts';
 import { startDelivery, type Delivery } from './notify/delivery.ts';
 import type { TimeSeriesStore } from './timeseries/index.ts';
 import { startBrokerAccounts } from './wiring/broker-accounts.ts';
+import { createBrokerAdmin } from './mqtt/admin.ts';
 import { startDeviceLink, type DeviceLink } from './wiring/device-link.ts';
 import { startHttp } from './wiring/http.ts';
 import { notifySettingsOf, startOutgoing } from './wiring/notify.ts';
@@ -156,6 +157,16 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         stops,
       ));
     }
+    const brokerAdmin = link
+      ? createBrokerAdmin({
+          mqtt: link.mqtt,
+          embedded: link.embedded,
+          ...(config.MQTT_URL ? { externalUrl: config.MQTT_URL } : {}),
+          deviceOf: (clientId) => ingest?.intake.sessions.get(clientId)?.device,
+          mqttUserTenant: (clientId) => mqttUsers?.tenantOf(clientId),
+        })
+      : null;
+    if (brokerAdmin) stops.push(async () => brokerAdmin.stop());
     const reactors = [
       ...(mqttUsers ? [mqttUsers.hooks] : []),
       ...(forwarding.reactor ? [forwarding.reactor.hooks] : []),
@@ -236,6 +247,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               notifySettings: notifySettingsOf(config),
               forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts },
               ...(files ? { files: files.files, fileLimits: files.fileLimits } : {}),
+              ...(brokerAdmin ? { brokerAdmin } : {}),
             },
             ...(files ? { tus: files.tus } : {}),
             staticDir: options.staticDir,

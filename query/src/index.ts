@@ -29,6 +29,7 @@ import { sceneQueryHandlers } from './scene/handlers.ts';
 import { analysisQueryHandlers } from './analysis/handlers.ts';
 import { resourceQueryHandlers } from './system/resources.ts';
 import { taskQueryHandlers } from './system/tasks.ts';
+import { mqttBrokerQueryHandlers } from './system/mqtt.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -63,4 +64,5 @@ export const queryHandlers = {
   ...analysisQueryHandlers,
   ...resourceQueryHandlers,
   ...taskQueryHandlers,
+  ...mqttBrokerQueryHandlers,
 };

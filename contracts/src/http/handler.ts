@@ -7,6 +7,7 @@ import type { Lookups } from '../ports/lookups.ts';
 import type { LiveFeed } from '../ports/live.ts';
 import type { DeviceIntakePort } from '../ports/intake.ts';
 import type { DeviceLinkPort } from '../ports/device-link.ts';
+import type { BrokerAdminPort } from '../ports/broker-admin.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { OutboundHttp } from '../ports/outbound-http.ts';
 import type { FileLimits } from '../file/model.ts';
@@ -41,6 +42,8 @@ export interface Ports {
   files?: FileStore;
   /** The operator's limits on uploads: per tenant and per file. */
   fileLimits?: FileLimits;
+  /** The MQTT broker's clients and rates, and cutting a session (a process without a broker has none). */
+  brokerAdmin?: BrokerAdminPort;
 }
 
 /** The `token` cookie, set and cleared by the adapter (HttpOnly, SameSite, Secure over HTTPS, configured domain). */

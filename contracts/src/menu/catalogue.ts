@@ -304,7 +304,15 @@ const areas: Area[] = [
       },
       { key: 'task', name: '任务管理', router: 'Task', entries: [['list', '查询', 'interface']] },
       { key: 'resource', name: '资源管理', router: 'Resource', entries: [['list', '查询', 'interface']] },
-      { key: 'mqtt', name: 'MQTT管理', router: 'Mqtt' },
+      {
+        key: 'mqtt',
+        name: 'MQTT管理',
+        router: 'Mqtt',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['disconnect', '断开连接', 'button'],
+        ],
+      },
       {
         key: 'file',
         name: '文件管理',

@@ -33,11 +33,26 @@ export interface EmbeddedMqttOptions extends MqttAuthHooks {
   forwardsFrom?: (clientId: string) => boolean;
 }
 
+/** A connected client as the MQTT screen lists it (spec §2 system → MQTT). */
+export interface EmbeddedClientInfo {
+  clientId: string;
+  username: string | null;
+  address: string | null;
+  connectedAt: Date;
+  /** Messages it published on this connection. */
+  messagesIn: number;
+  subscriptions: Array<{ topic: string; qos: number }>;
+}
+
 export interface EmbeddedMqtt extends MqttPort {
   /** The port actually bound. */
   port: number;
   /** `mqtt://host:port` for devices and tests. */
   url: string;
+  /** The clients connected now, with what they subscribed to and published. */
+  inspect(): EmbeddedClientInfo[];
+  /** Messages received from clients since the broker started. */
+  messagesIn(): number;
 }
 
 /** An MQTT 5 device is told in its PUBACK why its message was not taken; a 3.1.1 device only gets the PUBACK. */
@@ -57,6 +72,14 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
   const usernames = new WeakMap<Client, string | undefined>();
   const connections = new WeakMap<Client, number>();
   let connectionCount = 0;
+  /** When each connection was let in, and how many messages it published. */
+  const traffic = new WeakMap<Client, { connectedAt: Date; messagesIn: number }>();
+  let messagesIn = 0;
+  const trafficOf = (client: Client) => {
+    let entry = traffic.get(client);
+    if (!entry) traffic.set(client, (entry = { connectedAt: new Date(), messagesIn: 0 }));
+    return entry;
+  };
   const connectionOf = (client: Client) => {
     if (!connections.has(client)) connections.set(client, ++connectionCount);
     return connections.get(client)!;
@@ -100,6 +123,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       // client is null only for a will Aedes publishes on its own: the device was authorised when it set it.
       if (!client) return done(null);
       if (packet.topic.startsWith('$SYS/')) return done(new Error('$SYS topics are reserved for the broker'));
+      trafficOf(client).messagesIn += 1;
+      messagesIn += 1;
       const payload = encodePayload(packet.payload);
       Promise.resolve()
         .then(() => (options.authorizePublish ? options.authorizePublish(info(client), packet.topic, payload) : true))
@@ -150,6 +175,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
         );
     },
   });
+
+  aedes.on('client', (client) => void trafficOf(client));
 
   if (options.onDisconnect) {
     const onDisconnect = options.onDisconnect;
@@ -219,6 +246,28 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       await new Promise<void>((resolve) => client.close(() => resolve()));
       return true;
     },
+
+    inspect() {
+      const clients: unknown = 'clients' in aedes ? aedes.clients : undefined;
+      if (typeof clients !== 'object' || clients === null) return [];
+      return Object.values(clients as Record<string, Client>)
+        .filter((client) => client.connected)
+        .map((client) => {
+          const subscribed = (client as { subscriptions?: Record<string, { qos: number }> }).subscriptions ?? {};
+          const { connectedAt, messagesIn: published } = trafficOf(client);
+          const socket = client.conn as { remoteAddress?: string; remotePort?: number };
+          return {
+            clientId: client.id,
+            username: usernames.get(client) ?? null,
+            address: socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort ?? ''}` : null,
+            connectedAt,
+            messagesIn: published,
+            subscriptions: Object.entries(subscribed).map(([topic, sub]) => ({ topic, qos: sub.qos })),
+          };
+        });
+    },
+
+    messagesIn: () => messagesIn,
 
     async health() {
       if (aedes.closed || !server.listening) return { ok: false, detail: 'closed' };

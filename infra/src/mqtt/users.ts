@@ -17,7 +17,7 @@ const ACL_TTL_MS = 5_000;
  * messages are not the platform's telemetry: they go to the other MQTT users' subscriptions only.
  */
 export function createMqttUserAuth(db: Sql) {
-  const sessions = new Map<string, { userId: string; connectionId: number | undefined }>();
+  const sessions = new Map<string, { userId: string; tenantId: string; connectionId: number | undefined }>();
   const rules = new Map<string, { at: number; acls: Promise<{ topic: string; access: MqttAccess }[]> }>();
 
   function aclsOf(userId: string) {
@@ -45,11 +45,13 @@ export function createMqttUserAuth(db: Sql) {
       if (!user) return null;
       if (!password || !(await verifyPassword(db, mqttUserSubject(user.id), textOf(password)))) return false;
       const clientId = `mqttuser/${user.id}/${client.clientId}`;
-      sessions.set(clientId, { userId: user.id, connectionId: client.connectionId });
+      sessions.set(clientId, { userId: user.id, tenantId: user.tenantId, connectionId: client.connectionId });
       return { clientId };
     },
     /** Whether a broker session is an MQTT user's (its messages are not telemetry). */
     owns: (clientId: string | undefined) => clientId !== undefined && sessions.has(clientId),
+    /** The tenant of an MQTT user's session (the MQTT screen lists it with the tenant's clients). */
+    tenantOf: (clientId: string) => sessions.get(clientId)?.tenantId,
     mayPublish: (clientId: string, topic: string) => granted(clientId, topic, 'publish'),
     maySubscribe: (clientId: string, filter: string) => granted(clientId, filter, 'subscribe'),
     disconnected(client: MqttClientInfo) {

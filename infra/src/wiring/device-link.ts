@@ -8,7 +8,7 @@ import { createInProcessBus } from '../bus/in-process.ts';
 import { createKafkaBus, kafkaBrokersFromEnv } from '../bus/kafka.ts';
 import type { EngineHealth } from '../http/context.ts';
 import { connectExternalMqtt } from '../mqtt/client.ts';
-import { startEmbeddedMqtt } from '../mqtt/embedded.ts';
+import { startEmbeddedMqtt, type EmbeddedMqtt } from '../mqtt/embedded.ts';
 import type { MqttUserAuth } from '../mqtt/users.ts';
 import type { Stops } from './stops.ts';
 
@@ -17,6 +17,8 @@ export interface DeviceLink {
   mqtt: MqttPort;
   /** The embedded broker's address (the demo simulator connects to it); null over an external broker. */
   embeddedUrl: string | null;
+  /** The embedded broker itself (its clients, for the MQTT screen); null over an external broker. */
+  embedded: EmbeddedMqtt | null;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function startDeviceLink(
   engines.push({ name: config.KAFKA_BROKERS ? 'bus:kafka' : 'bus:in-process', check: () => bus.health() });
   let mqtt: MqttPort;
   let embeddedUrl: string | null = null;
+  let embeddedBroker: EmbeddedMqtt | null = null;
   if (config.MQTT_URL) {
     mqtt = await connectExternalMqtt({
       url: config.MQTT_URL,
@@ -74,11 +77,12 @@ export async function startDeviceLink(
           : logger.error({ err: error, topic: message.topic }, 'device message failed'),
     });
     mqtt = embedded;
+    embeddedBroker = embedded;
     embeddedUrl = embedded.url;
     if (embedded.disconnect) users?.cutWith((clientId) => embedded.disconnect!(clientId));
   }
   const m = mqtt;
   stops.push(() => m.close());
   engines.push({ name: config.MQTT_URL ? 'mqtt:external' : 'mqtt:aedes', check: () => m.health() });
-  return { bus, mqtt, embeddedUrl };
+  return { bus, mqtt, embeddedUrl, embedded: embeddedBroker };
 }

@@ -75,6 +75,7 @@ const RuleListPage = page(() => import('../scene/ScenePages.tsx'), 'RuleListPage
 const ChainEditorPage = page(() => import('../rule/ChainEditorPage.tsx'), 'ChainEditorPage');
 const ResourcesPage = page(() => import('../system/ResourcesPage.tsx'), 'ResourcesPage');
 const TasksPage = page(() => import('../system/TasksPage.tsx'), 'TasksPage');
+const MqttPage = page(() => import('../system/MqttPage.tsx'), 'MqttPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -139,6 +140,7 @@ export const screens: Record<string, ComponentType> = {
   '/rule/chainEditor': ChainEditorPage,
   '/system/resource': ResourcesPage,
   '/system/task': TasksPage,
+  '/system/mqtt': MqttPage,
 };
 
 function RequireAuth() {
