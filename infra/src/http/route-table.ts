@@ -126,7 +126,9 @@ export function registerRouteTable<T extends RouteTable>(
     if (!handler) throw new Error(`route ${name} (${spec.method} ${spec.path}) has no handler`);
     if (spec.consumes === 'tus') {
       if (!options.tus) throw new Error(`route ${name} takes resumable uploads: the route table needs a tus store`);
-      mountTusRoute(app, name, spec, handler, options.tus, contextOf, recorded);
+      // Its errors are documented like any route's; its 201 and 204 are the tus protocol's own answers.
+      const { 200: _ok, ...errors } = responseSchemas(spec);
+      mountTusRoute(app, name, spec, handler, options.tus, contextOf, recorded, errors);
       continue;
     }
     app.route({

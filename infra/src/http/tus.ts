@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Server, type DataStore } from '@tus/server';
 import type { Upload } from '@tus/utils';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodType } from 'zod';
 import { DomainError, errorCatalogue, messageOf, type ErrorCode } from '@iot/contracts';
 import type { ErasedHandler, RequestContext } from '@iot/contracts/http/handler.ts';
 import type { RouteSpec, TusUploadFinished } from '@iot/contracts/http/route.ts';
@@ -51,6 +52,8 @@ export function mountTusRoute(
   tus: TusOptions,
   contextOf: (request: FastifyRequest, reply: FastifyReply) => RequestContext,
   recorded: (ctx: RequestContext, reads: RouteSpec['reads']) => Promise<Record<string, string>>,
+  /** The error answers the OpenAPI document shows for the upload route, by status. */
+  errors: Record<number, ZodType>,
 ): void {
   const admitted = new WeakMap<object, Admitted>();
   const who = (req: { runtime?: { node?: { req: object } } }): Admitted => {
@@ -143,7 +146,7 @@ export function mountTusRoute(
     method: 'POST',
     url: spec.path,
     config,
-    schema: { operationId: name, tags: [spec.tag], summary: spec.summary },
+    schema: { operationId: name, tags: [spec.tag], summary: spec.summary, response: errors },
     handler: take,
   });
   app.route({ method: ['HEAD', 'PATCH', 'DELETE'], url: `${spec.path}/:uploadId`, config, schema: { hide: true }, handler: take });
