@@ -597,6 +597,9 @@ const englishEntries: Record<string, string> = {
   debug: 'Node debug',
   replay: 'Replay message',
   pause: 'Pause or resume',
+  upload: 'Upload',
+  download: 'Download',
+  dashboard: 'Dashboard',
   cancel: 'Cancel',
   restart: 'Restart tasks',
 };
