@@ -598,6 +598,7 @@ const englishEntries: Record<string, string> = {
   replay: 'Replay message',
   pause: 'Pause or resume',
   upload: 'Upload',
+  disconnect: 'Disconnect',
   download: 'Download',
   dashboard: 'Dashboard',
   cancel: 'Cancel',
