@@ -28,9 +28,10 @@ describe('report decider', () => {
     expect(codeOf(() => given([created, deleted]).when({ type: 'Delete', id: 'r1' }))).toBe('NOT_FOUND');
   });
 
-  it('asks for devices or a group, and contacts for a schedule', () => {
+  it('asks for devices, a group or both, and contacts for a schedule', () => {
     expect(reportFields.safeParse({ ...fields, deviceIds: [] }).success).toBe(false);
-    expect(reportFields.safeParse({ ...fields, groupId: 'g1' }).success).toBe(false);
+    expect(reportFields.safeParse({ ...fields, groupId: 'g1' }).success).toBe(true);
+    expect(reportFields.safeParse({ ...fields, deviceIds: [], groupId: null }).success).toBe(false);
     expect(reportFields.safeParse({ ...fields, deviceIds: [], groupId: 'g1' }).success).toBe(true);
     expect(reportFields.safeParse({ ...fields, contactIds: [] }).success).toBe(false);
     expect(reportFields.safeParse({ ...fields, contactIds: [], frequency: 'none' }).success).toBe(true);

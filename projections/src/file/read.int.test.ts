@@ -4,6 +4,7 @@ import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.
 import { filesProjection } from './files.ts';
 import { fileById, fileBytesOfTenant, filesPage } from './read.ts';
 import { fileInUse } from './in-use.ts';
+import { otaTasksProjection } from '../ota/tasks.ts';
 
 const fields: FileUploadFields = { name: 'fw.bin', fileType: 'upgrade', extensionType: 'CLI', version: '1.0.0', declaration: null };
 let sut: ReadModel;
@@ -25,7 +26,7 @@ async function upload(tenantId: string, fileId: string, more: Partial<FileUpload
 }
 
 beforeAll(async () => {
-  sut = await readModelOf(filesProjection);
+  sut = await readModelOf(filesProjection, otaTasksProjection);
   await upload('t1', 'a', { name: 'gateway_fw.bin' }, 3 * 1024 * 1024, '2026-01-01T00:00:00Z');
   await upload('t1', 'b', { name: 'config.json', fileType: 'configuration', extensionType: 'OSDT' }, 2048, '2026-01-02T00:00:00Z');
   await upload('t1', 'gone', {}, 1000, '2026-01-03T00:00:00Z');
