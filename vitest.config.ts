@@ -18,6 +18,9 @@ export default defineConfig({
     globalSetup: ['tests/harness/global-setup.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 60_000,
+    // A poll waits on a condition, never on a clock: at load 10-20 on two cores a screen can take seconds to
+    // settle, and vitest's one-second default then fails a correct screen.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 180_000,
     pool: 'forks',
     // Real engines are heavy on a 2-core machine: run test files one at a time.
