@@ -1,3 +1,4 @@
+import { seedDemoAnalysis } from './seed-analysis.ts';
 import { randomBytes } from 'node:crypto';
 import { SYSTEM_TENANT, type BuiltinRole, type GroupType } from '@iot/contracts';
 import { setPassword } from '@iot/command/auth/credentials.ts';
@@ -116,6 +117,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
   }
   await seedDemoFleet(context, tenantId, groupId);
   await seedDemoAlarms(context, tenantId);
+  await seedDemoAnalysis(context, tenantId);
 }
 
 /**
