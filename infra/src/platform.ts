@@ -245,7 +245,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               timeseries,
               outbound,
               notifySettings: notifySettingsOf(config),
-              forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts },
+              forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts, retryDeadLetters: forwarding.retryDeadLetters },
               ...(files ? { files: files.files, fileLimits: files.fileLimits } : {}),
               ...(brokerAdmin ? { brokerAdmin } : {}),
             },

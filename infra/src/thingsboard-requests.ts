@@ -1,6 +1,6 @@
 import { deviceStream } from '@iot/command/device/decide.ts';
 import { isDeviceEvent } from '@iot/contracts/device/state.ts';
-import type { EventStore } from '@iot/contracts/ports/event-store.ts';
+import { readStreamOf, type EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createThingsboardRequests, DEFAULT_MAX_PAYLOAD_BYTES, type DeviceRegistry, type ThingsboardRequests } from '@iot/ingest';
 
@@ -20,7 +20,7 @@ export function thingsboardRequests(ports: {
       ports.timeseries.latest({ tenantId: device.tenantId, deviceIds: [device.deviceId], ...(keys ? { variables: keys } : {}) }),
     async desired(device) {
       const desired = new Map<string, unknown>();
-      for (const event of (await ports.events.readStream(deviceStream(device.tenantId, device.deviceId))).filter(isDeviceEvent))
+      for (const event of await readStreamOf(ports.events, deviceStream(device.tenantId, device.deviceId), isDeviceEvent))
         if (event.type === 'DeviceDesiredSet') desired.set(event.data.identifier, event.data.value);
       return desired;
     },

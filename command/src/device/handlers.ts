@@ -3,13 +3,14 @@ import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/c
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
-import { releaseClaim, withClaim } from '../shared/claims.ts';
+import { releaseClaim } from '../shared/claims.ts';
 import { perItem } from '../shared/bulk.ts';
 import { productOf } from '../product/handlers.ts';
 import { latestVersion } from '@iot/contracts/device/state.ts';
 import { assertOwnGroup } from '../group/own.ts';
 import { templateDecider, templateStream } from '../template/decide.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
+import { createDevice } from './create.ts';
 import { importDevices } from './import.ts';
 import { newDeviceSecret } from './secrets.ts';
 
@@ -58,24 +59,21 @@ export const deviceHandlers: Pick<Handlers<DeviceRoutes>, DeviceWrites> = {
     if (body.gatewayId) await assertGateway(ctx, body.gatewayId);
     const deviceId = newAggregateId(commandContextOf(ctx));
     const { secret, hash } = newDeviceSecret();
-    await withClaim(ctx.ports.db, { scope: deviceSnScope, key: body.sn, owner: deviceId }, 'SN_TAKEN', () =>
-      command(ctx, deviceId, {
-        type: 'CreateDevice',
-        deviceId,
-        sn: body.sn,
-        name: body.name,
-        productId: body.productId,
-        modelVersion: latestVersion(product),
-        nodeType: product.fields!.type,
-        groupId: body.groupId,
-        gatewayId: body.gatewayId ?? null,
-        location: body.location,
-        version: body.version,
-        tags: body.tags,
-        remark: body.remark,
-        secretHash: hash,
-      }),
-    );
+    await createDevice(ctx.ports, commandContextOf(ctx), {
+      deviceId,
+      sn: body.sn,
+      name: body.name,
+      productId: body.productId,
+      modelVersion: latestVersion(product),
+      nodeType: product.fields!.type,
+      groupId: body.groupId,
+      gatewayId: body.gatewayId ?? null,
+      location: body.location,
+      version: body.version,
+      tags: body.tags,
+      remark: body.remark,
+      secretHash: hash,
+    });
     return { id: deviceId, sn: body.sn, secret };
   },
 

@@ -2,6 +2,7 @@ import {
   DomainError,
   forwardServerNameScope,
   mqttUsernameScope,
+  type ErrorCode,
   type ForwardRoutes,
   type ForwardServerFields,
   type ForwardServerType,
@@ -100,6 +101,24 @@ export async function mqttTargetOf(ctx: RequestContext, id: string, server: Forw
   };
 }
 
+/** A new server under its name, unique per tenant and type (`taken`: the error when another server holds the name). */
+async function createServer(ctx: RequestContext, fields: ForwardServerFields, taken: ErrorCode): Promise<string> {
+  const { tenantId } = callerOf(ctx);
+  const id = newAggregateId(commandContextOf(ctx));
+  await withClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, fields.type), key: fields.name, owner: id }, taken, () =>
+    runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Create', id, fields }),
+  );
+  return id;
+}
+
+/** A server's new fields, its name claim moved with them (`taken`: the error when another server holds the name). */
+async function updateServer(ctx: RequestContext, id: string, fields: ForwardServerFields, taken: ErrorCode): Promise<void> {
+  const { tenantId } = callerOf(ctx);
+  await moveClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, fields.type), key: fields.name, owner: id }, taken, () =>
+    runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Update', id, fields }),
+  );
+}
+
 async function deleteServer(ctx: RequestContext, id: string, type: ForwardServerType) {
   const { tenantId } = callerOf(ctx);
   await serverOf(ctx, id, type);
@@ -134,28 +153,19 @@ type ForwardWrites = Exclude<
 /** Forwarding servers and rules, the dead letters' retry, MQTT users and their topic rules. */
 export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
   async 'forwardServer.createMqtt'({ body }, ctx) {
-    const { tenantId } = callerOf(ctx);
     const { password, ...rest } = body;
     checkTarget(ctx, { host: rest.ip, port: rest.port, url: `mqtt://${rest.ip}:${rest.port}` }, 'ip');
-    const id = newAggregateId(commandContextOf(ctx));
-    const fields: ForwardServerFields = { type: 'mqtt', ...rest, url: null, hasPassword: Boolean(password) };
-    await withClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, 'mqtt'), key: rest.name, owner: id }, 'MQTT_ADD_FAILED', () =>
-      runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Create', id, fields }),
-    );
-    await storeServerPassword(ctx.ports.db, tenantId, id, password || undefined);
+    const id = await createServer(ctx, { type: 'mqtt', ...rest, url: null, hasPassword: Boolean(password) }, 'MQTT_ADD_FAILED');
+    await storeServerPassword(ctx.ports.db, callerOf(ctx).tenantId, id, password || undefined);
     return { id };
   },
   async 'forwardServer.updateMqtt'({ body }, ctx) {
-    const { tenantId } = callerOf(ctx);
     const { id, password, ...rest } = body;
     checkTarget(ctx, { host: rest.ip, port: rest.port, url: `mqtt://${rest.ip}:${rest.port}` }, 'ip');
     const before = await serverOf(ctx, id, 'mqtt');
     const hasPassword = password === undefined ? before.hasPassword : password !== null;
-    const fields: ForwardServerFields = { type: 'mqtt', ...rest, url: null, hasPassword };
-    await moveClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, 'mqtt'), key: rest.name, owner: id }, 'MQTT_EDIT_FAILED', () =>
-      runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Update', id, fields }),
-    );
-    await storeServerPassword(ctx.ports.db, tenantId, id, password);
+    await updateServer(ctx, id, { type: 'mqtt', ...rest, url: null, hasPassword }, 'MQTT_EDIT_FAILED');
+    await storeServerPassword(ctx.ports.db, callerOf(ctx).tenantId, id, password);
     return { id };
   },
   async 'forwardServer.deleteMqtt'({ query }, ctx) {
@@ -173,28 +183,15 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
   },
 
   async 'forwardServer.createHttp'({ body }, ctx) {
-    const { tenantId } = callerOf(ctx);
     const { host, port } = hostAndPort(body.url);
     checkTarget(ctx, { host, port, url: body.url }, 'url');
-    const id = newAggregateId(commandContextOf(ctx));
-    const fields = httpServerFields(body, host, port);
-    await withClaim(ctx.ports.db, { scope: forwardServerNameScope(tenantId, 'http'), key: body.name, owner: id }, 'SERVER_NAME_TAKEN', () =>
-      runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, id), { type: 'Create', id, fields }),
-    );
-    return { id };
+    return { id: await createServer(ctx, httpServerFields(body, host, port), 'SERVER_NAME_TAKEN') };
   },
   async 'forwardServer.updateHttp'({ body }, ctx) {
-    const { tenantId } = callerOf(ctx);
     const { host, port } = hostAndPort(body.url);
     checkTarget(ctx, { host, port, url: body.url }, 'url');
     await serverOf(ctx, body.id, 'http');
-    const fields = httpServerFields(body, host, port);
-    await moveClaim(
-      ctx.ports.db,
-      { scope: forwardServerNameScope(tenantId, 'http'), key: body.name, owner: body.id },
-      'SERVER_NAME_TAKEN',
-      () => runCommand(ctx, forwardServerDecider, forwardServerStream(tenantId, body.id), { type: 'Update', id: body.id, fields }),
-    );
+    await updateServer(ctx, body.id, httpServerFields(body, host, port), 'SERVER_NAME_TAKEN');
     return { id: body.id };
   },
   async 'forwardServer.deleteHttp'({ query }, ctx) {
@@ -233,14 +230,10 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
   },
   // The outbox is operational state beside the log, not events: sending a dead letter again changes only its row.
   async 'forwardConfig.retry'({ body }, ctx) {
-    const { tenantId } = callerOf(ctx);
-    const result = await ctx.ports.db.query(
-      `update forward_outbox set status = 'pending', attempts = 0, next_at = now(), error = null, claimed_until = null
-       where tenant_id = $1 and id::text = any($2) and status = 'dead'`,
-      [tenantId, body.ids],
-    );
-    if (result.rowCount === 0) throw new DomainError('NOT_FOUND');
-    return { updated: result.rowCount };
+    if (!ctx.ports.forwarding) throw new DomainError('INTERNAL');
+    const updated = await ctx.ports.forwarding.retryDeadLetters(callerOf(ctx).tenantId, body.ids);
+    if (updated === 0) throw new DomainError('NOT_FOUND');
+    return { updated };
   },
 
   async 'mqttUser.create'({ body }, ctx) {

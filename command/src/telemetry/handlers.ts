@@ -3,6 +3,7 @@ import { DomainError, valueFits, type TelemetryRoutes, type ThingFunction } from
 import { desiredValues, reportsDesired, writableProperties } from '@iot/contracts/device/desired.ts';
 import { callerOf, type Handlers, type Ports } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
+import { readStreamOf } from '@iot/contracts/ports/event-store.ts';
 import { isDeviceEvent } from '@iot/contracts/device/state.ts';
 import { handleCommand, loadState } from '../handler.ts';
 import { deviceDecider, deviceStream } from '../device/decide.ts';
@@ -114,7 +115,7 @@ async function reportedOf(ports: Pick<Ports, 'timeseries'>, tenantId: string, de
 
 /** The desired values a device does not report yet: what goes out again when it reconnects. */
 async function pendingDesired(ports: Pick<Ports, 'store' | 'lookups' | 'timeseries'>, tenantId: string, deviceId: string, before?: string) {
-  const history = (await ports.store.readStream(deviceStream(tenantId, deviceId))).filter(isDeviceEvent);
+  const history = await readStreamOf(ports.store, deviceStream(tenantId, deviceId), isDeviceEvent);
   const desired = [...desiredValues(history)].filter(([, want]) => !before || want.at < before);
   // Most devices never had a desired value: a reconnect costs them one stream read, no model or time-series query.
   if (desired.length === 0) return null;

@@ -1,7 +1,7 @@
 import type { Lang } from '../errors.ts';
 
 /**
- * The storm summary the delivery worker writes when the caps held notifications back (infra/src/notify/delivery.ts
+ * The storm summary the delivery worker writes when the caps held notifications back (projections/src/alarm/outbox.ts
  * writes it once, in both languages), as its reader reads it: in their language only.
  */
 const SUBJECT = /^告警风暴 Alarm storm: (\d+) more$/;

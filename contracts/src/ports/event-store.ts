@@ -114,12 +114,12 @@ export function eventsOfUnion<E extends { type: string; data: object }>(types: R
   return (event: StoredEvent): event is StoredEvent & StoredEventOf<E> => Object.hasOwn(types, event.type);
 }
 
-/** An aggregate's stream read as the event union that aggregate appends (a stream holds only its aggregate's events). */
-export async function readStreamOf<E extends { type: string; data: object }>(
+/** An aggregate's stream read as the event union that aggregate appends, told by `isOf` (an `eventsOfUnion` guard: `isDeviceEvent`...). */
+export async function readStreamOf<T extends StoredEvent>(
   store: Pick<EventStore, 'readStream'>,
   stream: string,
+  isOf: (event: StoredEvent) => event is T,
   options?: ReadStreamOptions,
-): Promise<StoredEventOf<E>[]> {
-  // The store hands back JSON payloads; the stream's name (its aggregate) is what says which union wrote them.
-  return (await store.readStream(stream, options)) as unknown as StoredEventOf<E>[];
+): Promise<T[]> {
+  return (await store.readStream(stream, options)).filter(isOf);
 }

@@ -31,4 +31,6 @@ export interface Forwarding {
   mqtt: ForwardMqtt;
   /** The ports the platform listens on (its API, its broker): a target on one of them on this host would forward into itself. */
   localPorts: readonly number[];
+  /** Sends the tenant's dead letters among `ids` again (the outbox is operational state, not events); answers how many. */
+  retryDeadLetters(tenantId: string, ids: readonly string[]): Promise<number>;
 }

@@ -1,87 +1,29 @@
-import { textOf } from '@iot/ingest/payload.ts';
-import { topicMatches, deviceTopicRoots, type MqttAccess, type MqttAclEvent, type MqttUserEvent } from '@iot/contracts';
-import type { MqttAdmission, MqttClientInfo } from '@iot/contracts/ports/mqtt.ts';
+import type { MqttAclEvent, MqttUserEvent } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { verifyPassword } from '@iot/command/auth/credentials.ts';
 import { mqttUserSubject } from '@iot/command/forward/decide.ts';
+import { createMqttUserAuth as createAuth, mqttUserAuthEvents } from '@iot/ingest/mqtt-users.ts';
 import { mqttAclsOf, mqttUserByUsername } from '@iot/projections/forward/read.ts';
 import { projection } from '@iot/projections/projection.ts';
 
-/** How long a session's topic rules are kept before they are read again (a changed rule also clears them at once). */
-const ACL_TTL_MS = 5_000;
-
 /**
- * MQTT users (issue 19): third-party clients of the embedded broker, let in by username and password (argon2id,
- * beside the platform's other credentials), each session under a client id of its own namespace (no device's can be
- * taken), publishing and subscribing only where its topic rules grant it, never on the devices' topics. Their
- * messages are not the platform's telemetry: they go to the other MQTT users' subscriptions only.
+ * The MQTT users' authorisation (ingest/src/mqtt-users.ts) over the forward read module and the platform's
+ * credentials, told by the event log when a user's password or topic rules change.
  */
 export function createMqttUserAuth(db: Sql) {
-  const sessions = new Map<string, { userId: string; tenantId: string; connectionId: number | undefined }>();
-  const rules = new Map<string, { at: number; acls: Promise<{ topic: string; access: MqttAccess }[]> }>();
-
-  function aclsOf(userId: string) {
-    const cached = rules.get(userId);
-    if (cached && Date.now() - cached.at < ACL_TTL_MS) return cached.acls;
-    const acls = mqttAclsOf(db, userId);
-    rules.set(userId, { at: Date.now(), acls });
-    acls.catch(() => rules.delete(userId));
-    return acls;
-  }
-  const onDeviceTopic = (topic: string) => (deviceTopicRoots as readonly string[]).includes(topic.split('/')[0]!) || /^[+#$]/.test(topic);
-  async function granted(clientId: string, topic: string, want: 'publish' | 'subscribe') {
-    const session = sessions.get(clientId);
-    if (!session || onDeviceTopic(topic)) return false;
-    return (await aclsOf(session.userId)).some((a) => (a.access === want || a.access === 'both') && topicMatches(a.topic, topic));
-  }
-
-  let disconnect: ((clientId: string) => Promise<unknown>) | undefined;
-
+  const auth = createAuth({
+    byUsername: (username) => mqttUserByUsername(db, username),
+    verifyPassword: (userId, password) => verifyPassword(db, mqttUserSubject(userId), password),
+    aclsOf: (userId) => mqttAclsOf(db, userId),
+  });
   return {
-    /** An MQTT user's login: null when the username is no MQTT user's (a device's, for the intake to decide). */
-    async authenticate(client: MqttClientInfo, password: Uint8Array | undefined): Promise<MqttAdmission | null> {
-      if (!client.username) return null;
-      const user = await mqttUserByUsername(db, client.username);
-      if (!user) return null;
-      if (!password || !(await verifyPassword(db, mqttUserSubject(user.id), textOf(password)))) return false;
-      const clientId = `mqttuser/${user.id}/${client.clientId}`;
-      sessions.set(clientId, { userId: user.id, tenantId: user.tenantId, connectionId: client.connectionId });
-      return { clientId };
-    },
-    /** Whether a broker session is an MQTT user's (its messages are not telemetry). */
-    owns: (clientId: string | undefined) => clientId !== undefined && sessions.has(clientId),
-    /** The tenant of an MQTT user's session (the MQTT screen lists it with the tenant's clients). */
-    tenantOf: (clientId: string) => sessions.get(clientId)?.tenantId,
-    mayPublish: (clientId: string, topic: string) => granted(clientId, topic, 'publish'),
-    maySubscribe: (clientId: string, filter: string) => granted(clientId, filter, 'subscribe'),
-    disconnected(client: MqttClientInfo) {
-      const session = sessions.get(client.clientId);
-      if (session && session.connectionId === client.connectionId) sessions.delete(client.clientId);
-    },
-    /** How to cut a session (the broker's), once it is up. */
-    cutWith(cut: (clientId: string) => Promise<unknown>) {
-      disconnect = cut;
-    },
-    /** Topic rule changes apply at once; a changed password or a deleted user ends the user's sessions. */
+    ...auth,
     hooks: projection<MqttUserEvent | MqttAclEvent>({
       name: 'reactor-mqtt-users',
-      handles: ['MqttUserPasswordChanged', 'MqttUserDeleted', 'MqttAclCreated', 'MqttAclUpdated', 'MqttAclDeleted'],
+      handles: [...mqttUserAuthEvents],
       schema: 'select 1',
       tables: [],
-      async apply(_tx, event) {
-        if (event.type === 'MqttUserPasswordChanged' || event.type === 'MqttUserDeleted') {
-          const userId = event.data.mqttUserId;
-          rules.delete(userId);
-          for (const [clientId, session] of sessions)
-            if (session.userId === userId) {
-              sessions.delete(clientId);
-              await disconnect?.(clientId);
-            }
-          return;
-        }
-        if (event.type === 'MqttAclDeleted') rules.clear();
-        else rules.delete(event.data.mqttUserId);
-      },
+      apply: (_tx, event) => auth.apply(event),
     }),
   };
 }

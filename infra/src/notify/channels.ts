@@ -1,18 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import nodemailer from 'nodemailer';
+import type { ChannelKind, ChannelMessage, ChannelSender } from '@iot/contracts/ports/channels.ts';
 import type { OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
 import { parseAllowList } from '../outbound/address.ts';
 import { asOutboundError, OutboundError } from '../outbound/errors.ts';
 import { createOutboundHttp } from '../outbound/http.ts';
 
-export type ChannelKind = 'email' | 'sms' | 'wechat' | 'dingtalk';
-export interface ChannelMessage {
-  channel: ChannelKind;
-  to: string;
-  subject: string;
-  body: string;
-}
+export type { ChannelKind, ChannelMessage, ChannelSender } from '@iot/contracts/ports/channels.ts';
 export interface ChannelConfig {
   /** e.g. smtp://user:pass@127.0.0.1:2525 */
   smtpUrl?: string;
@@ -26,16 +21,6 @@ export interface ChannelConfig {
   dingtalkWebhook?: string;
   dingtalkSecret?: string;
 }
-/**
- * Sends one message: resolves once the channel accepted it, rejects otherwise with an `OutboundError`: its class
- * (`HTTP_STATUS_5XX`, `ANSWER_REJECTED`, `SMTP_REJECTED`…) and, in its message, why (HTTP status, errcode, SMTP reply).
- */
-export interface ChannelSender {
-  send(message: ChannelMessage): Promise<void>;
-  configured(kind: ChannelKind): boolean;
-  close(): void;
-}
-
 /** Aliyun's percent-encoding (RFC 3986: spaces as %20, `*` and `~` as Aliyun wants them). */
 const percent = (s: string) => encodeURIComponent(s).replace(/\+/g, '%20').replace(/\*/g, '%2A').replace(/%7E/g, '~');
 

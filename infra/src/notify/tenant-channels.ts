@@ -1,6 +1,8 @@
 import { tenantChannelKinds, type NotifySecretKey } from '@iot/contracts';
+import type { TenantChannels } from '@iot/contracts/ports/channels.ts';
 import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { notifySettingsOf } from '@iot/projections/alarm/read.ts';
+import { errorClassOf } from '../outbound/errors.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { createChannels, type ChannelConfig, type ChannelSender } from './channels.ts';
 
@@ -13,7 +15,7 @@ export function tenantChannels(
   db: SqlPool,
   platform: ChannelSender,
   options: { from: string; outbound: OutboundHttp; create?: (config: ChannelConfig) => ChannelSender },
-) {
+): TenantChannels {
   const create = options.create ?? ((config: ChannelConfig) => createChannels(config, { outbound: options.outbound }));
   const cache = new Map<string, { key: string; own: ChannelSender; sender: ChannelSender }>();
   return {
@@ -69,6 +71,7 @@ export function tenantChannels(
       cache.set(tenantId, { key, own, sender });
       return sender;
     },
+    errorClassOf,
     close() {
       for (const { own } of cache.values()) own.close();
       cache.clear();

@@ -15,11 +15,13 @@ import {
   nodeTypeOf,
   productHasDevices,
   thingModelOf,
+  devicesBySn,
+  productNodeType,
+  productsForDevices,
 } from '@iot/projections/device/read.ts';
 import { otaTasksOfDevice } from '@iot/projections/ota/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupsOf, groupSubtree } from '@iot/projections/group/read.ts';
-import { devicesBySn, productNodeType, productsForDevices } from '@iot/projections/device/read-by-name.ts';
 import { menuHasChildren, menusByIds } from '@iot/projections/menu/read.ts';
 import { permissionsOfRoles, roleNameTaken, roleNames, rolesByIds } from '@iot/projections/role/read.ts';
 import {

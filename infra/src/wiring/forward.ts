@@ -3,6 +3,7 @@ import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
 import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { createForwardReactor, type ForwardReactor } from '@iot/projections/forward/reactor.ts';
 import { startForwardDelivery, type ForwardDelivery } from '@iot/projections/forward/delivery.ts';
+import { retryDeadLetters } from '@iot/projections/forward/outbox.ts';
 import type { Config } from '../config.ts';
 import { createForwardMqtt } from '../forward/mqtt.ts';
 import type { SqlPool } from '../postgres/sql.ts';
@@ -21,6 +22,8 @@ export interface ForwardingWiring {
   loadRules(): Promise<void>;
   /** Starts the delivery worker: in the processes that run the projections. */
   startDelivery(): void;
+  /** Dead letters sent again (the route's side of the outbox). */
+  retryDeadLetters(tenantId: string, ids: readonly string[]): Promise<number>;
 }
 
 /** Forwarding to MQTT and HTTP servers: the reactor that puts messages in the outbox, and the worker that delivers them. */
@@ -60,6 +63,7 @@ export function startForwarding(
       forwarding.delivery = worker;
       stops.push(() => worker.stop());
     },
+    retryDeadLetters: (tenantId, ids) => retryDeadLetters(db, tenantId, ids),
   };
   if (w.withIntake) {
     const reactor = createForwardReactor({

@@ -3,6 +3,7 @@ import type { Dispatch, DispatchMetadata } from '@iot/contracts/ports/dispatch.t
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { dueOtaWaves, pausedOtaDevices } from '@iot/projections/ota/read.ts';
 import type { Stops } from './stops.ts';
+import { startTicker } from './ticker.ts';
 
 const BATCH = 200;
 
@@ -34,22 +35,6 @@ export function startOtaTicker(db: Sql, dispatch: Dispatch, logger: Logger, stop
         systemStep(tenantId, `ota:sweep:${taskId}:${deviceId}:${round}`),
       );
   };
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((err: unknown) => logger.error({ err }, 'OTA ticker failed'))
-        .finally(schedule);
-    }, tickMs);
-  };
-  schedule();
-  stops.push(async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  startTicker('OTA ticker', tickMs, tick, logger, stops);
   return { tick };
 }

@@ -3,6 +3,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createReportScheduler } from '@iot/projections/report/scheduler.ts';
 import type { Stops } from './stops.ts';
+import { sinceLastTick, startTicker } from './ticker.ts';
 
 /** A schedule fires on the hour: a tick a minute sends a report within a minute of its time. */
 const TICK_MS = 60_000;
@@ -14,25 +15,11 @@ export function startReportScheduler(db: Sql, timeseries: TimeSeriesStore, logge
     timeseries,
     onError: (report, err) => logger.error({ err, reportId: report.id, tenantId: report.tenantId }, 'scheduled report failed'),
   });
-  let previous = new Date();
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      const now = new Date();
-      running = scheduler
-        .tick(previous, now)
-        .then(() => void (previous = now))
-        .catch((err: unknown) => logger.error({ err }, 'report scheduler tick failed'))
-        .finally(schedule);
-    }, TICK_MS);
-  };
-  schedule();
-  stops.push(async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  startTicker(
+    'report scheduler tick',
+    TICK_MS,
+    sinceLastTick((previous, now) => scheduler.tick(previous, now)),
+    logger,
+    stops,
+  );
 }

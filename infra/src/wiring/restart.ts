@@ -3,6 +3,7 @@ import type { Dispatch, DispatchMetadata } from '@iot/contracts/ports/dispatch.t
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { dueRestartTasks, expiredRestartTasks, pausedRestartDevices } from '@iot/projections/restart/read.ts';
 import type { Stops } from './stops.ts';
+import { startTicker } from './ticker.ts';
 
 const BATCH = 200;
 
@@ -34,22 +35,6 @@ export function startRestartTicker(db: Sql, dispatch: Dispatch, logger: Logger, 
     for (const { tenantId, taskId } of await expiredRestartTasks(db, now, BATCH))
       await dispatch({ type: 'ExpireRestartTask', taskId, at }, systemStep(tenantId, `restart:expire:${taskId}`));
   };
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((err: unknown) => logger.error({ err }, 'restart ticker failed'))
-        .finally(schedule);
-    }, tickMs);
-  };
-  schedule();
-  stops.push(async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  startTicker('restart ticker', tickMs, tick, logger, stops);
   return { tick };
 }

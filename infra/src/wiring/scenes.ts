@@ -9,6 +9,7 @@ import { createSceneReactor, type SceneReactor } from '@iot/projections/scene/re
 import { createSceneScheduler } from '@iot/projections/scene/scheduler.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Stops } from './stops.ts';
+import { sinceLastTick, startTicker } from './ticker.ts';
 
 /** Timing triggers fire within this long of their time. */
 const TICK_MS = 2_000;
@@ -62,25 +63,11 @@ export function startSceneScheduler(
     ports: sceneEnginePorts(db, timeseries, dispatch),
     onError: (scene, err) => logger.error({ err, sceneId: scene.id, tenantId: scene.tenantId }, 'scene schedule failed'),
   });
-  let previous = new Date();
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      const now = new Date();
-      running = scheduler
-        .tick(previous, now)
-        .then(() => void (previous = now))
-        .catch((err: unknown) => logger.error({ err }, 'scene scheduler tick failed'))
-        .finally(schedule);
-    }, TICK_MS);
-  };
-  schedule();
-  stops.push(async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  startTicker(
+    'scene scheduler tick',
+    TICK_MS,
+    sinceLastTick((previous, now) => scheduler.tick(previous, now)),
+    logger,
+    stops,
+  );
 }

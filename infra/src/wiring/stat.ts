@@ -3,6 +3,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createStatScheduler } from '@iot/projections/stat/scheduler.ts';
 import type { Stops } from './stops.ts';
+import { sinceLastTick, startTicker } from './ticker.ts';
 
 /** Ticks often enough that a 10-minute window is computed within a minute of its end. */
 const TICK_MS = 60_000;
@@ -14,25 +15,11 @@ export function startStatScheduler(db: Sql, timeseries: TimeSeriesStore, logger:
     timeseries,
     onError: (task, err) => logger.error({ err, taskId: task.id, tenantId: task.tenantId }, 'statistic task failed'),
   });
-  let previous = new Date();
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      const now = new Date();
-      running = scheduler
-        .tick(previous, now)
-        .then(() => void (previous = now))
-        .catch((err: unknown) => logger.error({ err }, 'statistic scheduler tick failed'))
-        .finally(schedule);
-    }, TICK_MS);
-  };
-  schedule();
-  stops.push(async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  startTicker(
+    'statistic scheduler tick',
+    TICK_MS,
+    sinceLastTick((previous, now) => scheduler.tick(previous, now)),
+    logger,
+    stops,
+  );
 }

@@ -147,3 +147,68 @@ export async function enqueueInboxNotification(
     [n.tenantId, n.sourceKey, n.sn, n.subject, n.body],
   );
 }
+
+/** A record the delivery worker claimed: what it sends and how often it tried. */
+export type DueNotification = {
+  id: string;
+  tenant_id: string;
+  send_way: 'sms' | 'email' | 'inApp' | 'wechat';
+  recipient: string;
+  subject: string;
+  body: string;
+  attempts: number;
+};
+
+/**
+ * Claims up to 100 due records for `leaseSeconds` (`for update skip locked`: several processes share the work and
+ * none takes a record another holds; a sender that died lets its records go when the lease ends).
+ */
+export async function claimDueNotifications(db: Sql, leaseSeconds: number): Promise<DueNotification[]> {
+  return (
+    await db.query<DueNotification>(
+      `update notify_records set next_at = now() + make_interval(secs => $1)
+       where id in (select id from notify_records where status = 'unsent' and next_at <= now() order by id limit 100 for update skip locked)
+       returning id::text, tenant_id, send_way, recipient, subject, body, attempts`,
+      [leaseSeconds],
+    )
+  ).rows;
+}
+
+/** A claimed record delivered, and what carried it. */
+export async function markNotificationSent(db: Sql, id: string, via: string): Promise<void> {
+  await db.query(
+    `update notify_records set status = 'sent', sent_at = now(), attempts = attempts + 1, error = null, via = $2 where id = $1 and status = 'unsent'`,
+    [id, via],
+  );
+}
+
+/** A claimed record not delivered: tried again in `retryInSeconds`, or failed once it has had `maxAttempts`. */
+export async function markNotificationUndelivered(
+  db: Sql,
+  r: { id: string; attempts: number; errorClass: string; maxAttempts: number; retryInSeconds: number },
+): Promise<void> {
+  await db.query(
+    `update notify_records set attempts = $2::int, error = $3,
+       status = case when $2::int >= $4::int then 'failed' else 'unsent' end,
+       next_at = now() + make_interval(secs => $5::float8) where id = $1 and status = 'unsent'`,
+    [r.id, r.attempts, r.errorClass, r.maxAttempts, r.retryInSeconds],
+  );
+}
+
+/** The storm caps' counters of minutes long past go; a storm's minute that is over gets one summary per recipient. */
+export async function summariseStorms(db: Sql): Promise<void> {
+  await db.query(`delete from notify_rate where minute < now() - interval '10 minutes'`);
+  await db.query(
+    `with done as (
+       update notify_storm set summarised = true
+       where not summarised and minute < date_trunc('minute', now()) and suppressed > 0
+       returning tenant_id, minute, send_way, recipient, contact_id, suppressed)
+     insert into notify_records (tenant_id, source_key, send_way, type, recipient, contact_id, subject, body, summary)
+     select tenant_id, 'storm:' || to_char(minute, 'YYYY-MM-DD"T"HH24:MI'), send_way, send_way, recipient, contact_id,
+            '告警风暴 Alarm storm: ' || suppressed || ' more',
+            suppressed || ' 条告警通知因频率上限未逐条发送 / ' || suppressed || ' alarm notifications were held back by the rate cap in the minute from '
+              || to_char(minute, 'YYYY-MM-DD HH24:MI'),
+            true
+     from done on conflict do nothing`,
+  );
+}

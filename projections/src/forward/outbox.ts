@@ -39,3 +39,13 @@ export async function enqueueForward(
     item.payload,
   ]);
 }
+
+/** Dead letters of the tenant sent again: pending at once, their tries counted anew. Answers how many it found. */
+export async function retryDeadLetters(db: Sql, tenantId: string, ids: readonly string[]): Promise<number> {
+  const result = await db.query(
+    `update forward_outbox set status = 'pending', attempts = 0, next_at = now(), error = null, claimed_until = null
+     where tenant_id = $1 and id::text = any($2) and status = 'dead'`,
+    [tenantId, ids],
+  );
+  return result.rowCount;
+}

@@ -9,12 +9,11 @@ import {
   type DeviceState,
 } from '@iot/contracts/device/state.ts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { readStreamOf, streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { sameValue } from '@iot/contracts/same-value.ts';
 import { thingModelOf } from '@iot/projections/device/read.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
 import { assertInStation } from '../shared/station.ts';
-import { readStreamOf } from '../shared/streams.ts';
 
 /** What an auditor sees of a device: every field but its secret, which shows only as rotated or not. */
 const viewOf = (d: DeviceState) => ({

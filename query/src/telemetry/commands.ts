@@ -2,11 +2,10 @@ import type { z } from 'zod';
 import { DomainError, type DeviceEvent, type deviceCommandRow, type TelemetryRoutes } from '@iot/contracts';
 import { desiredValues, reportsDesired, writableProperties } from '@iot/contracts/device/desired.ts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
-import { streamName, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { readStreamOf, streamName, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceWithModel, groupOfDevice } from '../device/history.ts';
 import { assertInStation } from '../shared/station.ts';
-import { readStreamOf } from '../shared/streams.ts';
 import { isDeviceEvent } from '@iot/contracts/device/state.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
 

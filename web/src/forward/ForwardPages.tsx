@@ -1,5 +1,5 @@
 import './i18n.ts';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Box, Checkbox, Code, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
@@ -178,40 +178,18 @@ function serverColumns(t: TFunction, type: 'mqtt' | 'http'): ListColumn<ServerRo
 
 /** MQTT servers forwarded to (spec §3 MQTT server, §5: IPv4, port up to 65535; §8 MQTT add/edit failed and succeeded). */
 export function MqttServerPage() {
-  const { t } = useTranslation();
-  const [editing, setEditing] = useState<ServerRow | 'new' | null>(null);
-  const deleteRows = useListDelete(MQTT_SERVERS);
   return (
-    <>
-      <ListPage<ServerRow>
-        queryKey={MQTT_SERVERS}
-        route="forwardServer.listMqtt"
-        exportName={t('forward.objects.mqttServer')}
-        columns={serverColumns(t, 'mqtt')}
-        defaultSort={{ sort: 'createTime', order: 'desc' }}
-        filters={[{ name: 'name', label: t('forward.name') }]}
-        actions={serverActions<ServerRow>(
-          t,
-          { add: p.mqttServerAdd, edit: p.mqttServerEdit, delete: p.mqttServerDelete, test: p.mqttServerTest },
-          {
-            add: () => setEditing('new'),
-            edit: setEditing,
-            test: async (row) => reportTest(t, await callRoute('forwardServer.testMqtt', { body: { id: row.id } })),
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('forward.objects.mqttServer'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('forwardServer.deleteMqtt', { query: { ids: rows.map((r) => r.id).join(',') } })),
-                t('forward.mqttDeleted'),
-              ),
-          },
-        )}
-      />
-      <MqttServerDialog editing={editing} onClose={() => setEditing(null)} />
-    </>
+    <ServerListPage
+      queryKey={MQTT_SERVERS}
+      route="forwardServer.listMqtt"
+      type="mqtt"
+      object="forward.objects.mqttServer"
+      perms={{ add: p.mqttServerAdd, edit: p.mqttServerEdit, delete: p.mqttServerDelete, test: p.mqttServerTest }}
+      test={(id) => callRoute('forwardServer.testMqtt', { body: { id } })}
+      remove={(ids) => callRoute('forwardServer.deleteMqtt', { query: { ids } })}
+      deleted="forward.mqttDeleted"
+      Dialog={MqttServerDialog}
+    />
   );
 }
 
@@ -262,38 +240,64 @@ function HttpServerDialog({ editing, onClose }: { editing: ServerRow | 'new' | n
 
 /** HTTP servers forwarded to (spec §3 HTTP server): each message POSTed to the URL, through the outbound guard. */
 export function HttpServerPage() {
+  return (
+    <ServerListPage
+      queryKey={HTTP_SERVERS}
+      route="forwardServer.listHttp"
+      type="http"
+      object="forward.objects.httpServer"
+      perms={{ add: p.httpServerAdd, edit: p.httpServerEdit, delete: p.httpServerDelete, test: p.httpServerTest }}
+      test={(id) => callRoute('forwardServer.testHttp', { body: { id } })}
+      remove={(ids) => callRoute('forwardServer.deleteHttp', { query: { ids } })}
+      Dialog={HttpServerDialog}
+    />
+  );
+}
+
+/** A list of servers of one type (MQTT or HTTP): the same table, toolbar, connection test and dialog slot. */
+function ServerListPage(props: {
+  queryKey: string;
+  route: 'forwardServer.listMqtt' | 'forwardServer.listHttp';
+  type: 'mqtt' | 'http';
+  /** The translation key of what one row is called. */
+  object: string;
+  perms: { add: string; edit: string; delete: string; test: string };
+  test: (id: string) => Promise<{ ok: boolean; error: keyof typeof outboundErrorText | null; ms: number }>;
+  remove: (ids: string) => Promise<Parameters<typeof reportBulk>[1]>;
+  /** The translation key of the success message of a delete (the common one without it). */
+  deleted?: string;
+  Dialog: (dialog: { editing: ServerRow | 'new' | null; onClose: () => void }) => ReactNode;
+}) {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<ServerRow | 'new' | null>(null);
-  const deleteRows = useListDelete(HTTP_SERVERS);
+  const deleteRows = useListDelete(props.queryKey);
+  const { Dialog } = props;
   return (
     <>
       <ListPage<ServerRow>
-        queryKey={HTTP_SERVERS}
-        route="forwardServer.listHttp"
-        exportName={t('forward.objects.httpServer')}
-        columns={serverColumns(t, 'http')}
+        queryKey={props.queryKey}
+        route={props.route}
+        exportName={t(props.object)}
+        columns={serverColumns(t, props.type)}
         defaultSort={{ sort: 'createTime', order: 'desc' }}
         filters={[{ name: 'name', label: t('forward.name') }]}
-        actions={serverActions<ServerRow>(
-          t,
-          { add: p.httpServerAdd, edit: p.httpServerEdit, delete: p.httpServerDelete, test: p.httpServerTest },
-          {
-            add: () => setEditing('new'),
-            edit: setEditing,
-            test: async (row) => reportTest(t, await callRoute('forwardServer.testHttp', { body: { id: row.id } })),
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('forward.objects.httpServer'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('forwardServer.deleteHttp', { query: { ids: rows.map((r) => r.id).join(',') } })),
+        actions={serverActions<ServerRow>(t, props.perms, {
+          add: () => setEditing('new'),
+          edit: setEditing,
+          test: async (row) => reportTest(t, await props.test(row.id)),
+          remove: (rows) =>
+            deleteRows(
+              deleteQuestion(
+                t,
+                t(props.object),
+                rows.map((r) => r.name),
               ),
-          },
-        )}
+              async () => reportBulk(t, await props.remove(rows.map((r) => r.id).join(','))),
+              props.deleted ? t(props.deleted) : undefined,
+            ),
+        })}
       />
-      <HttpServerDialog editing={editing} onClose={() => setEditing(null)} />
+      <Dialog editing={editing} onClose={() => setEditing(null)} />
     </>
   );
 }

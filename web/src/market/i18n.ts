@@ -1,8 +1,7 @@
-import i18n from '../i18n/index.ts';
+import { addBundle } from '../i18n/add-bundle.ts';
 import { en, zh } from './strings.ts';
 
 /** The report screen's strings join the app's dictionaries when it loads (strings.ts holds them, free of side effects). */
 export { en, zh };
 
-i18n.addResourceBundle('zh', 'translation', zh, true, false);
-i18n.addResourceBundle('en', 'translation', en, true, false);
+addBundle(zh, en);
