@@ -9,7 +9,7 @@ import {
   type DeviceState,
 } from '@iot/contracts/device/state.ts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { streamName, type EventStore, type StoredEvent, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { sameValue } from '@iot/contracts/same-value.ts';
 import { thingModelOf } from '@iot/projections/device/read.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
@@ -64,6 +64,23 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
     .map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
 }
 
+/**
+ * The events of a stream read whole that were recorded at or before `at`, as the store's `toTime` read answers:
+ * told from the one read, and read again with `toTime` only when an event was recorded in the very millisecond
+ * of `at` (the store keeps finer times than a Date, so only it can tell that event's side of the instant).
+ */
+async function eventsUpTo<T extends StoredEvent>(
+  store: EventStore,
+  stream: string,
+  isOf: (event: StoredEvent) => event is T,
+  whole: T[],
+  at: Date,
+): Promise<T[]> {
+  const instant = at.getTime();
+  if (whole.some((e) => e.recordedAt.getTime() === instant)) return readStreamOf(store, stream, isOf, { toTime: at });
+  return whole.filter((e) => e.recordedAt.getTime() < instant);
+}
+
 /** A device's history, newest first: who changed what, with each changed field before and after. */
 async function deviceTimeline(ctx: RequestContext, deviceId: string): Promise<TimelineEntry[]> {
   const history = await readStreamOf(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId), isDeviceEvent);
@@ -96,11 +113,9 @@ export const deviceHistoryHandlers: Pick<Handlers<DeviceRoutes>, 'device.timelin
     const { tenantId } = callerOf(ctx);
     const at = new Date(query.at);
     const stream = streamName('device', tenantId, query.id);
-    const [history, whole] = await Promise.all([
-      readStreamOf(ctx.ports.store, stream, isDeviceEvent, { toTime: at }),
-      readStreamOf(ctx.ports.store, stream, isDeviceEvent),
-    ]);
+    const whole = await readStreamOf(ctx.ports.store, stream, isDeviceEvent);
     if (whole.length === 0) throw new DomainError('NOT_FOUND');
+    const history = await eventsUpTo(ctx.ports.store, stream, isDeviceEvent, whole, at);
     // The station narrows by where the device is now, whatever the instant asked for.
     await assertInStation(ctx, groupOfDevice(whole));
     const device = deviceOf(history);
