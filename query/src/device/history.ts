@@ -81,6 +81,17 @@ async function eventsUpTo<T extends StoredEvent>(
   return whole.filter((e) => e.recordedAt.getTime() < instant);
 }
 
+/**
+ * A device's events up to an instant, for a caller narrowed to a station: the station goes by where the device is
+ * now, whatever the instant asked for, so the whole stream is read (once) and the instant's part told from it.
+ */
+async function asOfInStation(ctx: RequestContext, stream: string, at: Date): Promise<StoredEventOf<DeviceEvent>[]> {
+  const whole = await readStreamOf(ctx.ports.store, stream, isDeviceEvent);
+  if (whole.length === 0) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, groupOfDevice(whole));
+  return eventsUpTo(ctx.ports.store, stream, isDeviceEvent, whole, at);
+}
+
 /** A device's history, newest first: who changed what, with each changed field before and after. */
 async function deviceTimeline(ctx: RequestContext, deviceId: string): Promise<TimelineEntry[]> {
   const history = await readStreamOf(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId), isDeviceEvent);
@@ -110,14 +121,15 @@ export const deviceHistoryHandlers: Pick<Handlers<DeviceRoutes>, 'device.timelin
   'device.timeline': ({ query }, ctx) => deviceTimeline(ctx, query.id),
 
   async 'device.asOf'({ query }, ctx) {
-    const { tenantId } = callerOf(ctx);
+    const { tenantId, stationId } = callerOf(ctx);
     const at = new Date(query.at);
     const stream = streamName('device', tenantId, query.id);
-    const whole = await readStreamOf(ctx.ports.store, stream, isDeviceEvent);
-    if (whole.length === 0) throw new DomainError('NOT_FOUND');
-    const history = await eventsUpTo(ctx.ports.store, stream, isDeviceEvent, whole, at);
-    // The station narrows by where the device is now, whatever the instant asked for.
-    await assertInStation(ctx, groupOfDevice(whole));
+    const history = stationId
+      ? await asOfInStation(ctx, stream, at)
+      : await readStreamOf(ctx.ports.store, stream, isDeviceEvent, { toTime: at });
+    // A device created after the instant is found (it did not exist then); an unknown one is not.
+    if (history.length === 0 && (await readStreamOf(ctx.ports.store, stream, isDeviceEvent, { limit: 1 })).length === 0)
+      throw new DomainError('NOT_FOUND');
     const device = deviceOf(history);
     let product = null;
     if (device.exists && device.productId) {
