@@ -43,6 +43,10 @@ export function comparePositions(a: string, b: string): number {
   return 0;
 }
 
+/** Whether a projection handles any of these event types. */
+const handlesAny = (projection: AnyProjection, types: ReadonlySet<string>): boolean =>
+  projection.handles === 'all' || (projection.handles as readonly string[]).some((type) => types.has(type));
+
 const after = (position: string, checkpoint: string | null) => checkpoint === null || comparePositions(position, checkpoint) > 0;
 
 async function applyEvents(tx: Sql, projection: AnyProjection, handled: StoredEvent[]): Promise<void> {
@@ -132,11 +136,21 @@ export function createProjectionRunner(
         const last = events[events.length - 1]!.position;
         const busy: Array<[AnyProjection, StoredEvent[]]> = [];
         const idle: string[] = [];
+        // The batch's event types once, not every event against every projection's list.
+        const batchTypes = new Set(events.map((e) => e.type));
         for (const projection of projections) {
           if (failed.has(projection.name)) continue;
-          const pending = events.filter((e) => after(e.position, checkpoints.get(projection.name)!));
+          const checkpoint = checkpoints.get(projection.name)!;
+          // A batch is in log order: a checkpoint before its first event (the usual case) leaves all of it pending,
+          // one at or past its last leaves none, without comparing every event's position for every projection.
+          const pending = after(events[0]!.position, checkpoint)
+            ? events
+            : !after(last, checkpoint)
+              ? []
+              : events.filter((e) => after(e.position, checkpoint));
           if (pending.length === 0) continue;
-          if (pending.some((e) => handlesEvent(projection, e.type))) busy.push([projection, pending]);
+          const types = pending === events ? batchTypes : new Set(pending.map((e) => e.type));
+          if (handlesAny(projection, types)) busy.push([projection, pending]);
           else idle.push(projection.name);
         }
         let moved = false;

@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
 /** One line of `npm run bench`: a figure and, measured in the same run, the limit it is compared with. */
 export interface Figure {
   bench: string;
@@ -31,4 +33,55 @@ export function rssPeak() {
 /** The line of a figure: `rss_mb` is the bench's own when it measured one, else the peak over the bench's run. */
 export function figureLine(figure: Figure, runPeakMb: number): string {
   return JSON.stringify({ ...figure, rss_mb: figure.rss_mb ?? runPeakMb });
+}
+
+/** A file of /proc, or null when its process is gone. */
+function procFile(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** User and system CPU seconds of a process and every process under it (reaped ones included), from /proc. */
+function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  const walk = (id: number) => {
+    const stat = procFile(`/proc/${id}/stat`);
+    if (stat === null) return;
+    // Fields after the command's closing parenthesis: utime, stime, cutime, cstime are the 14th to 17th of the line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${id}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks)
+      for (const child of (procFile(`/proc/${id}/task/${task}/children`) ?? '').split(' ').filter(Boolean)) walk(Number(child));
+  };
+  walk(pid);
+  return ticks / 100;
+}
+
+/**
+ * CPU seconds spent from now until `stop`, by this process (`node_s`) and by it with every process it started
+ * (`total_s`: the embedded PostgreSQL's backends too): what a change costs, told apart from how busy the machine is.
+ * Linux only (null elsewhere).
+ */
+export function cpuSpent() {
+  const linux = process.platform === 'linux';
+  const node = process.cpuUsage();
+  const tree = linux ? treeCpuSeconds(process.pid) : 0;
+  return {
+    stop() {
+      const used = process.cpuUsage(node);
+      return {
+        node_s: Math.round((used.user + used.system) / 1e4) / 100,
+        total_s: linux ? Math.round((treeCpuSeconds(process.pid) - tree) * 100) / 100 : null,
+      };
+    },
+  };
 }

@@ -18,7 +18,7 @@ import type { FileUpload } from '@iot/contracts/http/route.ts';
 import type { CommandContext } from '../handler.ts';
 import { createDevices, type NewDevice } from './create.ts';
 import { deviceStream } from './decide.ts';
-import { newDeviceSecret } from './secrets.ts';
+import { newDeviceSecrets } from './secrets.ts';
 import { xlsxSheetRows } from './xlsx.ts';
 
 /** Tables of the import jobs and their refused rows: operational state of the write side, not domain facts. */
@@ -253,6 +253,7 @@ export async function importDevices(
     for (const g of await ctx.ports.lookups.devicesBySn(tenantId, gatewaySns))
       gateways.set(g.sn, { id: g.id, isGateway: g.nodeType === 'gateway' });
     const valid: { row: number; device: NewDevice }[] = [];
+    const secrets = newDeviceSecrets(batch.length);
     for (const { row, values } of batch) {
       const sn = values.sn ?? '';
       const fault = (field: string, reason: ImportFaultReason) => {
@@ -318,7 +319,7 @@ export async function importDevices(
           version: d.version,
           tags: d.tags,
           remark: d.remark,
-          secretHash: newDeviceSecret().hash,
+          secretHash: secrets[valid.length]!.hash,
         },
       });
     }

@@ -205,16 +205,31 @@ export function createGroupCommit(pool: Sql, options: GroupCommitOptions): Group
 
 /** The stored events of an append, from what it sent and what the insert returned. */
 function appended(queued: QueuedAppend, rows: AppendedRow[]): AppendResult {
-  const events = rows.map((row, n): StoredEvent => ({
-    id: queued.ids[n]!,
-    streamName: queued.stream,
-    version: row.stream_version,
-    type: queued.events[n]!.type,
-    // Copies, as a read would hand out: the caller's objects stay its own.
-    data: JSON.parse(queued.data[n]!) as Record<string, unknown>,
-    metadata: JSON.parse(queued.metadata[n]!) as EventMetadata,
-    position: `${row.xid}:${row.global_position}`,
-    recordedAt: row.recorded_at,
-  }));
+  const events = rows.map((row, n): StoredEvent => {
+    // Copies, as a read would hand out: the caller's objects stay its own. Made when first read, since most callers
+    // (a bulk import) only look at the position.
+    let data: Record<string, unknown> | undefined;
+    let metadata: EventMetadata | undefined;
+    return {
+      id: queued.ids[n]!,
+      streamName: queued.stream,
+      version: row.stream_version,
+      type: queued.events[n]!.type,
+      get data() {
+        return (data ??= JSON.parse(queued.data[n]!) as Record<string, unknown>);
+      },
+      set data(value) {
+        data = value;
+      },
+      get metadata() {
+        return (metadata ??= JSON.parse(queued.metadata[n]!) as EventMetadata);
+      },
+      set metadata(value) {
+        metadata = value;
+      },
+      position: `${row.xid}:${row.global_position}`,
+      recordedAt: row.recorded_at,
+    };
+  });
   return { version: events[events.length - 1]!.version, events };
 }

@@ -9,7 +9,7 @@ import {
   type DeviceState,
 } from '@iot/contracts/device/state.ts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { readStreamOf, streamName, type EventStore, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
+import { readStreamOf, streamName, type EventStore, type StoredEvent, type StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { sameValue } from '@iot/contracts/same-value.ts';
 import { thingModelOf } from '@iot/projections/device/read.ts';
 import { usernamesById } from '@iot/projections/user/read.ts';
@@ -63,6 +63,34 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
     .map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
 }
 
+/**
+ * The events of a stream read whole that were recorded at or before `at`, as the store's `toTime` read answers:
+ * told from the one read, and read again with `toTime` only when an event was recorded in the very millisecond
+ * of `at` (the store keeps finer times than a Date, so only it can tell that event's side of the instant).
+ */
+async function eventsUpTo<T extends StoredEvent>(
+  store: EventStore,
+  stream: string,
+  isOf: (event: StoredEvent) => event is T,
+  whole: T[],
+  at: Date,
+): Promise<T[]> {
+  const instant = at.getTime();
+  if (whole.some((e) => e.recordedAt.getTime() === instant)) return readStreamOf(store, stream, isOf, { toTime: at });
+  return whole.filter((e) => e.recordedAt.getTime() < instant);
+}
+
+/**
+ * A device's events up to an instant, for a caller narrowed to a station: the station goes by where the device is
+ * now, whatever the instant asked for, so the whole stream is read (once) and the instant's part told from it.
+ */
+async function asOfInStation(ctx: RequestContext, stream: string, at: Date): Promise<StoredEventOf<DeviceEvent>[]> {
+  const whole = await readStreamOf(ctx.ports.store, stream, isDeviceEvent);
+  if (whole.length === 0) throw new DomainError('NOT_FOUND');
+  await assertInStation(ctx, groupOfDevice(whole));
+  return eventsUpTo(ctx.ports.store, stream, isDeviceEvent, whole, at);
+}
+
 /** A device's history, newest first: who changed what, with each changed field before and after. */
 async function deviceTimeline(ctx: RequestContext, deviceId: string): Promise<TimelineEntry[]> {
   const history = await readStreamOf(ctx.ports.store, streamName('device', callerOf(ctx).tenantId, deviceId), isDeviceEvent);
@@ -92,16 +120,15 @@ export const deviceHistoryHandlers: Pick<Handlers<DeviceRoutes>, 'device.timelin
   'device.timeline': ({ query }, ctx) => deviceTimeline(ctx, query.id),
 
   async 'device.asOf'({ query }, ctx) {
-    const { tenantId } = callerOf(ctx);
+    const { tenantId, stationId } = callerOf(ctx);
     const at = new Date(query.at);
     const stream = streamName('device', tenantId, query.id);
-    const [history, whole] = await Promise.all([
-      readStreamOf(ctx.ports.store, stream, isDeviceEvent, { toTime: at }),
-      readStreamOf(ctx.ports.store, stream, isDeviceEvent),
-    ]);
-    if (whole.length === 0) throw new DomainError('NOT_FOUND');
-    // The station narrows by where the device is now, whatever the instant asked for.
-    await assertInStation(ctx, groupOfDevice(whole));
+    const history = stationId
+      ? await asOfInStation(ctx, stream, at)
+      : await readStreamOf(ctx.ports.store, stream, isDeviceEvent, { toTime: at });
+    // A device created after the instant is found (it did not exist then); an unknown one is not.
+    if (history.length === 0 && (await readStreamOf(ctx.ports.store, stream, isDeviceEvent, { limit: 1 })).length === 0)
+      throw new DomainError('NOT_FOUND');
     const device = deviceOf(history);
     let product = null;
     if (device.exists && device.productId) {
