@@ -66,6 +66,8 @@ export function actionText(a: SceneAction): string {
       return `rotation ${a.identifier} over ${a.deviceIds.join(',')}`;
     case 'sceneStatus':
       return `scene ${a.sceneId} ${a.status}`;
+    case 'notify':
+      return `notify ${a.configId}${a.deviceId ? ` (${a.deviceId})` : ''}`;
   }
 }
 
