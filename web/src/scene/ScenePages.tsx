@@ -19,6 +19,7 @@ import { formatDate } from '../ui/format.ts';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { chainName } from '../rule/chain-name.ts';
 
 type SceneRow = Awaited<ReturnType<typeof callRoute<'scene.list'>>>['rows'][number];
 type LogRow = Awaited<ReturnType<typeof callRoute<'linkageLog.list'>>>['rows'][number];
@@ -740,7 +741,13 @@ export function RuleListPage() {
   const navigate = useNavigate();
   const columns: ListColumn<RuleRow>[] = [
     { id: 'kind', header: t('ruleList.kind'), value: (r) => t(`ruleList.kinds.${r.kind}`), width: 110 },
-    { id: 'name', header: t('ruleList.name'), value: (r) => r.name, sortable: true, width: 180 },
+    {
+      id: 'name',
+      header: t('ruleList.name'),
+      value: (r) => (r.kind === 'ruleChain' ? chainName(t, r) : r.name),
+      sortable: true,
+      width: 180,
+    },
     {
       id: 'status',
       header: t('ruleList.status'),
