@@ -187,7 +187,7 @@ export const ruleListRow = z.object({
   status: z.enum(enabledStatuses),
   /** What it does, in short: the alarm rule's variable and mode, the chain's running version, the scene's trigger types. */
   summary: z.string(),
-  /** When it last fired: the latest alarm it raised, the scene's latest run; null when unknown or never. */
+  /** When it last fired: the latest alarm it raised, the chain's latest message, the scene's latest run; null when never. */
   lastTriggerTime: z.string().nullable(),
   updateTime: z.string(),
 });

@@ -53,6 +53,7 @@ export function createRuleChains(w: {
       journal.failure(failure);
     },
     onTrace: (tenantId, trace) => journal.trace(tenantId, trace),
+    onRun: (tenantId, chainId) => journal.ran(tenantId, chainId),
     onError: (err) => logger.error({ err }, 'rule chain run failed'),
   });
   return { reactor, journal, hooks: ruleChainHooks(reactor) };
