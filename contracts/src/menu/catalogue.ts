@@ -302,7 +302,15 @@ const areas: Area[] = [
           [perm.tenantAudit, '审核', 'button'],
         ],
       },
-      { key: 'task', name: '任务管理', router: 'Task', entries: [['list', '查询', 'interface']] },
+      {
+        key: 'task',
+        name: '任务管理',
+        router: 'Task',
+        entries: [
+          ['list', '查询', 'interface'],
+          ['runNow', '立即执行', 'button'],
+        ],
+      },
       { key: 'resource', name: '资源管理', router: 'Resource', entries: [['list', '查询', 'interface']] },
       {
         key: 'mqtt',
@@ -575,6 +583,7 @@ const englishEntries: Record<string, string> = {
   test: 'Connection test',
   dead: 'Dead letters',
   deadDelete: 'Delete dead letters',
+  runNow: 'Run now',
   enable: 'Enable or stop',
   result: 'Results',
   field: 'Field definitions',

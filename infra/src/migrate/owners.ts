@@ -21,6 +21,7 @@ import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { ruleChainRunsSchema, ruleJournalSchema } from '@iot/projections/rule/journal.ts';
+import { statTaskRunsSchema } from '@iot/projections/stat/runs.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
 import { marketUsageSchema } from '@iot/projections/market/usage.ts';
 
@@ -78,6 +79,7 @@ export const commandOwners: MigrationOwner[] = [
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
   v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
   v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
+  v1('stat.runs', ['stat_task_runs'], statTaskRunsSchema),
   {
     owner: 'rule.journal',
     tables: ['rule_failures', 'rule_debug_traces', 'rule_chain_runs'],

@@ -6,6 +6,8 @@ import type { Stops } from './stops.ts';
 
 /** Ticks often enough that a 10-minute window is computed within a minute of its end. */
 const TICK_MS = 60_000;
+/** "Run now" from System → tasks is looked for this often. */
+const REQUEST_MS = 2_000;
 
 /** Runs the enabled statistic tasks at each of their cycles' ends, one tick at a time (a slow run delays the next tick, never overlaps it). */
 export function startStatScheduler(db: Sql, timeseries: TimeSeriesStore, logger: Logger, stops: Stops): void {
@@ -30,9 +32,18 @@ export function startStatScheduler(db: Sql, timeseries: TimeSeriesStore, logger:
     }, TICK_MS);
   };
   schedule();
+  let asked: Promise<void> = Promise.resolve();
+  const requests = setInterval(() => {
+    asked = asked
+      .then(() => scheduler.runRequested(new Date()))
+      .then(() => undefined)
+      .catch((err: unknown) => logger.error({ err }, 'statistic run-now requests not taken'));
+  }, REQUEST_MS);
+  requests.unref();
   stops.push(async () => {
     stopped = true;
+    clearInterval(requests);
     if (timer) clearTimeout(timer);
-    await running;
+    await Promise.all([running, asked]);
   });
 }
