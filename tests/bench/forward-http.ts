@@ -1,15 +1,24 @@
 /**
  * `forward-http` (issue 19): messages per second the forwarding outbox delivers, at least once and in order per
  * device, to a local HTTP sink, against the limit measured in the same run: the same sink driven directly by the same
- * HTTP client with as many requests in flight as the delivery worker keeps (its PARALLEL groups).
+ * HTTP client (the platform's outbound adapter) with as many requests in flight as the delivery worker keeps (its
+ * PARALLEL groups).
  */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
+import os from 'node:os';
+import path from 'node:path';
+import type { ForwardServerEvent } from '@iot/contracts';
+import { parseAllowList } from '@iot/infra/outbound/address.ts';
+import { createOutboundHttp } from '@iot/infra/outbound/http.ts';
+import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
+import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { startForwardDelivery } from '@iot/projections/forward/delivery.ts';
-import { readModelOf } from '../fixtures/read-model.ts';
+import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 
 const IN_FLIGHT = 16;
@@ -36,21 +45,15 @@ async function startHttpSink() {
   };
 }
 
-/** The outbound port over `fetch` (loopback only here: the address guard is the platform's, not this figure's). */
-const outbound: OutboundHttp = {
-  async request(url, init) {
-    const response = await fetch(url, { method: init?.method ?? 'POST', headers: init?.headers, body: init?.body });
-    return { status: response.status, ok: response.ok, text: await response.text() };
-  },
-  address: async () => ({ address: '127.0.0.1', family: 4 }),
-  refusesLiteral: () => false,
-};
-
 export async function benchForwardHttp(options: { messages?: number; devices?: number } = {}): Promise<Figure[]> {
   const total = options.messages ?? 6_000;
   const devices = options.devices ?? 100;
   const sink = await startHttpSink();
-  const rm = await readModelOf(forwardProjection);
+  // The platform's own outbound adapter (undici behind the address guard), the loopback range allowed as an operator would.
+  const outbound = createOutboundHttp({ allow: parseAllowList('127.0.0.0/8') });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-forward-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
+  const db = createSqlPool(pg.url, 8);
   try {
     // The sink's ceiling: the same client, IN_FLIGHT requests at a time, the same bodies.
     const body = JSON.stringify({ deviceId: 'd0', values: { temperature: 21.5, humidity: 40 } });
@@ -66,28 +69,41 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     );
     const directMs = performance.now() - began;
 
-    await rm.db.query(forwardOutboxSchema);
-    await rm.given(
-      forwardProjection,
-      {
-        type: 'ForwardServerCreated',
-        data: {
-          serverId: 's1',
-          type: 'http',
-          name: 'Sink',
-          ip: '127.0.0.1',
-          port: Number(new URL(sink.url).port),
-          url: sink.url,
-          username: null,
-          clientId: null,
-          tls: false,
-          remark: null,
-          hasPassword: false,
-        },
+    await db.query(forwardProjection.schema);
+    await db.query(forwardOutboxSchema);
+    const server: ForwardServerEvent = {
+      type: 'ForwardServerCreated',
+      data: {
+        serverId: 's1',
+        type: 'http',
+        name: 'Sink',
+        ip: '127.0.0.1',
+        port: Number(new URL(sink.url).port),
+        url: sink.url,
+        username: null,
+        clientId: null,
+        tls: false,
+        remark: null,
+        hasPassword: false,
       },
-      { tenantId: 't1' },
-    );
-    await rm.db.query(
+    };
+    await forwardProjection.apply(db, {
+      ...server,
+      id: randomUUID(),
+      streamName: 'forwardServer-t1.s1',
+      version: 1,
+      position: '1',
+      recordedAt: new Date(),
+      metadata: {
+        tenantId: 't1',
+        actor: { kind: 'system', id: 'bench' },
+        correlationId: randomUUID(),
+        causationId: null,
+        occurredAt: new Date().toISOString(),
+        schemaVersion: 1,
+      },
+    });
+    await db.query(
       `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload)
        select 't1', 'r1', 's1', 'd' || (n % $2), $3 from generate_series(1, $1) as n`,
       [total, devices, body],
@@ -96,7 +112,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     const started = performance.now();
     const errors: unknown[] = [];
     const worker = startForwardDelivery({
-      db: rm.db,
+      db,
       outbound,
       mqtt: { publish: async () => undefined, test: async () => undefined, close: async () => undefined },
       backoffMs: 100,
@@ -123,7 +139,10 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
       },
     ];
   } finally {
-    await rm.drop();
+    await db.end();
+    await pg.stop();
+    await rm(dir, { recursive: true, force: true });
     await sink.close();
+    await outbound.close();
   }
 }
