@@ -16,6 +16,7 @@ import { templateHandlers } from './template/handlers.ts';
 import { alarmDispatchers, alarmHandlers } from './alarm/handlers.ts';
 import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
+import { statRunNowHandlers } from './stat/run-now.ts';
 import { fieldHandlers } from './field/handlers.ts';
 import { fileHandlers } from './file/handlers.ts';
 import { reportHandlers } from './report/handlers.ts';
@@ -60,6 +61,7 @@ export const commandHandlers = {
   ...notifySettingsHandlers,
   ...forwardHandlers,
   ...statHandlers,
+  ...statRunNowHandlers,
   ...fieldHandlers,
   ...fileHandlers,
   ...reportHandlers,

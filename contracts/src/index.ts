@@ -14,6 +14,7 @@ export * from './auth/routes.ts';
 export * from './app/events.ts';
 export * from './app/routes.ts';
 export * from './settings/events.ts';
+export * from './system/events.ts';
 export * from './settings/png.ts';
 export * from './settings/routes.ts';
 export * from './oplog/routes.ts';

@@ -137,8 +137,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       }),
     );
     let alarms: AlarmReactor | null = null;
-    const rules = link && timeseries ? createRuleChains({ db, timeseries, dispatch, logger }) : null;
-    const scenes = createScenes({ db, timeseries, dispatch, logger });
+    const notifyCaps = { tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN };
+    const rules = link && timeseries ? createRuleChains({ db, timeseries, dispatch, logger, caps: notifyCaps }) : null;
+    const scenes = createScenes({ db, timeseries, dispatch, logger, caps: notifyCaps });
     if (link && timeseries) {
       ({ ingest, alarms } = await startTelemetry(
         {
@@ -203,7 +204,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // Restart tasks keep the same clock as the rollouts (OTA_TICK_MS).
       startRestartTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
       // Every process with the projections runs the timing triggers; each fire is claimed once between them.
-      startSceneScheduler(db, timeseries, dispatch, logger, stops);
+      startSceneScheduler(db, timeseries, dispatch, logger, stops, notifyCaps);
       // Scheduled reports are queued in the outbox that the delivery worker above sends (a claim row per period).
       if (timeseries) startReportScheduler(db, timeseries, logger, stops);
     }

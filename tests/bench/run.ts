@@ -18,6 +18,8 @@ import { benchIngestHttp } from './ingest-http.ts';
 import { benchReportExport } from './report.ts';
 import { figureLine, rssPeak, type Figure } from './figure.ts';
 import { benchDashboard } from './dashboard.ts';
+import { benchRuleChain } from './rule-chain.ts';
+import { benchForwardHttp } from './forward-http.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -49,6 +51,8 @@ benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
 benches['ingest-http'] = benchIngestHttp;
 benches.dashboard = benchDashboard;
 benches['report-export'] = benchReportExport;
+benches['rule-chain'] = () => benchRuleChain();
+benches['forward-http'] = () => benchForwardHttp();
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

@@ -60,6 +60,10 @@ describe('scene linkage in a real browser', () => {
     await pick(page, '[data-part=action-0]', 'deviceId', 'pump 1 (PU-1)');
     await page.locator('[data-part=action-0] input[name=identifier]').fill('setpoint');
     await page.locator('[data-part=action-0] input[name=value]').fill('18');
+    // A scene may also notify through a notification configuration.
+    await page.locator('[data-part=action-0] [aria-label="action-0-type"]').click();
+    expect(await page.getByRole('option', { name: 'Send a notification', exact: true }).count()).toBe(1);
+    await page.keyboard.press('Escape');
     await shot(page, 'scene-design-en');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL('**/scene/linkage');

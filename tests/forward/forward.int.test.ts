@@ -207,6 +207,33 @@ describe('forwarding rules', () => {
     expect(refusal(await sut.call('forwardConfig.retry', { token, body: { ids: dead.map((d) => d.id) } }))).toBe('NOT_FOUND');
   });
 
+  it('deletes dead letters, one and then the selected; a deleted one is gone for a second try', async () => {
+    const { id: serverId } = ok(
+      await sut.call('forwardServer.createHttp', { token, body: { name: 'Gone', url: `http://127.0.0.1:${await freePort()}/ingest` } }),
+    );
+    const ruleId = await rule({
+      name: 'Gone',
+      productIds: [productId],
+      deviceIds: [devices['FWD-3']!.id],
+      messageTypes: ['telemetry'],
+      serverId,
+    });
+    const start = Date.now() - 20_000;
+    for (let i = 0; i < 3; i++) await report('FWD-3', 10 + i, start + i * 1000);
+    const dead = await waitFor('three dead letters', async () => {
+      const rows = ok(await sut.call('forwardConfig.dead', { token, query: { ruleId } })).rows;
+      return rows.length === 3 ? rows : null;
+    });
+    expect(ok(await sut.call('forwardConfig.deleteDead', { token, query: { ids: dead[0]!.id } })).deleted).toBe(1);
+    expect(ok(await sut.call('forwardConfig.dead', { token, query: { ruleId } })).rows.map((d) => d.id)).toEqual(
+      dead.slice(1).map((d) => d.id),
+    );
+    const rest = dead.map((d) => d.id).join(',');
+    expect(ok(await sut.call('forwardConfig.deleteDead', { token, query: { ids: rest } })).deleted).toBe(2);
+    expect(ok(await sut.call('forwardConfig.dead', { token, query: { ruleId } })).total).toBe(0);
+    expect(refusal(await sut.call('forwardConfig.deleteDead', { token, query: { ids: rest } }))).toBe('NOT_FOUND');
+  });
+
   it('publishes to a real Mosquitto on the rule’s topic, in order, the payload as its template makes it', async () => {
     const serverId = ok(await sut.call('forwardServer.listMqtt', { token, query: { name: 'Mosquitto' } })).rows[0]!.id;
     const subscriber: MqttClient = await new Promise((resolve, reject) => {

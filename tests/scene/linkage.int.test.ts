@@ -6,7 +6,7 @@ import { waitFor } from '../harness/process.ts';
 /**
  * Scene linkage end to end (issue 19): a device's property condition on live MQTT telemetry fires a scene whose
  * action sets another device's property over its downlink; the run is in the linkage log with its trigger, each
- * condition's result and the action; an invoke runs it by hand; the rule list shows it with its last trigger.
+ * condition's result and the action; an invoke runs it by hand; the rule list shows it and the root chain with their last trigger.
  */
 let sut: TestPlatform;
 let token: string;
@@ -140,6 +140,14 @@ describe('scene linkage on live telemetry', () => {
     ]);
     const all = ok(await sut.call('rule.list', { token, query: {} })).rows as Array<{ kind: string }>;
     expect(new Set(all.map((r) => r.kind))).toEqual(new Set(['scene', 'ruleChain']));
+    // The root chain ran the devices' telemetry: its last trigger is recorded too (written within a second).
+    const root = await waitFor('the root chain last triggered', async () => {
+      const chains = ok(await sut.call('rule.list', { token, query: { kind: 'ruleChain' } })).rows as Array<{
+        lastTriggerTime: string | null;
+      }>;
+      return chains[0]?.lastTriggerTime ? chains[0] : null;
+    });
+    expect(Date.parse(root.lastTriggerTime!)).toBeGreaterThan(Date.now() - 5 * 60_000);
   });
 
   it('refuses to run a stopped scene by hand', async () => {

@@ -95,7 +95,13 @@ describe('a timing scene with two schedulers running', () => {
     const [a, b] = stores.map((store) =>
       createSceneScheduler({
         db: db.pool,
-        ports: { dispatch: dispatchOf(store), online: async () => true, latest: async () => ({}), runsDone: async () => 0 },
+        ports: {
+          dispatch: dispatchOf(store),
+          online: async () => true,
+          latest: async () => ({}),
+          runsDone: async () => 0,
+          notify: async () => 0,
+        },
       }),
     );
     const from = new Date('2026-03-02T04:00:00.500Z');

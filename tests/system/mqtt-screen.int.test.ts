@@ -114,6 +114,10 @@ describe('the MQTT screen', () => {
     );
     // The rate keeps the messages of the session that ended.
     expect(ok(await sut.call('mqttBroker.overview', { token: uniform })).rates.messagesIn).toBe(3);
+    // The cut is in the operation log, naming the device; the refused one left nothing.
+    await sut.platform.runner.catchUp();
+    const cuts = ok(await sut.call('oplog.list', { token: uniform, query: { eventType: 'MqttClientDisconnected' } })).rows;
+    expect(cuts).toEqual([expect.objectContaining({ eventType: 'MqttClientDisconnected', targetName: 'Meter MQ-U1', actorKind: 'user' })]);
 
     // The platform administrator cuts any tenant's client.
     expect(ok(await sut.call('mqttBroker.disconnect', { token: admin, body: { clientId: theirs.clientId } }))).toEqual({

@@ -235,6 +235,16 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
     if (updated === 0) throw new DomainError('NOT_FOUND');
     return { updated };
   },
+  // Deleting a dead letter is, like its retry, a change of the outbox's own rows; only dead ones, so nothing in flight goes.
+  async 'forwardConfig.deleteDead'({ query }, ctx) {
+    const { tenantId } = callerOf(ctx);
+    const result = await ctx.ports.db.query(`delete from forward_outbox where tenant_id = $1 and id::text = any($2) and status = 'dead'`, [
+      tenantId,
+      query.ids,
+    ]);
+    if (result.rowCount === 0) throw new DomainError('NOT_FOUND');
+    return { deleted: result.rowCount };
+  },
 
   async 'mqttUser.create'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);

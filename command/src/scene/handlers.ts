@@ -4,6 +4,7 @@ import { VersionConflictError } from '@iot/contracts/ports/event-store.ts';
 import type { CommandDispatchers } from '@iot/contracts/ports/dispatch.ts';
 import { handleCommand, handleNewStream, loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
+import { notifyConfigDecider, notifyConfigStream } from '../notify/decide.ts';
 import { sceneDecider, sceneRunDecider, sceneRunStream, sceneStream, type SceneCommand } from './decide.ts';
 
 /** Every device a scene names, and every scene it enables or stops, is one of the caller's tenant. */
@@ -15,11 +16,16 @@ async function checkReferences(ctx: RequestContext, fields: SceneFields) {
   for (const a of fields.actions) {
     if (a.type === 'setProperty' || a.type === 'invokeService') devices.add(a.deviceId);
     if (a.type === 'rotation') a.deviceIds.forEach((id) => devices.add(id));
+    if (a.type === 'notify' && a.deviceId) devices.add(a.deviceId);
   }
   const found = new Set(await ctx.ports.lookups.devicesOfTenant(tenantId, [...devices]));
   const missing = [...devices].find((id) => !found.has(id));
   if (missing) throw new DomainError('NOT_FOUND', { field: 'deviceId', value: missing });
   for (const [i, a] of fields.actions.entries()) {
+    if (a.type === 'notify') {
+      const { state } = await loadState(ctx.ports.store, notifyConfigDecider, notifyConfigStream(tenantId, a.configId));
+      if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND', { field: `actions.${i}.configId` });
+    }
     if (a.type !== 'sceneStatus') continue;
     const { state } = await loadState(ctx.ports.store, sceneDecider, sceneStream(tenantId, a.sceneId));
     if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND', { field: `actions.${i}.sceneId` });

@@ -16,6 +16,7 @@ export const forwardPerm = {
   ruleDelete: 'forward:rules:delete',
   deadList: 'forward:rules:dead',
   deadRetry: 'forward:rules:retry',
+  deadDelete: 'forward:rules:deadDelete',
   mqttUserList: 'forward:mqttUser:list',
   mqttUserAdd: 'forward:mqttUser:add',
   mqttUserEdit: 'forward:mqttUser:edit',

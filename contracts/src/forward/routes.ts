@@ -208,6 +208,17 @@ export const forwardRoutes = {
     reads: [],
     errors: ['NOT_FOUND'],
   }),
+  'forwardConfig.deleteDead': route({
+    method: 'DELETE',
+    path: '/api/iot/forwardConfig/dead',
+    permission: p.deadDelete,
+    tag: 'forwardConfig',
+    summary: 'Delete dead letters (one or the selected): they are never sent',
+    query: ids,
+    response: z.object({ deleted: z.number().int() }),
+    reads: [],
+    errors: ['NOT_FOUND'],
+  }),
 
   'mqttUser.list': route({
     method: 'GET',

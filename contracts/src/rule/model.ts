@@ -106,12 +106,17 @@ export const nodeConfigs = {
   delay: z.object({ ms: z.number().int().min(1).max(60_000) }).strict(),
   /** Sends the message through another chain (its running version), then on by `Success`. */
   ruleChain: z.object({ chainId: entityId }).strict(),
-  /** Puts a message in the tenant's in-app inbox (the notification records), its text computed from the message. */
+  /**
+   * Puts a message in the tenant's in-app inbox (the notification records), its text computed from the message; with a
+   * notification configuration, sends it through that configuration's template, send ways and contacts instead (the
+   * subject as `{{rule}}`, the computed text as `{{value}}`).
+   */
   notify: z
     .object({
       subject: z.string().trim().min(1).max(128),
       /** The message's text: a CEL expression, e.g. `'temperature ' + string(msg.temp)`. */
       content: celExpression,
+      configId: entityId.optional(),
     })
     .strict(),
   /** Forwards the message to a forwarding server (MQTT or HTTP) through the forwarding outbox: at least once, in order per device. */

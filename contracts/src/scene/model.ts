@@ -72,7 +72,7 @@ export type SceneCondition = z.infer<typeof sceneCondition>;
 
 const params = z.record(z.string().max(64), z.unknown());
 
-/** Spec §9 actions: device status (a property set or a service invoked), rotation control, and another scene enabled or stopped. */
+/** Spec §9 actions: device status (a property set or a service invoked), rotation control, notify, and another scene enabled or stopped. */
 export const sceneAction = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setProperty'), deviceId: entityId, identifier, value: z.unknown() }).strict(),
   z.object({ type: z.literal('invokeService'), deviceId: entityId, identifier, params: params.default({}) }).strict(),
@@ -88,6 +88,8 @@ export const sceneAction = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('sceneStatus'), sceneId: entityId, status: z.enum(enabledStatuses) }).strict(),
+  /** Sends a notification through a notification configuration: its template, send ways and contacts, by the outbox. */
+  z.object({ type: z.literal('notify'), configId: entityId, deviceId: entityId.optional() }).strict(),
 ]);
 export type SceneAction = z.infer<typeof sceneAction>;
 
@@ -185,7 +187,7 @@ export const ruleListRow = z.object({
   status: z.enum(enabledStatuses),
   /** What it does, in short: the alarm rule's variable and mode, the chain's running version, the scene's trigger types. */
   summary: z.string(),
-  /** When it last fired: the latest alarm it raised, the scene's latest run; null when unknown or never. */
+  /** When it last fired: the latest alarm it raised, the chain's latest message, the scene's latest run; null when never. */
   lastTriggerTime: z.string().nullable(),
   updateTime: z.string(),
 });

@@ -2,4 +2,5 @@
 export const systemOpsPerm = {
   resourceList: 'system:resource:list',
   taskList: 'system:task:list',
+  taskRunNow: 'system:task:runNow',
 } as const;

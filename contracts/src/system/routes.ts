@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { route } from '../http/route.ts';
+import { idBody } from '../identity/common.ts';
 import { resourceQuery, resourceRow, scheduledJobQuery, scheduledJobRow } from './model.ts';
 import { systemOpsPerm as p } from './permissions.ts';
 
@@ -24,6 +25,17 @@ export const systemOpsRoutes = {
     query: scheduledJobQuery,
     response: z.array(scheduledJobRow),
     reads: ['statTasks', 'forward'],
+  }),
+  'systemTask.run': route({
+    method: 'POST',
+    path: '/api/auth/task/run',
+    permission: p.taskRunNow,
+    tag: 'task',
+    summary: 'Runs a statistic task now, over its recent windows: the scheduler takes the request within seconds and records the run',
+    body: idBody,
+    response: z.object({ requested: z.boolean() }),
+    reads: [],
+    errors: ['NOT_FOUND'],
   }),
 };
 export type SystemOpsRoutes = typeof systemOpsRoutes;

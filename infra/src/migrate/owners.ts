@@ -20,7 +20,8 @@ import {
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
-import { ruleJournalSchema } from '@iot/projections/rule/journal.ts';
+import { ruleChainRunsSchema, ruleJournalSchema } from '@iot/projections/rule/journal.ts';
+import { statTaskRunsSchema } from '@iot/projections/stat/runs.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
 import { marketUsageSchema } from '@iot/projections/market/usage.ts';
 
@@ -78,7 +79,15 @@ export const commandOwners: MigrationOwner[] = [
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
   v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
   v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
-  v1('rule.journal', ['rule_failures', 'rule_debug_traces'], ruleJournalSchema),
+  v1('stat.runs', ['stat_task_runs'], statTaskRunsSchema),
+  {
+    owner: 'rule.journal',
+    tables: ['rule_failures', 'rule_debug_traces', 'rule_chain_runs'],
+    migrations: [
+      { version: 1, name: 'create', sql: ruleJournalSchema },
+      { version: 2, name: 'chain runs', sql: ruleChainRunsSchema },
+    ],
+  },
   v1('report.sendings', ['report_sendings'], reportSendingsSchema),
   v1('market.usage', ['market_usage'], marketUsageSchema),
 ];

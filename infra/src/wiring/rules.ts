@@ -7,12 +7,21 @@ import { enqueueForward } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createRuleJournal } from '@iot/projections/rule/journal.ts';
+import type { NotificationCaps } from '@iot/projections/alarm/notifications.ts';
 import type { SqlPool } from '../postgres/sql.ts';
+import { configNotifier } from './scenes.ts';
 import type { Stops } from './stops.ts';
 
 /** The tenants' root rule chains on the telemetry (with the intake), over the device read module and the time series. */
-export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; dispatch: Dispatch; logger: Logger }) {
+export function createRuleChains(w: {
+  db: SqlPool;
+  timeseries: TimeSeriesStore;
+  dispatch: Dispatch;
+  logger: Logger;
+  caps: NotificationCaps;
+}) {
   const { db, timeseries, logger } = w;
+  const notifyThrough = configNotifier(db, w.caps);
   const journal = createRuleJournal(db, (err) => logger.error({ err }, 'rule chain failures and traces not written'));
   const reactor = createRuleChainReactor({
     db,
@@ -27,7 +36,13 @@ export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; 
           ),
       },
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
-      notify: async ({ deviceId, ...n }) => {
+      notify: async ({ deviceId, configId, ...n }) => {
+        if (configId) {
+          const values = { rule: n.subject, value: n.body };
+          if ((await notifyThrough({ tenantId: n.tenantId, configId, sourceKey: n.sourceKey, deviceId, values })) === null)
+            throw new Error(`notification configuration ${configId} not found or stopped`);
+          return;
+        }
         const sn = (await deviceForRules(db, n.tenantId, deviceId))?.sn;
         await enqueueInboxNotification(db, { ...n, sn: typeof sn === 'string' ? sn : null });
       },
@@ -38,6 +53,7 @@ export function createRuleChains(w: { db: SqlPool; timeseries: TimeSeriesStore; 
       journal.failure(failure);
     },
     onTrace: (tenantId, trace) => journal.trace(tenantId, trace),
+    onRun: (tenantId, chainId) => journal.ran(tenantId, chainId),
     onError: (err) => logger.error({ err }, 'rule chain run failed'),
   });
   return { reactor, journal, hooks: ruleChainHooks(reactor) };

@@ -7,6 +7,8 @@ import { sinceLastTick, startTicker } from './ticker.ts';
 
 /** Ticks often enough that a 10-minute window is computed within a minute of its end. */
 const TICK_MS = 60_000;
+/** "Run now" from System → tasks is looked for this often. */
+const REQUEST_MS = 2_000;
 
 /** Runs the enabled statistic tasks at each of their cycles' ends, one tick at a time (a slow run delays the next tick, never overlaps it). */
 export function startStatScheduler(db: Sql, timeseries: TimeSeriesStore, logger: Logger, stops: Stops): void {
@@ -22,4 +24,5 @@ export function startStatScheduler(db: Sql, timeseries: TimeSeriesStore, logger:
     logger,
     stops,
   );
+  startTicker('statistic run-now requests', REQUEST_MS, () => scheduler.runRequested(new Date()).then(() => undefined), logger, stops);
 }

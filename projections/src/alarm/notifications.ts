@@ -144,6 +144,34 @@ async function tenantSettings(tx: Sql, tenantId: string, platform: NotificationC
 }
 
 /**
+ * A notification that is not an alarm's (a scene's notify action, a rule chain's notify node) through one enabled
+ * configuration of the tenant: its template rendered with `values`, one record per recipient under the storm caps.
+ * Answers the records' count, or null when the tenant has no such enabled configuration.
+ */
+export async function enqueueConfigNotification(
+  db: Sql,
+  platform: NotificationCaps,
+  n: { tenantId: string; configId: string; sourceKey: string; sn: string | null; groupId: string | null; values: TemplateValues },
+): Promise<number | null> {
+  const config = (
+    await db.query<{ id: string; type: string; send_ways: string[]; contact_ids: string[]; subject: string | null; content: string }>(
+      `select c.id, c.type, c.send_ways, c.contact_ids, t.subject, t.content
+       from rm_notify_configs c join rm_notify_templates t on t.id = c.template_id
+       where c.tenant_id = $1 and c.id = $2 and c.status = 'enabled'`,
+      [n.tenantId, n.configId],
+    )
+  ).rows[0];
+  if (!config) return null;
+  const settings = await tenantSettings(db, n.tenantId, platform);
+  const subject = renderTemplate(config.subject ?? '{{rule}} {{device}}', n.values);
+  const body = renderTemplate(config.content, n.values);
+  const recipients = await recipientsOf(db, config);
+  for (const to of recipients)
+    await enqueue(db, settings.caps, { ...n, configId: config.id, alarmId: null, ticketId: null, type: config.type, subject, body }, to);
+  return recipients.length;
+}
+
+/**
  * The notification reactor: an alarm raised reaches the contacts of every matching configuration, through
  * its template; a ticket opened reaches its assignee. Records are written in the transaction that moves
  * the reactor's checkpoint, so a replay after a crash writes none twice (and the unique key backs it).

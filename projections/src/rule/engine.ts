@@ -31,8 +31,18 @@ export interface RuleEnginePorts {
   sleep(ms: number): Promise<void>;
   /** Where a Warehousing node stores a message; absent while the intake stores every message before the chain. */
   store?(message: RuleMessage): Promise<void>;
-  /** An in-app notification of the tenant; `sourceKey` makes a message run twice notify once. */
-  notify(notification: { tenantId: string; sourceKey: string; deviceId: string; subject: string; body: string }): Promise<void>;
+  /**
+   * A notification of the tenant: in-app, or through configuration `configId` when set; `sourceKey` makes a message
+   * run twice notify once.
+   */
+  notify(notification: {
+    tenantId: string;
+    sourceKey: string;
+    deviceId: string;
+    subject: string;
+    body: string;
+    configId?: string;
+  }): Promise<void>;
   /** A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node). */
   forward(item: { tenantId: string; ruleId: string; serverId: string; deviceId: string; topic: string; payload: string }): Promise<void>;
 }
@@ -275,7 +285,7 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
       };
     }
     case 'notify': {
-      const { subject } = node.config;
+      const { subject, configId } = node.config;
       const content = compileExpression(node.config.content);
       return async (message, { ports }) => {
         const body = evaluate(content, message);
@@ -285,6 +295,7 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
           deviceId: message.deviceId,
           subject,
           body: typeof body === 'string' ? body : JSON.stringify(body),
+          ...(configId ? { configId } : {}),
         });
         return success(message);
       };

@@ -33,10 +33,21 @@ create table rule_debug_traces (
 );
 create index rule_debug_traces_node on rule_debug_traces (tenant_id, chain_id, node_id, id desc);`;
 
+/** When each chain last ran a message: one row per chain, moved forward at most once a second (the rule list's "last triggered"). */
+export const ruleChainRunsSchema = `
+create table rule_chain_runs (
+  tenant_id text not null,
+  chain_id text not null,
+  last_at timestamptz not null,
+  primary key (tenant_id, chain_id)
+);`;
+
 /** Failures kept per tenant, and traces per node: the newest. */
 export const FAILURES_KEPT = 5_000;
 export const TRACES_KEPT = 100;
 const FLUSH_MS = 50;
+/** Runs are counted in memory and their times written this often: the root chain runs on every message. */
+const RUNS_FLUSH_MS = 1_000;
 
 /** Writes failures and traces in batches off the message's path; a write that fails is handed to `onError`, never to the chain. */
 export function createRuleJournal(db: Sql, onError: (error: unknown) => void) {
@@ -44,6 +55,19 @@ export function createRuleJournal(db: Sql, onError: (error: unknown) => void) {
   let traces: Array<{ tenantId: string; trace: NodeTrace }> = [];
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
+  /** The latest run of each chain not yet written, by `tenant\0chain`. */
+  let runs = new Map<string, number>();
+  let runsTimer: NodeJS.Timeout | null = null;
+
+  async function writeRuns(rows: Map<string, number>) {
+    const keys = [...rows.keys()].map((k) => k.split('\0'));
+    await db.query(
+      `insert into rule_chain_runs (tenant_id, chain_id, last_at)
+       select t, c, to_timestamp(ms / 1000.0) from unnest($1::text[], $2::text[], $3::float8[]) as r(t, c, ms)
+       on conflict (tenant_id, chain_id) do update set last_at = greatest(rule_chain_runs.last_at, excluded.last_at)`,
+      [keys.map((k) => k[0]), keys.map((k) => k[1]), [...rows.values()]],
+    );
+  }
 
   async function writeFailures(rows: RuleFailure[]) {
     await db.query(
@@ -94,16 +118,21 @@ export function createRuleJournal(db: Sql, onError: (error: unknown) => void) {
 
   function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
+    if (runsTimer) clearTimeout(runsTimer);
     timer = null;
+    runsTimer = null;
     const f = failures;
     const t = traces;
+    const r = runs;
     failures = [];
     traces = [];
-    if (f.length === 0 && t.length === 0) return writing;
+    runs = new Map();
+    if (f.length === 0 && t.length === 0 && r.size === 0) return writing;
     writing = writing.then(async () => {
       try {
         if (f.length > 0) await writeFailures(f);
         if (t.length > 0) await writeTraces(t);
+        if (r.size > 0) await writeRuns(r);
       } catch (error) {
         onError(error);
       }
@@ -123,6 +152,14 @@ export function createRuleJournal(db: Sql, onError: (error: unknown) => void) {
     trace(tenantId: string, trace: NodeTrace) {
       traces.push({ tenantId, trace });
       later();
+    },
+    /** A chain ran a message now. */
+    ran(tenantId: string, chainId: string, at = Date.now()) {
+      runs.set(`${tenantId}\0${chainId}`, at);
+      if (!runsTimer) {
+        runsTimer = setTimeout(() => void flush(), RUNS_FLUSH_MS);
+        runsTimer.unref?.();
+      }
     },
     /** Resolves once what was handed over is written. */
     flush,

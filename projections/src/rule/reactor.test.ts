@@ -38,6 +38,7 @@ function sut(clock: { now: number; random: number } = { now: 0, random: 0 }) {
   const traces: Array<{ nodeId: string; n: unknown }> = [];
   const messages: RuleMessage[] = [];
   const failures: unknown[] = [];
+  const runs: string[] = [];
   const noDatabase: Sql = {
     query: () => Promise.reject(new Error('no database in this test')),
   } as unknown as Sql;
@@ -55,11 +56,12 @@ function sut(clock: { now: number; random: number } = { now: 0, random: 0 }) {
     },
     onFailure: (f) => failures.push(f),
     onTrace: (_tenant, t) => traces.push({ nodeId: t.nodeId, n: t.input.data.n }),
+    onRun: (tenant, chainId) => runs.push(`${tenant}/${chainId}`),
     onError: (e) => failures.push(e),
     now: () => clock.now,
     random: () => clock.random,
   });
-  return { reactor, messages, failures, traces };
+  return { reactor, messages, failures, traces, runs };
 }
 const device = { tenantId: 't1', deviceId: 'd1', productId: 'p1' };
 const sample = (i: number) => [
@@ -67,12 +69,13 @@ const sample = (i: number) => [
 ];
 
 describe('root chains on the telemetry', () => {
-  it('runs nothing for a tenant whose root chain only stores', async () => {
-    const { reactor, messages } = sut();
+  it('runs nothing for a tenant whose root chain only stores, yet counts the root chain as triggered', async () => {
+    const { reactor, messages, runs } = sut();
     reactor.observe(device, sample(1));
     await reactor.drain();
     expect(messages).toEqual([]);
     expect(reactor.stats().done).toBe(0);
+    expect(runs).toEqual([`t1/${ROOT_CHAIN_ID}`]);
   });
 
   it('switches the running version under load: every message goes through exactly one version, none lost or run twice', async () => {

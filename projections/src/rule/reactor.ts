@@ -42,6 +42,8 @@ export function createRuleChainReactor(options: {
   onFailure(failure: RuleFailure): void;
   /** A node's trace, for the nodes whose debug traces are on (within their time and sample rate). */
   onTrace?(tenantId: string, trace: NodeTrace): void;
+  /** A chain of the tenant ran a message now (the root chain on every message, called chains when called): its "last triggered". */
+  onRun?(tenantId: string, chainId: string): void;
   onError(error: unknown): void;
   maxInFlight?: number;
   now?: () => number;
@@ -108,6 +110,7 @@ export function createRuleChainReactor(options: {
     inFlight++;
     runChain(ports, ROOT_CHAIN_ID, chain, message)
       .then((result) => {
+        if (options.onRun) for (const chainId of new Set(result.traces.map((t) => t.chainId))) options.onRun(message.tenantId, chainId);
         result.failures.forEach((f) => options.onFailure(f));
         traced(message.tenantId, result.traces);
       }, options.onError)
@@ -166,8 +169,11 @@ export function createRuleChainReactor(options: {
 
     /** Stored samples of one device: one telemetry message, its values by variable. */
     observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
+      if (rows.length === 0) return;
+      // A root chain that only stores is run by the intake's own storing: triggered all the same.
+      options.onRun?.(device.tenantId, ROOT_CHAIN_ID);
       const chain = roots.get(device.tenantId);
-      if (!chain || rows.length === 0) return;
+      if (!chain) return;
       const data: Record<string, unknown> = {};
       for (const row of rows) data[row.variable] = row.value ?? row.text;
       run(
@@ -187,6 +193,7 @@ export function createRuleChainReactor(options: {
 
     /** A thing-model event a device reported. */
     observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
+      options.onRun?.(device.tenantId, ROOT_CHAIN_ID);
       const chain = roots.get(device.tenantId);
       if (!chain) return;
       run(

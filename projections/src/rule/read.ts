@@ -191,3 +191,12 @@ export async function nodeTraces(db: Sql, tenantId: string, chainId: string, nod
   );
   return rows.rows;
 }
+
+/** When each chain of the tenant last ran a message (rule_chain_runs, written by the journal), by chain id. */
+export async function chainLastRuns(db: Sql, tenantId: string): Promise<Map<string, Date>> {
+  const rows = await db.query<{ chainId: string; lastAt: Date }>(
+    'select chain_id as "chainId", last_at as "lastAt" from rule_chain_runs where tenant_id = $1',
+    [tenantId],
+  );
+  return new Map(rows.rows.map((r) => [r.chainId, r.lastAt]));
+}

@@ -31,6 +31,7 @@ function portsWith(over: Partial<SceneEnginePorts> = {}) {
     online: async (_t, id) => (id === 'gone' ? null : id === 'up'),
     latest: async () => ({ temp: 31 }),
     runsDone: async () => 3,
+    notify: async (n) => (n.configId === 'gone' ? null : 2),
     now: () => new Date('2026-03-02T14:30:00Z'),
     ...over,
   };
@@ -108,5 +109,29 @@ describe('a scene run', () => {
     ]);
     const finish = sent.at(-1) as DispatchedCommand<'FinishSceneRun'>;
     expect(finish.actions.at(-1)).toMatchObject({ ok: false, error: 'COMMAND_INVALID' });
+  });
+
+  it('notifies through a configuration once per run, and logs a configuration that is gone as a failed action', async () => {
+    const notified: Array<{ configId: string; sourceKey: string; sceneName: string; deviceId: string | null }> = [];
+    const { ports, sent } = portsWith({
+      notify: async ({ tenantId: _t, ...n }) => (notified.push(n), n.configId === 'gone' ? null : 1),
+    });
+    const scene = sceneOf({
+      name: 'Night pump',
+      actions: [
+        { type: 'notify', configId: 'c1', deviceId: 'p1' },
+        { type: 'notify', configId: 'gone' },
+      ],
+    });
+    expect(await runScene(ports, scene, { triggerType: 'invoke', content: 'u', runId: 'r9' })).toBe('partial');
+    expect(notified).toEqual([
+      { configId: 'c1', sourceKey: 'scene-run:r9:notify:c1', sceneName: 'Night pump', deviceId: 'p1' },
+      { configId: 'gone', sourceKey: 'scene-run:r9:notify:gone', sceneName: 'Night pump', deviceId: null },
+    ]);
+    const finish = sent.at(-1) as DispatchedCommand<'FinishSceneRun'>;
+    expect(finish.actions.map((a) => [a.target, a.ok, a.error])).toEqual([
+      ['c1', true, null],
+      ['gone', false, 'NOT_FOUND'],
+    ]);
   });
 });

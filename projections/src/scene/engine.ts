@@ -19,6 +19,11 @@ export interface SceneEnginePorts {
   latest(tenantId: string, deviceId: string, identifiers: readonly string[]): Promise<Record<string, unknown>>;
   /** How many runs of the scene did something before this one: whose turn a rotation gives. */
   runsDone(tenantId: string, sceneId: string): Promise<number>;
+  /**
+   * Sends a notification through a configuration of the tenant (template, send ways, contacts); `sourceKey` makes a
+   * run notify once. Answers the recipients' count, or null when the tenant has no such enabled configuration.
+   */
+  notify(n: { tenantId: string; configId: string; sourceKey: string; sceneName: string; deviceId: string | null }): Promise<number | null>;
   now?(): Date;
 }
 
@@ -103,6 +108,7 @@ async function checkCondition(
 
 async function runAction(
   ports: SceneEnginePorts,
+  scene: SceneRecord,
   action: SceneAction,
   metadata: DispatchMetadata,
   turn: number,
@@ -169,6 +175,19 @@ async function runAction(
           ports.dispatch({ type: 'SetSceneStatus', sceneId: action.sceneId, status: action.status }, meta(`scene:${action.sceneId}`)),
         ),
       ];
+    case 'notify':
+      return [
+        await attempt(action.configId, async () => {
+          const sent = await ports.notify({
+            tenantId: scene.tenantId,
+            configId: action.configId,
+            sourceKey: `${metadata.idempotencyKey}:notify:${action.configId}`,
+            sceneName: scene.name,
+            deviceId: action.deviceId ?? null,
+          });
+          if (sent === null) throw Object.assign(new Error('notification configuration not found or stopped'), { code: 'NOT_FOUND' });
+        }),
+      ];
   }
 }
 
@@ -212,7 +231,7 @@ export async function runScene(ports: SceneEnginePorts, scene: SceneRecord, fire
   const actions: LinkageActionResult[] = [];
   if (hold) {
     const turn = scene.actions.some((a) => a.type === 'rotation') ? await ports.runsDone(scene.tenantId, scene.id) : 0;
-    for (const action of scene.actions) actions.push(...(await runAction(ports, action, metadata, turn)));
+    for (const action of scene.actions) actions.push(...(await runAction(ports, scene, action, metadata, turn)));
   }
   const result: LinkageResult = hold ? resultOf(actions) : 'skipped';
   await ports.dispatch(

@@ -4,6 +4,7 @@ import type { StatComputation, TimeSeriesStore } from '@iot/contracts/ports/time
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { statTasksProjection } from './tasks.ts';
 import { createStatScheduler, STAT_LATENESS_MS, statWindowName } from './scheduler.ts';
+import { statTaskRuns, statTaskRunsSchema } from './runs.ts';
 
 describe('statistic windows in a time zone', () => {
   it('change at Monday 00:00 and the first of the month in Shanghai, not in UTC', () => {
@@ -39,6 +40,8 @@ const timeseries = { computeStat: async (c: StatComputation) => void computed.pu
 
 beforeAll(async () => {
   sut = await readModelOf(statTasksProjection);
+  // The scheduler's runs table (owner stat.runs): what System → tasks reads of each run.
+  await sut.db.query(statTaskRunsSchema);
   const tasks: Array<[string, Partial<StatTaskFields>, boolean]> = [
     ['hourly', {}, true],
     ['daily', { cycle: '1d' }, true],
@@ -71,5 +74,29 @@ describe('the statistic scheduler', () => {
     // Midnight in Shanghai: the daily task too.
     expect(await scheduler.tick(new Date('2026-03-02T15:59:30Z'), new Date('2026-03-02T16:00:30Z'))).toEqual(['hourly', 'daily']);
     expect(await scheduler.tick(new Date('2026-03-02T16:00:30Z'), new Date('2026-03-02T16:01:30Z'))).toEqual([]);
+  });
+
+  it('records each run with its result and duration, and runs a task asked to run now once', async () => {
+    const failing = {
+      computeStat: async (c: StatComputation) => {
+        if (c.taskId === 'daily') throw new Error('chDB is away');
+        computed.push(c);
+      },
+    } as Pick<TimeSeriesStore, 'computeStat'>;
+    const scheduler = createStatScheduler({ db: sut.db, timeseries: failing as TimeSeriesStore });
+    expect(await scheduler.tick(new Date('2026-03-03T15:59:30Z'), new Date('2026-03-03T16:00:30Z'))).toEqual(['hourly']);
+    const runs = await statTaskRuns(sut.db, 't1');
+    expect(runs.get('hourly')).toMatchObject({ lastResult: 'success', lastError: null, requested: false });
+    expect(runs.get('hourly')!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(runs.get('daily')).toMatchObject({ lastResult: 'failed', lastError: 'chDB is away' });
+
+    // "Run now" from the screen: a request row, taken once.
+    await sut.db.query(`update stat_task_runs set requested_at = now() where task_id = 'hourly'`);
+    const at = new Date('2026-03-04T10:20:00Z');
+    computed.length = 0;
+    expect(await scheduler.runRequested(at)).toEqual(['hourly']);
+    expect(computed).toEqual([expect.objectContaining({ taskId: 'hourly', from: new Date(at.getTime() - STAT_LATENESS_MS), to: at })]);
+    expect(await scheduler.runRequested(at)).toEqual([]);
+    expect((await statTaskRuns(sut.db, 't1')).get('hourly')!.requested).toBe(false);
   });
 });

@@ -2,7 +2,8 @@ import { statCycles, type StatTaskFields } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { StatComputation, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceIdsOfProduct, deviceStatKeys } from '../device/read.ts';
-import { enabledStatTasks, type StatTaskRecord } from './read.ts';
+import { enabledStatTasks, statTaskById, type StatTaskRecord } from './read.ts';
+import { recordStatRun, takeStatRunRequests } from './runs.ts';
 
 type StatCycle = StatTaskFields['cycle'];
 /** Samples up to this late are folded in: each run recomputes the windows this far back. */
@@ -79,8 +80,27 @@ export function createStatScheduler(deps: {
   timeseries: TimeSeriesStore;
   onError?: (task: StatTaskRecord, error: unknown) => void;
 }) {
-  /** Computes the windows of a task that meet [from, to). */
+  /** Computes the windows of a task that meet [from, to), and records the run: its time, result and duration. */
   async function runTask(task: StatTaskRecord, from: Date, to: Date): Promise<void> {
+    const started = Date.now();
+    const record = (error: unknown) =>
+      recordStatRun(deps.db, {
+        taskId: task.id,
+        tenantId: task.tenantId,
+        at: new Date(started),
+        result: error === null ? 'success' : 'failed',
+        error: error === null ? null : error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500),
+        durationMs: Date.now() - started,
+      });
+    try {
+      await compute(task, from, to);
+    } catch (error) {
+      await record(error);
+      throw error;
+    }
+    await record(null);
+  }
+  async function compute(task: StatTaskRecord, from: Date, to: Date): Promise<void> {
     await deps.timeseries.computeStat({
       tenantId: task.tenantId,
       taskId: task.id,
@@ -96,6 +116,21 @@ export function createStatScheduler(deps: {
   }
   return {
     runTask,
+    /** The tasks asked to run now (System → tasks): each over the windows of the last `STAT_LATENESS_MS`; answers their ids. */
+    async runRequested(now: Date): Promise<string[]> {
+      const ran: string[] = [];
+      for (const { taskId, tenantId } of await takeStatRunRequests(deps.db)) {
+        const task = await statTaskById(deps.db, tenantId, taskId);
+        if (!task || task.dataType === 'alarm') continue;
+        try {
+          await runTask(task, new Date(now.getTime() - STAT_LATENESS_MS), now);
+          ran.push(task.id);
+        } catch (error) {
+          deps.onError?.(task, error);
+        }
+      }
+      return ran;
+    },
     /** The tasks run between the previous tick and this one; answers their ids. */
     async tick(previous: Date, now: Date): Promise<string[]> {
       const ran: string[] = [];

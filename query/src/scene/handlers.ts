@@ -12,7 +12,7 @@ import {
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { alarmRulesPage, lastAlarmOfRules } from '@iot/projections/alarm/read.ts';
-import { ruleChainsPage } from '@iot/projections/rule/read.ts';
+import { chainLastRuns, ruleChainsPage } from '@iot/projections/rule/read.ts';
 import {
   linkageLogPage,
   linkageLogRows,
@@ -66,6 +66,8 @@ export function actionText(a: SceneAction): string {
       return `rotation ${a.identifier} over ${a.deviceIds.join(',')}`;
     case 'sceneStatus':
       return `scene ${a.sceneId} ${a.status}`;
+    case 'notify':
+      return `notify ${a.configId}${a.deviceId ? ` (${a.deviceId})` : ''}`;
   }
 }
 
@@ -161,14 +163,15 @@ export const sceneQueryHandlers: Pick<
         });
     }
     if (!q.kind || q.kind === 'ruleChain') {
-      for (const c of (await ruleChainsPage(db, tenantId, { name: q.name }, all)).rows)
+      const [chains, last] = await Promise.all([ruleChainsPage(db, tenantId, { name: q.name }, all), chainLastRuns(db, tenantId)]);
+      for (const c of chains.rows)
         rows.push({
           kind: 'ruleChain',
           id: c.id,
           name: c.name,
           status: 'enabled',
           summary: `${c.root ? 'root, ' : ''}v${c.runningVersion}/${c.latestVersion}, ${c.nodeCount} nodes`,
-          lastTriggerTime: null,
+          lastTriggerTime: last.get(c.id)?.toISOString() ?? null,
           updateTime: c.updatedAt.toISOString(),
         });
     }

@@ -2,6 +2,7 @@ import type { ScheduledJobRow, StatTaskFields, SystemOpsRoutes } from '@iot/cont
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { forwardRetriesOf } from '@iot/projections/forward/read.ts';
 import { statTasksPage } from '@iot/projections/stat/read.ts';
+import { statTaskRuns } from '@iot/projections/stat/runs.ts';
 import { statWindowName } from '@iot/projections/stat/scheduler.ts';
 
 const ALL = { page: 1, pageSize: 10_000, order: 'asc', sort: 'createTime' } as const;
@@ -27,9 +28,11 @@ export const taskQueryHandlers: Pick<Handlers<SystemOpsRoutes>, 'systemTask.list
     const { tenantId } = callerOf(ctx);
     const now = new Date();
     const jobs: ScheduledJobRow[] = [];
-    if (!query.kind || query.kind === 'statTask')
-      for (const task of (await statTasksPage(db, tenantId, {}, ALL)).rows) {
+    if (!query.kind || query.kind === 'statTask') {
+      const [tasks, runs] = await Promise.all([statTasksPage(db, tenantId, {}, ALL), statTaskRuns(db, tenantId)]);
+      for (const task of tasks.rows) {
         const enabled = task.status === 'enabled';
+        const run = runs.get(task.id);
         jobs.push({
           id: `statTask:${task.id}`,
           kind: 'statTask',
@@ -40,16 +43,16 @@ export const taskQueryHandlers: Pick<Handlers<SystemOpsRoutes>, 'systemTask.list
           status: task.status,
           // Alarm statistics are folded as they are read, never scheduled.
           nextRun: enabled && task.dataType !== 'alarm' ? nextStatRun(task.cycle, now, task.timeZone).toISOString() : null,
-          // The scheduler keeps no record of its runs yet: their results are the task's statResult windows.
-          lastRun: null,
-          lastResult: null,
-          durationMs: null,
+          lastRun: run?.lastRunAt?.toISOString() ?? null,
+          lastResult: run?.lastResult ? (run.lastError ? `${run.lastResult}: ${run.lastError}` : run.lastResult) : null,
+          durationMs: run?.durationMs ?? null,
           pending: null,
           canPause: enabled,
           canResume: !enabled,
-          canRunNow: false,
+          canRunNow: task.dataType !== 'alarm',
         });
       }
+    }
     if (!query.kind || query.kind === 'forwardRetry')
       for (const retry of await forwardRetriesOf(db, tenantId))
         jobs.push({

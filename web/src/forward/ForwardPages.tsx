@@ -18,7 +18,7 @@ import {
 } from '@iot/contracts';
 import { outboundErrorText } from '@iot/contracts/ports/outbound-http.ts';
 import { callRoute } from '../api/client.ts';
-import { deleteQuestion, labelled, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { deleteQuestion, labelled, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -471,6 +471,16 @@ export function ForwardRulesPage() {
   const [editing, setEditing] = useState<RuleRow | 'new' | null>(null);
   const deleteRows = useListDelete(RULES);
   const change = useListChange(DEAD);
+  const deleteDead = useListDelete(DEAD);
+  const removeDead = (rows: DeadRow[]) =>
+    deleteDead(
+      deleteQuestion(
+        t,
+        t('forward.deadObject'),
+        rows.map((r) => t('forward.deadName', { device: r.deviceId })),
+      ),
+      () => callRoute('forwardConfig.deleteDead', { query: { ids: rows.map((r) => r.id).join(',') } }),
+    );
   const columns: ListColumn<RuleRow>[] = [
     { id: 'name', header: t('forward.name'), value: (r) => r.name, sortable: true, width: 160 },
     { id: 'server', header: t('forward.server'), value: (r) => r.serverName, width: 160 },
@@ -555,7 +565,18 @@ export function ForwardRulesPage() {
                   t('forward.retried', { count: rows.length }),
                 ),
             },
+            {
+              label: t('common.delete'),
+              permission: p.deadDelete,
+              select: 'some',
+              color: 'red',
+              variant: 'soft',
+              onClick: (rows) => removeDead(rows),
+            },
           ]}
+          rowActions={(r) => (
+            <PermittedRowButton permission={p.deadDelete} label={t('common.delete')} danger onClick={() => void removeDead([r])} />
+          )}
         />
       </Box>
     </>

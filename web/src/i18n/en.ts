@@ -484,6 +484,7 @@ export const en: Shape<typeof zh> = {
     MqttAclCreated: 'MQTT topic created',
     MqttAclUpdated: 'MQTT topic updated',
     MqttAclDeleted: 'MQTT topic deleted',
+    MqttClientDisconnected: 'MQTT client disconnected',
     StatTaskCreated: 'Statistic task created',
     StatTaskUpdated: 'Statistic task updated',
     StatTaskEnabled: 'Statistic task enabled',

@@ -474,6 +474,7 @@ export const zh = {
     MqttAclCreated: 'MQTT主题创建',
     MqttAclUpdated: 'MQTT主题修改',
     MqttAclDeleted: 'MQTT主题删除',
+    MqttClientDisconnected: '断开MQTT客户端',
     StatTaskCreated: '统计任务创建',
     StatTaskUpdated: '统计任务修改',
     StatTaskEnabled: '统计任务启用',

@@ -29,6 +29,7 @@ import { Field, useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { chainName } from './chain-name.ts';
 import { defaultConfig, faultsOf, fieldsOf, labelsOf, type ChainFault, type EditorChain, type EditorNode } from './editor-model.ts';
 
 const DRAG_TYPE = 'application/x-rule-node';
@@ -674,7 +675,7 @@ function Editor({ chainId }: { chainId: string }) {
   return (
     <Flex direction="column" gap="2" style={{ height: 'calc(100vh - 150px)', minHeight: 520 }}>
       <Flex gap="2" align="center" wrap="wrap">
-        <Text weight="bold">{chain.name}</Text>
+        <Text weight="bold">{chainName(t, { id: chainId, name: chain.name })}</Text>
         <Badge>{t('rule.editor.basedOn', { version: baseVersion })}</Badge>
         {detail.data.root && <Badge color="blue">{t('rule.root')}</Badge>}
         {dirty && <Badge color="amber">{t('rule.editor.unsaved')}</Badge>}
@@ -821,7 +822,10 @@ export function ChainEditorPage() {
           name="chain"
           value={chainId}
           onChange={(id) => setParams({ id })}
-          options={(chains.data?.rows ?? []).map((c) => ({ value: c.id, label: c.root ? `${c.name} (${t('rule.root')})` : c.name }))}
+          options={(chains.data?.rows ?? []).map((c) => ({
+            value: c.id,
+            label: c.root ? `${chainName(t, c)} (${t('rule.root')})` : c.name,
+          }))}
         />
       </Flex>
       <ReactFlowProvider key={chainId}>

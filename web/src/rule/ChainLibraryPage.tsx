@@ -15,6 +15,7 @@ import { Field, FormDialog } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListAction, type ListColumn } from '../ui/ListPage.tsx';
 import { Loading } from '../ui/Loading.tsx';
+import { chainName } from './chain-name.ts';
 
 type ChainRow = Awaited<ReturnType<typeof callRoute<'ruleChain.list'>>>['rows'][number];
 const CHAINS = 'ruleChains';
@@ -106,7 +107,7 @@ function VersionsDialog({ chain, onClose }: { chain: ChainRow | null; onClose: (
     <Dialog.Root open onOpenChange={(open) => !open && onClose()}>
       <Dialog.Content maxWidth="760px" aria-describedby={undefined}>
         <Dialog.Title>
-          {t('rule.versions')}: {chain.name}
+          {t('rule.versions')}: {chainName(t, chain)}
         </Dialog.Title>
         {!versions.data ? (
           <Loading />
@@ -129,7 +130,7 @@ function VersionsDialog({ chain, onClose }: { chain: ChainRow | null; onClose: (
                   <Table.Cell>
                     {v.version} {v.running && <Badge color="green">{t('rule.running')}</Badge>}
                   </Table.Cell>
-                  <Table.Cell>{v.name}</Table.Cell>
+                  <Table.Cell>{chainName(t, { id: chain.id, name: v.name })}</Table.Cell>
                   <Table.Cell>{v.nodeCount}</Table.Cell>
                   <Table.Cell>{v.restoredFrom ?? '--'}</Table.Cell>
                   <Table.Cell>{v.createdBy ?? '--'}</Table.Cell>
@@ -144,7 +145,7 @@ function VersionsDialog({ chain, onClose }: { chain: ChainRow | null; onClose: (
                             void act(
                               () => callRoute('ruleChain.run', { body: { id: chain.id, version: v.version } }),
                               (version) => t('rule.switched', { version }),
-                              t('rule.runQuestion', { name: chain.name, version: v.version }),
+                              t('rule.runQuestion', { name: chainName(t, chain), version: v.version }),
                             )
                           }
                         >
@@ -227,10 +228,10 @@ export function ChainLibraryPage() {
     {
       id: 'name',
       header: t('rule.name'),
-      value: (r) => r.name,
+      value: (r) => chainName(t, r),
       cell: (r) => (
         <Flex gap="2" align="center">
-          <Text>{r.name}</Text>
+          <Text>{chainName(t, r)}</Text>
           {r.root && <Badge color="blue">{t('rule.root')}</Badge>}
         </Flex>
       ),
@@ -256,7 +257,7 @@ export function ChainLibraryPage() {
             deleteQuestion(
               t,
               t('rule.chain'),
-              rows.map((r) => r.name),
+              rows.map((r) => chainName(t, r)),
             ),
             async () => reportBulk(t, await callRoute('ruleChain.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
           ),

@@ -5,6 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Box, Button, Callout, Card, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { comparisonOperators, sceneTriggers } from '@iot/contracts/constants.ts';
+import { routes } from '@iot/contracts';
 import { errorCatalogue } from '@iot/contracts/errors.ts';
 import { linkageResults, sceneCreateBody } from '@iot/contracts/scene/model.ts';
 import { scenePerm } from '@iot/contracts/scene/permissions.ts';
@@ -18,6 +19,7 @@ import { formatDate } from '../ui/format.ts';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
+import { chainName } from '../rule/chain-name.ts';
 
 type SceneRow = Awaited<ReturnType<typeof callRoute<'scene.list'>>>['rows'][number];
 type LogRow = Awaited<ReturnType<typeof callRoute<'linkageLog.list'>>>['rows'][number];
@@ -25,6 +27,8 @@ type RuleRow = Awaited<ReturnType<typeof callRoute<'rule.list'>>>['rows'][number
 const SCENES = 'scenes';
 const LOG = 'linkageLog';
 
+/** A notify action's "no device" choice (a select's value cannot be empty). */
+const NO_DEVICE = 'none';
 /** One trigger, condition or action as the form edits it: text fields by name, its kind in `type`. */
 type Part = Record<string, string>;
 const newTrigger = (): Part => ({
@@ -60,6 +64,7 @@ const newAction = (): Part => ({
   offValue: '0',
   sceneId: '',
   status: 'stopped',
+  configId: '',
 });
 
 /** A typed value from what was typed: a number, true or false, JSON, or the text itself. */
@@ -110,6 +115,8 @@ function actionBody(p: Part) {
         onValue: valueOf(p.onValue ?? ''),
         offValue: valueOf(p.offValue ?? ''),
       };
+    case 'notify':
+      return { type: 'notify', configId: p.configId, ...(p.deviceId && p.deviceId !== NO_DEVICE ? { deviceId: p.deviceId } : {}) };
     default:
       return { type: 'sceneStatus', sceneId: p.sceneId, status: p.status };
   }
@@ -168,6 +175,21 @@ function useSceneOptions() {
   });
 }
 
+/** The notification configurations a notify action sends through: asked only of a user who may list them. */
+function useNotifyConfigOptions() {
+  const me = useSession();
+  return useQuery({
+    queryKey: ['notifyConfigs', 'options'],
+    enabled: can(me, routes['notifyConfig.list'].permission),
+    retry: false,
+    queryFn: async () =>
+      (await callRoute('notifyConfig.list', { query: { pageSize: 500 } }, { noRedirect: true })).rows.map((c) => ({
+        value: c.id,
+        label: c.name,
+      })),
+  });
+}
+
 /** One trigger, condition or action: its kind and the fields that kind takes. */
 function PartEditor({
   part,
@@ -187,6 +209,7 @@ function PartEditor({
   const { t } = useTranslation();
   const devices = useDeviceOptions();
   const scenes = useSceneOptions();
+  const configs = useNotifyConfigOptions();
   const set = (key: string) => (value: string) => onChange({ ...part, [key]: value });
   const text = (key: string, title: string, hint?: string) => (
     <Field label={title} hint={hint}>
@@ -302,6 +325,23 @@ function PartEditor({
       );
       break;
     }
+    case 'notify':
+      fields = (
+        <>
+          <Field label={t('scene.notifyConfig')} hint={t('scene.notifyConfigHint')}>
+            <SelectInput name="configId" value={part.configId || null} onChange={set('configId')} options={configs.data ?? []} />
+          </Field>
+          <Field label={t('scene.notifyDevice')}>
+            <SelectInput
+              name="deviceId"
+              value={part.deviceId || null}
+              onChange={set('deviceId')}
+              options={[{ value: NO_DEVICE, label: '—' }, ...(devices.data ?? [])]}
+            />
+          </Field>
+        </>
+      );
+      break;
     case 'sceneStatus':
       fields = (
         <>
@@ -508,7 +548,7 @@ export function SceneDesignPage() {
         t('scene.actions'),
         actions,
         setActions,
-        ['setProperty', 'invokeService', 'rotation', 'sceneStatus'],
+        ['setProperty', 'invokeService', 'rotation', 'notify', 'sceneStatus'],
         'scene.actionTypes',
         newAction,
         t('scene.addAction'),
@@ -701,7 +741,13 @@ export function RuleListPage() {
   const navigate = useNavigate();
   const columns: ListColumn<RuleRow>[] = [
     { id: 'kind', header: t('ruleList.kind'), value: (r) => t(`ruleList.kinds.${r.kind}`), width: 110 },
-    { id: 'name', header: t('ruleList.name'), value: (r) => r.name, sortable: true, width: 180 },
+    {
+      id: 'name',
+      header: t('ruleList.name'),
+      value: (r) => (r.kind === 'ruleChain' ? chainName(t, r) : r.name),
+      sortable: true,
+      width: 180,
+    },
     {
       id: 'status',
       header: t('ruleList.status'),

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge, Flex, Table, Text } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { statPerm } from '@iot/contracts/stat/permissions.ts';
+import { systemOpsPerm } from '@iot/contracts/system/permissions.ts';
 import { callRoute } from '../api/client.ts';
 import { PermittedRowButton, useListChange } from '../ui/crud.tsx';
 import { EMPTY, formatDate } from '../ui/format.ts';
@@ -26,6 +27,16 @@ export function TasksPage() {
       t(pausing ? 'systemTask.paused' : 'systemTask.resumed'),
       { message: t(pausing ? 'systemTask.pauseQuestion' : 'systemTask.resumeQuestion', { name: job.name }), danger: pausing },
     );
+  };
+  const runNow = (job: JobRow) =>
+    void change(() => callRoute('systemTask.run', { body: { id: job.sourceId } }), t('systemTask.runRequested'), {
+      message: t('systemTask.runNowQuestion', { name: job.name }),
+    });
+  /** A statistic run's result in words (`success`, or `failed: <reason>`); a retry's error class as it is. */
+  const resultText = (result: string) => {
+    const [head, ...rest] = result.split(': ');
+    const named = t(`systemTask.results.${head}`, { defaultValue: head });
+    return [named, ...rest].join(': ');
   };
   const rows = jobs.data ?? [];
   if (jobs.isSuccess && rows.length === 0) return <Text color="gray">{t('systemTask.empty')}</Text>;
@@ -61,7 +72,7 @@ export function TasksPage() {
             </Table.Cell>
             <Table.Cell>{job.nextRun ? formatDate(job.nextRun, true) : EMPTY}</Table.Cell>
             <Table.Cell>{job.lastRun ? formatDate(job.lastRun, true) : EMPTY}</Table.Cell>
-            <Table.Cell>{job.lastResult ?? EMPTY}</Table.Cell>
+            <Table.Cell>{job.lastResult ? resultText(job.lastResult) : EMPTY}</Table.Cell>
             <Table.Cell>{job.durationMs === null ? EMPTY : `${job.durationMs} ms`}</Table.Cell>
             <Table.Cell>{job.pending ?? EMPTY}</Table.Cell>
             <Table.Cell>
@@ -73,6 +84,9 @@ export function TasksPage() {
                     danger
                     onClick={() => setStatus(job, 'stopped')}
                   />
+                )}
+                {job.canRunNow && (
+                  <PermittedRowButton permission={systemOpsPerm.taskRunNow} label={t('systemTask.runNow')} onClick={() => runNow(job)} />
                 )}
                 {job.canResume && (
                   <PermittedRowButton
