@@ -1,0 +1,156 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { event } from '../fixtures/events.ts';
+import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
+
+/**
+ * The operation center's data map, data big screen and configuration diagrams as an operator opens them (issue 20),
+ * in en and zh: two pumps with coordinates, one in alarm and reporting a pressure, and a diagram bound to it.
+ * Screenshots go to SHOTS_DIR.
+ */
+const SHOTS = process.env.SHOTS_DIR ?? path.join(tmpdir(), 'shots-operation');
+const wait = { timeout: 20_000 };
+
+describe('operation center screens in a real browser', () => {
+  let sut: BrowserPlatform;
+  let diagramId: string;
+  const devices: string[] = [];
+
+  beforeAll(async () => {
+    sut = await startBrowserPlatform({ id: 'zulu', name: 'zuluCo', adminUsername: 'zuluAdmin', adminPassword: 'Zulu#pw1' });
+    mkdirSync(SHOTS, { recursive: true });
+    const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+    const groupId = (await api.call('group.create', { body: { name: 'Pump station', type: 'site', parentId: null } })).id;
+    const productId = (await api.call('product.create', { body: { name: 'Pump', code: 'PMP', type: 'direct' } })).id;
+    const pressure = { type: 'property', name: '压力', identifier: 'pressure', dataType: { type: 'float', min: 0, max: 10, unit: 'MPa' } };
+    await api.call('product.defineFunction', { body: { productId, function: pressure } });
+    await api.call('product.publish', { body: { id: productId } });
+    for (const [sn, lng, lat] of [
+      ['PUMP-1', 121.47, 31.23],
+      ['PUMP-2', 113.26, 23.13],
+    ] as const)
+      devices.push(
+        (
+          await api.call('device.create', {
+            body: { sn, name: `pump ${sn.slice(-1)}`, productId, groupId, location: { lng, lat, address: null } },
+          })
+        ).id,
+      );
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    const raised = {
+      alarmId: 'z1',
+      ruleId: null,
+      ruleName: 'Pressure high',
+      deviceId: devices[0],
+      variable: 'pressure',
+      type: 'device',
+      category: null,
+      mode: null,
+      level: 4,
+      trigger: 'manual',
+      threshold: null,
+      value: 9,
+      text: null,
+      at,
+      faultFlag: true,
+      cause: null,
+      suggestion: null,
+      push: 'firstTime',
+      pushIntervalMin: null,
+    };
+    await sut.platform.context.store.append('alarm-zulu.z1', [event('AlarmRaised', raised, { tenantId: 'zulu', occurredAt: at })], 'any');
+    await sut.platform.timeseries!.insertTelemetry([
+      {
+        tenantId: 'zulu',
+        deviceId: devices[0]!,
+        productId,
+        variable: 'pressure',
+        ts: new Date(Date.now() - 60_000),
+        value: 3.5,
+        text: null,
+      },
+    ]);
+    const widget = { x: 40, y: 40, label: 'Pressure', deviceId: devices[0], property: 'pressure' };
+    diagramId = (
+      await api.call('diagram.create', {
+        body: {
+          name: 'Pump room',
+          widgets: [
+            { id: 'w1', kind: 'value', ...widget },
+            { id: 'w2', kind: 'gauge', min: 0, max: 10, ...widget, x: 240 },
+          ],
+        },
+      })
+    ).id;
+    await sut.platform.runner.catchUp();
+  }, 300_000);
+  afterAll(async () => sut?.stop());
+
+  const operator = (lang: 'en' | 'zh') => sut.loggedIn({ lang, account: 'zuluAdmin', password: 'Zulu#pw1' });
+
+  for (const lang of ['en', 'zh'] as const) {
+    it(`shows the data map, its device card, the big screen and a live diagram (${lang})`, async () => {
+      const page = await operator(lang);
+      await page.setViewportSize({ width: 1600, height: 1000 });
+      await page.goto(`${sut.base}/operation/dataMap`);
+      await expect.poll(() => page.getByTestId('data-map').getAttribute('data-count'), wait).toBe('2');
+      await expect.poll(() => page.getByTestId('map-summary').textContent()).toContain('2');
+      await expect.poll(() => page.locator('[data-testid=data-map] canvas').count()).toBe(1);
+      // The axes run over the points with a degree's margin: 112..123 east, 22..33 north; PUMP-1 sits at 121.47/31.23.
+      const box = (await page.getByTestId('data-map').boundingBox())!;
+      const [left, right, top, bottom] = [48, 24, 24, 40];
+      const x = box.x + left + ((121.47 - 112) / (123 - 112)) * (box.width - left - right);
+      const y = box.y + top + ((33 - 31.23) / (33 - 22)) * (box.height - top - bottom);
+      await page.mouse.click(x, y);
+      await expect.poll(() => page.getByTestId('map-card').textContent(), wait).toContain('PUMP-1');
+      await expect.poll(() => page.getByTestId('map-card-latest').textContent(), wait).toContain('3.5 MPa');
+      await page.screenshot({ path: path.join(SHOTS, `data-map-${lang}.png`), fullPage: true });
+
+      await page.goto(`${sut.base}/operation/bigScreen`);
+      await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('2');
+      expect(await page.getByTestId('bs-alarms').textContent()).toBe('1');
+      await expect.poll(() => page.locator('.big-screen canvas').count(), wait).toBe(4);
+      await expect.poll(() => page.getByTestId('bs-recent').textContent()).toContain('pump 1');
+      await page.screenshot({ path: path.join(SHOTS, `big-screen-${lang}.png`), fullPage: true });
+
+      await page.goto(`${sut.base}/operation/scene`);
+      await expect.poll(() => page.getByTestId('diagram-list').textContent(), wait).toContain('Pump room');
+      await page.getByRole('button', { name: lang === 'en' ? 'View' : '查看' }).click();
+      await expect.poll(() => page.getByTestId('value-w1').textContent(), wait).toBe('3.5 MPa');
+      await expect.poll(() => page.getByTestId('value-w2').textContent()).toBe('3.5 MPa');
+      await page.screenshot({ path: path.join(SHOTS, `diagram-view-${lang}.png`), fullPage: true });
+      await page.context().close();
+    });
+  }
+
+  it('places a lamp in the editor and saves the diagram; the saved widgets come back', async () => {
+    const page = await operator('en');
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.goto(`${sut.base}/operation/scene`);
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByTestId('palette-lamp').click();
+    await page.getByTestId('diagram-inspector').getByLabel('Title').fill('Running');
+    await page.getByTestId('diagram-inspector').getByRole('combobox', { name: 'Device' }).click();
+    await page.getByRole('option', { name: 'pump 1 (PUMP-1)' }).click();
+    await page.getByTestId('diagram-inspector').getByRole('combobox', { name: 'Property' }).click();
+    await page.getByRole('option', { name: '压力 (pressure)' }).click();
+    await page.getByTestId('diagram-save').click();
+    await expect.poll(() => page.getByText('Saved').count(), wait).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'diagram-edit-en.png'), fullPage: true });
+    const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+    const saved = await api.call('diagram.detail', { query: { id: diagramId } });
+    expect(saved.widgets.map((w) => [w.id, w.kind, w.label, w.deviceId, w.property])).toEqual([
+      ['w1', 'value', 'Pressure', devices[0], 'pressure'],
+      ['w2', 'gauge', 'Pressure', devices[0], 'pressure'],
+      ['lamp1', 'lamp', 'Running', devices[0], 'pressure'],
+    ]);
+    // Its lamp is lit: the pressure is not zero.
+    await page.getByRole('button', { name: 'Back to the list' }).click();
+    await page.getByRole('button', { name: 'View' }).click();
+    await expect.poll(() => page.getByTestId('lamp-lamp1').getAttribute('data-lit'), wait).toBe('true');
+    await page.context().close();
+  });
+});
