@@ -99,20 +99,24 @@ describe('operation center screens in a real browser', () => {
       await expect.poll(() => page.getByTestId('data-map').getAttribute('data-count'), wait).toBe('2');
       await expect.poll(() => page.getByTestId('map-summary').textContent()).toContain('2');
       await expect.poll(() => page.locator('[data-testid=data-map] canvas').count()).toBe(1);
-      // The axes run over the points with a degree's margin: 112..123 east, 22..33 north; PUMP-1 sits at 121.47/31.23.
+      // The axes run over China with a degree's margin: 72..136 east, 17..55 north; PUMP-1 sits at 121.47/31.23.
       const box = (await page.getByTestId('data-map').boundingBox())!;
       const [left, right, top, bottom] = [48, 24, 24, 40];
-      const x = box.x + left + ((121.47 - 112) / (123 - 112)) * (box.width - left - right);
-      const y = box.y + top + ((33 - 31.23) / (33 - 22)) * (box.height - top - bottom);
+      const x = box.x + left + ((121.47 - 72) / (136 - 72)) * (box.width - left - right);
+      const y = box.y + top + ((55 - 31.23) / (55 - 17)) * (box.height - top - bottom);
       await page.mouse.click(x, y);
       await expect.poll(() => page.getByTestId('map-card').textContent(), wait).toContain('PUMP-1');
       await expect.poll(() => page.getByTestId('map-card-latest').textContent(), wait).toContain('3.5 MPa');
       await page.screenshot({ path: path.join(SHOTS, `data-map-${lang}.png`), fullPage: true });
+      // No pump is online: the filter leaves the map empty, and says so.
+      await page.getByRole('radio', { name: lang === 'en' ? 'Online' : '在线' }).click();
+      await expect.poll(() => page.getByTestId('map-empty').count(), wait).toBe(1);
+      expect(await page.getByTestId('data-map').getAttribute('data-count')).toBe('0');
 
       await page.goto(`${sut.base}/operation/bigScreen`);
       await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('2');
       expect(await page.getByTestId('bs-alarms').textContent()).toBe('1');
-      await expect.poll(() => page.locator('.big-screen canvas').count(), wait).toBe(4);
+      await expect.poll(() => page.locator('.big-screen canvas').count(), wait).toBe(5);
       await expect.poll(() => page.getByTestId('bs-recent').textContent()).toContain('pump 1');
       await page.screenshot({ path: path.join(SHOTS, `big-screen-${lang}.png`), fullPage: true });
 

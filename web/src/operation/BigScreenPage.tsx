@@ -63,20 +63,27 @@ export function BigScreenPage() {
     document.addEventListener('fullscreenchange', change);
     return () => document.removeEventListener('fullscreenchange', change);
   }, []);
+  const d: BigScreen | undefined = board.data;
   const toggle = () => {
     if (document.fullscreenElement) void document.exitFullscreen();
     else void root.current?.requestFullscreen?.().catch(() => undefined);
   };
 
-  const d: BigScreen | undefined = board.data;
   return (
     <div ref={root} className="big-screen" data-testid="big-screen">
       <header className="bs-header">
         <Clock />
         <h1>{t('bigScreen.title')}</h1>
-        <Button size="1" variant="outline" onClick={toggle}>
-          {full ? t('bigScreen.exitFullScreen') : t('bigScreen.fullScreen')}
-        </Button>
+        <span className="bs-actions">
+          {d && (
+            <span className="bs-clock">
+              {t('bigScreen.updated')} {formatDate(d.dashboard.at, true)}
+            </span>
+          )}
+          <Button size="1" variant="outline" onClick={toggle}>
+            {full ? t('bigScreen.exitFullScreen') : t('bigScreen.fullScreen')}
+          </Button>
+        </span>
       </header>
       {board.isError ? (
         <Text color="red" role="alert" className="bs-message">
@@ -131,7 +138,12 @@ function Board({ d, timeZone }: { d: BigScreen; timeZone: string }) {
     ...dark,
     tooltip: { trigger: 'axis' },
     grid: { left: 40, right: 16, top: 16, bottom: 32 },
-    xAxis: { type: 'category', data: alarms.byLevel.map((l) => t(`alarm.levels.${l.level}`)), ...AXIS },
+    xAxis: {
+      type: 'category',
+      data: alarms.byLevel.map((l) => t(`alarm.levels.${l.level}`)),
+      ...AXIS,
+      axisLabel: { color: TEXT, interval: 0, fontSize: 11 },
+    },
     yAxis: { type: 'value', minInterval: 1, ...AXIS },
     series: [
       { type: 'bar', barMaxWidth: 28, data: alarms.byLevel.map((l, i) => ({ value: l.count, itemStyle: { color: LEVEL_COLOURS[i] } })) },
@@ -148,12 +160,11 @@ function Board({ d, timeZone }: { d: BigScreen; timeZone: string }) {
       {
         name: t('bigScreen.raised'),
         type: 'line',
-        smooth: true,
         color: '#E5484D',
         areaStyle: { opacity: 0.15 },
         data: days.map((x) => byDay.get(x)?.alarms ?? 0),
       },
-      { name: t('bigScreen.cleared'), type: 'line', smooth: true, color: '#30A46C', data: days.map((x) => byDay.get(x)?.cleared ?? 0) },
+      { name: t('bigScreen.cleared'), type: 'line', color: '#30A46C', data: days.map((x) => byDay.get(x)?.cleared ?? 0) },
     ],
   };
   const top = [...d.topDevices].reverse();
@@ -171,6 +182,26 @@ function Board({ d, timeZone }: { d: BigScreen; timeZone: string }) {
     series: [{ type: 'bar', barMaxWidth: 18, color: '#F76B15', name: t('bigScreen.alarms'), data: top.map((x) => x.alarms) }],
   };
   const recent = d.dashboard.recentAlarms;
+  const rateOption: EChartsOption = {
+    ...dark,
+    series: [
+      {
+        type: 'gauge',
+        min: 0,
+        max: 100,
+        splitNumber: 5,
+        progress: { show: true, width: 14, itemStyle: { color: '#30A46C' } },
+        axisLine: { lineStyle: { width: 14, color: [[1, '#1C2E57']] } },
+        axisTick: { show: false },
+        splitLine: { length: 8, lineStyle: { color: '#35508A' } },
+        axisLabel: { color: TEXT, distance: 18 },
+        pointer: { show: false },
+        title: { show: false },
+        detail: { valueAnimation: false, formatter: '{value}%', color: '#4CC3FF', fontSize: 30, offsetCenter: [0, '10%'] },
+        data: [{ value: devices.total > 0 ? Math.round((devices.online / devices.total) * 1000) / 10 : 0 }],
+      },
+    ],
+  };
 
   return (
     <div className="bs-body">
@@ -222,8 +253,8 @@ function Board({ d, timeZone }: { d: BigScreen; timeZone: string }) {
             </div>
           )}
         </Panel>
-        <Panel title={t('bigScreen.updated')}>
-          <p className="bs-updated">{formatDate(d.dashboard.at, true)}</p>
+        <Panel title={t('bigScreen.onlineRate')} testId="bs-rate-gauge">
+          <Chart label={t('bigScreen.onlineRate')} count={1} height={260} option={rateOption} />
         </Panel>
       </div>
     </div>

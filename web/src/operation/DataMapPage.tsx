@@ -25,11 +25,15 @@ const kindOf = (p: MapPoint): Kind => (p.activeAlarms > 0 ? 'alarm' : p.status);
 
 /** The scatter of devices over the outline, on a longitude/latitude plane that zooms and pans. */
 function mapOption(points: MapPoint[], names: Record<Kind, string>, outlineName: string): EChartsOption {
-  const lngs = points.map((p) => p.lng);
-  const lats = points.map((p) => p.lat);
-  // Fit the devices when there are some; China otherwise.
-  const [x0, x1, y0, y1] = points.length ? [Math.min(...lngs), Math.max(...lngs), Math.min(...lats), Math.max(...lats)] : [73, 135, 18, 54];
-  const pad = Math.max(1, (x1 - x0) * 0.1, (y1 - y0) * 0.1);
+  // China, widened to every device outside it; a degree's margin. Wheel and drag zoom into a region.
+  const lngs = [73, 135, ...points.map((p) => p.lng)];
+  const lats = [18, 54, ...points.map((p) => p.lat)];
+  const [x0, x1, y0, y1] = [
+    Math.floor(Math.min(...lngs) - 1),
+    Math.ceil(Math.max(...lngs) + 1),
+    Math.floor(Math.min(...lats) - 1),
+    Math.ceil(Math.max(...lats) + 1),
+  ];
   return {
     animation: false,
     grid: { left: 48, right: 24, top: 24, bottom: 40 },
@@ -37,15 +41,15 @@ function mapOption(points: MapPoint[], names: Record<Kind, string>, outlineName:
     legend: { bottom: 0, data: statuses.map((k) => names[k]) },
     xAxis: {
       type: 'value',
-      min: Math.floor(x0 - pad),
-      max: Math.ceil(x1 + pad),
+      min: x0,
+      max: x1,
       axisLabel: { formatter: '{value}°' },
       splitLine: { lineStyle: { type: 'dashed', opacity: 0.4 } },
     },
     yAxis: {
       type: 'value',
-      min: Math.floor(y0 - pad),
-      max: Math.ceil(y1 + pad),
+      min: y0,
+      max: y1,
       axisLabel: { formatter: '{value}°' },
       splitLine: { lineStyle: { type: 'dashed', opacity: 0.4 } },
     },
@@ -93,11 +97,12 @@ function MapChart({ option, onPick, count }: { option: EChartsOption; onPick: (i
         if (id) latest.current.onPick(id);
       });
     });
-    const resize = () => chart.current?.resize();
-    window.addEventListener('resize', resize);
+    // The card beside the map narrows it: follow the element's size, not only the window's.
+    const observer = new ResizeObserver(() => chart.current?.resize());
+    if (el.current) observer.observe(el.current);
     return () => {
       disposed = true;
-      window.removeEventListener('resize', resize);
+      observer.disconnect();
       chart.current?.dispose();
       chart.current = null;
     };

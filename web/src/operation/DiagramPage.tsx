@@ -235,7 +235,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
       JSON.stringify({ name: diagram.name, remark: diagram.remark, background: diagram.background, widgets: diagram.widgets });
   useRouteLeaveGuard(dirty);
   const values = useQuery({
-    queryKey: [DIAGRAMS, 'values', diagram.id, diagram.updateTime],
+    queryKey: [DIAGRAMS, 'values', diagram.id],
     queryFn: () => callRoute('diagram.values', { query: { id: diagram.id } }),
     refetchInterval: VALUE_REFRESH_MS,
   });
@@ -244,15 +244,20 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
     () => Object.fromEntries(widgetKinds.map((k) => [k, t(`diagram.widgets.${k}`)])) as Record<WidgetKind, string>,
     [t],
   );
+  // The canvas measures each widget once: its size is kept here, for the nodes are made afresh from the draft.
+  const [sizes, setSizes] = useState<Record<string, { width: number; height: number }>>({});
   const nodes: WidgetNode[] = draft.widgets.map((w) => ({
     id: w.id,
     type: 'widget',
     position: { x: w.x, y: w.y },
+    measured: sizes[w.id],
     selected: w.id === selected,
     draggable: editing,
     data: { widget: w, value: byKey.get(valueKey(w.deviceId, w.property)), editing, labels },
   }));
   const onNodesChange = (changes: NodeChange<WidgetNode>[]) => {
+    const measured = changes.flatMap((c) => (c.type === 'dimensions' && c.dimensions ? [[c.id, c.dimensions] as const] : []));
+    if (measured.length) setSizes((old) => ({ ...old, ...Object.fromEntries(measured) }));
     if (!editing) return;
     const next = applyNodeChanges(changes, nodes);
     setDraft((d) => ({
@@ -381,7 +386,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
             colorMode="dark"
             style={{ background: 'transparent' }}
           >
-            {editing && <Background color="#35508A" gap={20} />}
+            {editing && <Background color="#35508A" bgColor="transparent" gap={20} />}
             <Controls showInteractive={false} />
           </ReactFlow>
         </Box>
