@@ -20,7 +20,7 @@ const DATA_MAP = 'dataMap';
 const ALL = '*';
 const statuses = ['online', 'offline', 'alarm'] as const;
 type Kind = (typeof statuses)[number];
-export const kindColours: Record<Kind, string> = { online: '#30A46C', offline: '#8B8D98', alarm: '#E5484D' };
+const kindColours: Record<Kind, string> = { online: '#30A46C', offline: '#8B8D98', alarm: '#E5484D' };
 const kindOf = (p: MapPoint): Kind => (p.activeAlarms > 0 ? 'alarm' : p.status);
 
 /** The scatter of devices over the outline, on a longitude/latitude plane that zooms and pans. */

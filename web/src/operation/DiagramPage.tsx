@@ -12,7 +12,7 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { Badge, Box, Button, Card, Dialog, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { widgetKinds, type DiagramRow, type DiagramValue, type WidgetKind } from '@iot/contracts/diagram/model.ts';
 import { operationPerm } from '@iot/contracts/operation/permissions.ts';
@@ -25,6 +25,7 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
+import { Topology } from './Topology.tsx';
 
 const DIAGRAMS = 'diagrams';
 type Widget = DiagramRow['widgets'][number];
@@ -483,6 +484,7 @@ export function DiagramPage() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState<{ id: string; editing: boolean } | null>(null);
   const [creating, setCreating] = useState(false);
+  const [tab, setTab] = useState<'diagrams' | 'topology'>('diagrams');
   const list = useQuery({
     queryKey: [DIAGRAMS, 'list'],
     queryFn: () => callRoute('diagram.list', { query: { pageSize: 100 } }),
@@ -520,10 +522,27 @@ export function DiagramPage() {
       notice.error(messageOf(e));
     }
   };
+  // The topology draws the fleet's gateways: for whom may list devices.
+  const tabs = can(user, devicePerm.deviceList) && (
+    <SegmentedControl.Root value={tab} onValueChange={(v) => setTab(v === 'topology' ? 'topology' : 'diagrams')}>
+      <SegmentedControl.Item value="diagrams">{t('topology.diagrams')}</SegmentedControl.Item>
+      <SegmentedControl.Item value="topology">{t('topology.topology')}</SegmentedControl.Item>
+    </SegmentedControl.Root>
+  );
+  if (tab === 'topology')
+    return (
+      <Flex direction="column" gap="3">
+        <Flex>{tabs}</Flex>
+        <Topology />
+      </Flex>
+    );
   return (
     <Flex direction="column" gap="3" data-testid="diagram-page">
       <Flex justify="between" align="center">
-        <Heading size="3">{t('diagram.title')}</Heading>
+        <Flex gap="3" align="center">
+          {tabs}
+          <Heading size="3">{t('diagram.title')}</Heading>
+        </Flex>
         {can(user, operationPerm.sceneAdd) && <Button onClick={() => setCreating(true)}>{t('diagram.create')}</Button>}
       </Flex>
       {list.isError ? (

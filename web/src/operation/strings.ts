@@ -56,6 +56,15 @@ export const zh = {
     device: '设备',
     alarms: '告警',
   },
+  topology: {
+    diagrams: '组态图',
+    topology: '网络拓扑',
+    gateway: '网关',
+    allGateways: '全部网关',
+    hint: '网关与其子设备，边框颜色表示在线（绿）或离线（灰）',
+    empty: '暂无网关',
+    emptyHint: '添加网关并为其挂接子设备后，这里显示拓扑',
+  },
   diagram: {
     title: '组态图',
     list: '组态图列表',
@@ -148,6 +157,15 @@ export const en: typeof zh = {
     updated: 'Updated',
     device: 'Device',
     alarms: 'Alarms',
+  },
+  topology: {
+    diagrams: 'Diagrams',
+    topology: 'Network topology',
+    gateway: 'Gateway',
+    allGateways: 'All gateways',
+    hint: 'Gateways and their sub-devices; the border says online (green) or offline (grey)',
+    empty: 'No gateways yet',
+    emptyHint: 'Add a gateway and attach sub-devices to it, and its topology shows here',
   },
   diagram: {
     title: 'Configuration diagrams',
