@@ -39,6 +39,11 @@ describe('operation center screens in a real browser', () => {
           })
         ).id,
       );
+    // A gateway with a meter behind it, for the topology (neither has coordinates).
+    const edge = (await api.call('product.create', { body: { name: 'Edge', code: 'EDGE', type: 'gateway' } })).id;
+    const meter = (await api.call('product.create', { body: { name: 'Meter', code: 'MTR', type: 'subDevice' } })).id;
+    const gatewayId = (await api.call('device.create', { body: { sn: 'EDGE-1', name: 'edge 1', productId: edge, groupId } })).id;
+    await api.call('device.create', { body: { sn: 'MTR-1', name: 'meter 1', productId: meter, groupId, gatewayId } });
     const at = new Date(Date.now() - 3_600_000).toISOString();
     const raised = {
       alarmId: 'z1',
@@ -97,7 +102,9 @@ describe('operation center screens in a real browser', () => {
       await page.setViewportSize({ width: 1600, height: 1000 });
       await page.goto(`${sut.base}/operation/dataMap`);
       await expect.poll(() => page.getByTestId('data-map').getAttribute('data-count'), wait).toBe('2');
-      await expect.poll(() => page.getByTestId('map-summary').textContent()).toContain('2');
+      await expect
+        .poll(() => page.getByTestId('map-summary').textContent())
+        .toContain(lang === 'en' ? 'of 4 devices; 2 without' : '共 4 台，2 台未设置');
       await expect.poll(() => page.locator('[data-testid=data-map] canvas').count()).toBe(1);
       // The axes run over China with a degree's margin: 72..136 east, 17..55 north; PUMP-1 sits at 121.47/31.23.
       const box = (await page.getByTestId('data-map').boundingBox())!;
@@ -114,7 +121,7 @@ describe('operation center screens in a real browser', () => {
       expect(await page.getByTestId('data-map').getAttribute('data-count')).toBe('0');
 
       await page.goto(`${sut.base}/operation/bigScreen`);
-      await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('2');
+      await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('4');
       expect(await page.getByTestId('bs-alarms').textContent()).toBe('1');
       await expect.poll(() => page.locator('.big-screen canvas').count(), wait).toBe(5);
       await expect.poll(() => page.getByTestId('bs-recent').textContent()).toContain('pump 1');
@@ -126,6 +133,12 @@ describe('operation center screens in a real browser', () => {
       await expect.poll(() => page.getByTestId('value-w1').textContent(), wait).toBe('3.5 MPa');
       await expect.poll(() => page.getByTestId('value-w2').textContent()).toBe('3.5 MPa');
       await page.screenshot({ path: path.join(SHOTS, `diagram-view-${lang}.png`), fullPage: true });
+
+      await page.getByRole('button', { name: lang === 'en' ? 'Back to the list' : '返回列表' }).click();
+      await page.getByRole('radio', { name: lang === 'en' ? 'Network topology' : '网络拓扑' }).click();
+      await expect.poll(() => page.getByTestId('topology-graph').getAttribute('data-count'), wait).toBe('2');
+      await expect.poll(() => page.getByTestId('topology-graph').textContent()).toContain('meter 1 (MTR-1)');
+      await page.screenshot({ path: path.join(SHOTS, `topology-${lang}.png`), fullPage: true });
       await page.context().close();
     });
   }
