@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { event } from '../fixtures/events.ts';
+import { event, manualAlarm } from '../fixtures/events.ts';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
 import { httpClientAs } from '../harness/http-client.ts';
 
@@ -45,27 +45,7 @@ describe('operation center screens in a real browser', () => {
     const gatewayId = (await api.call('device.create', { body: { sn: 'EDGE-1', name: 'edge 1', productId: edge, groupId } })).id;
     await api.call('device.create', { body: { sn: 'MTR-1', name: 'meter 1', productId: meter, groupId, gatewayId } });
     const at = new Date(Date.now() - 3_600_000).toISOString();
-    const raised = {
-      alarmId: 'z1',
-      ruleId: null,
-      ruleName: 'Pressure high',
-      deviceId: devices[0],
-      variable: 'pressure',
-      type: 'device',
-      category: null,
-      mode: null,
-      level: 4,
-      trigger: 'manual',
-      threshold: null,
-      value: 9,
-      text: null,
-      at,
-      faultFlag: true,
-      cause: null,
-      suggestion: null,
-      push: 'firstTime',
-      pushIntervalMin: null,
-    };
+    const raised = manualAlarm('z1', devices[0]!, 4, at, { ruleName: 'Pressure high', variable: 'pressure', value: 9 });
     await sut.platform.context.store.append('alarm-zulu.z1', [event('AlarmRaised', raised, { tenantId: 'zulu', occurredAt: at })], 'any');
     await sut.platform.timeseries!.insertTelemetry([
       {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, refusal } from '../harness/api.ts';
-import { event } from '../fixtures/events.ts';
+import { event, manualAlarm } from '../fixtures/events.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
@@ -22,27 +22,7 @@ const d: Record<string, string> = {};
 
 async function alarm(id: string, device: string, level: number, raisedAt: string, clearedAt: string | null) {
   const meta = { tenantId: 'xray', occurredAt: raisedAt };
-  const raised = {
-    alarmId: id,
-    ruleId: null,
-    ruleName: `rule ${id}`,
-    deviceId: d[device],
-    variable: 'pressure',
-    type: 'device',
-    category: null,
-    mode: null,
-    level,
-    trigger: 'manual',
-    threshold: null,
-    value: 9,
-    text: null,
-    at: raisedAt,
-    faultFlag: true,
-    cause: null,
-    suggestion: null,
-    push: 'firstTime',
-    pushIntervalMin: null,
-  };
+  const raised = manualAlarm(id, d[device]!, level, raisedAt, { variable: 'pressure', value: 9 });
   const events = [event('AlarmRaised', raised, meta)];
   if (clearedAt)
     events.push(
