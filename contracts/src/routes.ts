@@ -26,6 +26,8 @@ import { reportRoutes } from './report/routes.ts';
 import { marketRoutes } from './market/routes.ts';
 import { systemOpsRoutes } from './system/routes.ts';
 import { systemMqttRoutes } from './system/mqtt.ts';
+import { operationRoutes } from './operation/routes.ts';
+import { diagramRoutes } from './diagram/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -60,6 +62,8 @@ export const routes = {
   ...marketRoutes,
   ...systemOpsRoutes,
   ...systemMqttRoutes,
+  ...operationRoutes,
+  ...diagramRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -25,6 +25,7 @@ import { otaTasksProjection } from './ota/tasks.ts';
 import { restartTasksProjection } from './restart/tasks.ts';
 import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
+import { diagramsProjection } from './diagram/diagrams.ts';
 import { sceneLogProjection } from './scene/log.ts';
 import { scenesProjection } from './scene/scenes.ts';
 import { ruleDebugProjection } from './rule/debug.ts';
@@ -68,6 +69,7 @@ export const projections: AnyProjection[] = [
   filesProjection,
   ptProjection,
   camerasProjection,
+  diagramsProjection,
   scenesProjection,
   sceneLogProjection,
   ruleDebugProjection,

@@ -30,6 +30,8 @@ import { analysisQueryHandlers } from './analysis/handlers.ts';
 import { resourceQueryHandlers } from './system/resources.ts';
 import { taskQueryHandlers } from './system/tasks.ts';
 import { mqttBrokerQueryHandlers } from './system/mqtt.ts';
+import { operationQueryHandlers } from './operation/handlers.ts';
+import { diagramQueryHandlers } from './diagram/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -65,4 +67,6 @@ export const queryHandlers = {
   ...resourceQueryHandlers,
   ...taskQueryHandlers,
   ...mqttBrokerQueryHandlers,
+  ...operationQueryHandlers,
+  ...diagramQueryHandlers,
 };

@@ -171,12 +171,13 @@ describe('admin web app in a real browser', () => {
     await tenantAdmin.context().close();
   });
 
-  it('a later-release screen shows its placeholder, and a call answered 401 returns to login', async () => {
+  it('the data big screen, once a later-release placeholder, is a real screen, and a call answered 401 returns to login', async () => {
     const page = await newPage('en');
     await login(page, 'admin', 'admin123');
     await page.waitForURL('**/index');
     await page.goto(`${base}/operation/bigScreen`);
-    await expect.poll(() => page.getByTestId('coming-soon').textContent()).toContain('later release');
+    await expect.poll(() => page.getByTestId('big-screen').textContent()).toContain('IoT data big screen');
+    expect(await page.getByTestId('coming-soon').count()).toBe(0);
     await page.evaluate("localStorage.setItem('token', 'not-a-token')");
     await page.context().clearCookies();
     await page.goto(`${base}/system/tenant`);

@@ -24,6 +24,7 @@ const ids = {} as Record<
   | 'childGroup'
   | 'contact'
   | 'device'
+  | 'diagram'
   | 'dict'
   | 'dictItem'
   | 'emptyRole'
@@ -90,6 +91,7 @@ const pickA: IdPicker = (field, url) => {
     ptIccid: ids.ptIccid,
     production: ids.ptReport,
     camera: ids.camera,
+    diagram: ids.diagram,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -98,6 +100,7 @@ const pickA: IdPicker = (field, url) => {
     contact: ids.contact,
     ticket: ids.alarm,
     chain: ids.chain,
+    dataMap: ids.device,
     ...(capability === 'mqserver' ? { user: ids.mqttUser, acl: ids.mqttAcl } : {}),
   };
   switch (field) {
@@ -385,6 +388,17 @@ beforeAll(async () => {
     }),
   ).id;
   markers.push('alphaCameraQ', 'alphaStreamQ', 'alphaSpotQ');
+  // Operation center: a configuration diagram of A's, bound to A's device (issue 20).
+  ids.diagram = ok(
+    await sut.call('diagram.create', {
+      token: tokenA,
+      body: {
+        name: 'alphaDiagramQ',
+        widgets: [{ id: 'w1', kind: 'value', x: 0, y: 0, label: 'alphaWidgetQ', deviceId: ids.device, property: 'temperature' }],
+      },
+    }),
+  ).id;
+  markers.push('alphaDiagramQ', 'alphaWidgetQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

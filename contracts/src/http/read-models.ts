@@ -35,6 +35,7 @@ export const readModels = [
   'reports',
   'market',
   'fieldConfig',
+  'diagrams',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

@@ -51,8 +51,8 @@ const areas: Area[] = [
     name: '运营中心',
     icon: 'operation',
     screens: [
-      { key: 'dataMap', name: '数据地图', router: 'DataMap' },
-      { key: 'scene', name: '场景', router: 'OperationScene' },
+      { key: 'dataMap', name: '数据地图', router: 'DataMap', entries: [['list', '查询', 'interface']] },
+      { key: 'scene', name: '场景', router: 'OperationScene', entries: crud },
       {
         key: 'fieldConfig',
         name: '现场配置',
@@ -70,7 +70,7 @@ const areas: Area[] = [
         entries: [...crud, ['subscribe', '订阅', 'button'], ['revoke', '撤销订阅', 'button'], ['data', '数据接口', 'interface']],
       },
       { key: 'video', name: '视频监控', router: 'VideoSurveillance', entries: crud },
-      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen' },
+      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen', entries: [['list', '查询', 'interface']] },
     ],
   },
   {

@@ -256,3 +256,67 @@ export async function deviceIdsInGroups(db: Sql, tenantId: string, groupIds: str
     await db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and group_id = any($2)', [tenantId, groupIds])
   ).rows.map((r) => r.id);
 }
+
+// ---------------------------------------------------------------- data map
+
+export interface MapFilter {
+  /** Devices in these groups (the station's or a chosen group's subtree); none: the whole tenant. */
+  groupIds?: string[];
+  productId?: string;
+  status?: 'online' | 'offline' | 'alarm';
+}
+export type MapPointRecord = {
+  id: string;
+  sn: string;
+  name: string;
+  productId: string;
+  productName: string | null;
+  groupId: string | null;
+  groupName: string | null;
+  status: 'online' | 'offline';
+  enabled: boolean;
+  lng: number;
+  lat: number;
+  address: string | null;
+  lastReportAt: Date | null;
+  activeAlarms: number;
+  alarmLevel: number | null;
+};
+
+/**
+ * The tenant's devices the filter lets through that have coordinates, each with its active alarms (count and highest
+ * level), at most `limit`; and how many the filter lets through, with and without coordinates.
+ */
+export async function mapPoints(
+  db: Sql,
+  tenantId: string,
+  filter: MapFilter,
+  limit: number,
+): Promise<{ points: MapPointRecord[]; total: number; unlocated: number }> {
+  const params: unknown[] = [tenantId];
+  const where = ['d.tenant_id = $1'];
+  if (filter.groupIds) where.push(`d.group_id = any(${param(params, filter.groupIds)})`);
+  if (filter.productId) where.push(`d.product_id = ${param(params, filter.productId)}`);
+  if (filter.status === 'online' || filter.status === 'offline') where.push(`d.status = ${param(params, filter.status)}`);
+  if (filter.status === 'alarm') where.push('al.active > 0');
+  const from = `rm_devices d cross join lateral (
+      select count(*)::int as active, max(a.level)::int as level from rm_alarms a
+      where a.tenant_id = d.tenant_id and a.device_id = d.id and a.status = 'active') al
+    where ${where.join(' and ')}`;
+  const countParams = [...params];
+  const [points, counts] = await Promise.all([
+    db.query<MapPointRecord>(
+      `select d.id, d.sn, d.name, d.product_id as "productId", (select name from rm_products p where p.id = d.product_id) as "productName",
+         d.group_id as "groupId", (select name from rm_groups g where g.id = d.group_id) as "groupName", d.status, d.enabled,
+         d.lng, d.lat, d.address, d.last_report_at as "lastReportAt", al.active as "activeAlarms", al.level as "alarmLevel"
+       from ${from} and d.lng is not null and d.lat is not null
+       order by al.level desc nulls last, d.id limit ${param(params, limit)}`,
+      params,
+    ),
+    db.query<{ total: number; unlocated: number }>(
+      `select count(*)::int as total, count(*) filter (where d.lng is null or d.lat is null)::int as unlocated from ${from}`,
+      countParams,
+    ),
+  ]);
+  return { points: points.rows, total: counts.rows[0]!.total, unlocated: counts.rows[0]!.unlocated };
+}

@@ -1,4 +1,4 @@
-import { DomainError, type AnalysisRoutes, type FaultStats, type FaultView, type SiteKind } from '@iot/contracts';
+import { DomainError, type AnalysisRoutes, type Dashboard, type FaultStats, type FaultView, type SiteKind } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { hasPermission } from '@iot/contracts/http/principal.ts';
 import { perm } from '@iot/contracts/identity/permissions.ts';
@@ -19,13 +19,13 @@ const DEFAULT_ZONE = 'Asia/Shanghai';
 const DAY_MS = 86_400_000;
 
 /** The caller's station subtree (spec §6 stationId); none: the whole tenant. */
-async function stationScope(ctx: RequestContext): Promise<string[] | undefined> {
+export async function stationScope(ctx: RequestContext): Promise<string[] | undefined> {
   const caller = callerOf(ctx);
   return caller.stationId ? groupSubtree(ctx.ports.db, caller.tenantId, caller.stationId) : undefined;
 }
 
 /** The statistics of a view in the caller's scope; a `groupId` outside the station (or no group of the tenant) is NOT_FOUND. */
-async function statsOf(ctx: RequestContext, view: FaultView, q: StatsQuery): Promise<FaultStats> {
+export async function statsOf(ctx: RequestContext, view: FaultView, q: StatsQuery): Promise<FaultStats> {
   const caller = callerOf(ctx);
   const station = await stationScope(ctx);
   let groupIds = station;
@@ -102,6 +102,52 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 type AnalysisReads = keyof AnalysisRoutes;
 
+/** The home dashboard for the caller's group subtree, today cut in the zone (Asia/Shanghai unless told). */
+export async function dashboardOf(ctx: RequestContext, timeZone: string | undefined): Promise<Dashboard> {
+  const caller = callerOf(ctx);
+  const { db, timeseries } = ctx.ports;
+  const now = new Date();
+  const today = startOfDay(now, timeZone ?? DEFAULT_ZONE);
+  const groupIds = await stationScope(ctx);
+  const samples = async () => {
+    if (!timeseries) return { since: 0, recent: 0 };
+    const deviceIds = groupIds ? await deviceIdsInGroups(db, caller.tenantId, groupIds) : undefined;
+    return timeseries.countSamples({ tenantId: caller.tenantId, deviceIds, since: today, recentSince: new Date(now.getTime() - 60_000) });
+  };
+  const operations = () =>
+    hasPermission(caller, perm.logList)
+      ? oplogPage(db, caller.tenantId, {}, { page: 1, pageSize: 8, order: 'desc' }).then((p) => p.rows)
+      : Promise.resolve([]);
+  const [devices, levels, todayAlarms, recent, points, ops] = await Promise.all([
+    deviceCounts(db, caller.tenantId, { stationId: caller.stationId }),
+    activeAlarmCounts(db, caller.tenantId, groupIds),
+    alarmsSince(db, caller.tenantId, today.toISOString(), groupIds),
+    recentAlarms(db, caller.tenantId, 8, groupIds),
+    samples(),
+    operations(),
+  ]);
+  return {
+    devices,
+    alarms: {
+      active: levels.reduce((n, l) => n + l.count, 0),
+      unprocessed: levels.reduce((n, l) => n + l.unprocessed, 0),
+      byLevel: [1, 2, 3, 4, 5].map((level) => ({ level, count: levels.find((l) => l.level === level)?.count ?? 0 })),
+      today: todayAlarms,
+    },
+    dataPoints: { today: points.since, perSecond: Math.round((points.recent / 60) * 100) / 100 },
+    recentAlarms: recent.map((a) => ({ ...a, raisedAt: a.raisedAt.toISOString(), clearedAt: iso(a.clearedAt) })),
+    recentOperations: ops.map((o) => ({
+      eventType: o.eventType,
+      stream: o.stream,
+      targetName: o.targetName,
+      actorKind: o.actorKind,
+      actorId: o.actorId,
+      occurredAt: o.occurredAt.toISOString(),
+    })),
+    at: now.toISOString(),
+  };
+}
+
 /** Business and fault statistics, projects and garages, and the home dashboard (issue 20). */
 export const analysisQueryHandlers: Handlers<Pick<AnalysisRoutes, AnalysisReads>> = {
   'analysis.business': ({ query }, ctx) => statsOf(ctx, 'business', query),
@@ -119,48 +165,5 @@ export const analysisQueryHandlers: Handlers<Pick<AnalysisRoutes, AnalysisReads>
   'analysis.projectsExport': ({ query }, ctx) => siteExport(ctx, 'project', query),
   'analysis.garagesExport': ({ query }, ctx) => siteExport(ctx, 'garage', query),
 
-  async 'analysis.dashboard'({ query }, ctx) {
-    const caller = callerOf(ctx);
-    const { db, timeseries } = ctx.ports;
-    const now = new Date();
-    const today = startOfDay(now, query.timeZone ?? DEFAULT_ZONE);
-    const groupIds = await stationScope(ctx);
-    const samples = async () => {
-      if (!timeseries) return { since: 0, recent: 0 };
-      const deviceIds = groupIds ? await deviceIdsInGroups(db, caller.tenantId, groupIds) : undefined;
-      return timeseries.countSamples({ tenantId: caller.tenantId, deviceIds, since: today, recentSince: new Date(now.getTime() - 60_000) });
-    };
-    const operations = () =>
-      hasPermission(caller, perm.logList)
-        ? oplogPage(db, caller.tenantId, {}, { page: 1, pageSize: 8, order: 'desc' }).then((p) => p.rows)
-        : Promise.resolve([]);
-    const [devices, levels, todayAlarms, recent, points, ops] = await Promise.all([
-      deviceCounts(db, caller.tenantId, { stationId: caller.stationId }),
-      activeAlarmCounts(db, caller.tenantId, groupIds),
-      alarmsSince(db, caller.tenantId, today.toISOString(), groupIds),
-      recentAlarms(db, caller.tenantId, 8, groupIds),
-      samples(),
-      operations(),
-    ]);
-    return {
-      devices,
-      alarms: {
-        active: levels.reduce((n, l) => n + l.count, 0),
-        unprocessed: levels.reduce((n, l) => n + l.unprocessed, 0),
-        byLevel: [1, 2, 3, 4, 5].map((level) => ({ level, count: levels.find((l) => l.level === level)?.count ?? 0 })),
-        today: todayAlarms,
-      },
-      dataPoints: { today: points.since, perSecond: Math.round((points.recent / 60) * 100) / 100 },
-      recentAlarms: recent.map((a) => ({ ...a, raisedAt: a.raisedAt.toISOString(), clearedAt: iso(a.clearedAt) })),
-      recentOperations: ops.map((o) => ({
-        eventType: o.eventType,
-        stream: o.stream,
-        targetName: o.targetName,
-        actorKind: o.actorKind,
-        actorId: o.actorId,
-        occurredAt: o.occurredAt.toISOString(),
-      })),
-      at: now.toISOString(),
-    };
-  },
+  'analysis.dashboard': ({ query }, ctx) => dashboardOf(ctx, query.timeZone),
 };

@@ -89,6 +89,24 @@ async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string,
   await writing;
 }
 
+/** A device's newest value of every variable (in the caller's tenant and station), displayed by its thing model. */
+export async function latestValuesOf(ctx: RequestContext, id: string) {
+  const device = await deviceWithModel(ctx, id);
+  const rows = await store(ctx).latest({ tenantId: callerOf(ctx).tenantId, deviceIds: [device.id] });
+  return rows.map((r) => {
+    const fn = device.properties.get(r.variable);
+    return {
+      variable: r.variable,
+      name: fn?.name ?? null,
+      unit: fn?.dataType.unit ?? null,
+      ts: r.ts.toISOString(),
+      value: r.value,
+      text: r.text,
+      display: displayOf(fn, r.value, r.text),
+    };
+  });
+}
+
 export const telemetryQueryHandlers: Pick<
   Handlers<TelemetryRoutes>,
   'telemetry.latest' | 'telemetry.history' | 'telemetry.deadLetters' | 'telemetry.export'
@@ -107,22 +125,7 @@ export const telemetryQueryHandlers: Pick<
       : rawAnswer('text/csv; charset=utf-8', csvStream(historyHeaders[ctx.lang], historyLines(rows, device.properties)), `${name}.csv`);
   },
 
-  async 'telemetry.latest'({ query }, ctx) {
-    const device = await deviceWithModel(ctx, query.id);
-    const rows = await store(ctx).latest({ tenantId: callerOf(ctx).tenantId, deviceIds: [device.id] });
-    return rows.map((r) => {
-      const fn = device.properties.get(r.variable);
-      return {
-        variable: r.variable,
-        name: fn?.name ?? null,
-        unit: fn?.dataType.unit ?? null,
-        ts: r.ts.toISOString(),
-        value: r.value,
-        text: r.text,
-        display: displayOf(fn, r.value, r.text),
-      };
-    });
-  },
+  'telemetry.latest': ({ query }, ctx) => latestValuesOf(ctx, query.id),
 
   async 'telemetry.history'({ query: q }, ctx) {
     if (!q.id || !q.variables?.length) throw new DomainError('QUERY_INCOMPLETE');

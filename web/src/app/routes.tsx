@@ -76,6 +76,9 @@ const ChainEditorPage = page(() => import('../rule/ChainEditorPage.tsx'), 'Chain
 const ResourcesPage = page(() => import('../system/ResourcesPage.tsx'), 'ResourcesPage');
 const TasksPage = page(() => import('../system/TasksPage.tsx'), 'TasksPage');
 const MqttPage = page(() => import('../system/MqttPage.tsx'), 'MqttPage');
+const DataMapPage = page(() => import('../operation/DataMapPage.tsx'), 'DataMapPage');
+const BigScreenPage = page(() => import('../operation/BigScreenPage.tsx'), 'BigScreenPage');
+const DiagramPage = page(() => import('../operation/DiagramPage.tsx'), 'DiagramPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
@@ -141,6 +144,9 @@ export const screens: Record<string, ComponentType> = {
   '/system/resource': ResourcesPage,
   '/system/task': TasksPage,
   '/system/mqtt': MqttPage,
+  '/operation/dataMap': DataMapPage,
+  '/operation/bigScreen': BigScreenPage,
+  '/operation/scene': DiagramPage,
 };
 
 function RequireAuth() {

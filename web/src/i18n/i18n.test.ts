@@ -18,6 +18,7 @@ import { en as faultEn, zh as faultZh } from '../analysis/faultStrings.ts';
 import { en as opsEn, zh as opsZh } from '../system/ops-strings.ts';
 import { en as fieldEn, zh as fieldZh } from '../field/strings.ts';
 import { en as mqttEn, zh as mqttZh } from '../system/mqtt-strings.ts';
+import { en as operationEn, zh as operationZh } from '../operation/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -37,6 +38,7 @@ const bundles: Array<[object, object]> = [
   [opsEn, opsZh],
   [fieldEn, fieldZh],
   [mqttEn, mqttZh],
+  [operationEn, operationZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>

@@ -32,12 +32,12 @@ const dir = (key: string, icon: string, prefix: string, children: MenuNode[]): M
 export const staticMenu: MenuNode[] = [
   { key: 'home', title: 'menu.home', path: '/index', icon: 'home', type: 'menu' },
   dir('operation', 'dashboard', '/operation', [
-    leaf('dataMap', '/operation/dataMap'),
-    leaf('scene', '/operation/scene'),
+    leaf('dataMap', '/operation/dataMap', 'operation:dataMap:view'),
+    leaf('scene', '/operation/scene', 'operation:scene:view'),
     leaf('fieldConfig', '/operation/fieldConfig', 'operation:fieldConfig:view'),
     leaf('dataMarket', '/operation/dataMarket'),
     leaf('video', '/operation/video', 'operation:video:view'),
-    leaf('bigScreen', '/operation/bigScreen'),
+    leaf('bigScreen', '/operation/bigScreen', 'operation:bigScreen:view'),
   ]),
   dir('device', 'device', '/device', [
     leaf('deviceList', '/device/device'),

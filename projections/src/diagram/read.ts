@@ -1,0 +1,31 @@
+import type { DiagramFields, Page, PageQuery, diagramSortable } from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { pageRows, param, type ListSpec } from '../shared/page.ts';
+
+/** A diagram as the diagrams projection keeps it (rm_diagrams). */
+export type DiagramRecord = DiagramFields & { id: string; tenantId: string; createdAt: Date; updatedAt: Date };
+
+const DIAGRAM = `id, tenant_id as "tenantId", name, remark, background, widgets, created_at as "createdAt", updated_at as "updatedAt"`;
+
+/** A diagram of a tenant, by id. */
+export async function diagramById(db: Sql, tenantId: string, id: string): Promise<DiagramRecord | null> {
+  return (
+    (await db.query<DiagramRecord>(`select ${DIAGRAM} from rm_diagrams where id = $1 and tenant_id = $2`, [id, tenantId])).rows[0] ?? null
+  );
+}
+
+const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof diagramSortable)[number], string>;
+
+/** A page of a tenant's diagrams, newest first unless told; `name` a part of the name, any case. */
+export async function diagramsPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<DiagramRecord>> {
+  const spec: ListSpec = {
+    select: DIAGRAM,
+    from: 'rm_diagrams',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: sortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<DiagramRecord>(db, page, spec);
+}

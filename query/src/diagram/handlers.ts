@@ -1,0 +1,58 @@
+import { DomainError, type DiagramRow, type DiagramRoutes, type DiagramValue } from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { diagramById, diagramsPage, type DiagramRecord } from '@iot/projections/diagram/read.ts';
+import { latestValuesOf } from '../telemetry/handlers.ts';
+
+const toRow = (d: DiagramRecord): DiagramRow => ({
+  id: d.id,
+  name: d.name,
+  remark: d.remark,
+  background: d.background,
+  widgets: d.widgets,
+  createTime: d.createdAt.toISOString(),
+  updateTime: d.updatedAt.toISOString(),
+});
+
+async function diagramOf(ctx: RequestContext, id: string): Promise<DiagramRecord> {
+  const diagram = await diagramById(ctx.ports.db, callerOf(ctx).tenantId, id);
+  if (!diagram) throw new DomainError('NOT_FOUND');
+  return diagram;
+}
+
+/** A device's newest values, or none when it is gone or outside the caller's station (its widgets then show no value). */
+async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
+  try {
+    return await latestValuesOf(ctx, deviceId);
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'NOT_FOUND') return [];
+    throw e;
+  }
+}
+
+/** Configuration diagrams and the live values of their widgets (issue 20). */
+export const diagramQueryHandlers: Pick<Handlers<DiagramRoutes>, 'diagram.list' | 'diagram.detail' | 'diagram.values'> = {
+  async 'diagram.list'({ query: q }, ctx) {
+    const found = await diagramsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return { ...found, rows: found.rows.map(toRow) };
+  },
+
+  async 'diagram.detail'({ query }, ctx) {
+    return toRow(await diagramOf(ctx, query.id));
+  },
+
+  async 'diagram.values'({ query }, ctx) {
+    const diagram = await diagramOf(ctx, query.id);
+    const bound = new Map<string, Set<string>>();
+    for (const w of diagram.widgets) {
+      if (w.deviceId && w.property) bound.set(w.deviceId, (bound.get(w.deviceId) ?? new Set()).add(w.property));
+    }
+    const values: DiagramValue[] = [];
+    for (const [deviceId, properties] of bound) {
+      for (const v of await valuesOfDevice(ctx, deviceId)) {
+        if (properties.has(v.variable))
+          values.push({ deviceId, property: v.variable, value: v.value, text: v.text, display: v.display, ts: v.ts });
+      }
+    }
+    return values;
+  },
+};
