@@ -12,7 +12,14 @@ export interface ChannelMessage {
   to: string;
   subject: string;
   body: string;
+  /** Files an email carries (a scheduled report's table); the other channels carry the text only. */
+  attachments?: readonly MailAttachment[];
 }
+export type MailAttachment = {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
+};
 export interface ChannelConfig {
   /** e.g. smtp://user:pass@127.0.0.1:2525 */
   smtpUrl?: string;
@@ -166,7 +173,17 @@ export function createChannels(config: ChannelConfig, options: { outbound?: Outb
       switch (m.channel) {
         case 'email':
           try {
-            await mail!.sendMail({ from: config.from, to: m.to, subject: m.subject, text: m.body });
+            await mail!.sendMail({
+              from: config.from,
+              to: m.to,
+              subject: m.subject,
+              text: m.body,
+              attachments: m.attachments?.map((a) => ({
+                filename: a.filename,
+                contentType: a.contentType,
+                content: Buffer.from(a.content),
+              })),
+            });
           } catch (error) {
             throw asOutboundError(error, 'SMTP');
           }

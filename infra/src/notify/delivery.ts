@@ -4,7 +4,7 @@ import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { remindOpenTickets, repushActiveAlarms } from '@iot/projections/alarm/outbox.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { errorClassOf } from '../outbound/errors.ts';
-import type { ChannelKind, ChannelSender } from './channels.ts';
+import type { ChannelKind, ChannelSender, MailAttachment } from './channels.ts';
 import { tenantChannels } from './tenant-channels.ts';
 
 export interface DeliveryOptions {
@@ -32,6 +32,7 @@ type Due = {
   recipient: string;
   subject: string;
   body: string;
+  source_key: string;
   attempts: number;
 };
 
@@ -61,6 +62,11 @@ export function startDelivery(options: DeliveryOptions) {
     await remindOpenTickets(db, reminderMin);
     // The storm caps' counters of minutes long past.
     await db.query(`delete from notify_rate where minute < now() - interval '10 minutes'`);
+    // Mail attachments a month old whose mails have all gone (or given up).
+    await db.query(
+      `delete from notify_attachments a where a.created_at < now() - interval '30 days'
+         and not exists (select 1 from notify_records r where r.source_key = a.source_key and r.status = 'unsent')`,
+    );
     // A storm's minute is over: one summary per recipient for what the caps held back.
     await db.query(
       `with done as (
@@ -87,7 +93,22 @@ export function startDelivery(options: DeliveryOptions) {
     }
     // Not configured: the record itself is the local outbox.
     if (!channels.configured(record.send_way)) return 'outbox';
-    await channels.send({ channel: record.send_way, to: record.recipient, subject: record.subject, body: record.body });
+    const attachments =
+      record.send_way === 'email'
+        ? (
+            await db.query<MailAttachment>(
+              `select filename, content_type as "contentType", content from notify_attachments where source_key = $1 order by filename`,
+              [record.source_key],
+            )
+          ).rows
+        : [];
+    await channels.send({
+      channel: record.send_way,
+      to: record.recipient,
+      subject: record.subject,
+      body: record.body,
+      ...(attachments.length ? { attachments } : {}),
+    });
     return record.send_way === 'email' ? 'smtp' : 'sms';
   }
 
@@ -101,7 +122,7 @@ export function startDelivery(options: DeliveryOptions) {
       await db.query<Due>(
         `update notify_records set next_at = now() + make_interval(secs => $1)
          where id in (select id from notify_records where status = 'unsent' and next_at <= now() order by id limit 100 for update skip locked)
-         returning id::text, tenant_id, send_way, recipient, subject, body, attempts`,
+         returning id::text, tenant_id, send_way, recipient, subject, body, source_key, attempts`,
         [LEASE_SECONDS],
       )
     ).rows;

@@ -147,3 +147,17 @@ export async function enqueueInboxNotification(
     [n.tenantId, n.sourceKey, n.sn, n.subject, n.body],
   );
 }
+
+/**
+ * Files a mail of the outbox carries (a scheduled report's XLSX), once per source however many recipients its records
+ * have: the delivery worker attaches those of the record's source key to an email.
+ */
+export const notifyAttachmentsSchema = `
+create table notify_attachments (
+  source_key text not null,
+  filename text not null,
+  content_type text not null,
+  content bytea not null,
+  created_at timestamptz not null default now(),
+  primary key (source_key, filename)
+);`;
