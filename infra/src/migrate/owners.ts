@@ -13,6 +13,7 @@ import { deadLettersSchema, reportsSchema, reportsSeenAt } from '@iot/ingest/tab
 import {
   notifyInboxIndex,
   notifyInboxSchema,
+  notifyAttachmentsSchema,
   notifyRateSchema,
   notifyRecordErrorClasses,
   notifyRecordsSchema,
@@ -23,6 +24,7 @@ import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { ruleJournalSchema } from '@iot/projections/rule/journal.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
 import { marketUsageSchema } from '@iot/projections/market/usage.ts';
+import { statBackfillsSchema } from '@iot/projections/stat/backfill.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -81,4 +83,6 @@ export const commandOwners: MigrationOwner[] = [
   v1('rule.journal', ['rule_failures', 'rule_debug_traces'], ruleJournalSchema),
   v1('report.sendings', ['report_sendings'], reportSendingsSchema),
   v1('market.usage', ['market_usage'], marketUsageSchema),
+  v1('notify.attachments', ['notify_attachments'], notifyAttachmentsSchema),
+  v1('stat.backfills', ['stat_backfills'], statBackfillsSchema),
 ];
