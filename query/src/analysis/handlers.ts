@@ -7,7 +7,7 @@ import { activeAlarmCounts } from '@iot/projections/alarm/read.ts';
 import { alarmsSince, deviceIdsInGroups, faultStats, recentAlarms, sitesPage } from '@iot/projections/analysis/read.ts';
 import { deviceCounts } from '@iot/projections/device/read.ts';
 import { groupSubtree } from '@iot/projections/group/read.ts';
-import { oplogPage } from '@iot/projections/oplog/read.ts';
+import { recentOperations } from '@iot/projections/oplog/read.ts';
 import { ttlCache } from '../shared/ttl-cache.ts';
 import { tableFile } from './export.ts';
 
@@ -147,10 +147,7 @@ export const analysisQueryHandlers: Handlers<Pick<AnalysisRoutes, AnalysisReads>
             });
           })
         : Promise.resolve({ since: 0, recent: 0 });
-    const operations = () =>
-      hasPermission(caller, perm.logList)
-        ? oplogPage(db, caller.tenantId, {}, { page: 1, pageSize: 8, order: 'desc' }).then((p) => p.rows)
-        : Promise.resolve([]);
+    const operations = () => (hasPermission(caller, perm.logList) ? recentOperations(db, caller.tenantId, 8) : Promise.resolve([]));
     const [devices, levels, todayAlarms, recent, points, ops] = await Promise.all([
       deviceCountCache(scope, () => deviceCounts(db, caller.tenantId, { stationId: caller.stationId })),
       activeAlarmCounts(db, caller.tenantId, groupIds),
