@@ -5,6 +5,7 @@ import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.
 import { alarmsProjection } from '../alarm/alarms.ts';
 import { devicesProjection } from '../device/devices.ts';
 import { statTaskById } from './read.ts';
+import { statBackfillsSchema } from './backfill.ts';
 import { statTasksProjection } from './tasks.ts';
 import { createStatScheduler, STAT_LATENESS_MS, statWindowName } from './scheduler.ts';
 
@@ -72,6 +73,8 @@ async function raise(tenantId: string, alarmId: string, deviceId: string, variab
 
 beforeAll(async () => {
   sut = await readModelOf(statTasksProjection, devicesProjection, alarmsProjection);
+  // The backfill worker's progress, which the task reads join.
+  await sut.db.query(statBackfillsSchema);
   const tasks: Array<[string, Partial<StatTaskFields>, boolean]> = [
     ['hourly', {}, true],
     ['daily', { cycle: '1d' }, true],
