@@ -12,6 +12,11 @@ export interface Projection<E extends { type: string; data: object } = { type: s
   handles: readonly E['type'][] | 'all';
   /** DDL that creates its tables: version 1 of its migrations, and what a rebuild creates anew. */
   schema: string;
+  /**
+   * Later migrations (version 2 on) for databases whose tables an older `schema` created; `schema` already holds
+   * what they add (a rebuild creates from it), so each must be idempotent (`if not exists`).
+   */
+  migrations?: readonly { version: number; name: string; sql: string }[];
   /** The tables it owns, dropped on rebuild. */
   tables: readonly string[];
   apply(tx: Sql, event: StoredEventOf<E>): Promise<void>;
@@ -35,5 +40,5 @@ export const projection = <E extends { type: string; data: object }>(p: Projecti
 export const migrationOwnerOf = (p: AnyProjection): MigrationOwner => ({
   owner: `projection:${p.name}`,
   tables: p.tables,
-  migrations: [{ version: 1, name: 'create', sql: p.schema }],
+  migrations: [{ version: 1, name: 'create', sql: p.schema }, ...(p.migrations ?? [])],
 });

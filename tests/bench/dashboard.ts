@@ -1,23 +1,20 @@
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import pino from 'pino';
-import { routes } from '@iot/contracts';
-import { urlOf } from '@iot/contracts/http/route.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
 import { activeAlarmCounts } from '@iot/projections/alarm/read.ts';
 import { alarmsSince, recentAlarms } from '@iot/projections/analysis/read.ts';
 import { deviceCounts } from '@iot/projections/device/read.ts';
+import { recentOperations } from '@iot/projections/oplog/read.ts';
 import { freePort } from '../harness/free-port.ts';
 import { waitFor } from '../harness/process.ts';
 import { event } from '../fixtures/events.ts';
 import { benchTenantApi } from './bare.ts';
+import { importDeviceCsv, writeDeviceCsv } from './seed-devices.ts';
 import type { Figure } from './figure.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -53,29 +50,14 @@ export async function benchDashboard(): Promise<Figure[]> {
     await call('product.create', { body: { name: '基准传感器', code: 'BENCH', type: 'direct' } });
     await platform.context.awaitProjections?.();
     const file = path.join(dir, 'devices.csv');
-    await pipeline(
-      Readable.from(
-        (function* () {
-          yield '\uFEFFsn,name,product\n';
-          for (let i = 0; i < DEVICES; i++) yield `DASH-${String(i).padStart(7, '0')},设备 ${i},BENCH\n`;
-        })(),
-      ),
-      createWriteStream(file),
+    await writeDeviceCsv(
+      file,
+      'sn,name,product',
+      (function* () {
+        for (let i = 0; i < DEVICES; i++) yield `DASH-${String(i).padStart(7, '0')},设备 ${i},BENCH`;
+      })(),
     );
-    const body = await readFile(file);
-    const answer = await fetch(base + urlOf(routes['device.import'], { jobId: 'bench-dashboard', filename: 'devices.csv' }), {
-      method: 'POST',
-      headers: { authentication: token, 'content-type': 'text/csv' },
-      body,
-    });
-    const imported = ((await answer.json()) as { data: { created: number } }).data;
-    if (imported.created !== DEVICES) throw new Error(`imported ${imported.created} of ${DEVICES}`);
-    await waitFor(
-      'the device list to show every imported device',
-      async () =>
-        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n >= DEVICES,
-      3_600_000,
-    );
+    await importDeviceCsv({ base, token }, raw, file, { jobId: 'bench-dashboard', devices: DEVICES });
     await raw.query(`update rm_devices set status = 'online' where tenant_id = 'bench' and (hashtext(id) % 10) < 3`);
     const ids = (await raw.query<{ id: string }>(`select id from rm_devices where tenant_id = 'bench' order by id`)).rows.map((r) => r.id);
 
@@ -150,7 +132,9 @@ export async function benchDashboard(): Promise<Figure[]> {
       await fn();
       return performance.now() - t;
     };
+    const coldStarted = performance.now();
     const check = await call('analysis.dashboard', { query: { timeZone: 'Asia/Shanghai' } });
+    const coldMs = performance.now() - coldStarted;
     if (check.devices.total !== DEVICES) throw new Error(`dashboard counted ${check.devices.total} devices`);
     for (let i = 0; i < 20; i++) await call('analysis.dashboard', { query: { timeZone: 'Asia/Shanghai' } });
     const apiTimes: number[] = [];
@@ -164,6 +148,7 @@ export async function benchDashboard(): Promise<Figure[]> {
         activeAlarmCounts(db, 'bench'),
         alarmsSince(db, 'bench', today.toISOString()),
         recentAlarms(db, 'bench', 8),
+        recentOperations(db, 'bench', 8),
         ts.countSamples({ tenantId: 'bench', since: today, recentSince: new Date(Date.now() - 60_000) }),
       ]);
     const directTimes: number[] = [];
@@ -174,11 +159,13 @@ export async function benchDashboard(): Promise<Figure[]> {
         value: round(p95(apiTimes)),
         unit: 'ms p95',
         limit: round(p95(directTimes)),
-        limit_of: 'the same read-module queries and sample count run directly',
+        limit_of: 'the same read-module queries and sample count run directly, uncached',
         devices: DEVICES,
         alarms: ALARMS,
         samples_today: check.dataPoints.today,
         goal_ms: 100,
+        // The device and sample counts are kept 5 s: the first answer pays for them.
+        first_answer_ms: round(coldMs),
       },
     ];
   } finally {

@@ -1,8 +1,7 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -10,12 +9,10 @@ import pino from 'pino';
 import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
-import { routes } from '@iot/contracts';
-import { urlOf } from '@iot/contracts/http/route.ts';
 import { freePort } from '../harness/free-port.ts';
-import { waitFor } from '../harness/process.ts';
 import { benchTenantApi } from './bare.ts';
 import { cpuSpent, type Figure } from './figure.ts';
+import { importDeviceCsv, writeDeviceCsv } from './seed-devices.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
 const SAMPLES = 300;
@@ -73,19 +70,16 @@ export async function benchDevices(): Promise<Figure[]> {
     // The file: 100,000 rows, groups by name, coordinates and tags, as an operator's export would be.
     const file = path.join(dir, 'devices.csv');
     const sites = regions.flatMap((r) => r.sites.map((s, i) => ({ id: s, name: `${r.name}${i === 0 ? '一站' : '二站'}` })));
-    await pipeline(
-      Readable.from(
-        (function* () {
-          yield '\uFEFFsn,name,product,group,lng,lat,address,version,tags\n';
-          for (let i = 0; i < DEVICES; i++) {
-            const site = sites[i % sites.length]!;
-            yield `BENCH-${String(i).padStart(7, '0')},设备 ${i},BENCH,${site.name},${(121 + (i % 1000) / 1000).toFixed(3)},${(31 + (i % 997) / 1000).toFixed(3)},上海市,1.0.${i % 10},a;b\n`;
-          }
-        })(),
-      ),
-      createWriteStream(file),
+    const bytes = await writeDeviceCsv(
+      file,
+      'sn,name,product,group,lng,lat,address,version,tags',
+      (function* () {
+        for (let i = 0; i < DEVICES; i++) {
+          const site = sites[i % sites.length]!;
+          yield `BENCH-${String(i).padStart(7, '0')},设备 ${i},BENCH,${site.name},${(121 + (i % 1000) / 1000).toFixed(3)},${(31 + (i % 997) / 1000).toFixed(3)},上海市,1.0.${i % 10},a;b`;
+        }
+      })(),
     );
-    const bytes = (await stat(file)).size;
 
     // The limit: the same rows COPYed into one table, no events, no claims, no read model.
     await raw.query(
@@ -106,22 +100,7 @@ export async function benchDevices(): Promise<Figure[]> {
     }, 50);
     const cpu = cpuSpent();
     const started = performance.now();
-    // The file streamed from disk as the request's body, never held whole in memory (the typed client sends bytes in hand).
-    const answer = await fetch(base + urlOf(routes['device.import'], { jobId: 'bench-import-1', filename: 'devices.csv' }), {
-      method: 'POST',
-      headers: { authentication: token, 'content-type': 'text/csv', 'content-length': String(bytes) },
-      body: Readable.toWeb(createReadStream(file)) as ReadableStream,
-      duplex: 'half',
-    } as RequestInit);
-    const result = ((await answer.json()) as { data: { created: number; failed: number } }).data;
-    if (result.created !== DEVICES) throw new Error(`imported ${result.created} of ${DEVICES}: ${JSON.stringify(result)}`);
-    // Done when the device list shows them all.
-    await waitFor(
-      'the device list to show every imported device',
-      async () =>
-        (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = 'bench'`)).rows[0]!.n >= DEVICES,
-      3_600_000,
-    );
+    await importDeviceCsv({ base, token }, raw, file, { jobId: 'bench-import-1', devices: DEVICES });
     const seconds = (performance.now() - started) / 1000;
     const used = cpu.stop();
     clearInterval(sampler);

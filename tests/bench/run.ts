@@ -20,6 +20,7 @@ import { figureLine, rssPeak, type Figure } from './figure.ts';
 import { benchDashboard } from './dashboard.ts';
 import { benchRuleChain } from './rule-chain.ts';
 import { benchForwardHttp } from './forward-http.ts';
+import { benchStatTask } from './stat-task.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -53,6 +54,7 @@ benches.dashboard = benchDashboard;
 benches['report-export'] = benchReportExport;
 benches['rule-chain'] = () => benchRuleChain();
 benches['forward-http'] = () => benchForwardHttp();
+benches['stat-task'] = benchStatTask;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

@@ -4,6 +4,7 @@ import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReportScheduler } from '@iot/projections/report/scheduler.ts';
+import { reportMailXlsx } from '@iot/query/report/render.ts';
 import { ok, refusal } from '../harness/api.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
@@ -16,7 +17,8 @@ import { pdfText } from './pdf-text.ts';
  */
 let sut: TestPlatform;
 let smtp: SMTPServer;
-const inbox: { to: string; subject: string; text: string }[] = [];
+const inbox: { to: string; subject: string; text: string; attachments: { filename: string; contentType: string; content: Buffer }[] }[] =
+  [];
 let token: string;
 let groupId: string;
 const devices: Record<string, string> = {};
@@ -38,7 +40,12 @@ beforeAll(async () => {
     onData(stream, _session, done) {
       simpleParser(stream)
         .then((mail) => {
-          inbox.push({ to: String((mail.to as { text: string }).text), subject: mail.subject ?? '', text: mail.text ?? '' });
+          inbox.push({
+            to: String((mail.to as { text: string }).text),
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+            attachments: mail.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
+          });
           done();
         })
         .catch(done);
@@ -166,7 +173,7 @@ describe('custom reports', () => {
     ).toBe('NOT_FOUND');
   });
 
-  it('emails a daily report once to its contacts over SMTP, however many schedulers tick', async () => {
+  it('emails a daily report once to its contacts over SMTP, with its table as XLSX, however many schedulers tick', async () => {
     const contactId = ok(await sut.call('contact.create', { token, body: { name: 'Wang', email: 'wang@tango.test' } })).id;
     const body = {
       name: 'Daily boilers',
@@ -183,7 +190,7 @@ describe('custom reports', () => {
     expect(ok(await sut.call('report.detail', { token, query: { id } }))).toMatchObject({ frequency: 'daily', lastSentAt: null });
 
     // 08:00 in Shanghai on 3 March: the report of 2 March, by two schedulers (two processes) ticking over the same minute.
-    const deps = { db: sut.platform.context.db, timeseries: sut.platform.timeseries! };
+    const deps = { db: sut.platform.context.db, timeseries: sut.platform.timeseries!, attachments: reportMailXlsx };
     const [previous, now] = [new Date('2026-03-02T23:59:30Z'), new Date('2026-03-03T00:00:30Z')];
     const sent = await Promise.all([createReportScheduler(deps).tick(previous, now), createReportScheduler(deps).tick(previous, now)]);
     expect(sent.flat()).toEqual([id]);
@@ -196,6 +203,19 @@ describe('custom reports', () => {
     expect(mails[0]).toMatchObject({ to: 'wang@tango.test', subject: '报表 Report: Daily boilers (2026-03-02)' });
     expect(mails[0]!.text).toContain('2026-03-02\t锅炉 RPT-1 (RPT-1)\t23.333333333333332');
     expect(mails[0]!.text).toContain('2026-03-02\t锅炉 RPT-2 (RPT-2)\t30');
+    expect(mails[0]!.text).toContain('The whole table is attached as XLSX');
+    // The attachment, read back: the same table, numbers as numbers.
+    expect(mails[0]!.attachments.map((a) => [a.filename, a.contentType])).toEqual([
+      ['Daily boilers-2026-03-02.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    ]);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(mails[0]!.attachments[0]!.content as never);
+    const sheet = book.worksheets[0]!;
+    const cells = (n: number) => (sheet.getRow(n).values as unknown[]).slice(1);
+    expect(cells(1)).toEqual(['时间', '设备', '序列号', '温度 (°C)']);
+    expect(cells(2)).toEqual(['2026-03-02', '锅炉 RPT-1', 'RPT-1', 23.333333333333332]);
+    expect(cells(3)).toEqual(['2026-03-02', '锅炉 RPT-2', 'RPT-2', 30]);
+    expect(sheet.rowCount).toBe(3);
     await sut.platform.runner.catchUp();
     expect(ok(await sut.call('report.detail', { token, query: { id } })).lastSentAt).not.toBeNull();
   });

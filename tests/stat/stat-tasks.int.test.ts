@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStatScheduler } from '@iot/projections/stat/scheduler.ts';
 import { ok, refusal } from '../harness/api.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * Statistic tasks through the routes on the embedded engines (issue 20): defined, checked against the thing
@@ -96,5 +97,59 @@ describe('statistic tasks', () => {
         await sut.call('statResult.list', { token, query: { taskId: id, from: '2026-03-02T00:00:00Z', to: '2026-03-03T00:00:00Z' } }),
       ),
     ).toBe('NOT_FOUND');
+  });
+
+  it('backfills a new task over past data with progress, and cancels a long backfill midway, keeping what it computed', async () => {
+    const { id } = ok(await sut.call('statTask.create', { token, body: task({ name: 'Daily energy', cycle: '1d' }) }));
+    const [d1] = deviceIds as [string];
+    // Three past days in Shanghai: 1, 2 and 3 March.
+    await sut.platform.timeseries!.insertTelemetry(
+      [
+        ['2026-03-01T02:00:00Z', 1],
+        ['2026-03-02T02:00:00Z', 2],
+        ['2026-03-02T05:00:00Z', 3],
+        ['2026-03-03T02:00:00Z', 4],
+      ].map(([ts, value]) => ({
+        tenantId: 'sierra',
+        deviceId: d1,
+        variable: 'energy',
+        ts: new Date(ts as string),
+        value: value as number,
+        text: null,
+      })),
+    );
+    const range = { from: '2026-02-28T16:00:00Z', to: '2026-03-03T16:00:00Z' };
+    expect(refusal(await sut.call('statTask.backfill', { token, body: { id, from: range.to, to: range.from } }))).toBe('VALIDATION');
+    expect(refusal(await sut.call('statTask.backfillCancel', { token, body: { id } }))).toBe('NOT_FOUND');
+    ok(await sut.call('statTask.backfill', { token, body: { id, ...range } }));
+    const detail = async () => ok(await sut.call('statTask.detail', { token, query: { id } })).backfill;
+    expect(await detail()).toMatchObject({ from: '2026-02-28T16:00:00.000Z', to: '2026-03-03T16:00:00.000Z' });
+    await waitFor('the backfill to finish', async () => (await detail())?.status === 'done', 60_000);
+    expect(await detail()).toMatchObject({ status: 'done', progress: 1 });
+    const results = ok(await sut.call('statResult.list', { token, query: { taskId: id, ...range } }));
+    expect(results.filter((r) => r.key === d1).map((r) => [r.windowStart, r.value])).toEqual([
+      ['2026-02-28T16:00:00.000Z', 1],
+      // With the first test's samples of 2 March (1 + 2 + 100).
+      ['2026-03-01T16:00:00.000Z', 108],
+      ['2026-03-02T16:00:00.000Z', 4],
+    ]);
+
+    // A year of hourly windows, a day per chunk: cancelled once it has started, it stops short of the end.
+    const hourly = ok(await sut.call('statTask.create', { token, body: task({ name: 'Hourly energy (year)' }) })).id;
+    await sut.platform.timeseries!.insertTelemetry([
+      { tenantId: 'sierra', deviceId: d1, variable: 'energy', ts: new Date('2025-03-04T01:30:00Z'), value: 7, text: null },
+    ]);
+    ok(await sut.call('statTask.backfill', { token, body: { id: hourly, from: '2025-03-04T00:00:00Z', to: '2026-03-04T00:00:00Z' } }));
+    const hourlyBackfill = async () => ok(await sut.call('statTask.detail', { token, query: { id: hourly } })).backfill!;
+    await waitFor('the year backfill to start', async () => (await hourlyBackfill()).progress > 0, 60_000);
+    ok(await sut.call('statTask.backfillCancel', { token, body: { id: hourly } }));
+    await sut.platform.runner.catchUp();
+    expect((await hourlyBackfill()).status).toBe('cancelled');
+    expect((await hourlyBackfill()).progress).toBeLessThan(1);
+    // What it computed before the cancel stays: the first day's hour with a sample.
+    const kept = ok(
+      await sut.call('statResult.list', { token, query: { taskId: hourly, from: '2025-03-04T00:00:00Z', to: '2025-03-05T00:00:00Z' } }),
+    );
+    expect(kept).toEqual([{ windowStart: '2025-03-04T01:00:00.000Z', key: d1, value: 7, samples: 1 }]);
   });
 });

@@ -51,4 +51,19 @@ describe('statistic task decider', () => {
     expect(codeOf(() => given([created, deleted]).when({ type: 'UpdateStatTask', taskId: 's1', fields: task }))).toBe('NOT_FOUND');
     expect(codeOf(() => given([]).when({ type: 'DeleteStatTask', taskId: 's1' }))).toBe('NOT_FOUND');
   });
+
+  it('asks for a backfill over a range, and cancels the latest once', () => {
+    const asked: StatTaskEvent = {
+      type: 'StatTaskBackfillRequested',
+      data: { taskId: 's1', backfillId: 'b1', from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' },
+    };
+    const backfill = { type: 'BackfillStatTask' as const, taskId: 's1', backfillId: 'b1', from: asked.data.from, to: asked.data.to };
+    expect(given([created]).when(backfill)).toEqual([asked]);
+    expect(codeOf(() => given([]).when(backfill))).toBe('NOT_FOUND');
+    const cancel = { type: 'CancelStatTaskBackfill' as const, taskId: 's1' };
+    expect(codeOf(() => given([created]).when(cancel))).toBe('NOT_FOUND');
+    const cancelled: StatTaskEvent = { type: 'StatTaskBackfillCancelled', data: { taskId: 's1', backfillId: 'b1' } };
+    expect(given([created, asked]).when(cancel)).toEqual([cancelled]);
+    expect(given([created, asked, cancelled]).when(cancel)).toEqual([]);
+  });
 });

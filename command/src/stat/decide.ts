@@ -6,7 +6,9 @@ export type StatTaskCommand =
   | { type: 'CreateStatTask'; taskId: string; fields: StatTaskFields; enabled: boolean }
   | { type: 'UpdateStatTask'; taskId: string; fields: StatTaskFields }
   | { type: 'SetStatTaskStatus'; taskId: string; status: EnabledStatus }
-  | { type: 'DeleteStatTask'; taskId: string };
+  | { type: 'DeleteStatTask'; taskId: string }
+  | { type: 'BackfillStatTask'; taskId: string; backfillId: string; from: string; to: string }
+  | { type: 'CancelStatTaskBackfill'; taskId: string };
 
 const live = (state: StatTaskState) => {
   if (!state.exists || state.deleted || !state.fields) throw new DomainError('NOT_FOUND');
@@ -41,6 +43,19 @@ export function decide(command: StatTaskCommand, state: StatTaskState): StatTask
     case 'DeleteStatTask':
       live(state);
       return [{ type: 'StatTaskDeleted', data: { taskId: command.taskId } }];
+    case 'BackfillStatTask':
+      live(state);
+      return [
+        {
+          type: 'StatTaskBackfillRequested',
+          data: { taskId: command.taskId, backfillId: command.backfillId, from: command.from, to: command.to },
+        },
+      ];
+    case 'CancelStatTaskBackfill':
+      live(state);
+      if (!state.backfill) throw new DomainError('NOT_FOUND');
+      if (state.backfill.cancelled) return [];
+      return [{ type: 'StatTaskBackfillCancelled', data: { taskId: command.taskId, backfillId: state.backfill.id } }];
     default:
       return unreachable(command);
   }

@@ -16,7 +16,10 @@ async function checkAttribute(ctx: RequestContext, task: StatTaskFields) {
 const taskCommand = (ctx: RequestContext, taskId: string, command: StatTaskCommand) =>
   runCommand(ctx, statTaskDecider, statTaskStream(callerOf(ctx).tenantId, taskId), command);
 
-export const statHandlers: Pick<Handlers<StatRoutes>, 'statTask.create' | 'statTask.update' | 'statTask.status' | 'statTask.delete'> = {
+export const statHandlers: Pick<
+  Handlers<StatRoutes>,
+  'statTask.create' | 'statTask.update' | 'statTask.status' | 'statTask.delete' | 'statTask.backfill' | 'statTask.backfillCancel'
+> = {
   async 'statTask.create'({ body }, ctx) {
     await checkAttribute(ctx, body);
     const taskId = newAggregateId(commandContextOf(ctx));
@@ -33,6 +36,18 @@ export const statHandlers: Pick<Handlers<StatRoutes>, 'statTask.create' | 'statT
 
   async 'statTask.status'({ body }, ctx) {
     await taskCommand(ctx, body.id, { type: 'SetStatTaskStatus', taskId: body.id, status: body.status });
+    return { id: body.id };
+  },
+
+  async 'statTask.backfill'({ body }, ctx) {
+    const backfillId = newAggregateId(commandContextOf(ctx));
+    const [from, to] = [new Date(body.from).toISOString(), new Date(body.to).toISOString()];
+    await taskCommand(ctx, body.id, { type: 'BackfillStatTask', taskId: body.id, backfillId, from, to });
+    return { id: backfillId };
+  },
+
+  async 'statTask.backfillCancel'({ body }, ctx) {
+    await taskCommand(ctx, body.id, { type: 'CancelStatTaskBackfill', taskId: body.id });
     return { id: body.id };
   },
 

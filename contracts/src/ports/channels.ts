@@ -8,6 +8,15 @@ export interface ChannelMessage {
   to: string;
   subject: string;
   body: string;
+  /** Files an email carries (a scheduled report's table); the other channels carry the text only. */
+  attachments?: readonly MailAttachment[];
+}
+
+/** A file a mail carries. */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
 }
 
 /**

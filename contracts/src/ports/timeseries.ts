@@ -162,6 +162,11 @@ export interface TimeSeriesStore {
   latest(query: LatestQuery): Promise<TelemetryRow[]>;
   /** Computes a statistic task's windows inside the store and keeps the results there. */
   computeStat(computation: StatComputation): Promise<void>;
+  /**
+   * Keeps results computed elsewhere (alarm statistics, folded in PostgreSQL over the alarms' read model), replacing
+   * those of the same windows and keys as a run of `computeStat` does.
+   */
+  putStatResults(tenantId: string, taskId: string, points: readonly StatResultPoint[]): Promise<void>;
   /** Stored results of a task, oldest window first, then by key. */
   statResults(query: StatResultQuery): Promise<StatResultPoint[]>;
   /** Forgets every result of a task (a deleted one). */

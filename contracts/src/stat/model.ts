@@ -63,6 +63,15 @@ export const statTaskRow = z.object({
   status: z.enum(enabledStatuses),
   createTime: z.string(),
   updateTime: z.string(),
+  /** The task's latest backfill over past data: its range, where it stands, and how far it got (0 to 1). */
+  backfill: z
+    .object({
+      from: z.string(),
+      to: z.string(),
+      status: z.enum(['running', 'done', 'cancelled', 'failed']),
+      progress: z.number().min(0).max(1),
+    })
+    .nullable(),
 });
 export type StatTaskRow = z.infer<typeof statTaskRow>;
 export const statTaskSortable = ['createTime', 'name'] as const;
@@ -93,3 +102,16 @@ export const statResultRow = z.object({
   samples: z.number().int(),
 });
 export type StatResultRow = z.infer<typeof statResultRow>;
+
+/** The longest past range one backfill computes. */
+export const STAT_BACKFILL_MAX_DAYS = 366;
+/** Computes a task over a past range (a new task over the data already kept), window by window, with progress. */
+export const statTaskBackfillBody = z
+  .object({ id: entityId, from: instant, to: instant })
+  .strict()
+  .superRefine((b, ctx) => {
+    const span = Date.parse(b.to) - Date.parse(b.from);
+    if (!(span > 0)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to: after from' });
+    else if (span > STAT_BACKFILL_MAX_DAYS * 86_400_000)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `to: at most ${STAT_BACKFILL_MAX_DAYS} days after from` });
+  });

@@ -13,6 +13,7 @@ import { deadLettersSchema, reportsSchema, reportsSeenAt } from '@iot/ingest/tab
 import {
   notifyInboxIndex,
   notifyInboxSchema,
+  notifyAttachmentsSchema,
   notifyRateSchema,
   notifyRecordErrorClasses,
   notifyRecordsSchema,
@@ -24,6 +25,7 @@ import { ruleChainRunsSchema, ruleJournalSchema } from '@iot/projections/rule/jo
 import { statTaskRunsSchema } from '@iot/projections/stat/runs.ts';
 import { reportSendingsSchema } from '@iot/projections/report/sendings.ts';
 import { marketUsageSchema } from '@iot/projections/market/usage.ts';
+import { statBackfillsSchema } from '@iot/projections/stat/backfill.ts';
 
 const v1 = (owner: string, tables: string[], sql: string): MigrationOwner => ({
   owner,
@@ -90,4 +92,6 @@ export const commandOwners: MigrationOwner[] = [
   },
   v1('report.sendings', ['report_sendings'], reportSendingsSchema),
   v1('market.usage', ['market_usage'], marketUsageSchema),
+  v1('notify.attachments', ['notify_attachments'], notifyAttachmentsSchema),
+  v1('stat.backfills', ['stat_backfills'], statBackfillsSchema),
 ];

@@ -7,7 +7,7 @@ import { parseAllowList } from '../outbound/address.ts';
 import { asOutboundError, OutboundError } from '../outbound/errors.ts';
 import { createOutboundHttp } from '../outbound/http.ts';
 
-export type { ChannelKind, ChannelMessage, ChannelSender } from '@iot/contracts/ports/channels.ts';
+export type { ChannelKind, ChannelMessage, ChannelSender, MailAttachment } from '@iot/contracts/ports/channels.ts';
 export interface ChannelConfig {
   /** e.g. smtp://user:pass@127.0.0.1:2525 */
   smtpUrl?: string;
@@ -151,7 +151,17 @@ export function createChannels(config: ChannelConfig, options: { outbound?: Outb
       switch (m.channel) {
         case 'email':
           try {
-            await mail!.sendMail({ from: config.from, to: m.to, subject: m.subject, text: m.body });
+            await mail!.sendMail({
+              from: config.from,
+              to: m.to,
+              subject: m.subject,
+              text: m.body,
+              attachments: m.attachments?.map((a) => ({
+                filename: a.filename,
+                contentType: a.contentType,
+                content: Buffer.from(a.content),
+              })),
+            });
           } catch (error) {
             throw asOutboundError(error, 'SMTP');
           }

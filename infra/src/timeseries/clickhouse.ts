@@ -329,6 +329,26 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     });
   }
 
+  async putStatResults(tenantId: string, taskId: string, points: readonly StatResultPoint[]): Promise<void> {
+    this.assertOpen();
+    for (let start = 0; start < points.length; start += 10_000) {
+      const chunk = points.slice(start, start + 10_000);
+      await this.client.command({
+        query: `INSERT INTO ${this.statResultsTable} (tenant_id, task_id, window_start, key, value, samples, computed_at)
+          SELECT {tenantId:String}, {taskId:String}, toDateTime(r.1, 'UTC'), r.2, r.3, r.4, now64(3, 'UTC')
+          FROM (SELECT arrayJoin(arrayZip({w:Array(UInt32)}, {k:Array(String)}, {v:Array(Nullable(Float64))}, {n:Array(UInt64)})) AS r)`,
+        query_params: {
+          tenantId: requireId('tenantId', tenantId),
+          taskId: requireId('taskId', taskId),
+          w: chunk.map((p) => Math.floor(epochMs('windowStart', p.windowStart) / 1000)),
+          k: chunk.map((p) => p.key),
+          v: chunk.map((p) => p.value),
+          n: chunk.map((p) => p.samples),
+        },
+      });
+    }
+  }
+
   async statResults(query: StatResultQuery): Promise<StatResultPoint[]> {
     this.assertOpen();
     const rows = await this.select<{ key: string; w: string | number; value: number | null; samples: string | number }>(

@@ -151,6 +151,21 @@ describe('statistic tasks computed in ClickHouse (chDB)', () => {
     expect((await sut.statResults({ ...all, taskId: 'task1' })).length).toBe(other);
   });
 
+  it('keeps results computed elsewhere (alarm statistics), a second put of a window replacing the first', async () => {
+    const all = { from: at('2026-01-01T00:00:00Z'), to: at('2026-04-01T00:00:00Z'), limit: 100, tenantId, taskId: 'alarms' };
+    await sut.putStatResults(tenantId, 'alarms', [
+      { windowStart: at(W1), key: 'd1', value: 2, samples: 2 },
+      { windowStart: at(W2), key: 'd1', value: 1, samples: 1 },
+    ]);
+    await sut.putStatResults(tenantId, 'alarms', [{ windowStart: at(W2), key: 'd1', value: 3, samples: 3 }]);
+    await sut.putStatResults(tenantId, 'alarms', []);
+    expect(await sut.statResults(all)).toEqual([
+      { windowStart: at(W1), key: 'd1', value: 2, samples: 2 },
+      { windowStart: at(W2), key: 'd1', value: 3, samples: 3 },
+    ]);
+    expect(await sut.statResults({ ...all, tenantId: 't2' })).toEqual([]);
+  });
+
   it('leaves out abnormal data: outside the range, or beyond N standard deviations of the window', async () => {
     const spike = { variable: 'temp', cycle: '1d' as const, keys: { kind: 'device' as const, deviceIds: ['d5'] } };
     expect(await results({ statType: 'avg', ...spike })).toEqual(['2026-03-01T16:00:00.000Z d5=19/10']);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { createReportScheduler } from '@iot/projections/report/scheduler.ts';
+import { reportMailXlsx } from '@iot/query/report/render.ts';
 import type { Stops } from './stops.ts';
 import { sinceLastTick, startTicker } from './ticker.ts';
 
@@ -13,6 +14,7 @@ export function startReportScheduler(db: Sql, timeseries: TimeSeriesStore, logge
   const scheduler = createReportScheduler({
     db,
     timeseries,
+    attachments: reportMailXlsx,
     onError: (report, err) => logger.error({ err, reportId: report.id, tenantId: report.tenantId }, 'scheduled report failed'),
   });
   startTicker(

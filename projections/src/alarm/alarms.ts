@@ -53,7 +53,17 @@ export const alarmsProjection = projection<AlarmEvent>({
       ticket_open boolean not null default false
     );
     create index rm_alarms_current on rm_alarms (tenant_id, status, raised_at desc);
-    create index rm_alarms_device on rm_alarms (device_id, raised_at desc);`,
+    create index rm_alarms_device on rm_alarms (device_id, raised_at desc);
+    create index if not exists rm_alarms_group on rm_alarms (tenant_id, group_id);
+    create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);`,
+  migrations: [
+    {
+      version: 2,
+      name: 'group and raised indexes (the home dashboard)',
+      sql: `create index if not exists rm_alarms_group on rm_alarms (tenant_id, group_id);
+        create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);`,
+    },
+  ],
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     const actor = event.metadata.actor.id;

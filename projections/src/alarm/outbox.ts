@@ -1,3 +1,4 @@
+import type { MailAttachment } from '@iot/contracts/ports/channels.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 
 /**
@@ -156,6 +157,8 @@ export type DueNotification = {
   recipient: string;
   subject: string;
   body: string;
+  /** What the record was made for (an alarm, a report's sending): the mail's attachments are filed under it. */
+  source_key: string;
   attempts: number;
 };
 
@@ -168,7 +171,7 @@ export async function claimDueNotifications(db: Sql, leaseSeconds: number): Prom
     await db.query<DueNotification>(
       `update notify_records set next_at = now() + make_interval(secs => $1)
        where id in (select id from notify_records where status = 'unsent' and next_at <= now() order by id limit 100 for update skip locked)
-       returning id::text, tenant_id, send_way, recipient, subject, body, attempts`,
+       returning id::text, tenant_id, send_way, recipient, subject, body, source_key, attempts`,
       [leaseSeconds],
     )
   ).rows;
@@ -210,5 +213,37 @@ export async function summariseStorms(db: Sql): Promise<void> {
               || to_char(minute, 'YYYY-MM-DD HH24:MI'),
             true
      from done on conflict do nothing`,
+  );
+}
+
+/**
+ * Files a mail of the outbox carries (a scheduled report's XLSX), once per source however many recipients its records
+ * have: the delivery worker attaches those of the record's source key to an email.
+ */
+export const notifyAttachmentsSchema = `
+create table notify_attachments (
+  source_key text not null,
+  filename text not null,
+  content_type text not null,
+  content bytea not null,
+  created_at timestamptz not null default now(),
+  primary key (source_key, filename)
+);`;
+
+/** The files filed for a mail's source key, by name. */
+export async function mailAttachments(db: Sql, sourceKey: string): Promise<MailAttachment[]> {
+  return (
+    await db.query<MailAttachment>(
+      `select filename, content_type as "contentType", content from notify_attachments where source_key = $1 order by filename`,
+      [sourceKey],
+    )
+  ).rows;
+}
+
+/** Mail attachments a month old whose mails have all gone (or given up). */
+export async function deleteSentAttachments(db: Sql): Promise<void> {
+  await db.query(
+    `delete from notify_attachments a where a.created_at < now() - interval '30 days'
+       and not exists (select 1 from notify_records r where r.source_key = a.source_key and r.status = 'unsent')`,
   );
 }

@@ -19,6 +19,7 @@ import type {
   notifyTemplateSortable,
 } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import type { StatCycle } from '@iot/contracts/ports/timeseries.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
 import type { Fields } from '../shared/row.ts';
 import { readByUser } from './outbox.ts';
@@ -392,6 +393,59 @@ export async function contactAddresses(
   const rows = await db.query<{ contactId: string; name: string; email: string }>(
     'select id as "contactId", name, email from rm_contacts where tenant_id = $1 and id = any($2) order by name',
     [tenantId, [...contactIds]],
+  );
+  return rows.rows;
+}
+
+// ---------------------------------------------------------------- alarm statistics (statistic tasks of data type alarm)
+
+/** The start of the window of a cycle holding a local (zone-less) timestamp, in PostgreSQL: a week starts on Monday. */
+const localWindow: Record<StatCycle, (x: string) => string> = {
+  '10m': (x) => `date_bin('10 minutes', ${x}, timestamp '2000-01-01')`,
+  '30m': (x) => `date_bin('30 minutes', ${x}, timestamp '2000-01-01')`,
+  '1h': (x) => `date_trunc('hour', ${x})`,
+  '12h': (x) => `date_bin('12 hours', ${x}, timestamp '2000-01-01')`,
+  '1d': (x) => `date_trunc('day', ${x})`,
+  '1w': (x) => `date_trunc('week', ${x})`,
+  '1M': (x) => `date_trunc('month', ${x})`,
+};
+const alarmStatKey = { device: 'a.device_id', group: 'a.group_id', product: 'd.product_id', tenant: 'a.tenant_id' } as const;
+
+/**
+ * Alarm statistics folded in PostgreSQL: per window of `cycle` in `timeZone` that meets [from, to) (whole windows, as
+ * the time-series statistics) and per key of the dimension, the alarms raised (`count`) or the distinct devices that
+ * raised them (`distinctCount`). `variable` `*` counts every alarm; `productId` narrows to that product's devices.
+ * The key of a group is the alarm's group when raised, of a product the device's product; alarms without one are left out.
+ */
+export async function alarmStatWindows(
+  db: Sql,
+  q: {
+    tenantId: string;
+    productId: string | null;
+    variable: string;
+    cycle: StatCycle;
+    timeZone: string;
+    dimension: keyof typeof alarmStatKey;
+    distinct: boolean;
+    from: Date;
+    to: Date;
+  },
+): Promise<Array<{ windowStart: Date; key: string; value: number; samples: number }>> {
+  const w = localWindow[q.cycle];
+  const key = alarmStatKey[q.dimension];
+  const rows = await db.query<{ windowStart: Date; key: string; value: number; samples: number }>(
+    `select (w at time zone $6) as "windowStart", key, ${q.distinct ? 'count(distinct device_id)' : 'count(*)'}::int as value,
+       count(*)::int as samples
+     from (
+       select ${w('(a.raised_at at time zone $6)')} as w, ${key} as key, a.device_id
+       from rm_alarms a ${q.dimension === 'product' || q.productId ? 'left join rm_devices d on d.id = a.device_id' : ''}
+       where a.tenant_id = $1 and a.raised_at >= $2::timestamptz - interval '32 days' and a.raised_at < $3::timestamptz + interval '32 days'
+         ${q.productId ? 'and d.product_id = $4' : 'and $4::text is null'} and ($5 = '*' or a.variable = $5)
+     ) x
+     where key is not null and w >= ${w('($2::timestamptz at time zone $6)')}
+       and w <= ${w(`(($3::timestamptz - interval '1 millisecond') at time zone $6)`)}
+     group by w, key order by w, key`,
+    [q.tenantId, q.from.toISOString(), q.to.toISOString(), q.productId, q.variable, q.timeZone],
   );
   return rows.rows;
 }

@@ -4,6 +4,8 @@ import type { OutboundErrorClass } from '@iot/contracts/ports/outbound-http.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import {
   claimDueNotifications,
+  deleteSentAttachments,
+  mailAttachments,
   markNotificationSent,
   markNotificationUndelivered,
   remindOpenTickets,
@@ -40,7 +42,7 @@ export interface DeliveryOptions {
 const LEASE_SECONDS = 60;
 
 /** Sends one record through its tenant's channels; answers what carried it. */
-async function send(record: DueNotification, channels: ChannelSender): Promise<string> {
+async function send(db: Sql, record: DueNotification, channels: ChannelSender): Promise<string> {
   if (record.send_way === 'inApp') return 'inbox';
   if (record.send_way === 'wechat') {
     const robots = (['wechat', 'dingtalk'] as ChannelKind[]).filter((k) => channels.configured(k));
@@ -49,7 +51,14 @@ async function send(record: DueNotification, channels: ChannelSender): Promise<s
   }
   // Not configured: the record itself is the local outbox.
   if (!channels.configured(record.send_way)) return 'outbox';
-  await channels.send({ channel: record.send_way, to: record.recipient, subject: record.subject, body: record.body });
+  const attachments = record.send_way === 'email' ? await mailAttachments(db, record.source_key) : [];
+  await channels.send({
+    channel: record.send_way,
+    to: record.recipient,
+    subject: record.subject,
+    body: record.body,
+    ...(attachments.length ? { attachments } : {}),
+  });
   return record.send_way === 'email' ? 'smtp' : 'sms';
 }
 
@@ -74,6 +83,7 @@ export function startDelivery(options: DeliveryOptions) {
     await repushActiveAlarms(db);
     await remindOpenTickets(db, reminderMin);
     await summariseStorms(db);
+    await deleteSentAttachments(db);
   }
 
   /** One pass: claims what is due and sends it. Answers how many records it handled. */
@@ -92,7 +102,7 @@ export function startDelivery(options: DeliveryOptions) {
     await Promise.all(
       due.map(async (record) => {
         try {
-          await markNotificationSent(db, record.id, await send(record, await senderOf(record.tenant_id)));
+          await markNotificationSent(db, record.id, await send(db, record, await senderOf(record.tenant_id)));
           if (record.send_way === 'inApp') inboxes.set(record.tenant_id, (inboxes.get(record.tenant_id) ?? 0) + 1);
         } catch (error) {
           const attempts = record.attempts + 1;

@@ -63,3 +63,10 @@ export async function oplogPage(db: Sql, tenantId: string, filter: OplogFilter, 
   if (filter.to) where.push(`occurred_at <= ${param(params, filter.to)}`);
   return pageRows<OplogRecord>(db, page, spec);
 }
+
+/** The tenant's latest operations, newest first: a range over the tenant index, without a page's total (the home dashboard). */
+export async function recentOperations(db: Sql, tenantId: string, limit: number): Promise<OplogRecord[]> {
+  return (
+    await db.query<OplogRecord>(`select ${ENTRY} from rm_oplog where tenant_id = $1 order by occurred_at desc limit $2`, [tenantId, limit])
+  ).rows;
+}

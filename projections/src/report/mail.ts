@@ -17,6 +17,7 @@ export function reportMailText(
   report: { name: string; timeZone: string; cycle: ReportCycle; fn: string },
   period: { from: Date; to: Date },
   result: ReportResult,
+  attached = false,
 ): string {
   const names = new Map(result.devices.map((d) => [d.id, `${d.name} (${d.sn})`]));
   const head = ['时间 Time', '设备 Device', ...result.columns.map((c) => `${c.name ?? c.variable}${c.unit ? ` (${c.unit})` : ''}`)];
@@ -32,6 +33,7 @@ export function reportMailText(
     `报表 Report: ${report.name}`,
     `时间范围 Range: ${range} (${report.timeZone}), 周期 Cycle: ${report.cycle}, 聚合 Aggregation: ${report.fn}`,
     `设备 Devices: ${result.devices.length}, 行 Rows: ${result.rows.length}`,
+    ...(attached ? ['完整表格见 XLSX 附件 / The whole table is attached as XLSX'] : []),
     ...(result.rows.length > MAIL_ROWS ? [`仅列出前 ${MAIL_ROWS} 行 / Only the first ${MAIL_ROWS} rows are listed`] : []),
     '',
     head.join('\t'),

@@ -2,11 +2,18 @@ import { Cron } from 'croner';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { contactAddresses } from '../alarm/read.ts';
-import { computeReport } from './compute.ts';
+import { computeReport, type ReportResult } from './compute.ts';
 import { reportMailText } from './mail.ts';
 import { closedPeriod, cronOf } from './period.ts';
 import { scheduledReports, type ReportRecord } from './read.ts';
-import { claimSending, queueReportMail, releaseSending } from './sendings.ts';
+import { claimSending, queueReportMail, releaseSending, type ReportMail } from './sendings.ts';
+
+/** Renders the files a report's mail carries (the table as XLSX: query/src/report/render.ts, bound by infra). */
+export type ReportAttachments = (
+  report: ReportRecord,
+  period: { from: Date; to: Date },
+  result: ReportResult,
+) => Promise<NonNullable<ReportMail['attachments']>>;
 
 /** The instant a report's schedule fired in (previous, now], or null. */
 export function firedBetween(report: Pick<ReportRecord, 'frequency' | 'hour' | 'timeZone'>, previous: Date, now: Date): Date | null {
@@ -23,6 +30,8 @@ export function firedBetween(report: Pick<ReportRecord, 'frequency' | 'hour' | '
 export function createReportScheduler(deps: {
   db: Sql;
   timeseries: TimeSeriesStore;
+  /** The files each mail carries; none without it. */
+  attachments?: ReportAttachments;
   onError?: (report: ReportRecord, error: unknown) => void;
 }) {
   async function send(report: ReportRecord, fireAt: Date): Promise<boolean> {
@@ -42,7 +51,8 @@ export function createReportScheduler(deps: {
         period: period.name,
         recipients: await contactAddresses(deps.db, report.tenantId, report.contactIds),
         subject: `报表 Report: ${report.name} (${day})`,
-        body: reportMailText(report, period, result),
+        body: reportMailText(report, period, result, !!deps.attachments),
+        attachments: deps.attachments ? await deps.attachments(report, period, result) : [],
       });
       return true;
     } catch (error) {

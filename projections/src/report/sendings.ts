@@ -36,6 +36,8 @@ export interface ReportMail {
   recipients: { contactId: string; name: string; email: string }[];
   subject: string;
   body: string;
+  /** Files the mail carries (the table as XLSX), stored once for every recipient's record. */
+  attachments?: readonly { filename: string; contentType: string; content: Uint8Array }[];
 }
 
 /**
@@ -43,11 +45,18 @@ export interface ReportMail {
  * contact: the delivery worker sends it through the tenant's email channel like an alarm notice, with retries.
  */
 export async function queueReportMail(db: Sql, mail: ReportMail): Promise<void> {
+  const sourceKey = `report:${mail.reportId}:${mail.period}`;
+  // Before the records: the delivery worker may take a record as soon as it is written.
+  for (const a of mail.attachments ?? [])
+    await db.query(
+      `insert into notify_attachments (source_key, filename, content_type, content) values ($1, $2, $3, $4) on conflict do nothing`,
+      [sourceKey, a.filename, a.contentType, Buffer.from(a.content)],
+    );
   for (const r of mail.recipients) {
     await db.query(
       `insert into notify_records (tenant_id, source_key, send_way, type, recipient, contact_id, contact_name, subject, body)
        values ($1, $2, 'email', 'report', $3, $4, $5, $6, $7) on conflict do nothing`,
-      [mail.tenantId, `report:${mail.reportId}:${mail.period}`, r.email, r.contactId, r.name, mail.subject, mail.body],
+      [mail.tenantId, sourceKey, r.email, r.contactId, r.name, mail.subject, mail.body],
     );
   }
   await db.query('update report_sendings set recipients = $3 where report_id = $1 and period = $2', [

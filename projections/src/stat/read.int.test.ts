@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatTaskEvent, StatTaskFields } from '@iot/contracts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
+import { statBackfillsSchema } from './backfill.ts';
 import { statTasksProjection } from './tasks.ts';
 import { enabledStatTasks, statTaskById, statTasksPage } from './read.ts';
 
@@ -24,6 +25,8 @@ async function task(tenantId: string, taskId: string, more: Partial<StatTaskFiel
 
 beforeAll(async () => {
   sut = await readModelOf(statTasksProjection);
+  // The backfill worker's progress, which the task reads join.
+  await sut.db.query(statBackfillsSchema);
   await task('t1', 'hourly', {}, '2026-01-01T00:00:00Z');
   await task('t1', 'Weekly', { cycle: '1w', exclusion: { mode: 'stdDev', sigma: 3 } }, '2026-01-02T00:00:00Z');
   await task('t1', 'gone', {}, '2026-01-03T00:00:00Z');

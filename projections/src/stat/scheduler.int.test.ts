@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatTaskEvent, StatTaskFields } from '@iot/contracts';
-import type { StatComputation, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import type { AlarmEvent, AlarmRaisedData, StatTaskEvent, StatTaskFields } from '@iot/contracts';
+import type { StatComputation, StatResultPoint, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
+import { alarmsProjection } from '../alarm/alarms.ts';
+import { devicesProjection } from '../device/devices.ts';
+import { statTaskById } from './read.ts';
+import { statBackfillsSchema } from './backfill.ts';
 import { statTasksProjection } from './tasks.ts';
 import { createStatScheduler, STAT_LATENESS_MS, statWindowName } from './scheduler.ts';
 import { statTaskRuns, statTaskRunsSchema } from './runs.ts';
@@ -36,17 +40,51 @@ const fields: StatTaskFields = {
 };
 let sut: ReadModel;
 const computed: StatComputation[] = [];
-const timeseries = { computeStat: async (c: StatComputation) => void computed.push(c) } as Pick<TimeSeriesStore, 'computeStat'>;
+const put: Array<{ taskId: string; points: readonly StatResultPoint[] }> = [];
+const timeseries = {
+  computeStat: async (c: StatComputation) => void computed.push(c),
+  putStatResults: async (_tenantId: string, taskId: string, points: readonly StatResultPoint[]) => void put.push({ taskId, points }),
+};
+
+/** An alarm of a device on a variable raised at an instant. */
+async function raise(tenantId: string, alarmId: string, deviceId: string, variable: string, at: string) {
+  const data: AlarmRaisedData = {
+    alarmId,
+    ruleId: null,
+    ruleName: null,
+    deviceId,
+    variable,
+    type: 'device',
+    category: null,
+    mode: null,
+    level: 3,
+    trigger: 'manual',
+    threshold: null,
+    value: 1,
+    text: null,
+    at,
+    faultFlag: true,
+    cause: null,
+    suggestion: null,
+    push: 'firstTime',
+    pushIntervalMin: null,
+  };
+  await sut.given(alarmsProjection, { type: 'AlarmRaised', data } satisfies AlarmEvent, { tenantId, at });
+}
 
 beforeAll(async () => {
-  sut = await readModelOf(statTasksProjection);
+  sut = await readModelOf(statTasksProjection, devicesProjection, alarmsProjection);
   // The scheduler's runs table (owner stat.runs): what System → tasks reads of each run.
   await sut.db.query(statTaskRunsSchema);
+  // The backfill worker's progress, which the task reads join.
+  await sut.db.query(statBackfillsSchema);
   const tasks: Array<[string, Partial<StatTaskFields>, boolean]> = [
     ['hourly', {}, true],
     ['daily', { cycle: '1d' }, true],
     ['stopped', {}, false],
-    ['alarms', { dataType: 'alarm', statType: 'count' }, true],
+    ['alarms', { dataType: 'alarm', statType: 'count', attribute: '*' }, true],
+    ['alarmingDevices', { dataType: 'alarm', statType: 'distinctCount', attribute: 'temp', dimension: 'tenant' }, true],
+    ['weeklyAlarms', { dataType: 'alarm', statType: 'count', attribute: '*', cycle: '1w' }, false],
   ];
   for (const [taskId, more, enabled] of tasks) {
     const event: StatTaskEvent = { type: 'StatTaskCreated', data: { taskId, enabled, ...fields, ...more } };
@@ -57,10 +95,10 @@ afterAll(async () => sut?.drop());
 
 describe('the statistic scheduler', () => {
   it('runs the enabled tasks whose cycle ended between two ticks, over the window that closed and the late margin', async () => {
-    const scheduler = createStatScheduler({ db: sut.db, timeseries: timeseries as TimeSeriesStore });
+    const scheduler = createStatScheduler({ db: sut.db, timeseries });
     const previous = new Date('2026-03-02T03:59:30Z');
     const now = new Date('2026-03-02T04:00:30Z');
-    expect(await scheduler.tick(previous, now)).toEqual(['hourly']);
+    expect(await scheduler.tick(previous, now)).toEqual(['hourly', 'alarms', 'alarmingDevices']);
     expect(computed).toEqual([
       expect.objectContaining({
         taskId: 'hourly',
@@ -72,7 +110,12 @@ describe('the statistic scheduler', () => {
       }),
     ]);
     // Midnight in Shanghai: the daily task too.
-    expect(await scheduler.tick(new Date('2026-03-02T15:59:30Z'), new Date('2026-03-02T16:00:30Z'))).toEqual(['hourly', 'daily']);
+    expect(await scheduler.tick(new Date('2026-03-02T15:59:30Z'), new Date('2026-03-02T16:00:30Z'))).toEqual([
+      'hourly',
+      'daily',
+      'alarms',
+      'alarmingDevices',
+    ]);
     expect(await scheduler.tick(new Date('2026-03-02T16:00:30Z'), new Date('2026-03-02T16:01:30Z'))).toEqual([]);
   });
 
@@ -98,5 +141,48 @@ describe('the statistic scheduler', () => {
     expect(computed).toEqual([expect.objectContaining({ taskId: 'hourly', from: new Date(at.getTime() - STAT_LATENESS_MS), to: at })]);
     expect(await scheduler.runRequested(at)).toEqual([]);
     expect((await statTaskRuns(sut.db, 't1')).get('hourly')!.requested).toBe(false);
+  });
+});
+
+describe('alarm statistics', () => {
+  const w = (iso: string) => new Date(iso);
+  beforeAll(async () => {
+    put.length = 0;
+    // The window 03:00-04:00 UTC (11:00-12:00 in Shanghai): A twice on temp, B once on temp, C once on humidity.
+    await raise('t1', 'h1', 'dev-A', 'temp', '2026-03-02T03:10:00Z');
+    await raise('t1', 'h2', 'dev-A', 'temp', '2026-03-02T03:20:00Z');
+    await raise('t1', 'h3', 'dev-B', 'temp', '2026-03-02T03:59:59Z');
+    await raise('t1', 'h4', 'dev-C', 'humidity', '2026-03-02T03:30:00Z');
+    // Outside it (the window before, the one after), and another tenant's.
+    await raise('t1', 'h5', 'dev-B', 'temp', '2026-03-02T02:59:59Z');
+    await raise('t1', 'h6', 'dev-A', 'temp', '2026-03-02T04:00:00Z');
+    await raise('t2', 'h7', 'dev-A', 'temp', '2026-03-02T03:15:00Z');
+    // Either side of Monday 00:00 in Shanghai (Sunday 16:00 UTC).
+    await raise('t1', 'k1', 'dev-A', 'temp', '2026-03-01T15:59:59Z');
+    await raise('t1', 'k2', 'dev-A', 'temp', '2026-03-01T16:00:00Z');
+  });
+
+  it('counts the alarms raised per device, and the alarming devices of the tenant, in the window that closed', async () => {
+    const scheduler = createStatScheduler({ db: sut.db, timeseries });
+    await scheduler.tick(new Date('2026-03-02T03:59:30Z'), new Date('2026-03-02T04:00:30Z'));
+    const hour = w('2026-03-02T03:00:00Z');
+    expect(put.find((p) => p.taskId === 'alarms')!.points).toEqual([
+      { windowStart: hour, key: 'dev-A', value: 2, samples: 2 },
+      { windowStart: hour, key: 'dev-B', value: 1, samples: 1 },
+      { windowStart: hour, key: 'dev-C', value: 1, samples: 1 },
+    ]);
+    expect(put.find((p) => p.taskId === 'alarmingDevices')!.points).toEqual([{ windowStart: hour, key: 't1', value: 2, samples: 3 }]);
+  });
+
+  it('cuts weeks at Monday 00:00 in the task zone', async () => {
+    put.length = 0;
+    const scheduler = createStatScheduler({ db: sut.db, timeseries });
+    const task = (await statTaskById(sut.db, 't1', 'weeklyAlarms'))!;
+    await scheduler.runTask(task, w('2026-02-27T00:00:00Z'), w('2026-03-03T00:00:00Z'));
+    const weeks = put[0]!.points.filter((p) => p.key === 'dev-A');
+    expect(weeks.map((p) => [p.windowStart.toISOString(), p.value])).toEqual([
+      ['2026-02-22T16:00:00.000Z', 1],
+      ['2026-03-01T16:00:00.000Z', 4],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { statCycles, type StatTaskFields } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import type { StatComputation, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { alarmStatWindows } from '../alarm/read.ts';
 import { deviceIdsOfProduct, deviceStatKeys } from '../device/read.ts';
 import { enabledStatTasks, statTaskById, type StatTaskRecord } from './read.ts';
 import { recordStatRun, takeStatRunRequests } from './runs.ts';
@@ -73,11 +74,12 @@ async function keysOf(db: Sql, task: StatTaskRecord): Promise<StatComputation['k
 /**
  * Runs every enabled task whose cycle ended between two ticks, over the windows that meet the last
  * `STAT_LATENESS_MS` before the tick that ended it: the window that just closed, and any earlier one a late
- * sample may have changed. Alarm statistics are not computed here (alarms are not in the time-series store).
+ * sample may have changed. Alarm statistics (alarms are not in the time-series store) are folded in PostgreSQL over
+ * the alarms' read model and their results kept beside the others.
  */
 export function createStatScheduler(deps: {
   db: Sql;
-  timeseries: TimeSeriesStore;
+  timeseries: Pick<TimeSeriesStore, 'computeStat' | 'putStatResults'>;
   onError?: (task: StatTaskRecord, error: unknown) => void;
 }) {
   /** Computes the windows of a task that meet [from, to), and records the run: its time, result and duration. */
@@ -101,6 +103,21 @@ export function createStatScheduler(deps: {
     await record(null);
   }
   async function compute(task: StatTaskRecord, from: Date, to: Date): Promise<void> {
+    if (task.dataType === 'alarm') {
+      const points = await alarmStatWindows(deps.db, {
+        tenantId: task.tenantId,
+        productId: task.productId,
+        variable: task.attribute,
+        cycle: task.cycle,
+        timeZone: task.timeZone,
+        dimension: task.dimension,
+        distinct: task.statType === 'distinctCount',
+        from,
+        to,
+      });
+      await deps.timeseries.putStatResults(task.tenantId, task.id, points);
+      return;
+    }
     await deps.timeseries.computeStat({
       tenantId: task.tenantId,
       taskId: task.id,
@@ -135,7 +152,6 @@ export function createStatScheduler(deps: {
     async tick(previous: Date, now: Date): Promise<string[]> {
       const ran: string[] = [];
       for (const task of await enabledStatTasks(deps.db, statCycles)) {
-        if (task.dataType === 'alarm') continue;
         if (statWindowName(task.cycle, previous, task.timeZone) === statWindowName(task.cycle, now, task.timeZone)) continue;
         try {
           // Up to the previous tick: the window that closed is the last one computed, never the one just opened.

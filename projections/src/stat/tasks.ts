@@ -4,7 +4,15 @@ import { projection } from '../projection.ts';
 /** Statistic tasks of each tenant, as the task screen lists them and the scheduler reads them. */
 export const statTasksProjection = projection<StatTaskEvent>({
   name: 'statTasks',
-  handles: ['StatTaskCreated', 'StatTaskUpdated', 'StatTaskEnabled', 'StatTaskStopped', 'StatTaskDeleted'],
+  handles: [
+    'StatTaskCreated',
+    'StatTaskUpdated',
+    'StatTaskEnabled',
+    'StatTaskStopped',
+    'StatTaskDeleted',
+    'StatTaskBackfillRequested',
+    'StatTaskBackfillCancelled',
+  ],
   tables: ['rm_stat_tasks'],
   schema: `
     create table rm_stat_tasks (
@@ -22,9 +30,23 @@ export const statTasksProjection = projection<StatTaskEvent>({
       remark text,
       status text not null,
       created_at timestamptz not null,
-      updated_at timestamptz not null
+      updated_at timestamptz not null,
+      backfill_id text,
+      backfill_from timestamptz,
+      backfill_to timestamptz,
+      backfill_cancelled boolean not null default false,
+      backfill_asked_at timestamptz
     );
     create index rm_stat_tasks_tenant on rm_stat_tasks (tenant_id, created_at desc);`,
+  migrations: [
+    {
+      version: 2,
+      name: 'backfill',
+      sql: `alter table rm_stat_tasks add column if not exists backfill_id text, add column if not exists backfill_from timestamptz,
+        add column if not exists backfill_to timestamptz, add column if not exists backfill_cancelled boolean not null default false,
+        add column if not exists backfill_asked_at timestamptz;`,
+    },
+  ],
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {
@@ -67,6 +89,19 @@ export const statTasksProjection = projection<StatTaskEvent>({
         return;
       case 'StatTaskDeleted':
         await tx.query('delete from rm_stat_tasks where id = $1', [event.data.taskId]);
+        return;
+      case 'StatTaskBackfillRequested':
+        await tx.query(
+          `update rm_stat_tasks set backfill_id = $2, backfill_from = $3, backfill_to = $4, backfill_cancelled = false, backfill_asked_at = $5
+           where id = $1`,
+          [event.data.taskId, event.data.backfillId, event.data.from, event.data.to, at],
+        );
+        return;
+      case 'StatTaskBackfillCancelled':
+        await tx.query('update rm_stat_tasks set backfill_cancelled = true where id = $1 and backfill_id = $2', [
+          event.data.taskId,
+          event.data.backfillId,
+        ]);
         return;
     }
   },

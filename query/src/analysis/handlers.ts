@@ -7,7 +7,8 @@ import { activeAlarmCounts } from '@iot/projections/alarm/read.ts';
 import { alarmsSince, deviceIdsInGroups, faultStats, recentAlarms, sitesPage } from '@iot/projections/analysis/read.ts';
 import { deviceCounts } from '@iot/projections/device/read.ts';
 import { groupSubtree } from '@iot/projections/group/read.ts';
-import { oplogPage } from '@iot/projections/oplog/read.ts';
+import { recentOperations } from '@iot/projections/oplog/read.ts';
+import { ttlCache } from '../shared/ttl-cache.ts';
 import { tableFile } from './export.ts';
 
 type StatsQuery = z.output<AnalysisRoutes['analysis.business']['query']>;
@@ -100,6 +101,14 @@ export function startOfDay(now: Date, timeZone: string): Date {
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/**
+ * The dashboard's two costly counts (every device of the scope, every sample since midnight) kept for a few seconds
+ * per tenant and station: a page refreshes every 15 s and on every alarm change, and many operators watch it.
+ */
+const DASHBOARD_COUNTS_MS = 5_000;
+const deviceCountCache = ttlCache<Awaited<ReturnType<typeof deviceCounts>>>(DASHBOARD_COUNTS_MS);
+const sampleCountCache = ttlCache<{ since: number; recent: number }>(DASHBOARD_COUNTS_MS);
+
 type AnalysisReads = keyof AnalysisRoutes;
 
 /** The home dashboard for the caller's group subtree, today cut in the zone (Asia/Shanghai unless told). */
@@ -109,17 +118,22 @@ export async function dashboardOf(ctx: RequestContext, timeZone: string | undefi
   const now = new Date();
   const today = startOfDay(now, timeZone ?? DEFAULT_ZONE);
   const groupIds = await stationScope(ctx);
-  const samples = async () => {
-    if (!timeseries) return { since: 0, recent: 0 };
-    const deviceIds = groupIds ? await deviceIdsInGroups(db, caller.tenantId, groupIds) : undefined;
-    return timeseries.countSamples({ tenantId: caller.tenantId, deviceIds, since: today, recentSince: new Date(now.getTime() - 60_000) });
-  };
-  const operations = () =>
-    hasPermission(caller, perm.logList)
-      ? oplogPage(db, caller.tenantId, {}, { page: 1, pageSize: 8, order: 'desc' }).then((p) => p.rows)
-      : Promise.resolve([]);
+  const scope = `${caller.tenantId}\u0000${caller.stationId ?? ''}`;
+  const samples = () =>
+    timeseries
+      ? sampleCountCache(`${scope}\u0000${today.getTime()}`, async () => {
+          const deviceIds = groupIds ? await deviceIdsInGroups(db, caller.tenantId, groupIds) : undefined;
+          return timeseries.countSamples({
+            tenantId: caller.tenantId,
+            deviceIds,
+            since: today,
+            recentSince: new Date(now.getTime() - 60_000),
+          });
+        })
+      : Promise.resolve({ since: 0, recent: 0 });
+  const operations = () => (hasPermission(caller, perm.logList) ? recentOperations(db, caller.tenantId, 8) : Promise.resolve([]));
   const [devices, levels, todayAlarms, recent, points, ops] = await Promise.all([
-    deviceCounts(db, caller.tenantId, { stationId: caller.stationId }),
+    deviceCountCache(scope, () => deviceCounts(db, caller.tenantId, { stationId: caller.stationId })),
     activeAlarmCounts(db, caller.tenantId, groupIds),
     alarmsSince(db, caller.tenantId, today.toISOString(), groupIds),
     recentAlarms(db, caller.tenantId, 8, groupIds),

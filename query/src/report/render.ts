@@ -135,3 +135,30 @@ export function reportPdf(result: ReportResult, heading: ReportHeading): Promise
   doc.end();
   return done;
 }
+
+/**
+ * The file a scheduled report's mail carries: its table as XLSX, every row (the mail's text lists the first ones),
+ * headed in Chinese (the platform's language: a contact has none of their own), named after the report and its period.
+ */
+export async function reportMailXlsx(
+  report: { name: string; timeZone: string; cycle: ReportCycle; fn: string },
+  period: { from: Date; to: Date },
+  result: ReportResult,
+): Promise<{ filename: string; contentType: string; content: Uint8Array }[]> {
+  const day = period.from.toLocaleDateString('sv-SE', { timeZone: report.timeZone });
+  const heading: ReportHeading = {
+    ...report,
+    from: period.from.toISOString(),
+    to: period.to.toISOString(),
+    lang: 'zh',
+  };
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of reportXlsx(result, heading)) chunks.push(chunk);
+  return [
+    {
+      filename: `${report.name.replace(/[\\/:*?"<>|\r\n]+/g, '_')}-${day}.xlsx`,
+      contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      content: new Uint8Array(Buffer.concat(chunks)),
+    },
+  ];
+}

@@ -20,6 +20,19 @@ const toRow = (t: StatTaskRecord): StatTaskRow => ({
   status: t.status,
   createTime: t.createdAt.toISOString(),
   updateTime: t.updatedAt.toISOString(),
+  backfill: t.backfill && {
+    from: t.backfill.from.toISOString(),
+    to: t.backfill.to.toISOString(),
+    status: t.backfill.finished ?? (t.backfill.cancelled ? 'cancelled' : 'running'),
+    progress: Math.min(
+      1,
+      Math.max(
+        0,
+        ((t.backfill.doneUntil ?? t.backfill.from).getTime() - t.backfill.from.getTime()) /
+          (t.backfill.to.getTime() - t.backfill.from.getTime()),
+      ),
+    ),
+  },
 });
 
 /** Statistic tasks and their results (issue 20). */

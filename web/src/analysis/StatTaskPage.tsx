@@ -1,7 +1,7 @@
 import './i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Dialog, Flex, Table, Text, TextField } from '@radix-ui/themes';
+import { Button, Dialog, Flex, Progress, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { statCycles, statDataTypes, statTypes } from '@iot/contracts/constants.ts';
 import { statDimensions } from '@iot/contracts/stat/model.ts';
@@ -195,11 +195,79 @@ function ResultsDialog({ task, onClose }: { task: TaskRow | null; onClose: () =>
   );
 }
 
+/** A local date and time for a datetime-local input. */
+const localInput = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+/** Asks for a backfill of a task over a past range (local dates and times, sent as instants). */
+function BackfillDialog({ task, onClose }: { task: TaskRow | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const change = useListChange(TASKS);
+  const now = new Date();
+  const [from, setFrom] = useState(() => localInput(new Date(now.getTime() - 7 * 86_400_000)));
+  const [to, setTo] = useState(() => localInput(now));
+  const submit = async () => {
+    const body = { id: task!.id, from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    if (await change(() => callRoute('statTask.backfill', { body }), t('stat.backfillStarted'))) onClose();
+  };
+  return (
+    <Dialog.Root open={task !== null} onOpenChange={(open) => !open && onClose()}>
+      <Dialog.Content maxWidth="480px">
+        <Dialog.Title>{t('stat.backfillTitle', { name: task?.name ?? '' })}</Dialog.Title>
+        <Dialog.Description size="2" color="gray" mb="3">
+          {t('stat.backfillHint')}
+        </Dialog.Description>
+        <Flex direction="column" gap="3">
+          <label>
+            <Text size="2">{t('stat.backfillFrom')}</Text>
+            <TextField.Root type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} data-testid="backfill-from" />
+          </label>
+          <label>
+            <Text size="2">{t('stat.backfillTo')}</Text>
+            <TextField.Root type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} data-testid="backfill-to" />
+          </label>
+        </Flex>
+        <Flex justify="end" gap="2" mt="4">
+          <Button variant="soft" color="gray" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button onClick={() => void submit()} disabled={!from || !to}>
+            {t('stat.backfill')}
+          </Button>
+        </Flex>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+/** A task's latest backfill: a progress bar, refreshed every two seconds while it runs. */
+function BackfillCell({ task }: { task: TaskRow }) {
+  const { t } = useTranslation();
+  const running = task.backfill?.status === 'running';
+  const live = useQuery({
+    queryKey: ['statTaskBackfill', task.id],
+    enabled: running,
+    refetchInterval: (q) => (q.state.data?.status === 'running' || (!q.state.data && running) ? 2_000 : false),
+    queryFn: async () => (await callRoute('statTask.detail', { query: { id: task.id } })).backfill,
+  });
+  const backfill = (running ? live.data : null) ?? task.backfill;
+  if (!backfill) return <Text color="gray">-</Text>;
+  const percent = Math.floor(backfill.progress * 100);
+  return (
+    <Flex direction="column" gap="1" data-testid="backfill-progress" data-status={backfill.status}>
+      <Progress value={percent} color={backfill.status === 'failed' ? 'red' : backfill.status === 'cancelled' ? 'gray' : undefined} />
+      <Text size="1" color="gray">
+        {t(`stat.backfillStatus.${backfill.status}`, { percent })}
+      </Text>
+    </Flex>
+  );
+}
+
 /** Statistic tasks (spec §3, §9): defined here, enabled or stopped after a confirm, computed at each cycle's end. */
 export function StatTaskPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<TaskRow | 'new' | null>(null);
   const [viewing, setViewing] = useState<TaskRow | null>(null);
+  const [backfilling, setBackfilling] = useState<TaskRow | null>(null);
   const deleteRows = useListDelete(TASKS);
   const change = useListChange(TASKS);
   const toggle = (r: TaskRow) => {
@@ -219,6 +287,13 @@ export function StatTaskPage() {
     { id: 'dimension', header: t('stat.dimension'), value: (r) => t(`stat.dimensions.${r.dimension}`), width: 90 },
     { id: 'exclusion', header: t('stat.exclusion'), value: (r) => t(`stat.exclusions.${r.exclusion.mode}`), width: 120 },
     statusColumn<TaskRow>(t, t('stat.status'), 90),
+    {
+      id: 'backfill',
+      header: t('stat.backfillColumn'),
+      value: (r) => (r.backfill ? t(`stat.backfillStatus.${r.backfill.status}`, { percent: Math.floor(r.backfill.progress * 100) }) : ''),
+      cell: (r) => <BackfillCell task={r} />,
+      width: 130,
+    },
     { id: 'createTime', header: t('stat.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
   ];
   return (
@@ -242,6 +317,21 @@ export function StatTaskPage() {
               onClick={() => toggle(r)}
             />
             <PermittedRowButton permission={statPerm.result} label={t('stat.results')} onClick={() => setViewing(r)} />
+            {r.backfill?.status === 'running' ? (
+              <PermittedRowButton
+                permission={statPerm.edit}
+                label={t('stat.backfillCancel')}
+                danger
+                onClick={() =>
+                  void change(() => callRoute('statTask.backfillCancel', { body: { id: r.id } }), t('stat.backfillCancelled'), {
+                    message: t('stat.backfillCancelQuestion', { name: r.name }),
+                    danger: true,
+                  })
+                }
+              />
+            ) : (
+              <PermittedRowButton permission={statPerm.edit} label={t('stat.backfill')} onClick={() => setBackfilling(r)} />
+            )}
           </Flex>
         )}
         actions={crudActions<TaskRow>(
@@ -266,6 +356,7 @@ export function StatTaskPage() {
       />
       <TaskDialog editing={editing} onClose={() => setEditing(null)} />
       <ResultsDialog task={viewing} onClose={() => setViewing(null)} />
+      {backfilling && <BackfillDialog task={backfilling} onClose={() => setBackfilling(null)} />}
     </>
   );
 }

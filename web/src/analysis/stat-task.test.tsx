@@ -25,6 +25,7 @@ const task = {
   status: 'stopped',
   createTime: '2026-03-01T00:00:00Z',
   updateTime: '2026-03-01T00:00:00Z',
+  backfill: null,
 };
 const tasks = ok({ rows: [task], total: 1, page: 1, pageSize: 20 });
 
@@ -56,5 +57,47 @@ describe('the statistic task screen', () => {
     const dialog = await screen.findByRole('dialog');
     const result = await within(dialog).findByRole('row', { name: /g1/ });
     expect(result.textContent).toContain('62');
+  });
+
+  it('backfills a task over a past range, shows its progress, and cancels it after a confirm', async () => {
+    const running = {
+      ...task,
+      backfill: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z', status: 'running', progress: 0.4 },
+    };
+    const calls = stubServer({
+      'GET /api/iot/statTask': ok({ rows: [running], total: 1, page: 1, pageSize: 20 }),
+      'GET /api/iot/statTask/detail': ok(running),
+      'POST /api/iot/statTask/backfill/cancel': ok({ id: 's1' }),
+    });
+    const user = userEvent.setup();
+    renderScreen(<StatTaskPage />);
+    const row = await screen.findByRole('row', { name: /Hourly energy/ });
+    expect(within(row).getByTestId('backfill-progress').textContent).toContain('Running 40%');
+    await user.click(within(row).getByRole('button', { name: 'Cancel backfill' }));
+    const ask = await screen.findByRole('alertdialog');
+    expect(ask.textContent).toContain('Cancel the backfill of task "Hourly energy"?');
+    await user.click(within(ask).getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([{ id: 's1' }]));
+  });
+
+  it('asks for a backfill from the chosen local dates', async () => {
+    const calls = stubServer({ 'GET /api/iot/statTask': tasks, 'POST /api/iot/statTask/backfill': ok({ id: 'b1' }) });
+    const user = userEvent.setup();
+    renderScreen(<StatTaskPage />);
+    const row = await screen.findByRole('row', { name: /Hourly energy/ });
+    await user.click(within(row).getByRole('button', { name: 'Backfill' }));
+    const dialog = await screen.findByRole('dialog');
+    const from = within(dialog).getByTestId('backfill-from');
+    const to = within(dialog).getByTestId('backfill-to');
+    await user.clear(from);
+    await user.type(from, '2026-02-01T00:00');
+    await user.clear(to);
+    await user.type(to, '2026-03-01T00:00');
+    await user.click(within(dialog).getByRole('button', { name: 'Backfill' }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
+        { id: 's1', from: new Date('2026-02-01T00:00').toISOString(), to: new Date('2026-03-01T00:00').toISOString() },
+      ]),
+    );
   });
 });
