@@ -41,7 +41,7 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
   const alarms = createAlarmReactor({ db: w.db, dispatch: w.dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
   const publishTo = mqtt.publishTo?.bind(mqtt);
   const disconnect = mqtt.disconnect?.bind(mqtt);
-  const journal = config.KAFKA_BROKERS ? null : await openTelemetryJournal(w);
+  const journal = config.KAFKA_BROKERS || config.TELEMETRY_JOURNAL === 'false' ? null : await openTelemetryJournal(w);
   if (journal) stops.push(() => journal.close());
   const ingest = await startIngest({
     db: w.db,
