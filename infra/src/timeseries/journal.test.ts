@@ -105,16 +105,36 @@ describe('telemetry journal', () => {
     await second.close();
   });
 
-  it('inserts a batch journaled whose insert never ran, with the rows as they were', async () => {
+  it('inserts a batch journaled whose insert never ended (the process died in it), with the rows as they were', async () => {
     const dir = tempDir();
     const first = openFileJournal({ dir });
     await first.recover(fakeStore().insert);
-    await expect(first.write([row('a', 7)], ['k7'], () => Promise.reject(new Error('killed before the insert')))).rejects.toThrow(/killed/);
+    let entered: () => void = () => undefined;
+    const inInsert = new Promise<void>((resolve) => (entered = resolve));
+    // The insert never returns: the process is gone from here on.
+    void first.write([row('a', 7)], ['k7'], () => (entered(), new Promise<void>(() => undefined)));
+    await inInsert;
     await first.close();
     const store = fakeStore();
     const second = openFileJournal({ dir });
     await second.recover(store.insert);
     expect(store.rows).toEqual([row('a', 7)]);
+    expect(second.holds('k7', true)).toBe(true);
+    await second.close();
+  });
+
+  it('forgets the keys of a batch whose insert failed, now and at the next start, and does not insert it then', async () => {
+    const dir = tempDir();
+    const store = fakeStore();
+    const first = openFileJournal({ dir });
+    await first.recover(store.insert);
+    await expect(first.write([row('a', 5)], ['k5'], () => Promise.reject(new Error('store down')))).rejects.toThrow(/down/);
+    expect(first.holds('k5', true)).toBe(false);
+    await first.close();
+    const second = openFileJournal({ dir });
+    expect(await second.recover(store.insert)).toMatchObject({ batches: 0, keys: 0 });
+    expect(store.rows).toHaveLength(0);
+    expect(second.holds('k5', true) || second.holds('k5', false)).toBe(false);
     await second.close();
   });
 

@@ -158,8 +158,17 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       await append(JSON.stringify({ t: token, at: now(), k: keys, r: rows.map(toJournal) }), true);
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
-      for (const key of keys) keysOf.add(hashOf(key));
-      await insert(rows, token);
+      const hashes = keys.map(hashOf);
+      for (const hash of hashes) keysOf.add(hash);
+      try {
+        await insert(rows, token);
+      } catch (error) {
+        // Not stored, and not acknowledged: the messages are the caller's to send again (or the device's), so their
+        // keys must not hold, and the next start must neither insert the batch nor count its keys.
+        for (const hash of hashes) keysOf.delete(hash);
+        await append(JSON.stringify({ c: token, failed: true }), true).catch(() => undefined);
+        throw error;
+      }
       options.afterInsert?.();
       // Not flushed: a mark lost in a crash only makes the next start insert the batch again, which the token drops.
       await append(JSON.stringify({ c: token }), false);
@@ -171,8 +180,10 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       let keyCount = 0;
       /** Batches journaled and not (yet) marked, in order; a mark may sit in a later file than its batch. */
       const pending = new Map<string, JournalRow[]>();
-      /** Every batch's time and keys, for the tail. */
-      const times: Array<{ at: number; keys: number[] }> = [];
+      /** Every batch's time and keys, for the tail, and where its keys go. */
+      const batchesSeen = new Map<string, { at: number; keys: number[]; generation: Generation }>();
+      /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
+      const failed = new Set<string>();
       for (const generation of generations) {
         let text: string;
         try {
@@ -182,25 +193,29 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         }
         for (const line of text.split('\n')) {
           if (line.length === 0) continue;
-          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string };
+          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean };
           try {
             entry = JSON.parse(line) as typeof entry;
           } catch {
             // The line being written when the process died: its insert never started (the line is flushed first).
             continue;
           }
-          if (entry.c !== undefined) pending.delete(entry.c);
-          else if (entry.t !== undefined) {
+          if (entry.c !== undefined) {
+            pending.delete(entry.c);
+            if (entry.failed) failed.add(entry.c);
+          } else if (entry.t !== undefined) {
             pending.set(entry.t, entry.r ?? []);
-            const hashes = (entry.k ?? []).map(hashOf);
-            for (const hash of hashes) generation.keys.add(hash);
-            times.push({ at: entry.at ?? 0, keys: hashes });
-            keyCount += entry.k?.length ?? 0;
+            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
           }
         }
       }
-      const last = times.reduce((max, t) => Math.max(max, t.at), 0);
-      for (const batch of times) if (batch.at >= last - tailMs) for (const hash of batch.keys) tail.add(hash);
+      const kept = [...batchesSeen].filter(([token]) => !failed.has(token)).map(([, batch]) => batch);
+      const last = kept.reduce((max, batch) => Math.max(max, batch.at), 0);
+      for (const batch of kept) {
+        for (const hash of batch.keys) batch.generation.keys.add(hash);
+        if (batch.at >= last - tailMs) for (const hash of batch.keys) tail.add(hash);
+        keyCount += batch.keys.length;
+      }
       for (const [token, rows] of pending) {
         if (rows.length > 0) await insert(rows.map(fromJournal), token);
         batches += 1;
