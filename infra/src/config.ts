@@ -136,6 +136,15 @@ export const configSchema = z.object({
     ),
   /** Fault injection for the crash tests only: `<workflow>:<step>` kills the process right after that step. */
   FAULT_CRASH_AFTER_STEP: z.string().optional(),
+  /** Without Kafka: `false` turns the telemetry journal off (at-least-once: a crash between insert and PUBACK stores a resent message twice). */
+  TELEMETRY_JOURNAL: z.enum(['true', 'false']).default('true'),
+  /** chDB's bounds in MB (issue 23; infra/src/timeseries/chdb.ts): its whole memory, and its caches. 0: ClickHouse's default. */
+  CHDB_MAX_SERVER_MEMORY_MB: z.coerce.number().int().min(0).default(1024),
+  CHDB_MARK_CACHE_MB: z.coerce.number().int().min(0).default(64),
+  CHDB_UNCOMPRESSED_CACHE_MB: z.coerce.number().int().min(0).default(0),
+  CHDB_INDEX_CACHE_MB: z.coerce.number().int().min(0).default(32),
+  /** Fault injection for the crash tests only: the process dies after its Nth telemetry insert, before the PUBACKs. */
+  FAULT_CRASH_AFTER_INSERT: z.coerce.number().int().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -86,3 +86,42 @@ describe('intake sessions', () => {
     expect(sut.sessionOf('d-2')?.device.sn).toBe('SN-2');
   });
 });
+
+describe('intake and the telemetry journal', () => {
+  it('hands each QoS 1 message’s key to the sink, and stores nothing of a resend the sink holds', async () => {
+    const registry = {
+      authenticate: async () => device,
+      model: async () => new Map([['temperature', temperature]]),
+    } as unknown as DeviceRegistry;
+    const written: Array<{ values: Array<number | null>; key?: string }> = [];
+    const held = new Set<string>();
+    const sut = createIntake({
+      registry,
+      sink: {
+        write: async (rows, key) => {
+          written.push({ values: rows.map((r) => r.value), key });
+          if (key) held.add(key);
+        },
+        holds: (key, dup) => dup && held.has(key),
+      },
+      deadLetters: () => {},
+    });
+    const session = (await sut.connect('firmware', 1, 'SN-1', 'secret'))!;
+    const send = (value: number, messageId: number, dup: boolean) =>
+      sut.handle({
+        topic: 'devices/SN-1/telemetry',
+        payload: Buffer.from(JSON.stringify({ temperature: value })),
+        qos: 1,
+        clientId: session.sessionId,
+        messageId,
+        dup,
+      });
+    await send(20, 7, false);
+    await send(20, 7, true); // the resend of a message whose PUBACK was lost
+    await send(21, 7, true); // another payload under the same packet id: another message
+    await send(20, 8, false);
+    expect(written.map((w) => w.values)).toEqual([[20], [21], [20]]);
+    expect(new Set(written.map((w) => w.key)).size).toBe(3);
+    expect(written[0]!.key).toContain(session.sessionId);
+  });
+});

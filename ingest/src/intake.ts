@@ -18,6 +18,23 @@ export interface DeviceMessage {
   clientId?: string;
   /** Settles once the session's earlier messages are handled (embedded): a request is answered after what came before it. */
   before?: Promise<unknown>;
+  /** The QoS 1 packet id, and whether the sender may have sent the message before (MQTT DUP): see `messageKeyOf`. */
+  messageId?: number;
+  dup?: boolean;
+}
+
+/**
+ * Names one QoS 1 message of one session (the session or, over an external broker, the platform's own, the topic,
+ * the packet id and a hash of the payload): the device sends a message again under the same packet id until it is
+ * acknowledged, and the payload's hash keeps a later message that reuses the id from matching an earlier one.
+ */
+export function messageKeyOf(message: DeviceMessage): string | undefined {
+  if (message.messageId === undefined || message.qos === 0) return undefined;
+  // FNV-1a, 32 bits: cheap, and with the length, the session, topic and packet id a collision is out of reach.
+  let hash = 0x811c9dc5;
+  const bytes = message.payload;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return `${message.clientId ?? ''}|${message.topic}|${message.messageId}|${bytes.length}.${(hash >>> 0).toString(36)}`;
 }
 
 /** A message the intake did not take (kept as a dead letter): acknowledged all the same, an MQTT 5 device told why. */
@@ -48,7 +65,10 @@ interface Session {
 
 /** Where accepted rows go: resolves once they are durable (inserted, or acknowledged by Kafka). */
 export interface TelemetrySink {
-  write(rows: TelemetryRow[]): Promise<void>;
+  /** `key` names the MQTT message the rows came from (`messageKeyOf`), for a sink that journals them. */
+  write(rows: TelemetryRow[], key?: string): Promise<void>;
+  /** A message with this key is stored already: its resend is acknowledged without storing it again (TelemetryJournal.holds). */
+  holds?(key: string, dup: boolean): boolean;
 }
 
 /** A message the intake could not take, kept for operators (issue 11 "dead letters"). */
@@ -253,6 +273,9 @@ export function createIntake(options: IntakeOptions) {
       // The session ended (its device lost the right to it) while the message was on its way: refused, unacknowledged.
       if (message.clientId !== undefined && !entry) throw new SessionEnded(message.topic);
       const session = entry?.device;
+      const key = sink.holds ? messageKeyOf(message) : undefined;
+      // A resend of a message stored before its PUBACK was lost (a crash, a dropped connection): acknowledged again, not stored again.
+      if (key !== undefined && sink.holds!(key, message.dup ?? false)) return;
       const uplink = parseUplink(message.topic);
       try {
         if (!uplink) return (dead(session ?? null, message, 'unknown topic'), { refused: 'topic' });
@@ -356,7 +379,7 @@ export function createIntake(options: IntakeOptions) {
         counters.rows += rows.length;
         if (rows.length > 0) {
           if (entry && sessionFor(message.clientId!) !== entry) throw new SessionEnded(message.topic);
-          await sink.write(rows);
+          await sink.write(rows, key);
           for (const [owner, own] of byDevice) if (own.length > 0) options.onStored?.(owner, own);
         }
       } catch (error) {

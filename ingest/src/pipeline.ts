@@ -16,6 +16,7 @@ import type { ThingsboardRequests } from './thingsboard.ts';
 import type { DeviceEvent, TenantEvent } from '@iot/contracts';
 import type { EventStore, StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
+import type { TelemetryJournal } from '@iot/contracts/ports/telemetry-journal.ts';
 import { WriteBatcher } from './batcher.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './writer.ts';
 
@@ -33,6 +34,8 @@ export interface IngestOptions {
   logger: IngestLog;
   /** Kafka between the intake and the writer: a publish is durable once Kafka has it. Absent: straight to the store. */
   kafka?: Bus | null;
+  /** Without Kafka: the write-ahead log that stores each acknowledged MQTT message once across a crash (issue 23). */
+  journal?: TelemetryJournal | null;
   offlineAfterMs?: number;
   /** A device heard from only by its reports (HTTP, a sub-device, any device over an external broker) is offline after this long without one. */
   heartbeatMs?: number;
@@ -83,7 +86,17 @@ export async function startIngest(options: IngestOptions) {
     onWentOnline: options.ownsSessions ? undefined : (device) => downlink.resendLater(device, 1_000),
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
-  const batcher = new WriteBatcher<TelemetryRow>((rows) => timeseries.insertTelemetry(rows), 100_000);
+  const journal = options.kafka ? null : options.journal;
+  const batcher = new WriteBatcher<TelemetryRow, string>(
+    journal
+      ? // A batch of no QoS 1 message (HTTP reports, QoS 0) is not resent by anyone: no journal, no token.
+        (rows, keys) =>
+          keys.length === 0
+            ? timeseries.insertTelemetry(rows)
+            : journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }))
+      : (rows) => timeseries.insertTelemetry(rows),
+    100_000,
+  );
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;
   if (options.kafka) {
@@ -96,7 +109,9 @@ export async function startIngest(options: IngestOptions) {
         logger.error({ err, partition: message.partition, offset: message.offset }, 'telemetry message skipped'),
     });
   } else {
-    sink = { write: (rows) => batcher.enqueue(rows) };
+    sink = journal
+      ? { write: (rows, key) => batcher.enqueue(rows, key), holds: (key, dup) => journal.holds(key, dup) }
+      : { write: (rows) => batcher.enqueue(rows) };
   }
   const registry = createDeviceRegistry(options.directory);
   const downlink = createDownlink({

@@ -53,13 +53,31 @@ export function createDeviceRegistry(
     if (lately.size > maxDevices) lately.delete(lately.keys().next().value!);
   };
   let forgotAt = 0;
+  /**
+   * Credentials by SN, as the read model had them: an HTTP report authenticates on every request, and a query per
+   * request was most of its cost. Kept `deviceTtlMs` and forgotten with the device (`forget`); `usable` still
+   * takes the event log's latest word (a disable, a new secret) over a kept entry at every use.
+   */
+  const entries = new Map<string, { at: number; row: DeviceEntry | null }>();
+  const entryBySn = async (sn: string): Promise<DeviceEntry | null> => {
+    const cached = entries.get(sn);
+    if (cached && Date.now() - cached.at < deviceTtl) return cached.row;
+    const at = Date.now();
+    const row = await directory.bySn(sn);
+    if (forgotAt < at) {
+      entries.delete(sn);
+      entries.set(sn, { at, row: row ?? null });
+      if (entries.size > maxDevices) entries.delete(entries.keys().next().value!);
+    }
+    return row ?? null;
+  };
 
   return {
     /** A device that may connect: known, enabled, its tenant active, its secret right. */
     async authenticate(username: string | undefined, password: string | undefined): Promise<DeviceRef | null> {
       if (!username) return null;
       if (password) {
-        const row = await directory.bySn(username);
+        const row = await entryBySn(username);
         return usable(row) && sameHash(row.secretHash, sha256(password)) ? refOf(row) : null;
       }
       // ThingsBoard firmware: the access token is the username, no password.
@@ -134,8 +152,9 @@ export function createDeviceRegistry(
      */
     forget(deviceId?: string) {
       forgotAt = Date.now();
-      if (!deviceId) return devices.clear();
+      if (!deviceId) return (devices.clear(), entries.clear());
       for (const [sn, entry] of devices) if (entry.device?.deviceId === deviceId || !entry.device) devices.delete(sn);
+      for (const [sn, entry] of entries) if (entry.row?.deviceId === deviceId || !entry.row) entries.delete(sn);
     },
 
     /** The thing model a device reports against, by identifier. */

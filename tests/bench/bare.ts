@@ -42,6 +42,8 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
       ADMIN_PASSWORD: 'Bench#adm1',
       LOG_LEVEL: 'silent',
       MQTT_PORT: String(mqttPort),
+      // The journal's cost, measured: `TELEMETRY_JOURNAL=false npm run bench -- ingest` against the default.
+      ...(process.env.TELEMETRY_JOURNAL ? { TELEMETRY_JOURNAL: process.env.TELEMETRY_JOURNAL } : {}),
       ...env,
     }),
     { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 /** One line of `npm run bench`: a figure and, measured in the same run, the limit it is compared with. */
 export interface Figure {
@@ -30,9 +31,12 @@ export function rssPeak() {
   };
 }
 
-/** The line of a figure: `rss_mb` is the bench's own when it measured one, else the peak over the bench's run. */
+/**
+ * The line of a figure: `rss_mb` is the bench's own when it measured one, else the peak over the bench's run;
+ * `load_1m` is the machine's load average as the line is printed (a figure on a shared machine means little without it).
+ */
 export function figureLine(figure: Figure, runPeakMb: number): string {
-  return JSON.stringify({ ...figure, rss_mb: figure.rss_mb ?? runPeakMb });
+  return JSON.stringify({ ...figure, rss_mb: figure.rss_mb ?? runPeakMb, load_1m: Number(loadavg()[0]!.toFixed(1)) });
 }
 
 /** A file of /proc, or null when its process is gone. */

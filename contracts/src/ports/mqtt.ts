@@ -15,6 +15,10 @@ export interface MqttMessage {
   connectionId?: number;
   /** Settles once the same connection's earlier messages are handled: embedded only. */
   before?: Promise<unknown>;
+  /** The QoS 1/2 packet id on the connection it came in on (a resent message keeps its id). */
+  messageId?: number;
+  /** MQTT's DUP flag: the sender may have sent this message before (a resend after a lost PUBACK). */
+  dup?: boolean;
 }
 
 /**

@@ -167,6 +167,8 @@ export async function connectExternalMqtt(options: ExternalMqttOptions = {}): Pr
       payload: Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
       qos: packet.qos,
       retain: packet.retain ?? false,
+      messageId: packet.messageId,
+      dup: packet.dup,
     };
     const on = connection;
     const handled = handle(packet, message);

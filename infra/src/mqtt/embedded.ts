@@ -142,6 +142,8 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
             clientId: client.id,
             connectionId: connectionOf(client),
             before: handledUpTo.get(client) ?? Promise.resolve(),
+            messageId: packet.messageId,
+            dup: packet.dup,
           };
           const handling = [...registrations]
             .filter((r) => matchesTopicFilter(r.topicFilter, message.topic))

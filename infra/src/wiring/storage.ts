@@ -58,7 +58,16 @@ export async function startStorage(config: Config, logger: Logger, stops: Stops)
 
 /** The time-series store: chDB in-process, or a ClickHouse server when CLICKHOUSE_URL. */
 export async function startTimeseries(config: Config, stops: Stops, engines: EngineHealth[]): Promise<TimeSeriesStore> {
-  const ts = createTimeSeriesStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR });
+  const ts = createTimeSeriesStore({
+    clickhouseUrl: config.CLICKHOUSE_URL,
+    dataDir: config.DATA_DIR,
+    chdbMemory: {
+      maxServerMemoryMb: config.CHDB_MAX_SERVER_MEMORY_MB,
+      markCacheMb: config.CHDB_MARK_CACHE_MB,
+      uncompressedCacheMb: config.CHDB_UNCOMPRESSED_CACHE_MB,
+      indexCacheMb: config.CHDB_INDEX_CACHE_MB,
+    },
+  });
   await ts.migrate();
   stops.push(() => ts.close());
   engines.push({

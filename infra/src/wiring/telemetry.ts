@@ -14,6 +14,8 @@ import type { EventStore } from '../event-store/port.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { thingsboardRequests } from '../thingsboard-requests.ts';
 import type { Stops } from './stops.ts';
+import { openFileJournal } from '../timeseries/journal.ts';
+import path from 'node:path';
 
 export interface TelemetryWiring {
   config: Config;
@@ -39,6 +41,8 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
   const alarms = createAlarmReactor({ db: w.db, dispatch: w.dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
   const publishTo = mqtt.publishTo?.bind(mqtt);
   const disconnect = mqtt.disconnect?.bind(mqtt);
+  const journal = config.KAFKA_BROKERS || config.TELEMETRY_JOURNAL === 'false' ? null : await openTelemetryJournal(w);
+  if (journal) stops.push(() => journal.close());
   const ingest = await startIngest({
     db: w.db,
     directory: createDeviceDirectory(w.db),
@@ -46,6 +50,7 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
     dispatch: w.dispatch,
     logger,
     kafka: config.KAFKA_BROKERS ? w.bus : null,
+    journal,
     offlineAfterMs: config.PRESENCE_OFFLINE_AFTER_MS,
     heartbeatMs: config.PRESENCE_HEARTBEAT_MS,
     events: w.store,
@@ -83,4 +88,24 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
     await ingest.stop();
   });
   return { ingest, alarms };
+}
+
+/**
+ * Without Kafka, the journal that stores each acknowledged MQTT message once across a crash (issue 23): what the
+ * last run journaled and did not mark inserted is inserted now, before any message is taken.
+ */
+async function openTelemetryJournal(w: TelemetryWiring) {
+  const { config, logger } = w;
+  const crashAfter = config.FAULT_CRASH_AFTER_INSERT;
+  let inserts = 0;
+  const journal = openFileJournal({
+    // One per ingest process: over an external broker, one per persistent session.
+    dir: path.resolve(config.DATA_DIR, config.MQTT_CLIENT_ID ? `telemetry-journal-${config.MQTT_CLIENT_ID}` : 'telemetry-journal'),
+    // Fault injection for the crash tests: die like a killed process between an insert and its PUBACKs.
+    afterInsert: crashAfter ? () => void (++inserts >= crashAfter && process.kill(process.pid, 'SIGKILL')) : undefined,
+  });
+  const recovered = await journal.recover((rows, dedupToken) => w.timeseries.insertTelemetry(rows, { dedupToken }));
+  if (recovered.batches > 0)
+    logger.warn(recovered, 'telemetry journal: batches of the last run inserted again (their repeats are dropped)');
+  return journal;
 }

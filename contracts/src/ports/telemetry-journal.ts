@@ -1,0 +1,21 @@
+import type { TelemetryRow } from './timeseries.ts';
+
+/**
+ * Exactly-once on the MQTT path without Kafka (issue 23): a small write-ahead log beside the time-series store.
+ * Each group-committed batch is written (and flushed to disk) with the keys of the messages it carries before it
+ * is inserted with a deduplication token of its own, and marked inserted after. At start, batches journaled but
+ * not marked are inserted again with the same token (the store drops a repeat), so every journaled message is
+ * stored once; a message the device sends again (MQTT DUP) whose key the journal holds is acknowledged again
+ * without being stored a second time.
+ */
+export interface TelemetryJournal {
+  /**
+   * Whether a message is one the journal holds already (stored, or stored at start), so its repeat stores nothing:
+   * a resend that says so (`dup`, MQTT's DUP flag) is looked for among every message journaled lately; one that
+   * does not (clients that resend without the flag, as MQTT.js does) only among the last run's final seconds
+   * before it stopped, and matches once.
+   */
+  holds(key: string, dup: boolean): boolean;
+  /** Journals the batch, inserts it through `insert` with the batch's token, then marks it inserted. */
+  write(rows: TelemetryRow[], keys: readonly string[], insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>): Promise<void>;
+}

@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TelemetryJournal } from '@iot/contracts/ports/telemetry-journal.ts';
+import type { TelemetryQuality, TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+
+/**
+ * The telemetry journal (contracts/src/ports/telemetry-journal.ts) as files under `DATA_DIR/telemetry-journal`:
+ * one JSON line per batch (`{"t":token,"k":[keys],"r":[rows]}`), flushed to disk before the insert, and a line
+ * `{"c":token}` after it. A file is closed after `maxFileBytes`; the newest `generations` files are kept, so the
+ * journal names the messages of the last few hundred MB of telemetry (minutes at full rate, hours at a fleet's
+ * usual one): a device that resends later than that is stored twice, as before.
+ *
+ * A batch journaled and not marked is inserted again at start with its own token. The store drops an insert
+ * whose token is among its last `DEDUPLICATION_WINDOW` (1,000) inserts: the unmarked batches are the last
+ * few before the crash, well inside it.
+ */
+export interface FileJournalOptions {
+  dir: string;
+  /** A file is closed past this size. */
+  maxFileBytes?: number;
+  /** Files kept (the open one included). */
+  generations?: number;
+  /** After each insert, before its mark and the acknowledgements (fault injection for the crash tests). */
+  afterInsert?: () => void;
+  /** The last run's final this many ms: messages resent without the DUP flag are matched against them (default 30 s). */
+  tailMs?: number;
+  now?: () => number;
+}
+
+/** A row on disk: [tenant, device, product, variable, ts ms, value, text, retention days, quality, raw]. */
+type JournalRow = [string, string, string, string, number, number | null, string | null, number, TelemetryQuality | 0, string | null];
+const toJournal = (r: TelemetryRow): JournalRow => [
+  r.tenantId,
+  r.deviceId,
+  r.productId ?? '',
+  r.variable,
+  r.ts.getTime(),
+  r.value,
+  r.text,
+  r.retentionDays ?? 0,
+  r.quality ?? 0,
+  r.raw ?? null,
+];
+const fromJournal = ([
+  tenantId,
+  deviceId,
+  productId,
+  variable,
+  ts,
+  value,
+  text,
+  retentionDays,
+  quality,
+  raw,
+]: JournalRow): TelemetryRow => ({
+  tenantId,
+  deviceId,
+  productId,
+  variable,
+  ts: new Date(ts),
+  value,
+  text,
+  ...(retentionDays ? { retentionDays } : {}),
+  ...(quality ? { quality } : {}),
+  ...(raw !== null ? { raw } : {}),
+});
+
+interface Generation {
+  file: string;
+  /** The keys' hashes (a number takes a fraction of a string's memory; 52 bits make a false match out of reach). */
+  keys: Set<number>;
+}
+
+/** Two FNV-1a hashes of the key folded into 52 bits. */
+function hashOf(key: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 12) * 0x1_0000_0000 + (b >>> 0);
+}
+
+const FILE = /^journal-(\d+)\.log$/;
+
+export interface FileJournal extends TelemetryJournal {
+  /** Inserts the batches journaled and not marked inserted (a crash came between); run once, before messages are taken. */
+  recover(
+    insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>,
+  ): Promise<{ batches: number; rows: number; keys: number; tail: number }>;
+  close(): Promise<void>;
+}
+
+export function openFileJournal(options: FileJournalOptions): FileJournal {
+  const { dir } = options;
+  const maxFileBytes = options.maxFileBytes ?? 32 * 1024 * 1024;
+  const keep = Math.max(2, options.generations ?? 3);
+  mkdirSync(dir, { recursive: true });
+  /** Tokens of this run: no earlier run's token can repeat (the store would drop the batch). */
+  const boot = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  let seq = 0;
+  const existing = readdirSync(dir)
+    .map((name) => ({ name, n: Number(FILE.exec(name)?.[1] ?? NaN) }))
+    .filter((f) => Number.isFinite(f.n))
+    .sort((a, b) => a.n - b.n);
+  let fileNo = existing.length > 0 ? existing[existing.length - 1]!.n : 0;
+  const generations: Generation[] = existing.map((f) => ({ file: join(dir, f.name), keys: new Set() }));
+  let handle: FileHandle | null = null;
+  let size = 0;
+  /** Writes to the file one at a time, in order (a batch's line, then its mark). */
+  let queue: Promise<unknown> = Promise.resolve();
+  let recovered = false;
+  const now = options.now ?? Date.now;
+  const tailMs = options.tailMs ?? 30_000;
+  /**
+   * The keys of the last run's final seconds: a client that resends without the DUP flag sends these, if any.
+   * Each matches once (a later message of a client with a fixed packet id and the same payload is a new one).
+   */
+  const tail = new Set<number>();
+
+  const append = (line: string, sync: boolean): Promise<void> => {
+    const next = queue.then(async () => {
+      if (!handle || size >= maxFileBytes) await rotate();
+      const bytes = Buffer.from(line + '\n');
+      await handle!.write(bytes);
+      size += bytes.length;
+      if (sync) await handle!.datasync();
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  async function rotate(): Promise<void> {
+    await handle?.close();
+    fileNo += 1;
+    const file = join(dir, `journal-${fileNo}.log`);
+    handle = await open(file, 'a');
+    size = 0;
+    generations.push({ file, keys: new Set() });
+    while (generations.length > keep) rmSync(generations.shift()!.file, { force: true });
+  }
+
+  return {
+    holds(key, dup) {
+      if (!dup) return tail.size > 0 && tail.delete(hashOf(key));
+      const hash = hashOf(key);
+      for (let i = generations.length - 1; i >= 0; i--) if (generations[i]!.keys.has(hash)) return true;
+      return false;
+    },
+
+    async write(rows, keys, insert) {
+      if (!recovered) throw new Error('telemetry journal: recover() before writing');
+      const token = `j-${boot}-${seq++}`;
+      await append(JSON.stringify({ t: token, at: now(), k: keys, r: rows.map(toJournal) }), true);
+      // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
+      const keysOf = generations[generations.length - 1]!.keys;
+      const hashes = keys.map(hashOf);
+      for (const hash of hashes) keysOf.add(hash);
+      try {
+        await insert(rows, token);
+      } catch (error) {
+        // Not stored, and not acknowledged: the messages are the caller's to send again (or the device's), so their
+        // keys must not hold, and the next start must neither insert the batch nor count its keys.
+        for (const hash of hashes) keysOf.delete(hash);
+        await append(JSON.stringify({ c: token, failed: true }), true).catch(() => undefined);
+        throw error;
+      }
+      options.afterInsert?.();
+      // Not flushed: a mark lost in a crash only makes the next start insert the batch again, which the token drops.
+      await append(JSON.stringify({ c: token }), false);
+    },
+
+    async recover(insert) {
+      let batches = 0;
+      let rowCount = 0;
+      let keyCount = 0;
+      /** Batches journaled and not (yet) marked, in order; a mark may sit in a later file than its batch. */
+      const pending = new Map<string, JournalRow[]>();
+      /** Every batch's time and keys, for the tail, and where its keys go. */
+      const batchesSeen = new Map<string, { at: number; keys: number[]; generation: Generation }>();
+      /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
+      const failed = new Set<string>();
+      for (const generation of generations) {
+        let text: string;
+        try {
+          text = readFileSync(generation.file, 'utf8');
+        } catch {
+          continue;
+        }
+        for (const line of text.split('\n')) {
+          if (line.length === 0) continue;
+          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean };
+          try {
+            entry = JSON.parse(line) as typeof entry;
+          } catch {
+            // The line being written when the process died: its insert never started (the line is flushed first).
+            continue;
+          }
+          if (entry.c !== undefined) {
+            pending.delete(entry.c);
+            if (entry.failed) failed.add(entry.c);
+          } else if (entry.t !== undefined) {
+            pending.set(entry.t, entry.r ?? []);
+            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
+          }
+        }
+      }
+      const kept = [...batchesSeen].filter(([token]) => !failed.has(token)).map(([, batch]) => batch);
+      const last = kept.reduce((max, batch) => Math.max(max, batch.at), 0);
+      for (const batch of kept) {
+        for (const hash of batch.keys) batch.generation.keys.add(hash);
+        if (batch.at >= last - tailMs) for (const hash of batch.keys) tail.add(hash);
+        keyCount += batch.keys.length;
+      }
+      for (const [token, rows] of pending) {
+        if (rows.length > 0) await insert(rows.map(fromJournal), token);
+        batches += 1;
+        rowCount += rows.length;
+      }
+      recovered = true;
+      // The marks of what was just inserted go into a new file (the old ones are read-only from here on): a later
+      // start must not insert them again, when the store's window no longer holds their tokens.
+      await queue.then(rotate);
+      for (const token of pending.keys()) await append(JSON.stringify({ c: token }), false);
+      if (pending.size > 0) await queue.then(() => handle!.datasync());
+      return { batches, rows: rowCount, keys: keyCount, tail: tail.size };
+    },
+
+    async close() {
+      await queue;
+      await handle?.close();
+      handle = null;
+    },
+  };
+}
