@@ -13,11 +13,11 @@ export interface ChannelMessage {
 }
 
 /** A file a mail carries. */
-export interface MailAttachment {
+export type MailAttachment = {
   filename: string;
   contentType: string;
   content: Uint8Array;
-}
+};
 
 /**
  * Sends one message: resolves once the channel accepted it, rejects otherwise with an `OutboundError`: its class
