@@ -33,6 +33,7 @@ import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 import { startFiles } from './wiring/files.ts';
+import { createDownloadLinks } from './files/download-links.ts';
 import { startOtaTicker } from './wiring/ota.ts';
 import { startRestartTicker } from './wiring/restart.ts';
 import { createScenes, loadScenes, startSceneScheduler } from './wiring/scenes.ts';
@@ -119,6 +120,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops,
     );
     const live = createLiveRelay();
+    // Rollout offers carry a signed link to the API, whose address is known once it listens (OTA_URL_BASE overrides).
+    let apiUrl = `http://localhost:${config.PORT}`;
+    const downloadLinks = createDownloadLinks({
+      secret: config.OTA_URL_SECRET,
+      ttlSec: config.OTA_URL_TTL_SEC,
+      base: () => config.OTA_URL_BASE ?? apiUrl,
+    });
     const dispatch = createDispatch(
       commandDispatchers({
         store,
@@ -128,6 +136,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         live,
         timeseries,
         intake: null,
+        downloadLinks,
         // The downlink of this process's intake, once it is up (desired values re-sent at reconnect go out on it).
         link: {
           send: (device, message, waitMs) =>
@@ -246,7 +255,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               outbound,
               notifySettings: notifySettingsOf(config),
               forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts },
-              ...(files ? { files: files.files, fileLimits: files.fileLimits } : {}),
+              ...(files ? { files: files.files, fileLimits: files.fileLimits, downloadLinks } : {}),
               ...(brokerAdmin ? { brokerAdmin } : {}),
             },
             ...(files ? { tus: files.tus } : {}),
@@ -256,6 +265,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           stops,
         )
       : null;
+    if (served?.url) apiUrl = served.url;
     if (served?.url) forwarding.localPorts.push(Number(new URL(served.url).port));
     if (part.projections) await runner.catchUp(30_000).catch(() => {});
 

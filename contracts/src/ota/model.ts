@@ -117,3 +117,11 @@ export const otaDeviceQuery = z
 export const otaWaveRow = z.object({ wave: z.number().int(), counts: otaCounts });
 export const otaTaskDetail = otaTaskRow.extend({ waveCounts: z.array(otaWaveRow) });
 export type OtaTaskDetail = z.infer<typeof otaTaskDetail>;
+
+/** A device's HTTP download of its rollout's file: its SN and the signed token its offer's URL carries. */
+export const otaFirmwareQuery = z
+  .object({
+    sn: z.string().trim().min(1).max(64),
+    token: z.string().min(16).max(2048),
+  })
+  .strict();
