@@ -125,6 +125,8 @@ export const configSchema = z.object({
   FILE_QUOTA_MB: z.coerce.number().int().min(1).max(10_000_000).default(10_240),
   /** The largest file one upload may send, in MB. */
   FILE_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
+  /** An upload that receives no byte for this many hours is abandoned: its parts and its quota reservation are removed. */
+  FILE_UPLOAD_EXPIRY_H: z.coerce.number().int().min(1).max(8_760).default(24),
   /**
    * Where the browser may fetch cameras' HLS streams from (the video wall): CSP sources, space-separated, each a scheme
    * (`https:`) or an origin (`https://gw.example.com:8443`). The default lets any gateway a tenant names play.

@@ -69,6 +69,8 @@ export interface Platform {
   demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
   generatedAdminPassword: string | null;
+  /** Removes abandoned uploads now, as if at `now` (they also go on their own clock); 0 in a process without files. */
+  sweepUploads(now?: Date): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -107,7 +109,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       : null;
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
     // The API serves uploads and downloads; the ingest reads rollout files for ThingsBoard's firmware chunks.
-    const files = part.api || part.ingest ? await startFiles(config, engines) : null;
+    const files = part.api || part.ingest ? await startFiles(config, engines, db, logger, stops) : null;
     const forwarding = startForwarding(
       {
         config,
@@ -278,6 +280,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       bus: link?.bus ?? null,
       mqtt: link?.mqtt ?? null,
       ingest,
+      sweepUploads: (now?: Date) => files?.sweepUploads(now) ?? Promise.resolve(0),
       alarms,
       delivery,
       rules: rules?.reactor ?? null,
