@@ -1,4 +1,4 @@
-import { DomainError, sizeInMb, type FileRoutes, type FileRow } from '@iot/contracts';
+import { authorityFileTypes, DomainError, sizeInMb, type FileRoutes, type FileRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { fileById, fileBytesOfTenant, filesPage, type FileRecord } from '@iot/projections/file/read.ts';
 import { fileAnswer } from './range.ts';
@@ -19,7 +19,10 @@ const toRow = (f: FileRecord): FileRow => ({
 });
 
 /** File management's reads: the list, one file, the quota, and the bytes with HTTP ranges. */
-export const fileQueryHandlers: Pick<Handlers<FileRoutes>, 'file.list' | 'file.detail' | 'file.usage' | 'file.download'> = {
+export const fileQueryHandlers: Pick<
+  Handlers<FileRoutes>,
+  'file.list' | 'file.detail' | 'file.usage' | 'file.download' | 'authFile.download'
+> = {
   async 'file.list'({ query: q }, ctx) {
     const filter = { name: q.name, fileType: q.fileType, extensionType: q.extensionType, uploader: q.uploader };
     const page = await filesPage(ctx.ports.db, callerOf(ctx).tenantId, filter, q);
@@ -40,6 +43,12 @@ export const fileQueryHandlers: Pick<Handlers<FileRoutes>, 'file.list' | 'file.d
   async 'file.download'({ query }, ctx) {
     const file = await fileById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
     if (!file) throw new DomainError('NOT_FOUND');
+    return fileAnswer(ctx.ports.files, file, ctx.range);
+  },
+
+  async 'authFile.download'({ query }, ctx) {
+    const file = await fileById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
+    if (!file || !authorityFileTypes.some((t) => t === file.fileType)) throw new DomainError('NOT_FOUND');
     return fileAnswer(ctx.ports.files, file, ctx.range);
   },
 };
