@@ -18,6 +18,7 @@ import { benchIngestHttp } from './ingest-http.ts';
 import { benchReportExport } from './report.ts';
 import { figureLine, rssPeak, type Figure } from './figure.ts';
 import { benchDashboard } from './dashboard.ts';
+import { benchOtaBookkeeping } from './ota.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -49,6 +50,7 @@ benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
 benches['ingest-http'] = benchIngestHttp;
 benches.dashboard = benchDashboard;
 benches['report-export'] = benchReportExport;
+benches['ota-bookkeeping'] = benchOtaBookkeeping;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',
