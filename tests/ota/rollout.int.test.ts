@@ -25,6 +25,12 @@ import { createFleet, type Fleet, type Script } from './devices.ts';
 const DEVICES = Number(process.env.OTA_TEST_DEVICES ?? 50);
 /** How long each rollout may take: longer for the 1,000-device run (`OTA_TEST_DEVICES=1000`). */
 const ROLLOUT_MS = 240_000 + DEVICES * 600;
+/** `waitFor` with room for the 1,000-device run: a wave of 200 devices takes more than a minute at load 20. */
+const waitLong = <T>(
+  what: string,
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = ROLLOUT_MS / 2,
+) => waitFor(what, fn, timeoutMs);
 let db: TestDatabase;
 let dataDir: string;
 let mqttPort: number;
@@ -139,7 +145,7 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
     });
 
     // Wave 2's dropped devices are paused while away, the wave waits for them; back, they get the offer again.
-    await waitFor('the dropped devices paused', async () => {
+    await waitLong('the dropped devices paused', async () => {
       const s = await statusBySn(id);
       return wave(2)
         .slice(0, 2)
@@ -149,12 +155,12 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
     for (const sn of wave(2).slice(0, 2)) await fleet.connect(sn);
 
     // Wave 3 holds mid-download: the operator pauses the task; the wave in flight finishes, no wave 4 starts.
-    await waitFor('wave 3 held', () => wave(3).every((sn) => fleet.held(sn)));
+    await waitLong('wave 3 held', () => wave(3).every((sn) => fleet.held(sn)));
     ok(await injectRoute(platform.app!, 'otaTask.pause', { token, body: { id } }));
     expect((await detail(id)).status).toBe('pause');
     for (const sn of wave(3)) fleet.release(sn);
-    await waitFor('wave 3 settled', async () => (await detail(id)).waveCounts.find((w) => w.wave === 3)?.counts.success === size);
-    await waitFor(
+    await waitLong('wave 3 settled', async () => (await detail(id)).waveCounts.find((w) => w.wave === 3)?.counts.success === size);
+    await waitLong(
       'the ticker past wave 3',
       async () => (await db.pool.query(`select 1 from rm_ota_tasks where id = $1 and next_wave_at is not null`, [id])).rowCount === 1,
     );
@@ -166,7 +172,7 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
       const t = await detail(id);
       return t.status === 'fail' ? t : null;
     };
-    const done = await waitFor('the task to end', ended, ROLLOUT_MS / 2);
+    const done = await waitLong('the task to end', ended, ROLLOUT_MS / 2);
     expect(done.reason).toBe('wave 4: 40% failed');
     expect(done.waveCounts.map((w) => [w.wave, w.counts.success, w.counts.fail, w.counts.nonExecution])).toEqual([
       [1, size - (size * 3) / 10, (size * 3) / 10, 0],
@@ -199,7 +205,7 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
       },
       waves: { size: 5, pauseSec: 0, failurePercent: 50 },
     });
-    await waitFor(
+    await waitLong(
       'wave 2 held mid-download',
       async () => rest.slice(5, 10).every((sn) => fleet.held(sn)) && (await statusBySn(id))[rest[9]!] === 'executing',
     );
@@ -218,7 +224,7 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
     // The devices reconnect to the new process and finish; the rollout goes on from where it was.
     for (const sn of rest) await fleet.connect(sn);
     for (const sn of rest.slice(5, 10)) fleet.release(sn);
-    const done = await waitFor('the task to succeed', async () => {
+    const done = await waitLong('the task to succeed', async () => {
       const t = await detail(id);
       return t.status === 'success' ? t : null;
     });
