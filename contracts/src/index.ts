@@ -66,6 +66,7 @@ export * from './ota/events.ts';
 export * from './ota/permissions.ts';
 export * from './ota/routes.ts';
 export * from './ota/device-messages.ts';
+export * from './ota/device-task.ts';
 export * from './restart/model.ts';
 export * from './restart/routes.ts';
 export * from './pt/model.ts';

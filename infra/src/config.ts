@@ -68,6 +68,12 @@ export const configSchema = z.object({
   /** A device that disconnects is recorded offline only if it stays away this long (flapping is not news). */
   PRESENCE_OFFLINE_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   OTA_TICK_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** The secret rollout download links are signed with: the same in every API process (unset: random per process). */
+  OTA_URL_SECRET: z.string().min(16).optional(),
+  /** How long a rollout's download link works, in seconds (a device offered again gets a new one). */
+  OTA_URL_TTL_SEC: z.coerce.number().int().min(10).max(604_800).default(900),
+  /** Where devices reach the API for rollout downloads (`https://ota.example.com`); unset: the API's own address. */
+  OTA_URL_BASE: url(['http:', 'https:']),
   /** A device known only by its reports (HTTP, a sub-device, any device over an external broker) is offline after this long without one. */
   PRESENCE_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   /** Notifications a tenant gets per minute, and one recipient; beyond, one summary per recipient for the minute. */
@@ -119,6 +125,8 @@ export const configSchema = z.object({
   FILE_QUOTA_MB: z.coerce.number().int().min(1).max(10_000_000).default(10_240),
   /** The largest file one upload may send, in MB. */
   FILE_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
+  /** An upload that receives no byte for this many hours is abandoned: its parts and its quota reservation are removed. */
+  FILE_UPLOAD_EXPIRY_H: z.coerce.number().int().min(1).max(8_760).default(24),
   /**
    * Where the browser may fetch cameras' HLS streams from (the video wall): CSP sources, space-separated, each a scheme
    * (`https:`) or an origin (`https://gw.example.com:8443`). The default lets any gateway a tenant names play.

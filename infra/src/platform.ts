@@ -33,6 +33,7 @@ import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createMqttUserAuth } from './mqtt/users.ts';
 import { startStatScheduler } from './wiring/stat.ts';
 import { startFiles } from './wiring/files.ts';
+import { createDownloadLinks } from './files/download-links.ts';
 import { startOtaTicker } from './wiring/ota.ts';
 import { startRestartTicker } from './wiring/restart.ts';
 import { createScenes, loadScenes, startSceneScheduler } from './wiring/scenes.ts';
@@ -68,6 +69,8 @@ export interface Platform {
   demo: boolean;
   /** The system administrator's password when this start generated it (shown once). */
   generatedAdminPassword: string | null;
+  /** Removes abandoned uploads now, as if at `now` (they also go on their own clock); 0 in a process without files. */
+  sweepUploads(now?: Date): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -106,7 +109,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       : null;
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
     // The API serves uploads and downloads; the ingest reads rollout files for ThingsBoard's firmware chunks.
-    const files = part.api || part.ingest ? await startFiles(config, engines) : null;
+    const files = part.api || part.ingest ? await startFiles(config, engines, db, logger, stops) : null;
     const forwarding = startForwarding(
       {
         config,
@@ -119,6 +122,13 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops,
     );
     const live = createLiveRelay();
+    // Rollout offers carry a signed link to the API, whose address is known once it listens (OTA_URL_BASE overrides).
+    let apiUrl = `http://localhost:${config.PORT}`;
+    const downloadLinks = createDownloadLinks({
+      secret: config.OTA_URL_SECRET,
+      ttlSec: config.OTA_URL_TTL_SEC,
+      base: () => config.OTA_URL_BASE ?? apiUrl,
+    });
     const dispatch = createDispatch(
       commandDispatchers({
         store,
@@ -128,6 +138,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         live,
         timeseries,
         intake: null,
+        downloadLinks,
         // The downlink of this process's intake, once it is up (desired values re-sent at reconnect go out on it).
         link: {
           send: (device, message, waitMs) =>
@@ -247,7 +258,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               outbound,
               notifySettings: notifySettingsOf(config),
               forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts, retryDeadLetters: forwarding.retryDeadLetters },
-              ...(files ? { files: files.files, fileLimits: files.fileLimits } : {}),
+              ...(files ? { files: files.files, fileLimits: files.fileLimits, downloadLinks } : {}),
               ...(brokerAdmin ? { brokerAdmin } : {}),
             },
             ...(files ? { tus: files.tus } : {}),
@@ -257,6 +268,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           stops,
         )
       : null;
+    if (served?.url) apiUrl = served.url;
     if (served?.url) forwarding.localPorts.push(Number(new URL(served.url).port));
     if (part.projections) await runner.catchUp(30_000).catch(() => {});
 
@@ -269,6 +281,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       bus: link?.bus ?? null,
       mqtt: link?.mqtt ?? null,
       ingest,
+      sweepUploads: (now?: Date) => files?.sweepUploads(now) ?? Promise.resolve(0),
       alarms,
       delivery,
       rules: rules?.reactor ?? null,

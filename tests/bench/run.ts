@@ -21,6 +21,7 @@ import { benchDashboard } from './dashboard.ts';
 import { benchRuleChain } from './rule-chain.ts';
 import { benchForwardHttp } from './forward-http.ts';
 import { benchStatTask } from './stat-task.ts';
+import { benchOtaBookkeeping } from './ota.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -55,6 +56,7 @@ benches['report-export'] = benchReportExport;
 benches['rule-chain'] = () => benchRuleChain();
 benches['forward-http'] = () => benchForwardHttp();
 benches['stat-task'] = benchStatTask;
+benches['ota-bookkeeping'] = benchOtaBookkeeping;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

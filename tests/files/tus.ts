@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { routes } from '@iot/contracts';
 
 /** A tus 1.0.0 client by hand: each step of the protocol as one request, so a test can cut one in the middle. */
-export function tusClient(base: string, token: string) {
+export function tusClient(base: string, token: string, path: string = routes['file.upload'].path) {
   const headers = (more: Record<string, string> = {}) => ({ 'tus-resumable': '1.0.0', authentication: token, ...more });
   const metadataOf = (meta: Record<string, string>) =>
     Object.entries(meta)
@@ -11,7 +11,7 @@ export function tusClient(base: string, token: string) {
   return {
     /** POST: creates an upload of `length` bytes; answers the response (Location on 201). */
     create: (length: number, meta: Record<string, string>) =>
-      fetch(`${base}${routes['file.upload'].path}`, {
+      fetch(`${base}${path}`, {
         method: 'POST',
         headers: headers({ 'upload-length': String(length), 'upload-metadata': metadataOf(meta) }),
       }),

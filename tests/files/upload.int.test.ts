@@ -176,3 +176,41 @@ describe('the tus protocol’s own refusals', () => {
     expect(await wrongOffset.json()).toMatchObject({ code: 409, data: { error: 'VALIDATION' } });
   });
 });
+
+describe('the authority service’s file/upload and file/download (spec §7)', () => {
+  it('takes a common file from a logged-in user, serves it back with ranges, and keeps it to its tenant', async () => {
+    const tus = tusClient(base, alpha, routes['authFile.upload'].path);
+    const bytes = randomBytes(64 * 1024);
+    // An upgrade package is not the authority service's to take.
+    expect((await tus.create(bytes.byteLength, { name: 'fw.bin', fileType: 'upgrade' })).status).toBe(400);
+    const created = await tus.create(bytes.byteLength, { name: '合同.pdf', declaration: 'signed contract' });
+    expect(created.status).toBe(201);
+    const location = created.headers.get('location')!;
+    expect(location.startsWith(`${routes['authFile.upload'].path}/`)).toBe(true);
+    const done = await tus.patch(location, 0, bytes);
+    expect(done.status).toBe(204);
+    expect(done.headers.get('upload-sha256')).toBe(sha256(bytes));
+    const id = location.split('/').at(-1)!;
+    expect(ok(await sut.call('file.detail', { token: alpha, query: { id } }))).toMatchObject({ fileType: 'common', name: '合同.pdf' });
+
+    const url = `${base}${routes['authFile.download'].path}?id=${id}`;
+    const whole = await fetch(url, { headers: { authentication: alpha } });
+    expect(whole.status).toBe(200);
+    expect(sha256(new Uint8Array(await whole.arrayBuffer()))).toBe(sha256(bytes));
+    const part = await fetch(url, { headers: { authentication: alpha, range: 'bytes=10-19' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+    expect((await fetch(url, { headers: { authentication: bravo } })).status).toBe(404);
+    expect((await fetch(url)).status).toBe(401);
+  });
+
+  it('serves only common files and logos: an upgrade package goes through the IoT download and its permission', async () => {
+    const tus = tusClient(base, alpha);
+    const bytes = randomBytes(1000);
+    const location = (await tus.create(bytes.byteLength, { ...meta, name: 'fw-3.bin' })).headers.get('location')!;
+    expect((await tus.patch(location, 0, bytes)).status).toBe(204);
+    const id = location.split('/').at(-1)!;
+    const answer = await fetch(`${base}${routes['authFile.download'].path}?id=${id}`, { headers: { authentication: alpha } });
+    expect(answer.status).toBe(404);
+  });
+});

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OtaTaskCreate, StoredFile } from '@iot/contracts';
 import { createOtaTask } from '@iot/command/ota/handlers.ts';
+import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
+import { newDeviceSecret } from '@iot/command/device/secrets.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { DEMO_TENANT, startPlatform, type Platform } from '@iot/infra/platform.ts';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
@@ -20,6 +23,14 @@ import { createFleet, type Fleet, type Script } from './devices.ts';
  * on reconnect), an operator's pause and resume, the failure-rate stop, and a platform restart mid-rollout.
  */
 const DEVICES = Number(process.env.OTA_TEST_DEVICES ?? 50);
+/** How long each rollout may take: longer for the 1,000-device run (`OTA_TEST_DEVICES=1000`). */
+const ROLLOUT_MS = 240_000 + DEVICES * 600;
+/** `waitFor` with room for the 1,000-device run: a wave of 200 devices takes more than a minute at load 20. */
+const waitLong = <T>(
+  what: string,
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = ROLLOUT_MS / 2,
+) => waitFor(what, fn, timeoutMs);
 let db: TestDatabase;
 let dataDir: string;
 let mqttPort: number;
@@ -83,15 +94,27 @@ beforeAll(async () => {
   const productId = ok(
     await injectRoute(platform.app!, 'product.create', { token, body: { name: 'meter', code: 'OTA-METER', type: 'direct' } }),
   ).id;
-  for (let i = 0; i < DEVICES + 20; i++) {
-    const sn = `OTA-${String(i).padStart(4, '0')}`;
-    const d = ok(await injectRoute(platform.app!, 'device.create', { token, body: { sn, name: sn, productId, version: '1.0' } }));
-    fleet.add(sn, d.secret);
-    sns.push(sn);
-  }
+  for (let i = 0; i < DEVICES + 20; i++) sns.push(`OTA-${String(i).padStart(4, '0')}`);
+  // The first device through the API; the rest in bulk as the device import creates them (1,000 one by one is too slow).
+  const first = ok(
+    await injectRoute(platform.app!, 'device.create', { token, body: { sn: sns[0]!, name: sns[0]!, productId, version: '1.0' } }),
+  );
+  fleet.add(sns[0]!, first.secret);
   tenantId = (await db.pool.query<{ tenant_id: string }>('select tenant_id from rm_devices where sn = $1', [sns[0]])).rows[0]!.tenant_id;
-  for (const sn of sns) await fleet.connect(sn);
-}, 300_000);
+  const rest: NewDevice[] = sns.slice(1).map((sn) => {
+    const { secret, hash } = newDeviceSecret();
+    fleet.add(sn, secret);
+    const location = { lng: null, lat: null, address: null };
+    const fields = { name: sn, productId, modelVersion: 0, nodeType: 'direct' as const, groupId: null, gatewayId: null, location };
+    return { deviceId: randomUUID(), sn, ...fields, version: '1.0', tags: [], remark: null, secretHash: hash };
+  });
+  for (let i = 0; i < rest.length; i += 250) {
+    const outcomes = await createDevices(platform.context, { tenantId, actor: { kind: 'user', id: 'test' } }, rest.slice(i, i + 250));
+    expect(outcomes.filter((o) => o.outcome !== 'created')).toEqual([]);
+  }
+  await platform.runner.catchUp();
+  for (let i = 0; i < sns.length; i += 50) await Promise.all(sns.slice(i, i + 50).map((sn) => fleet.connect(sn)));
+}, 600_000);
 afterAll(async () => {
   await fleet?.closeAll();
   await platform?.stop();
@@ -99,7 +122,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('an OTA rollout over MQTT devices', () => {
+describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
   it('runs in waves, pauses offline devices until they reconnect, pauses and resumes, and stops on the failure rate', async () => {
     const size = DEVICES / 5;
     const fleetOf = sns.slice(0, DEVICES);
@@ -122,7 +145,7 @@ describe('an OTA rollout over MQTT devices', () => {
     });
 
     // Wave 2's dropped devices are paused while away, the wave waits for them; back, they get the offer again.
-    await waitFor('the dropped devices paused', async () => {
+    await waitLong('the dropped devices paused', async () => {
       const s = await statusBySn(id);
       return wave(2)
         .slice(0, 2)
@@ -132,12 +155,12 @@ describe('an OTA rollout over MQTT devices', () => {
     for (const sn of wave(2).slice(0, 2)) await fleet.connect(sn);
 
     // Wave 3 holds mid-download: the operator pauses the task; the wave in flight finishes, no wave 4 starts.
-    await waitFor('wave 3 held', () => wave(3).every((sn) => fleet.held(sn)));
+    await waitLong('wave 3 held', () => wave(3).every((sn) => fleet.held(sn)));
     ok(await injectRoute(platform.app!, 'otaTask.pause', { token, body: { id } }));
     expect((await detail(id)).status).toBe('pause');
     for (const sn of wave(3)) fleet.release(sn);
-    await waitFor('wave 3 settled', async () => (await detail(id)).waveCounts.find((w) => w.wave === 3)?.counts.success === size);
-    await waitFor(
+    await waitLong('wave 3 settled', async () => (await detail(id)).waveCounts.find((w) => w.wave === 3)?.counts.success === size);
+    await waitLong(
       'the ticker past wave 3',
       async () => (await db.pool.query(`select 1 from rm_ota_tasks where id = $1 and next_wave_at is not null`, [id])).rowCount === 1,
     );
@@ -145,10 +168,11 @@ describe('an OTA rollout over MQTT devices', () => {
     expect([paused.status, paused.wave]).toEqual(['pause', 3]);
 
     ok(await injectRoute(platform.app!, 'otaTask.resume', { token, body: { id } }));
-    const done = await waitFor('the task to end', async () => {
+    const ended = async () => {
       const t = await detail(id);
       return t.status === 'fail' ? t : null;
-    });
+    };
+    const done = await waitLong('the task to end', ended, ROLLOUT_MS / 2);
     expect(done.reason).toBe('wave 4: 40% failed');
     expect(done.waveCounts.map((w) => [w.wave, w.counts.success, w.counts.fail, w.counts.nonExecution])).toEqual([
       [1, size - (size * 3) / 10, (size * 3) / 10, 0],
@@ -167,7 +191,7 @@ describe('an OTA rollout over MQTT devices', () => {
     expect(listed.rows[0]!.version).toBe('2.0');
     // Nobody is left executing or paused.
     expect((await devicesOf(id)).filter((d) => d.status === 'executing' || d.status === 'pause')).toEqual([]);
-  }, 240_000);
+  });
 
   it('loses no device state when the platform restarts mid-rollout', async () => {
     const rest = sns.slice(DEVICES);
@@ -181,7 +205,7 @@ describe('an OTA rollout over MQTT devices', () => {
       },
       waves: { size: 5, pauseSec: 0, failurePercent: 50 },
     });
-    await waitFor(
+    await waitLong(
       'wave 2 held mid-download',
       async () => rest.slice(5, 10).every((sn) => fleet.held(sn)) && (await statusBySn(id))[rest[9]!] === 'executing',
     );
@@ -200,10 +224,10 @@ describe('an OTA rollout over MQTT devices', () => {
     // The devices reconnect to the new process and finish; the rollout goes on from where it was.
     for (const sn of rest) await fleet.connect(sn);
     for (const sn of rest.slice(5, 10)) fleet.release(sn);
-    const done = await waitFor('the task to succeed', async () => {
+    const done = await waitLong('the task to succeed', async () => {
       const t = await detail(id);
       return t.status === 'success' ? t : null;
     });
     expect(done.counts).toMatchObject({ total: 20, success: 20, fail: 0 });
-  }, 240_000);
+  });
 });

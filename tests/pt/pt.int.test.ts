@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { ok, refusal } from '../harness/api.ts';
 import { waitFor } from '../harness/process.ts';
+import { tusClient } from '../files/tus.ts';
 
 /**
  * Product test and QC (issue 21) over HTTP: a configuration, ICCIDs imported with a per-row report, the flow of a
@@ -14,6 +16,7 @@ let admin: string;
 let other: string;
 let productId: string;
 let configId: string;
+let firmwareId: string;
 const devices: Record<string, { id: string; secret: string }> = {};
 
 async function report(sn: string, values: Record<string, number>) {
@@ -21,6 +24,17 @@ async function report(sn: string, values: Record<string, number>) {
   expect(r.status, r.body).toBe(200);
 }
 const target = (sn: string) => ({ configId, deviceId: devices[sn]!.id });
+
+/** An upgrade package uploaded through the files capability (tus): its file id. */
+async function uploadFirmware(): Promise<string> {
+  const tus = tusClient(sut.platform.url!.replace('localhost', '127.0.0.1'), admin);
+  const bytes = randomBytes(4096);
+  const location = (await tus.create(bytes.byteLength, { name: 'meter-fw-1.2.bin', fileType: 'upgrade', version: '1.2' })).headers.get(
+    'location',
+  )!;
+  expect((await tus.patch(location, 0, bytes)).status).toBe(204);
+  return location.split('/').at(-1)!;
+}
 
 beforeAll(async () => {
   sut = await startTestPlatform();
@@ -168,7 +182,20 @@ describe('the flow of a device', () => {
       hasPassword: true,
     });
     ok(await sut.call('production.test', { token: admin, body: target('PT-1') }));
-    expect(ok(await sut.call('production.upgrade', { token: admin, body: target('PT-1') })).testStatus).toBe('untested');
+    // A package that is no stored upgrade file is refused before the step is recorded.
+    expect(refusal(await sut.call('production.upgrade', { token: admin, body: target('PT-1') }))).toBe('OTA_FILE_UNFIT');
+    expect(await status('PT-1')).toBe('tested');
+    firmwareId = await uploadFirmware();
+    ok(await sut.call('ptConfig.update', { token: admin, body: { ...edited, upgradeFileId: firmwareId } }));
+    const upgraded = ok(await sut.call('production.upgrade', { token: admin, body: target('PT-1') }));
+    expect(upgraded.testStatus).toBe('untested');
+    // The upgrade is a rollout of the package to this one device.
+    const rollout = ok(await sut.call('otaTask.detail', { token: admin, query: { id: upgraded.otaTaskId! } }));
+    expect(rollout).toMatchObject({
+      file: { fileId: firmwareId, version: '1.2' },
+      target: { kind: 'devices', deviceIds: [devices['PT-1']!.id] },
+    });
+    expect(rollout.counts.total).toBe(1);
     expect(refusal(await sut.call('production.report', { token: admin, body: target('PT-1') }))).toBe('PT_STEP_REFUSED');
     const run = ok(await sut.call('production.test', { token: admin, body: target('PT-1') }));
     expect(run.passed).toBe(true);
@@ -228,7 +255,7 @@ describe('the flow of a device', () => {
     const reports = ok(await sut.call('ptReport.list', { token: admin, query: { sn: 'PT' } }));
     expect(reports.total).toBe(4);
     expect(ok(await sut.call('ptOperation.list', { token: admin, query: { operation: 'upgrade' } })).rows[0]).toMatchObject({
-      detail: 'firmware-1-2',
+      detail: firmwareId,
     });
     const failed = ok(await sut.call('ptReport.list', { token: admin, query: { passed: 'false' } })).rows;
     expect(failed).toEqual([expect.objectContaining({ sn: 'PT-2', passed: false, tester: 'ptAdmin', productCode: 'PTM' })]);

@@ -151,6 +151,7 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
       if (state.status !== 'executing' || !state.file) return { position: null };
       if (ports.link && (await ports.link.reachable(device))) {
         const f = state.file;
+        const link = ports.downloadLinks?.issue({ tenantId: metadata.tenantId, taskId: command.taskId, ...device }) ?? null;
         await ports.link.send(
           device,
           {
@@ -165,6 +166,8 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
               version: f.version,
               size: f.size,
               sha256: f.sha256,
+              url: link?.url ?? null,
+              urlExpiresAt: link?.expiresAt ?? null,
             } satisfies OtaOffer,
           },
           null,

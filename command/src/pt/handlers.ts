@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DomainError,
+  rolloutFileTypes,
   valueFits,
   type PtCheck,
   type PtConfigFields,
@@ -29,6 +30,7 @@ import {
   type PtDeviceCommand,
 } from './decide.ts';
 import { importIccids } from './iccid-import.ts';
+import { createOtaTask } from '../ota/handlers.ts';
 
 type Body<K extends keyof PtRoutes> = Parameters<Handlers<PtRoutes>[K]>[0]['body'];
 
@@ -257,8 +259,19 @@ export const ptHandlers: Pick<Handlers<PtRoutes>, PtWrites> = {
   },
   async 'production.upgrade'({ body }, ctx) {
     const target = await stepTarget(ctx, body, 'production');
-    if (!target.config.upgradeFileId) throw new DomainError('PT_UPGRADE_PACKAGE');
-    return step(ctx, target, { type: 'Upgrade', base: target.base, fileId: target.config.upgradeFileId });
+    const fileId = target.config.upgradeFileId;
+    if (!fileId) throw new DomainError('PT_UPGRADE_PACKAGE');
+    // The package must still be stored and be a file a rollout sends; the rollout to this one device delivers it.
+    const file = await ctx.ports.lookups.fileById(callerOf(ctx).tenantId, fileId);
+    if (!file || !rolloutFileTypes.some((t) => t === file.fileType)) throw new DomainError('OTA_FILE_UNFIT', { field: 'upgradeFileId' });
+    const answer = await step(ctx, target, { type: 'Upgrade', base: target.base, fileId });
+    const otaTaskId = await createOtaTask(ctx.ports, commandContextOf(ctx), {
+      name: `PT ${target.base.sn} ${file.version ?? file.name}`.slice(0, 64),
+      fileId,
+      target: { kind: 'devices', deviceIds: [body.deviceId] },
+      waves: { size: 1, pauseSec: 0, failurePercent: 100 },
+    });
+    return { ...answer, otaTaskId };
   },
   async 'production.sn'({ body }, ctx) {
     const { tenantId } = callerOf(ctx);

@@ -68,6 +68,21 @@ export const fileUploadFields = z
   .strict();
 export type FileUploadFields = z.output<typeof fileUploadFields>;
 
+/** The file types the authority service's upload takes (spec §7 `file/upload`): attachments any logged-in user sends. */
+export const authorityFileTypes = ['common', 'logo'] as const satisfies readonly FileType[];
+/** What an authority-service upload says of its file: a common file unless it says logo; no version or extension type. */
+export const authorityFileUploadFields = fileUploadFields.extend({
+  fileType: z.enum(authorityFileTypes).default('common'),
+  extensionType: z
+    .null()
+    .optional()
+    .transform(() => null),
+  version: z
+    .null()
+    .optional()
+    .transform(() => null),
+});
+
 export const fileRow = z.object({
   id: z.string(),
   name: z.string(),

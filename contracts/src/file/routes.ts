@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
 import { idBody } from '../identity/common.ts';
-import { fileFilters, fileRow, fileSortable, fileUploadFields, fileUsage } from './model.ts';
+import { authorityFileUploadFields, fileFilters, fileRow, fileSortable, fileUploadFields, fileUsage } from './model.ts';
 import { filePerm as p } from './permissions.ts';
 
 const tag = 'file';
@@ -74,6 +74,33 @@ export const fileRoutes = {
     response: z.object({ id: z.string() }),
     reads: ['files'],
     errors: ['NOT_FOUND', 'FILE_IN_USE'],
+  }),
+  // The authority service's own (spec §7 `file/upload`, `file/download`): common files and logos of any logged-in user.
+  'authFile.upload': route({
+    method: 'POST',
+    path: '/api/auth/file/upload',
+    permission: 'authenticated',
+    tag: 'auth',
+    summary:
+      'The authority service’s upload of a common file or a logo (tus 1.0.0 like the IoT upload: POST creates, HEAD tells the offset, PATCH sends bytes). Upload-Metadata carries name, fileType (common or logo, default common) and declaration; size and quota are checked before a byte is stored',
+    body: authorityFileUploadFields,
+    consumes: 'tus',
+    response: z.object({ id: z.string() }),
+    reads: ['files'],
+    errors: ['FILE_UPLOAD_TOO_LARGE', 'FILE_QUOTA_EXCEEDED', 'NOT_FOUND'],
+  }),
+  'authFile.download': route({
+    method: 'GET',
+    path: '/api/auth/file/download',
+    permission: 'authenticated',
+    tag: 'auth',
+    summary:
+      'The authority service’s download: a common file or a logo of the caller’s tenant (other files through the IoT download and its permission); Range gets 206',
+    query: idBody,
+    response: z.unknown(),
+    produces: 'application/octet-stream',
+    reads: ['files'],
+    errors: ['NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
   }),
 };
 export type FileRoutes = typeof fileRoutes;

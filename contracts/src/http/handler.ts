@@ -12,6 +12,7 @@ import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { OutboundHttp } from '../ports/outbound-http.ts';
 import type { FileLimits } from '../file/model.ts';
 import type { FileStore } from '../ports/files.ts';
+import type { DownloadLinks } from '../ports/download-links.ts';
 import type { Principal } from './principal.ts';
 import type { NotifySettings } from '../alarm/model.ts';
 import type { BodyOf, DataOf, QueryOf, RawAnswer, RouteSpec, RouteTable } from './route.ts';
@@ -42,6 +43,8 @@ export interface Ports {
   files?: FileStore;
   /** The operator's limits on uploads: per tenant and per file. */
   fileLimits?: FileLimits;
+  /** Signed links a device downloads a rollout's file at over HTTP (a process without it offers MQTT chunks only). */
+  downloadLinks?: DownloadLinks;
   /** The MQTT broker's clients and rates, and cutting a session (a process without a broker has none). */
   brokerAdmin?: BrokerAdminPort;
 }

@@ -60,6 +60,10 @@ export interface OtaOffer {
   version: string | null;
   size: number;
   sha256: string;
+  /** Where the device downloads the file over HTTP (Range resumes a cut download); null when this platform offers MQTT chunks only. */
+  url: string | null;
+  /** When the URL stops working (ISO 8601): a device offered again gets a new one. */
+  urlExpiresAt: string | null;
 }
 
 /** The offer as ThingsBoard's OTA client takes it: the `fw_*` shared attributes (it then asks for the file in chunks). */

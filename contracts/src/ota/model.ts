@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fileTaskStatuses } from '../constants.ts';
 import { entityId } from '../identity/common.ts';
 import { rolloutFileTypes } from '../file/model.ts';
+import { deviceTaskCounts, deviceTaskDeviceQuery, deviceTaskFilters, type DeviceTaskCounts } from './device-task.ts';
 
 /** A file task's status and each of its devices' (spec §4): pause is a device offline, or a task an operator paused. */
 export type FileTaskStatus = (typeof fileTaskStatuses)[number];
@@ -55,16 +56,9 @@ export const otaFileRef = z.object({
 });
 export type OtaFileRef = z.infer<typeof otaFileRef>;
 
-export const otaCounts = z.object({
-  total: z.number().int(),
-  nonExecution: z.number().int(),
-  executing: z.number().int(),
-  pause: z.number().int(),
-  success: z.number().int(),
-  fail: z.number().int(),
-  cancel: z.number().int(),
-});
-export type OtaCounts = z.infer<typeof otaCounts>;
+/** A rollout's devices counted by status (the shape every device task shares). */
+export const otaCounts = deviceTaskCounts;
+export type OtaCounts = DeviceTaskCounts;
 
 export const otaTaskRow = z.object({
   id: z.string(),
@@ -86,10 +80,7 @@ export const otaTaskRow = z.object({
 });
 export type OtaTaskRow = z.infer<typeof otaTaskRow>;
 export const otaTaskSortable = ['createTime', 'name'] as const;
-export const otaTaskFilters = {
-  name: z.string().trim().max(64).optional(),
-  status: z.enum(fileTaskStatuses).optional(),
-};
+export const otaTaskFilters = deviceTaskFilters;
 
 export const otaDeviceRow = z.object({
   deviceId: z.string(),
@@ -104,16 +95,16 @@ export const otaDeviceRow = z.object({
   updateTime: z.string(),
 });
 export type OtaDeviceRow = z.infer<typeof otaDeviceRow>;
-export const otaDeviceQuery = z
-  .object({
-    taskId: entityId,
-    wave: z.coerce.number().int().min(1).optional(),
-    status: z.enum(fileTaskStatuses).optional(),
-    page: z.coerce.number().int().min(1).default(1),
-    pageSize: z.coerce.number().int().min(1).max(500).default(50),
-  })
-  .strict();
+export const otaDeviceQuery = deviceTaskDeviceQuery.extend({ wave: z.coerce.number().int().min(1).optional() });
 
 export const otaWaveRow = z.object({ wave: z.number().int(), counts: otaCounts });
 export const otaTaskDetail = otaTaskRow.extend({ waveCounts: z.array(otaWaveRow) });
 export type OtaTaskDetail = z.infer<typeof otaTaskDetail>;
+
+/** A device's HTTP download of its rollout's file: its SN and the signed token its offer's URL carries. */
+export const otaFirmwareQuery = z
+  .object({
+    sn: z.string().trim().min(1).max(64),
+    token: z.string().min(16).max(2048),
+  })
+  .strict();

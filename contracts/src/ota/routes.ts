@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
 import { idBody } from '../identity/common.ts';
-import { otaDeviceQuery, otaDeviceRow, otaTaskCreateBody, otaTaskDetail, otaTaskFilters, otaTaskRow, otaTaskSortable } from './model.ts';
+import {
+  otaDeviceQuery,
+  otaFirmwareQuery,
+  otaDeviceRow,
+  otaTaskCreateBody,
+  otaTaskDetail,
+  otaTaskFilters,
+  otaTaskRow,
+  otaTaskSortable,
+} from './model.ts';
 import { otaPerm as p } from './permissions.ts';
 
 const idResult = z.object({ id: z.string() });
@@ -85,6 +94,19 @@ export const otaRoutes = {
     response: idResult,
     reads: ['otaTasks'],
     errors: ['NOT_FOUND', 'OTA_TASK_STATE'],
+  }),
+  'otaTask.firmware': route({
+    method: 'GET',
+    path: '/api/iot/otaTask/firmware',
+    permission: 'public',
+    tag,
+    summary:
+      "A device downloads its rollout's file at the URL its offer carries (no login: a short-lived token signed for this device and task); a Range header gets 206, so a cut download resumes. An expired token is 401, an altered one or another device's 403",
+    query: otaFirmwareQuery,
+    response: z.unknown(),
+    produces: 'application/octet-stream',
+    reads: [],
+    errors: ['OTA_LINK_EXPIRED', 'OTA_LINK_INVALID', 'RANGE_NOT_SATISFIABLE'],
   }),
 };
 export type OtaRoutes = typeof otaRoutes;

@@ -39,7 +39,12 @@ const idResult = z.object({ id: z.string() });
 const ids = z.object({ ids: idList }).strict();
 const text = z.string().trim().max(64).optional();
 const csv = z.string().describe('CSV, UTF-8 with a byte order mark; XLSX with format=xlsx');
-const stepResult = z.object({ deviceId: z.string(), testStatus: z.string() });
+const stepResult = z.object({
+  deviceId: z.string(),
+  testStatus: z.string(),
+  /** The upgrade step's rollout of the package to the device (follow it under Device management → Upgrade tasks). */
+  otaTaskId: z.string().optional(),
+});
 const stepErrors = ['NOT_FOUND', 'PT_STEP_REFUSED', 'PT_NOT_BOUND'] as const;
 const qcErrors = ['NOT_FOUND', 'PT_STEP_REFUSED', 'PT_NOT_QC_TESTER'] as const;
 const reportsQuery = listQuery(ptReportSortable, {
@@ -309,9 +314,9 @@ export const ptRoutes = {
   'production.upgrade': step(
     'upgrade',
     p.productionUpgrade,
-    "Upgrade a device with the configuration's package: it is tested again after",
+    "Upgrade a device with the configuration's package, an uploaded upgrade, patch or configuration file: starts a rollout of it to this device (answered as otaTaskId); the device is tested again after",
     ptStepBody,
-    [...stepErrors, 'PT_UPGRADE_PACKAGE'],
+    [...stepErrors, 'PT_UPGRADE_PACKAGE', 'OTA_FILE_UNFIT'],
   ),
   'production.sn': step(
     'sn',

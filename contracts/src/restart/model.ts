@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { fileTaskStatuses } from '../constants.ts';
 import type { DomainEvent } from '../event.ts';
-import { entityId, instant } from '../identity/common.ts';
+import { instant } from '../identity/common.ts';
 import { otaTarget, type FileTaskStatus, type OtaTarget } from '../ota/model.ts';
+import { deviceTaskCounts, deviceTaskDeviceQuery, deviceTaskFilters, type DeviceTaskCounts } from '../ota/device-task.ts';
 
 /**
  * The reserved service a device receives a restart task's command as (`devices/{sn}/command/restart-{taskId}`,
@@ -36,16 +37,8 @@ export const restartTaskCreateBody = z
   .refine((b) => Date.parse(b.expiry) > Date.parse(b.taskTime), { error: 'RESTART_EXPIRY', path: ['expiry'] });
 export type RestartTaskCreate = z.output<typeof restartTaskCreateBody>;
 
-export const restartCounts = z.object({
-  total: z.number().int(),
-  nonExecution: z.number().int(),
-  executing: z.number().int(),
-  pause: z.number().int(),
-  success: z.number().int(),
-  fail: z.number().int(),
-  cancel: z.number().int(),
-});
-export type RestartCounts = z.infer<typeof restartCounts>;
+export const restartCounts = deviceTaskCounts;
+export type RestartCounts = DeviceTaskCounts;
 
 export const restartTaskRow = z.object({
   id: z.string(),
@@ -60,10 +53,7 @@ export const restartTaskRow = z.object({
 });
 export type RestartTaskRow = z.infer<typeof restartTaskRow>;
 export const restartTaskSortable = ['createTime', 'name', 'taskTime'] as const;
-export const restartTaskFilters = {
-  name: z.string().trim().max(64).optional(),
-  status: z.enum(fileTaskStatuses).optional(),
-};
+export const restartTaskFilters = deviceTaskFilters;
 
 export const restartDeviceRow = z.object({
   deviceId: z.string(),
@@ -73,14 +63,7 @@ export const restartDeviceRow = z.object({
   updateTime: z.string(),
 });
 export type RestartDeviceRow = z.infer<typeof restartDeviceRow>;
-export const restartDeviceQuery = z
-  .object({
-    taskId: entityId,
-    status: z.enum(fileTaskStatuses).optional(),
-    page: z.coerce.number().int().min(1).default(1),
-    pageSize: z.coerce.number().int().min(1).max(500).default(50),
-  })
-  .strict();
+export const restartDeviceQuery = deviceTaskDeviceQuery;
 
 /** Permission strings of the restart task routes: buttons under Device management → Upgrade tasks. */
 export const restartPerm = {

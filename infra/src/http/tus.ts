@@ -13,6 +13,16 @@ import type { App } from './app.ts';
 export interface TusOptions {
   /** A tus data store that can also stream back an upload's bytes (both the file and the S3 store can). */
   datastore: DataStore & { read(id: string): Readable | Promise<Readable> };
+  /** The quota's reservations of uploads in progress (command/src/file/quota.ts). */
+  reservations: UploadReservations;
+}
+
+/** An upload's bytes promised at creation against the tenant's quota, until it is recorded, terminated or abandoned. */
+export interface UploadReservations {
+  /** Refuses with a DomainError (FILE_QUOTA_EXCEEDED) when the tenant's stored and reserved bytes leave no room. */
+  reserve(r: { tenantId: string; uploadId: string; bytes: number; quotaBytes: number }): Promise<void>;
+  touch(uploadId: string): Promise<void>;
+  release(uploadId: string): Promise<void>;
 }
 
 /** What a request the tus server handles was let in as: its caller and the route's context. */
@@ -83,6 +93,9 @@ export function mountTusRoute(
         upload.metadata?.['platform.userId'] !== ctx.caller?.id
       )
         throw refusal('NOT_FOUND', ctx.lang);
+      if (req.method === 'PATCH') await tus.reservations.touch(uploadId);
+      // A terminated upload gives its reservation back (tus DELETE).
+      if (req.method === 'DELETE') await tus.reservations.release(uploadId);
     },
     async onUploadCreate(req, upload) {
       const { ctx } = who(req);
@@ -96,9 +109,17 @@ export function mountTusRoute(
       if (upload.size === undefined) throw refusal('VALIDATION', ctx.lang, { fields: [{ field: 'Upload-Length', message: 'required' }] });
       if (upload.size === 0) throw refusal('FILE_EMPTY', ctx.lang);
       if (upload.size > limits.maxFileBytes) throw refusal('FILE_UPLOAD_TOO_LARGE', ctx.lang, { maxMb: mb(limits.maxFileBytes) });
-      const used = await ctx.ports.lookups.fileBytesOfTenant(caller.tenantId);
-      if (used + upload.size > limits.quotaBytes)
-        throw refusal('FILE_QUOTA_EXCEEDED', ctx.lang, { quotaMb: mb(limits.quotaBytes), usedMb: mb(used) });
+      try {
+        await tus.reservations.reserve({
+          tenantId: caller.tenantId,
+          uploadId: upload.id,
+          bytes: upload.size,
+          quotaBytes: limits.quotaBytes,
+        });
+      } catch (error) {
+        if (error instanceof DomainError) throw refusal(error.code, ctx.lang, error.details as Record<string, unknown>);
+        throw error;
+      }
       return { metadata: { ...upload.metadata, 'platform.tenantId': caller.tenantId, 'platform.userId': caller.id } };
     },
     // The protocol's own refusals (a missing Tus-Resumable, a wrong offset, a held lock) leave in the envelope too.
@@ -130,7 +151,10 @@ export function mountTusRoute(
         throw error;
       }
       await tus.datastore.remove(upload.id).catch(() => {});
-      return { headers: { 'Upload-Sha256': stored.sha256, ...(await recorded(ctx, spec.reads)) } };
+      // Released once the files read model counts the file (the answer waits for it), so its bytes are never uncounted.
+      const position = await recorded(ctx, spec.reads);
+      await tus.reservations.release(upload.id);
+      return { headers: { 'Upload-Sha256': stored.sha256, ...position } };
     },
   });
 

@@ -4,6 +4,7 @@ import { sessionsSchema } from '@iot/command/auth/sessions.ts';
 import { throttleSchema } from '@iot/command/auth/throttle.ts';
 import { logoSchema } from '@iot/command/settings/logos.ts';
 import { claimsSchema } from '@iot/command/shared/claims.ts';
+import { uploadReservationsSchema } from '@iot/command/file/quota.ts';
 import { codesSchema } from '@iot/command/tenant/codes.ts';
 import { usernameClaimsSchema } from '@iot/command/user/usernames.ts';
 import { importJobsPerTenant, importSchema } from '@iot/command/device/import.ts';
@@ -41,6 +42,7 @@ export const commandOwners: MigrationOwner[] = [
   v1('tenant.codes', ['auth_verification_codes'], codesSchema),
   v1('user.usernames', ['username_claims'], usernameClaimsSchema),
   v1('claims', ['claims'], claimsSchema),
+  v1('file.uploadReservations', ['file_upload_reservations'], uploadReservationsSchema),
   v1('settings.logos', ['settings_logos'], logoSchema),
   {
     owner: 'device.import',

@@ -1,18 +1,25 @@
 import path from 'node:path';
 import { FileStore as TusFileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
+import type { Logger } from 'pino';
 import type { FileLimits } from '@iot/contracts';
 import type { FileStore } from '@iot/contracts/ports/files.ts';
+import type { SqlPool } from '@iot/contracts/ports/sql.ts';
+import { abandonedUploads, releaseUpload, reserveUpload, touchUpload } from '@iot/command/file/quota.ts';
+import { fileBytesOfTenant } from '@iot/projections/file/read.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { localFileStore } from '../files/local.ts';
 import { bucketExists, ensureBucket, s3Client, s3FileStore, type S3Settings } from '../files/s3.ts';
 import type { EngineHealth } from '../http/context.ts';
-import type { TusOptions } from '../http/tus.ts';
+import type { TusOptions, UploadReservations } from '../http/tus.ts';
+import type { Stops } from './stops.ts';
 
 export interface FilesWiring {
   files: FileStore;
   fileLimits: FileLimits;
   tus: TusOptions;
+  /** Removes uploads abandoned for FILE_UPLOAD_EXPIRY_H (their parts and their quota reservation); runs on its own clock too. */
+  sweepUploads(now?: Date): Promise<number>;
 }
 
 const MB = 1024 * 1024;
@@ -31,19 +38,57 @@ export function s3SettingsOf(config: Config): S3Settings | null {
   };
 }
 
+const BATCH = 100;
+
+/** The quota's reservations of uploads in progress, in the platform's PostgreSQL. */
+export const uploadReservations = (db: SqlPool): UploadReservations => ({
+  reserve: (r) => reserveUpload(db, (tenantId) => fileBytesOfTenant(db, tenantId), r),
+  touch: (uploadId) => touchUpload(db, uploadId),
+  release: (uploadId) => releaseUpload(db, uploadId),
+});
+
+/**
+ * Removes uploads that received no byte since `expiryMs` before `now`: their stored parts (the tus store's file or
+ * S3 multipart upload) and then their reservation, so that an abandoned upload holds neither disk nor quota.
+ */
+export async function sweepAbandonedUploads(db: SqlPool, datastore: TusOptions['datastore'], expiryMs: number, now = new Date()) {
+  let removed = 0;
+  for (;;) {
+    const batch = await abandonedUploads(db, new Date(now.getTime() - expiryMs), BATCH);
+    for (const { uploadId } of batch) {
+      await datastore.remove(uploadId).catch(() => {});
+      await releaseUpload(db, uploadId);
+      removed++;
+    }
+    if (batch.length < BATCH) return removed;
+  }
+}
+
 /**
  * Uploaded files: on disk under DATA_DIR/files with uploads in progress under DATA_DIR/uploads (tus file store), or
  * in the S3_URL bucket, uploads in progress there too (tus S3 store: multipart uploads, resumable from any process).
  */
-export async function startFiles(config: Config, engines: EngineHealth[]): Promise<FilesWiring> {
+export async function startFiles(config: Config, engines: EngineHealth[], db: SqlPool, logger: Logger, stops: Stops): Promise<FilesWiring> {
   const fileLimits = { quotaBytes: config.FILE_QUOTA_MB * MB, maxFileBytes: config.FILE_MAX_MB * MB };
+  const reservations = uploadReservations(db);
+  const expiryMs = config.FILE_UPLOAD_EXPIRY_H * 3_600_000;
+  const wired = (files: FileStore, datastore: TusOptions['datastore']): FilesWiring => {
+    const sweepUploads = (now?: Date) => sweepAbandonedUploads(db, datastore, expiryMs, now);
+    // A quarter of the expiry, at most hourly: an abandoned upload is gone within 1.25 times it.
+    const timer = setInterval(
+      () => void sweepUploads().catch((err: unknown) => logger.error({ err }, 'sweeping abandoned uploads failed')),
+      Math.min(expiryMs / 4, 3_600_000),
+    );
+    timer.unref();
+    stops.push(async () => clearInterval(timer));
+    return { files, fileLimits, tus: { datastore, reservations }, sweepUploads };
+  };
   const s3 = s3SettingsOf(config);
   if (!s3) {
-    return {
-      files: localFileStore(path.resolve(config.DATA_DIR, 'files')),
-      fileLimits,
-      tus: { datastore: new TusFileStore({ directory: path.resolve(config.DATA_DIR, 'uploads') }) },
-    };
+    return wired(
+      localFileStore(path.resolve(config.DATA_DIR, 'files')),
+      new TusFileStore({ directory: path.resolve(config.DATA_DIR, 'uploads') }),
+    );
   }
   const client = s3Client(s3);
   await ensureBucket(client, s3.bucket);
@@ -61,5 +106,5 @@ export async function startFiles(config: Config, engines: EngineHealth[]): Promi
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     },
   });
-  return { files: s3FileStore(client, s3.bucket), fileLimits, tus: { datastore } };
+  return wired(s3FileStore(client, s3.bucket), datastore);
 }

@@ -1,16 +1,17 @@
-import type {
-  FileTaskStatus,
-  OtaCounts,
-  OtaTaskFile,
-  OtaStage,
-  OtaTarget,
-  OtaWaves,
-  Page,
-  PageQuery,
-  otaTaskSortable,
+import {
+  emptyDeviceTaskCounts,
+  type FileTaskStatus,
+  type OtaCounts,
+  type OtaTaskFile,
+  type OtaStage,
+  type OtaTarget,
+  type OtaWaves,
+  type Page,
+  type PageQuery,
+  type otaTaskSortable,
 } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import { add, deviceTaskCountsOf, deviceTaskDevicesPage, deviceTasksPage } from '../shared/device-task.ts';
 
 /** A rollout task as the otaTasks projection keeps it (rm_ota_tasks). */
 export type OtaTaskRecord = {
@@ -48,7 +49,7 @@ const TASK = `id, tenant_id as "tenantId", name, file, target, waves, status, wa
 const DEVICE = `device_id as "deviceId", sn, wave, status, stage, percent, from_version as "fromVersion", to_version as "toVersion",
   reason, updated_at as "updatedAt"`;
 
-const emptyCounts = (): OtaCounts => ({ total: 0, nonExecution: 0, executing: 0, pause: 0, success: 0, fail: 0, cancel: 0 });
+const TABLES = { tasks: 'rm_ota_tasks', devices: 'rm_ota_devices' };
 
 /** A rollout task of a tenant, by id. */
 export async function otaTaskById(db: Sql, tenantId: string, id: string): Promise<OtaTaskRecord | null> {
@@ -60,39 +61,15 @@ export async function otaTaskById(db: Sql, tenantId: string, id: string): Promis
 const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof otaTaskSortable)[number], string>;
 
 /** A page of a tenant's rollout tasks, newest first unless told. */
-export async function otaTasksPage(
+export const otaTasksPage = (
   db: Sql,
   tenantId: string,
   filter: { name?: string; status?: FileTaskStatus },
   page: PageQuery,
-): Promise<Page<OtaTaskRecord>> {
-  const spec: ListSpec = {
-    select: TASK,
-    from: 'rm_ota_tasks',
-    where: ['tenant_id = $1'],
-    params: [tenantId],
-    sortable: sortBy,
-    defaultSort: 'created_at',
-  };
-  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
-  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
-  return pageRows<OtaTaskRecord>(db, page, spec);
-}
+): Promise<Page<OtaTaskRecord>> => deviceTasksPage<OtaTaskRecord>(db, TABLES, TASK, sortBy, tenantId, filter, page);
 
-/** Device counts by status of each task, and of each wave when `byWave`. */
-export async function otaCounts(db: Sql, taskIds: string[]): Promise<Map<string, OtaCounts>> {
-  const rows = await db.query<{ taskId: string; status: FileTaskStatus; n: number }>(
-    `select task_id as "taskId", status, count(*)::int as n from rm_ota_devices where task_id = any($1) group by task_id, status`,
-    [taskIds],
-  );
-  const counts = new Map(taskIds.map((id) => [id, emptyCounts()]));
-  for (const r of rows.rows) {
-    const c = counts.get(r.taskId)!;
-    c[r.status] += r.n;
-    c.total += r.n;
-  }
-  return counts;
-}
+/** Device counts by status of each task. */
+export const otaCounts = (db: Sql, taskIds: string[]): Promise<Map<string, OtaCounts>> => deviceTaskCountsOf(db, TABLES, taskIds);
 
 /** A task's device counts by status, per wave, first wave first. */
 export async function otaWaveCounts(db: Sql, taskId: string): Promise<Array<{ wave: number; counts: OtaCounts }>> {
@@ -101,34 +78,18 @@ export async function otaWaveCounts(db: Sql, taskId: string): Promise<Array<{ wa
     [taskId],
   );
   const waves = new Map<number, OtaCounts>();
-  for (const r of rows.rows) {
-    const c = waves.get(r.wave) ?? emptyCounts();
-    c[r.status] += r.n;
-    c.total += r.n;
-    waves.set(r.wave, c);
-  }
+  for (const r of rows.rows) waves.set(r.wave, add(waves.get(r.wave) ?? emptyDeviceTaskCounts(), r.status, r.n));
   return [...waves].map(([wave, counts]) => ({ wave, counts }));
 }
 
 /** A page of a task's devices (of the tenant's task), by wave then SN. */
-export async function otaDevicesPage(
+export const otaDevicesPage = (
   db: Sql,
   tenantId: string,
-  filter: { taskId: string; wave?: number; status?: FileTaskStatus },
+  filter: { taskId: string; wave?: number | undefined; status?: FileTaskStatus | undefined },
   page: PageQuery,
-): Promise<Page<OtaDeviceRecord>> {
-  const spec: ListSpec = {
-    select: DEVICE,
-    from: 'rm_ota_devices',
-    where: ['tenant_id = $1', 'task_id = $2'],
-    params: [tenantId, filter.taskId],
-    sortable: {},
-    defaultSort: 'wave asc, sn',
-  };
-  if (filter.wave) spec.where.push(`wave = ${param(spec.params, filter.wave)}`);
-  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
-  return pageRows<OtaDeviceRecord>(db, { ...page, order: 'asc' }, spec);
-}
+): Promise<Page<OtaDeviceRecord>> =>
+  deviceTaskDevicesPage<OtaDeviceRecord>(db, TABLES, DEVICE, 'wave asc, sn', tenantId, { ...filter, more: { wave: filter.wave } }, page);
 
 /** The rollouts a device is in with one of these statuses. */
 export async function otaTasksOfDevice(
@@ -199,4 +160,14 @@ export async function otaTaskSendsFile(db: Sql, tenantId: string, fileId: string
     [tenantId, fileId],
   );
   return rows.rows[0]?.used ?? false;
+}
+
+/** The file a task sends one of its devices while the device's part runs (executing or paused); null once it ended. */
+export async function otaFileForDevice(db: Sql, tenantId: string, taskId: string, deviceId: string): Promise<OtaTaskFile | null> {
+  const rows = await db.query<{ file: OtaTaskFile }>(
+    `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
+     where d.tenant_id = $1 and d.task_id = $2 and d.device_id = $3 and d.status in ('executing', 'pause')`,
+    [tenantId, taskId, deviceId],
+  );
+  return rows.rows[0]?.file ?? null;
 }

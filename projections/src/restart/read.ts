@@ -1,6 +1,6 @@
 import type { FileTaskStatus, OtaTarget, Page, PageQuery, RestartCounts, restartTaskSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import { pageRows, param, type ListSpec } from '../shared/page.ts';
+import { deviceTaskCountsOf, deviceTaskDevicesPage, deviceTasksPage } from '../shared/device-task.ts';
 
 /** A restart task as the restartTasks projection keeps it (rm_restart_tasks). */
 export type RestartTaskRecord = {
@@ -21,6 +21,7 @@ export type RestartDeviceRecord = { deviceId: string; sn: string; status: FileTa
 const TASK = `id, tenant_id as "tenantId", name, target, status, task_time as "taskTime", expiry,
   created_at as "createdAt", updated_at as "updatedAt"`;
 const DEVICE = `device_id as "deviceId", sn, status, reason, updated_at as "updatedAt"`;
+const TABLES = { tasks: 'rm_restart_tasks', devices: 'rm_restart_devices' };
 
 /** A restart task of a tenant, by id. */
 export async function restartTaskById(db: Sql, tenantId: string, id: string): Promise<RestartTaskRecord | null> {
@@ -36,60 +37,23 @@ const sortBy = { createTime: 'created_at', name: 'lower(name)', taskTime: 'task_
 >;
 
 /** A page of a tenant's restart tasks, newest first unless told. */
-export async function restartTasksPage(
+export const restartTasksPage = (
   db: Sql,
   tenantId: string,
   filter: { name?: string; status?: FileTaskStatus },
   page: PageQuery,
-): Promise<Page<RestartTaskRecord>> {
-  const spec: ListSpec = {
-    select: TASK,
-    from: 'rm_restart_tasks',
-    where: ['tenant_id = $1'],
-    params: [tenantId],
-    sortable: sortBy,
-    defaultSort: 'created_at',
-  };
-  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
-  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
-  return pageRows<RestartTaskRecord>(db, page, spec);
-}
-
-const emptyCounts = (): RestartCounts => ({ total: 0, nonExecution: 0, executing: 0, pause: 0, success: 0, fail: 0, cancel: 0 });
+): Promise<Page<RestartTaskRecord>> => deviceTasksPage<RestartTaskRecord>(db, TABLES, TASK, sortBy, tenantId, filter, page);
 
 /** Device counts by status of each task. */
-export async function restartCounts(db: Sql, taskIds: string[]): Promise<Map<string, RestartCounts>> {
-  const rows = await db.query<{ taskId: string; status: FileTaskStatus; n: number }>(
-    `select task_id as "taskId", status, count(*)::int as n from rm_restart_devices where task_id = any($1) group by task_id, status`,
-    [taskIds],
-  );
-  const counts = new Map(taskIds.map((id) => [id, emptyCounts()]));
-  for (const r of rows.rows) {
-    const c = counts.get(r.taskId)!;
-    c[r.status] += r.n;
-    c.total += r.n;
-  }
-  return counts;
-}
+export const restartCounts = (db: Sql, taskIds: string[]): Promise<Map<string, RestartCounts>> => deviceTaskCountsOf(db, TABLES, taskIds);
 
 /** A page of a task's devices, by SN. */
-export async function restartDevicesPage(
+export const restartDevicesPage = (
   db: Sql,
   tenantId: string,
-  filter: { taskId: string; status?: FileTaskStatus },
+  filter: { taskId: string; status?: FileTaskStatus | undefined },
   page: PageQuery,
-): Promise<Page<RestartDeviceRecord>> {
-  const spec: ListSpec = {
-    select: DEVICE,
-    from: 'rm_restart_devices',
-    where: ['tenant_id = $1', 'task_id = $2'],
-    params: [tenantId, filter.taskId],
-    sortable: {},
-    defaultSort: 'sn',
-  };
-  if (filter.status) spec.where.push(`status = ${param(spec.params, filter.status)}`);
-  return pageRows<RestartDeviceRecord>(db, { ...page, order: 'asc' }, spec);
-}
+): Promise<Page<RestartDeviceRecord>> => deviceTaskDevicesPage<RestartDeviceRecord>(db, TABLES, DEVICE, 'sn', tenantId, filter, page);
 
 /** Tasks whose task time has come and that have not started. */
 export async function dueRestartTasks(db: Sql, now: Date, limit: number): Promise<Array<{ tenantId: string; taskId: string }>> {

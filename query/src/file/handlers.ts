@@ -1,8 +1,7 @@
-import { DomainError, sizeInMb, type FileRoutes, type FileRow } from '@iot/contracts';
+import { authorityFileTypes, DomainError, sizeInMb, type FileRoutes, type FileRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
-import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { fileById, fileBytesOfTenant, filesPage, type FileRecord } from '@iot/projections/file/read.ts';
-import { byteRangeOf } from './range.ts';
+import { fileAnswer } from './range.ts';
 
 const toRow = (f: FileRecord): FileRow => ({
   id: f.id,
@@ -19,12 +18,11 @@ const toRow = (f: FileRecord): FileRow => ({
   createTime: f.createdAt.toISOString(),
 });
 
-/** A file name as a Content-Disposition carries it: ASCII fallback, and the UTF-8 name (RFC 6266). */
-const disposition = (name: string) =>
-  `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-
 /** File management's reads: the list, one file, the quota, and the bytes with HTTP ranges. */
-export const fileQueryHandlers: Pick<Handlers<FileRoutes>, 'file.list' | 'file.detail' | 'file.usage' | 'file.download'> = {
+export const fileQueryHandlers: Pick<
+  Handlers<FileRoutes>,
+  'file.list' | 'file.detail' | 'file.usage' | 'file.download' | 'authFile.download'
+> = {
   async 'file.list'({ query: q }, ctx) {
     const filter = { name: q.name, fileType: q.fileType, extensionType: q.extensionType, uploader: q.uploader };
     const page = await filesPage(ctx.ports.db, callerOf(ctx).tenantId, filter, q);
@@ -44,19 +42,13 @@ export const fileQueryHandlers: Pick<Handlers<FileRoutes>, 'file.list' | 'file.d
 
   async 'file.download'({ query }, ctx) {
     const file = await fileById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
-    if (!file || !ctx.ports.files) throw new DomainError('NOT_FOUND');
-    const range = byteRangeOf(ctx.range, file.size);
-    if (range === 'unsatisfiable') throw new DomainError('RANGE_NOT_SATISFIABLE', { size: file.size });
-    const body = await ctx.ports.files.read(file.storageKey, range ?? undefined);
-    if (!body) throw new DomainError('NOT_FOUND');
-    const headers: Record<string, string> = {
-      'accept-ranges': 'bytes',
-      'content-disposition': disposition(file.name),
-      etag: `"${file.sha256}"`,
-      'content-length': String(range ? range.end - range.start + 1 : file.size),
-    };
-    if (!range) return rawAnswer('application/octet-stream', body, undefined, headers);
-    headers['content-range'] = `bytes ${range.start}-${range.end}/${file.size}`;
-    return { ...rawAnswer('application/octet-stream', body, undefined, headers), status: 206 };
+    if (!file) throw new DomainError('NOT_FOUND');
+    return fileAnswer(ctx.ports.files, file, ctx.range);
+  },
+
+  async 'authFile.download'({ query }, ctx) {
+    const file = await fileById(ctx.ports.db, callerOf(ctx).tenantId, query.id);
+    if (!file || !authorityFileTypes.some((t) => t === file.fileType)) throw new DomainError('NOT_FOUND');
+    return fileAnswer(ctx.ports.files, file, ctx.range);
   },
 };

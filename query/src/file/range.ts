@@ -1,3 +1,7 @@
+import { DomainError } from '@iot/contracts';
+import { rawAnswer, type RawAnswer } from '@iot/contracts/http/route.ts';
+import type { FileStore } from '@iot/contracts/ports/files.ts';
+
 /** A byte range of a file to answer: inclusive, within the file. */
 export interface ByteRange {
   start: number;
@@ -27,4 +31,33 @@ export function byteRangeOf(header: string | undefined, size: number): ByteRange
   const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
   if (end < start) return null;
   return { start, end };
+}
+
+/** A file name as a Content-Disposition carries it: ASCII fallback, and the UTF-8 name (RFC 6266). */
+const disposition = (name: string) =>
+  `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+
+/**
+ * A stored file's bytes as an HTTP answer: the whole (200), or the range the Range header asks (206 with
+ * Content-Range), 416 past the end; the ETag is its SHA-256, so a resumed download can tell it is the same file.
+ */
+export async function fileAnswer(
+  files: FileStore | undefined,
+  file: { name: string; size: number; sha256: string; storageKey: string },
+  rangeHeader: string | undefined,
+): Promise<RawAnswer> {
+  if (!files) throw new DomainError('NOT_FOUND');
+  const range = byteRangeOf(rangeHeader, file.size);
+  if (range === 'unsatisfiable') throw new DomainError('RANGE_NOT_SATISFIABLE', { size: file.size });
+  const body = await files.read(file.storageKey, range ?? undefined);
+  if (!body) throw new DomainError('NOT_FOUND');
+  const headers: Record<string, string> = {
+    'accept-ranges': 'bytes',
+    'content-disposition': disposition(file.name),
+    etag: `"${file.sha256}"`,
+    'content-length': String(range ? range.end - range.start + 1 : file.size),
+  };
+  if (!range) return rawAnswer('application/octet-stream', body, undefined, headers);
+  headers['content-range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+  return { ...rawAnswer('application/octet-stream', body, undefined, headers), status: 206 };
 }

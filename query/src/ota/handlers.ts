@@ -1,6 +1,15 @@
 import { DomainError, type OtaCounts, type OtaRoutes, type OtaTaskRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
-import { otaCounts, otaDevicesPage, otaTaskById, otaTasksPage, otaWaveCounts, type OtaTaskRecord } from '@iot/projections/ota/read.ts';
+import { fileAnswer } from '../file/range.ts';
+import {
+  otaCounts,
+  otaDevicesPage,
+  otaFileForDevice,
+  otaTaskById,
+  otaTasksPage,
+  otaWaveCounts,
+  type OtaTaskRecord,
+} from '@iot/projections/ota/read.ts';
 
 const toRow = (t: OtaTaskRecord, counts: OtaCounts): OtaTaskRow => ({
   id: t.id,
@@ -26,7 +35,7 @@ const toRow = (t: OtaTaskRecord, counts: OtaCounts): OtaTaskRow => ({
 });
 
 /** Rollout tasks, their waves and their devices (issue 21). */
-export const otaQueryHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.list' | 'otaTask.detail' | 'otaTask.devices'> = {
+export const otaQueryHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.list' | 'otaTask.detail' | 'otaTask.devices' | 'otaTask.firmware'> = {
   async 'otaTask.list'({ query: q }, ctx) {
     const page = await otaTasksPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name, status: q.status }, q);
     const counts = await otaCounts(
@@ -48,5 +57,15 @@ export const otaQueryHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.list' | 'otaTa
     if (!(await otaTaskById(ctx.ports.db, tenantId, q.taskId))) throw new DomainError('NOT_FOUND');
     const page = await otaDevicesPage(ctx.ports.db, tenantId, { taskId: q.taskId, wave: q.wave, status: q.status }, { ...q, order: 'asc' });
     return { ...page, rows: page.rows.map(({ updatedAt, ...d }) => ({ ...d, updateTime: updatedAt.toISOString() })) };
+  },
+
+  async 'otaTask.firmware'({ query }, ctx) {
+    const grant = ctx.ports.downloadLinks?.verify(query.token) ?? null;
+    if (grant === 'expired') throw new DomainError('OTA_LINK_EXPIRED');
+    if (!grant || grant.sn !== query.sn) throw new DomainError('OTA_LINK_INVALID');
+    // A link is good only while the device's part in the task runs: once done, failed or cancelled it fetches no more.
+    const file = await otaFileForDevice(ctx.ports.db, grant.tenantId, grant.taskId, grant.deviceId);
+    if (!file) throw new DomainError('OTA_LINK_INVALID');
+    return fileAnswer(ctx.ports.files, file, ctx.range);
   },
 };

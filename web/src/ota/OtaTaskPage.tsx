@@ -5,6 +5,7 @@ import { Badge, Button, Dialog, Flex, Progress, Table, Tabs, Text, TextField } f
 import { useQuery } from '@tanstack/react-query';
 import { fileTaskStatuses } from '@iot/contracts/constants.ts';
 import { otaPerm } from '@iot/contracts/ota/permissions.ts';
+import { rolloutFileTypes } from '@iot/contracts/file/model.ts';
 import { callRoute } from '../api/client.ts';
 import { useGroupOptions } from '../fleet/groups.ts';
 import { labelled, PermittedRowButton, useListChange, useRecordDialog } from '../ui/crud.tsx';
@@ -44,6 +45,15 @@ function CreateDialog({ open, onClose }: { open: boolean; onClose: () => void })
     enabled: open,
     queryFn: async () =>
       (await callRoute('product.list', { query: { pageSize: 500 } })).rows.map((p) => ({ value: p.id, label: `${p.name} (${p.code})` })),
+  });
+  // The upgrade package is picked from the uploaded files a rollout may send (upgrade, patch, configuration).
+  const files = useQuery({
+    queryKey: ['files', 'rolloutOptions'],
+    enabled: open,
+    queryFn: async () =>
+      (await callRoute('file.list', { query: { pageSize: 500 } })).rows
+        .filter((f) => rolloutFileTypes.some((type) => type === f.fileType))
+        .map((f) => ({ value: f.id, label: `${f.name}${f.version ? ` (${f.version})` : ''} · ${f.sizeMb} MB` })),
   });
   const groups = useGroupOptions();
   const { form, run, done, dialog } = useRecordDialog({
@@ -97,7 +107,7 @@ function CreateDialog({ open, onClose }: { open: boolean; onClose: () => void })
   return (
     <FormDialog {...dialog} width="640px" title={t('common.addObject', { object: t('objects.otaTask') })} onSubmit={() => void submit()}>
       {text('name', t('ota.name'), true)}
-      {text('fileId', t('ota.file'), true)}
+      {select('fileId', t('ota.file'), files.data ?? [])}
       {select('kind', t('ota.target'), labelled(t, 'ota.targets', ['product', 'group', 'devices']))}
       {v.kind === 'product' && (
         <>

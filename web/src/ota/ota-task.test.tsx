@@ -104,4 +104,39 @@ describe('the upgrade task screen', () => {
     expect(await within(dialog).findByText('Pick an upgrade package')).toBeTruthy();
     expect(calls.filter((c) => c.method === 'POST')).toEqual([]);
   });
+
+  it('picks the upgrade package from the uploaded files a rollout may send', async () => {
+    const file = (id: string, name: string, fileType: string, version: string | null) => ({
+      id,
+      name,
+      size: 1_048_576,
+      sizeMb: '1.00',
+      sha256: 'ab',
+      fileType,
+      extensionType: null,
+      version,
+      declaration: null,
+      uploaderId: 'u1',
+      uploader: 'admin',
+      createTime: '2026-03-01T00:00:00Z',
+    });
+    stubServer({
+      'GET /api/iot/otaTask': tasks,
+      'GET /api/iot/product': ok({ rows: [], total: 0, page: 1, pageSize: 500 }),
+      'GET /api/iot/file': ok({
+        rows: [file('f1', 'meter-fw.bin', 'upgrade', '2.0'), file('f2', 'manual.pdf', 'common', null)],
+        total: 2,
+        page: 1,
+        pageSize: 500,
+      }),
+    });
+    const user = userEvent.setup();
+    renderScreen(<OtaTaskPage />);
+    await screen.findByRole('row', { name: /Meters to 2.0/ });
+    await user.click(screen.getByRole('button', { name: /Add/ }));
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('combobox', { name: 'fileId' }));
+    expect((await screen.findByRole('option', { name: 'meter-fw.bin (2.0) · 1.00 MB' })).textContent).toContain('meter-fw.bin');
+    expect(screen.queryByRole('option', { name: /manual.pdf/ })).toBeNull();
+  });
 });
