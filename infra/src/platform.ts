@@ -190,7 +190,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops,
     );
     await forwarding.loadRules();
-    if (rules) await loadRuleChains(rules.reactor, logger, stops);
+    if (rules) await loadRuleChains(rules, logger, stops);
     await loadScenes(scenes.reactor, logger, stops);
     let delivery: Delivery | null = null;
     if (part.projections) {

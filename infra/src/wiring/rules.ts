@@ -6,7 +6,7 @@ import { enqueueInboxNotification } from '@iot/projections/alarm/outbox.ts';
 import { enqueueForward } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
-import { createRuleJournal } from '@iot/projections/rule/journal.ts';
+import { createRuleJournal, type RuleJournal } from '@iot/projections/rule/journal.ts';
 import type { NotificationCaps } from '@iot/projections/alarm/notifications.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import { configNotifier } from './scenes.ts';
@@ -60,9 +60,12 @@ export function createRuleChains(w: {
 }
 
 /** Once the read models exist: the running chains loaded, and reloaded where the projections run elsewhere. */
-export async function loadRuleChains(reactor: RuleChainReactor, logger: Logger, stops: Stops) {
+export async function loadRuleChains(rules: { reactor: RuleChainReactor; journal: RuleJournal }, logger: Logger, stops: Stops) {
+  const { reactor, journal } = rules;
   await reactor.load();
   const reload = setInterval(() => void reactor.load().catch((err: unknown) => logger.error({ err }, 'rule chains not reloaded')), 30_000);
   stops.push(async () => clearInterval(reload));
+  // Stopped last first: the chains drain, then what they journaled is written while the pool is still open.
+  stops.push(() => journal.flush());
   stops.push(() => reactor.drain());
 }
