@@ -43,6 +43,14 @@ function runExample(example: string, accessToken: string, { wrapped = true } = {
   return {
     lines,
     exited,
+    /** Its exit code; past `ms`, a failure that shows what the example printed (what it was waiting for). */
+    exitedWithin: (ms: number) =>
+      Promise.race([
+        exited,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`${example} did not exit in ${ms} ms; it printed:\n${lines.join('\n')}`)), ms).unref(),
+        ),
+      ]),
     /** The first log line matching, once it is there. */
     line: (pattern: RegExp, what: string) => waitFor(what, async () => lines.find((l) => pattern.test(l)), 30_000),
     /** Ctrl-C: the examples that wait for callbacks disconnect and stop on KeyboardInterrupt. */
@@ -129,7 +137,7 @@ else
     it('device: send_telemetry_and_attr.py connects with MQTT 5, and its telemetry and attributes are stored', async () => {
       const run = runExample('device/send_telemetry_and_attr.py', devices['SENSOR-1']!.secret);
 
-      expect(await run.exited).toBe(0);
+      expect(await run.exitedWithin(45_000)).toBe(0);
       expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Connected to ThingsBoard!/)]));
       expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Attribute update sent: True/)]));
       expect(run.dropped()).toEqual([]);
