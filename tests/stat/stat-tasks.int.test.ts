@@ -47,7 +47,14 @@ describe('statistic tasks', () => {
 
   it('is created stopped, enabled, computed at the end of its hour and read back per device', async () => {
     const { id } = ok(await sut.call('statTask.create', { token, body: task() }));
-    expect(ok(await sut.call('statTask.detail', { token, query: { id } }))).toMatchObject({ status: 'stopped', timeZone: 'Asia/Shanghai' });
+    // The list and detail name the product and the attribute as the thing model does, beside the identifier.
+    expect(ok(await sut.call('statTask.detail', { token, query: { id } }))).toMatchObject({
+      status: 'stopped',
+      timeZone: 'Asia/Shanghai',
+      productName: 'Meter',
+      attribute: 'energy',
+      attributeName: '电量',
+    });
     ok(await sut.call('statTask.status', { token, body: { id, status: 'enabled' } }));
     const listed = ok(await sut.call('statTask.list', { token, query: { status: 'enabled' } }));
     expect(listed.rows.map((r) => r.id)).toEqual([id]);

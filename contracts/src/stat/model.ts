@@ -53,7 +53,11 @@ export const statTaskRow = z.object({
   name: z.string(),
   dataType: z.enum(statDataTypes),
   productId: z.string().nullable(),
+  /** The product's name, for the list (null for every product, or a product since deleted). */
+  productName: z.string().nullable(),
   attribute: z.string(),
+  /** The attribute's name in the product's thing model (温度 for `temperature`); null when no product names it. */
+  attributeName: z.string().nullable(),
   statType: z.enum(statTypes),
   cycle: z.enum(statCycles),
   dimension: z.enum(statDimensions),

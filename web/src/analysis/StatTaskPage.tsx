@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Button, Dialog, Flex, Progress, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { statCycles, statDataTypes, statTypes } from '@iot/contracts/constants.ts';
+import { thingFunction } from '@iot/contracts/device/thing-model.ts';
 import { statDimensions } from '@iot/contracts/stat/model.ts';
 import { statPerm } from '@iot/contracts/stat/permissions.ts';
 import { callRoute } from '../api/client.ts';
@@ -82,6 +83,18 @@ function TaskDialog({ editing, onClose }: { editing: TaskRow | 'new' | null; onC
   });
   const { form, run, done, dialog } = useRecordDialog({ editing, empty, queryKey: TASKS, onClose, valuesOf });
   const v = form.values;
+  // The chosen product's properties, to pick the attribute by name; every product's: typed by identifier.
+  const properties = useQuery({
+    queryKey: ['product', v.productId, 'properties'],
+    enabled: v.productId !== ALL && v.dataType !== 'alarm',
+    queryFn: async () =>
+      (await callRoute('product.detail', { query: { id: v.productId } })).functions.flatMap((raw) => {
+        const f = thingFunction.safeParse(raw);
+        return f.success && f.data.type === 'property'
+          ? [{ value: f.data.identifier, label: `${f.data.name} (${f.data.identifier})` }]
+          : [];
+      }),
+  });
   const submit = async () => {
     const body = {
       name: v.name,
@@ -122,7 +135,15 @@ function TaskDialog({ editing, onClose }: { editing: TaskRow | 'new' | null; onC
       {text('name', t('stat.name'), true)}
       {select('dataType', t('stat.dataType'), labelled(t, 'stat.dataTypes', statDataTypes))}
       {select('productId', t('stat.product'), [{ value: ALL, label: t('stat.allProducts') }, ...(products.data ?? [])], false)}
-      {text('attribute', t('stat.attribute'), true)}
+      {properties.data && properties.data.length > 0
+        ? select(
+            'attribute',
+            t('stat.attribute'),
+            properties.data.some((o) => o.value === v.attribute) || v.attribute === ''
+              ? properties.data
+              : [...properties.data, { value: v.attribute, label: v.attribute }],
+          )
+        : text('attribute', t('stat.attribute'), true)}
       {select('statType', t('stat.statType'), labelled(t, 'stat.statTypes', statTypes))}
       {select('cycle', t('stat.cycle'), labelled(t, 'stat.cycles', statCycles))}
       {select('dimension', t('stat.dimension'), labelled(t, 'stat.dimensions', statDimensions))}
@@ -281,7 +302,13 @@ export function StatTaskPage() {
   const columns: ListColumn<TaskRow>[] = [
     { id: 'name', header: t('stat.name'), value: (r) => r.name, sortable: true, width: 160 },
     { id: 'dataType', header: t('stat.dataType'), value: (r) => t(`stat.dataTypes.${r.dataType}`), width: 100 },
-    { id: 'attribute', header: t('stat.attribute'), value: (r) => r.attribute, width: 120 },
+    { id: 'product', header: t('stat.product'), value: (r) => r.productName ?? (r.productId ? '' : t('stat.allProducts')), width: 120 },
+    {
+      id: 'attribute',
+      header: t('stat.attribute'),
+      value: (r) => (r.attributeName ? `${r.attributeName} (${r.attribute})` : r.attribute),
+      width: 140,
+    },
     { id: 'statType', header: t('stat.statType'), value: (r) => t(`stat.statTypes.${r.statType}`), width: 100 },
     { id: 'cycle', header: t('stat.cycle'), value: (r) => t(`stat.cycles.${r.cycle}`), width: 90 },
     { id: 'dimension', header: t('stat.dimension'), value: (r) => t(`stat.dimensions.${r.dimension}`), width: 90 },
