@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError, type Actor, type EventMetadata } from '@iot/contracts';
+import { schemaVersionOf } from '@iot/contracts/upcasters.ts';
 import { VersionConflictError, type EventStore, type NewEvent, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
 import type { Decider, DomainEvent } from './decider.ts';
 
@@ -30,8 +31,6 @@ export interface HandleOptions {
   schemaVersion?: number;
   retries?: number;
 }
-
-const SCHEMA_VERSION = 1;
 
 /** An aggregate's state from its stream's events. */
 function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, history: StoredEvent[]): S {
@@ -81,21 +80,30 @@ export async function handleCommand<C, E extends DomainEvent, S>(
 }
 
 /** The metadata of the events one command appends. */
-function metadataOf(context: CommandContext, correlationId: string, options: HandleOptions): EventMetadata {
+function metadataOf(
+  context: CommandContext,
+  correlationId: string,
+  options: HandleOptions,
+): Omit<EventMetadata, 'schemaVersion'> & { schemaVersion?: number } {
   return {
     tenantId: context.tenantId,
     actor: context.actor,
     correlationId,
     causationId: context.causationId ?? null,
     occurredAt: new Date().toISOString(),
-    schemaVersion: options.schemaVersion ?? SCHEMA_VERSION,
+    ...(options.schemaVersion === undefined ? {} : { schemaVersion: options.schemaVersion }),
     ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}),
     ...(context.ip ? { ip: context.ip } : {}),
   };
 }
 
-const newEvents = (events: DomainEvent[], metadata: EventMetadata): NewEvent[] =>
-  events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata }));
+/** Each event is stamped with its type's current schema version (unless the caller named one). */
+const newEvents = (events: DomainEvent[], metadata: ReturnType<typeof metadataOf>): NewEvent[] =>
+  events.map((e) => ({
+    type: e.type,
+    data: e.data as Record<string, unknown>,
+    metadata: { ...metadata, schemaVersion: metadata.schemaVersion ?? schemaVersionOf(e.type) },
+  }));
 
 /**
  * Decides a command on a stream that cannot exist yet (a fresh random id) and appends it at version 0 without

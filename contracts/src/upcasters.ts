@@ -4,9 +4,18 @@ export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown
 /** Per event type, the upcasters keyed by the version each one reads (1 upgrades v1 to v2, ...). */
 export type UpcasterRegistry = Readonly<Record<string, Readonly<Record<number, Upcaster>>>>;
 
+/** A data set published before sharing existed was the publishing tenant's own (issue 20, spec §6). */
+const marketDatasetV1: Upcaster = (data) => ({ ...data, sharing: 'internal', sharedWith: [] });
+
 /**
  * The platform's upcasters: when an event's payload changes shape, its schema version goes up and the
  * step from the old shape is registered here; stored events are never rewritten (ARCHITECTURE.md
- * "Event store"). None yet: every event type is still at version 1.
+ * "Event store").
  */
-export const upcasters: UpcasterRegistry = {};
+export const upcasters: UpcasterRegistry = {
+  MarketDatasetPublished: { 1: marketDatasetV1 },
+  MarketDatasetUpdated: { 1: marketDatasetV1 },
+};
+
+/** The schema version an event of this type is written at today: one past its last upcaster. */
+export const schemaVersionOf = (type: string): number => Object.keys(upcasters[type] ?? {}).length + 1;

@@ -12,9 +12,12 @@ let token: string;
 let groupId: string;
 let deviceId: string;
 
-const appOf = async (name: string) => {
+const appOf = async (name: string, owner = token) => {
   const created = ok(
-    await sut.call('app.create', { token, body: { type: 'server', name, scope: ['operation:dataMarket:data'], sharing: 'private' } }),
+    await sut.call('app.create', {
+      token: owner,
+      body: { type: 'server', name, scope: ['operation:dataMarket:data'], sharing: 'private' },
+    }),
   );
   const appToken = ok(await sut.call('app.token', { body: { appKey: created.appKey, appSecret: created.appSecret } })).token;
   return { id: created.id, token: appToken };
@@ -24,6 +27,7 @@ beforeAll(async () => {
   sut = await startTestPlatform();
   await sut.seedTenant({ id: 'whiskey', name: 'whiskeyCo', adminUsername: 'whiskeyAdmin', adminPassword: 'Whiskey#pw1' });
   await sut.seedTenant({ id: 'xray', name: 'xrayCo', adminUsername: 'xrayAdmin', adminPassword: 'Xray#pw1' });
+  await sut.seedTenant({ id: 'yankee', name: 'yankeeCo', adminUsername: 'yankeeAdmin', adminPassword: 'Yankee#pw1' });
   token = await sut.login('whiskeyAdmin', 'Whiskey#pw1');
   const productId = ok(await sut.call('product.create', { token, body: { name: 'Meter', code: 'MKT', type: 'direct' } })).id;
   const fn = { type: 'property', name: 'Power', identifier: 'power', dataType: { type: 'float', min: 0, max: 1e6, unit: 'kW' } };
@@ -101,5 +105,63 @@ describe('data market', () => {
     expect(refusal(await sut.call('market.publish', { token: other, body: { name: 'Stolen', source } }))).toBe('NOT_FOUND');
     const theirToken = ok(await sut.call('app.token', { body: { appKey: theirs.appKey, appSecret: theirs.appSecret } })).token;
     expect(refusal(await sut.call('market.data', { token: theirToken, query: { datasetId } }))).toBe('NOT_FOUND');
+  });
+
+  it('shares a data set with chosen tenants, then with every tenant, and ends a subscriber tenant’s reads when it stops sharing', async () => {
+    const source = { kind: 'deviceData' as const, groupId, variables: ['power'], fn: 'sum' as const, cycle: '1d' as const };
+    const body = (more: Record<string, unknown>) => ({ name: 'Shared power', source, windowDays: 1, ...more });
+    expect(refusal(await sut.call('market.publish', { token, body: body({ sharing: 'chosen' }) }))).toBe('VALIDATION');
+    expect(refusal(await sut.call('market.publish', { token, body: body({ sharing: 'chosen', sharedWith: ['nobody'] }) }))).toBe(
+      'VALIDATION',
+    );
+    expect(refusal(await sut.call('market.publish', { token, body: body({ sharedWith: ['xray'] }) }))).toBe('VALIDATION');
+    const { id: datasetId } = ok(await sut.call('market.publish', { token, body: body({ sharing: 'chosen', sharedWith: ['xray'] }) }));
+    await sut.platform.runner.catchUp();
+    // The event is written at the payload's new schema version (version 1 had no sharing, and is upcast on read).
+    const [published] = await sut.platform.context.store.readStream(`marketDataset-whiskey.${datasetId}`);
+    expect(published).toMatchObject({ type: 'MarketDatasetPublished', data: { sharing: 'chosen' }, metadata: { schemaVersion: 2 } });
+
+    const xray = await sut.login('xrayAdmin', 'Xray#pw1');
+    const yankee = await sut.login('yankeeAdmin', 'Yankee#pw1');
+    expect(ok(await sut.call('market.shared', { token: xray, query: {} })).rows).toEqual([
+      expect.objectContaining({ id: datasetId, publisherTenantId: 'whiskey', publisherName: 'whiskeyCo', sharing: 'chosen' }),
+    ]);
+    expect(ok(await sut.call('market.shared', { token: yankee, query: {} })).rows).toEqual([]);
+    // The publisher does not see its own data sets as shared with it.
+    expect(ok(await sut.call('market.shared', { token, query: {} })).rows).toEqual([]);
+
+    const xrayApp = await appOf('Xray portal', xray);
+    const yankeeApp = await appOf('Yankee portal', yankee);
+    const publisherTenantId = 'whiskey';
+    const subscribe = (owner: string, appId: string) =>
+      sut.call('market.subscribe', { token: owner, body: { datasetId, appId, publisherTenantId } });
+    expect(refusal(await subscribe(yankee, yankeeApp.id))).toBe('NOT_FOUND');
+    const { id: subscriptionId } = ok(await subscribe(xray, xrayApp.id));
+    await sut.platform.runner.catchUp();
+
+    // The subscriber reads the publisher's data, computed in the publisher's tenant.
+    const data = ok(await sut.call('market.data', { token: xrayApp.token, query: { datasetId } }));
+    expect(data.columns).toEqual(['time', 'deviceId', 'sn', 'power']);
+    expect(data.rows.map((r) => r.slice(1))).toEqual([[deviceId, 'MKT-1', 60]]);
+    // Both sides see the subscription; each call is counted for the subscriber.
+    const expected = expect.objectContaining({ id: subscriptionId, subscriberTenantId: 'xray', publisherTenantId, calls: 1 });
+    expect(ok(await sut.call('market.subscriptions', { token: xray, query: {} })).rows).toEqual([expected]);
+    expect(ok(await sut.call('market.subscriptions', { token, query: { datasetId } })).rows).toEqual([expected]);
+    expect(ok(await sut.call('market.subscriptions', { token: yankee, query: {} })).rows).toEqual([]);
+
+    // Shared with every tenant: the third one sees it and subscribes.
+    ok(await sut.call('market.update', { token, body: { id: datasetId, ...body({ sharing: 'global' }) } }));
+    await sut.platform.runner.catchUp();
+    expect(ok(await sut.call('market.shared', { token: yankee, query: {} })).rows.map((r) => r.id)).toEqual([datasetId]);
+    ok(await subscribe(yankee, yankeeApp.id));
+    await sut.platform.runner.catchUp();
+    expect(ok(await sut.call('market.data', { token: yankeeApp.token, query: { datasetId } })).rows).toHaveLength(1);
+
+    // Kept to the publisher again: the other tenants' apps are refused, and the data set leaves their lists.
+    ok(await sut.call('market.update', { token, body: { id: datasetId, ...body({ sharing: 'internal' }) } }));
+    await sut.platform.runner.catchUp();
+    expect(refusal(await sut.call('market.data', { token: xrayApp.token, query: { datasetId } }))).toBe('NOT_SUBSCRIBED');
+    expect(refusal(await sut.call('market.data', { token: yankeeApp.token, query: { datasetId } }))).toBe('NOT_SUBSCRIBED');
+    expect(ok(await sut.call('market.shared', { token: xray, query: {} })).rows).toEqual([]);
   });
 });

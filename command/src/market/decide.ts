@@ -11,7 +11,8 @@ export const marketDatasetDecider = recordDecider<MarketDatasetFields>()(
 export const marketDatasetStream = (tenantId: string, id: string) => `marketDataset-${tenantId}.${id}`;
 
 export type MarketSubscriptionCommand =
-  { type: 'Subscribe'; subscriptionId: string; datasetId: string; appId: string } | { type: 'Revoke'; subscriptionId: string };
+  | { type: 'Subscribe'; subscriptionId: string; datasetId: string; appId: string; publisherTenantId?: string }
+  | { type: 'Revoke'; subscriptionId: string };
 export interface MarketSubscriptionState {
   active: boolean;
   exists: boolean;
@@ -37,7 +38,12 @@ export const marketSubscriptionDecider: Decider<MarketSubscriptionCommand, Marke
         return [
           {
             type: 'MarketSubscribed',
-            data: { subscriptionId: command.subscriptionId, datasetId: command.datasetId, appId: command.appId },
+            data: {
+              subscriptionId: command.subscriptionId,
+              datasetId: command.datasetId,
+              appId: command.appId,
+              ...(command.publisherTenantId ? { publisherTenantId: command.publisherTenantId } : {}),
+            },
           },
         ];
       case 'Revoke':

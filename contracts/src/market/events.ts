@@ -9,5 +9,6 @@ export type MarketDatasetEvent =
 
 /** An app of the tenant subscribed to a data set, and the publisher revoking it. Calls are counted, not recorded as events. */
 export type MarketSubscriptionEvent =
-  | DomainEvent<'MarketSubscribed', { subscriptionId: string; datasetId: string; appId: string }>
+  // publisherTenantId: another tenant's data set shared with this one; absent for the tenant's own (and before sharing).
+  | DomainEvent<'MarketSubscribed', { subscriptionId: string; datasetId: string; appId: string; publisherTenantId?: string }>
   | DomainEvent<'MarketSubscriptionRevoked', { subscriptionId: string }>;

@@ -25,6 +25,13 @@ export const marketSource = z.discriminatedUnion('kind', [
 ]);
 export type MarketSource = z.output<typeof marketSource>;
 
+/**
+ * Who may subscribe to a data set (spec §6, the sharing rules of app keys): `internal` the publishing tenant's own
+ * apps; `chosen` also the apps of the tenants named in `sharedWith`; `global` the apps of any tenant.
+ */
+export const marketSharings = ['internal', 'chosen', 'global'] as const;
+export type MarketSharing = (typeof marketSharings)[number];
+
 export const marketDatasetFields = z
   .object({
     name: z.string().trim().min(1).max(64),
@@ -32,8 +39,17 @@ export const marketDatasetFields = z
     /** The window each call answers: the last N days up to the call. */
     windowDays: z.number().int().min(1).max(92).default(7),
     description: optionalText(256),
+    sharing: z.enum(marketSharings).default('internal'),
+    /** The tenants a `chosen` data set is shared with (their ids); empty otherwise. */
+    sharedWith: z.array(entityId).max(50).default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((fields, ctx) => {
+    if (fields.sharing === 'chosen' && fields.sharedWith.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['sharedWith'], message: 'sharedWith: name at least one tenant to share with' });
+    if (fields.sharing !== 'chosen' && fields.sharedWith.length > 0)
+      ctx.addIssue({ code: 'custom', path: ['sharedWith'], message: 'sharedWith: only a data set shared with chosen tenants names them' });
+  });
 export type MarketDatasetFields = z.output<typeof marketDatasetFields>;
 export const marketDatasetUpdateBody = marketDatasetFields.safeExtend({ id: entityId });
 
@@ -56,6 +72,8 @@ export const marketDatasetRow = z.object({
   source: marketSourceAnswer,
   windowDays: z.number().int(),
   description: z.string().nullable(),
+  sharing: z.enum(marketSharings),
+  sharedWith: z.array(z.string()),
   /** Subscriptions not revoked. */
   subscribers: z.number().int(),
   createTime: z.string(),
@@ -64,7 +82,8 @@ export const marketDatasetRow = z.object({
 export type MarketDatasetRow = z.infer<typeof marketDatasetRow>;
 export const marketDatasetSortable = ['createTime', 'name'] as const;
 
-export const marketSubscribeBody = z.object({ datasetId: entityId, appId: entityId }).strict();
+/** `publisherTenantId`: the tenant that published the data set, when it is another tenant's (shared with the caller's). */
+export const marketSubscribeBody = z.object({ datasetId: entityId, appId: entityId, publisherTenantId: entityId.optional() }).strict();
 export const marketSubscriptionStatuses = ['active', 'revoked'] as const;
 export const marketSubscriptionRow = z.object({
   id: z.string(),
@@ -72,6 +91,9 @@ export const marketSubscriptionRow = z.object({
   datasetName: z.string().nullable(),
   appId: z.string(),
   appName: z.string().nullable(),
+  /** The tenant whose app subscribed: the caller's own, or (on the publisher's side) a tenant it shares with. */
+  subscriberTenantId: z.string(),
+  publisherTenantId: z.string(),
   status: z.enum(marketSubscriptionStatuses),
   /** Calls of the data endpoint under this subscription, counted atomically. */
   calls: z.number().int(),
@@ -80,6 +102,20 @@ export const marketSubscriptionRow = z.object({
 });
 export type MarketSubscriptionRow = z.infer<typeof marketSubscriptionRow>;
 export const marketSubscriptionSortable = ['createTime'] as const;
+
+/** A data set another tenant shares with the caller's, as the caller's "shared with us" list shows it. */
+export const marketSharedRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  publisherTenantId: z.string(),
+  publisherName: z.string().nullable(),
+  sourceKind: z.enum(marketSourceKinds),
+  windowDays: z.number().int(),
+  description: z.string().nullable(),
+  sharing: z.enum(marketSharings),
+  createTime: z.string(),
+});
+export type MarketSharedRow = z.infer<typeof marketSharedRow>;
 
 export const marketDataQuery = z.object({ datasetId: entityId }).strict();
 /** A data set's answer: a table (columns, then rows of cells) over [from, to). */

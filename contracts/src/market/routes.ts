@@ -9,6 +9,7 @@ import {
   marketDatasetRow,
   marketDatasetSortable,
   marketDatasetUpdateBody,
+  marketSharedRow,
   marketSubscribeBody,
   marketSubscriptionRow,
   marketSubscriptionSortable,
@@ -29,6 +30,16 @@ export const marketRoutes = {
     summary: 'Data sets the tenant publishes, with their subscriber counts',
     query: listQuery(marketDatasetSortable, { name: z.string().trim().max(64).optional() }),
     response: page(marketDatasetRow),
+    reads: ['market'],
+  }),
+  'market.shared': route({
+    method: 'GET',
+    path: '/api/iot/market/shared',
+    permission: p.list,
+    tag,
+    summary: 'Data sets other tenants share with this one (chosen with it, or global), to subscribe an app to',
+    query: listQuery(marketDatasetSortable, { name: z.string().trim().max(64).optional() }),
+    response: page(marketSharedRow),
     reads: ['market'],
   }),
   'market.publish': route({
@@ -69,7 +80,7 @@ export const marketRoutes = {
     path: '/api/iot/market/subscription',
     permission: p.list,
     tag,
-    summary: 'Subscriptions of the tenant’s apps, with the calls counted under each',
+    summary: 'Subscriptions of the tenant’s apps, and of other tenants’ apps to its data sets, with the calls counted under each',
     query: listQuery(marketSubscriptionSortable, {
       datasetId: z.string().trim().max(64).optional(),
       status: z.enum(marketSubscriptionStatuses).optional(),

@@ -11,7 +11,8 @@ export type MarketDatasetRecord = MarketDatasetFields & {
   updatedAt: Date;
 };
 
-const DATASET = `d.id, d.tenant_id as "tenantId", d.name, d.source, d.window_days as "windowDays", d.description,
+const DATASET = `d.id, d.tenant_id as "tenantId", d.name, d.source, d.window_days as "windowDays", d.description, d.sharing,
+  d.shared_with as "sharedWith",
   (select count(*)::int from rm_market_subscriptions s where s.dataset_id = d.id and s.status = 'active') as subscribers,
   d.created_at as "createdAt", d.updated_at as "updatedAt"`;
 
@@ -24,6 +25,32 @@ export async function marketDatasetById(db: Sql, tenantId: string, id: string): 
       ])
     ).rows[0] ?? null
   );
+}
+
+/** Whether a tenant's apps may read a data set: the publisher's own, or shared with that tenant (chosen or global). */
+export const sharedWithTenant = (dataset: Pick<MarketDatasetRecord, 'tenantId' | 'sharing' | 'sharedWith'>, tenantId: string) =>
+  dataset.tenantId === tenantId || dataset.sharing === 'global' || (dataset.sharing === 'chosen' && dataset.sharedWith.includes(tenantId));
+
+/** A data set another tenant shares with this one, with its publisher's company name. */
+export type MarketSharedRecord = MarketDatasetRecord & { publisherName: string | null };
+
+/** A page of the data sets other tenants share with `tenantId` (chosen with it, or global), newest first unless told. */
+export async function marketSharedPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string },
+  page: PageQuery,
+): Promise<Page<MarketSharedRecord>> {
+  const spec: ListSpec = {
+    select: `${DATASET}, (select t.company from rm_tenants t where t.id = d.tenant_id) as "publisherName"`,
+    from: 'rm_market_datasets d',
+    where: [`d.tenant_id <> $1`, `(d.sharing = 'global' or (d.sharing = 'chosen' and $1 = any(d.shared_with)))`],
+    params: [tenantId],
+    sortable: { createTime: 'd.created_at', name: 'lower(d.name)' },
+    defaultSort: 'd.created_at',
+  };
+  if (filter.name) spec.where.push(`d.name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<MarketSharedRecord>(db, page, spec);
 }
 
 /** A page of a tenant's data sets, newest first unless told. */
@@ -52,13 +79,15 @@ export type MarketSubscriptionRecord = {
   datasetName: string | null;
   appId: string;
   appName: string | null;
+  subscriberTenantId: string;
+  publisherTenantId: string;
   status: 'active' | 'revoked';
   calls: number;
   lastCallAt: Date | null;
   createdAt: Date;
 };
 
-/** A page of the tenant's subscriptions, newest first unless told. */
+/** A page of the subscriptions of the tenant's apps and of other tenants' apps to its data sets, newest first unless told. */
 export async function marketSubscriptionsPage(
   db: Sql,
   tenantId: string,
@@ -67,11 +96,12 @@ export async function marketSubscriptionsPage(
 ): Promise<Page<MarketSubscriptionRecord>> {
   const spec: ListSpec = {
     select: `s.id, s.dataset_id as "datasetId", (select d.name from rm_market_datasets d where d.id = s.dataset_id) as "datasetName",
-      s.app_id as "appId", (select a.name from rm_apps a where a.id = s.app_id) as "appName", s.status,
+      s.app_id as "appId", (select a.name from rm_apps a where a.id = s.app_id) as "appName", s.tenant_id as "subscriberTenantId",
+      s.publisher_tenant_id as "publisherTenantId", s.status,
       coalesce((select u.calls from market_usage u where u.subscription_id = s.id), 0)::int as calls,
       (select u.last_call_at from market_usage u where u.subscription_id = s.id) as "lastCallAt", s.created_at as "createdAt"`,
     from: 'rm_market_subscriptions s',
-    where: ['s.tenant_id = $1'],
+    where: ['(s.tenant_id = $1 or s.publisher_tenant_id = $1)'],
     params: [tenantId],
     sortable: { createTime: 's.created_at' },
     defaultSort: 's.created_at',
@@ -81,11 +111,17 @@ export async function marketSubscriptionsPage(
   return pageRows<MarketSubscriptionRecord>(db, page, spec);
 }
 
-/** The live subscription of an app of the tenant to a data set, or null. */
-export async function activeSubscription(db: Sql, tenantId: string, datasetId: string, appId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>(
-    `select id from rm_market_subscriptions where tenant_id = $1 and dataset_id = $2 and app_id = $3 and status = 'active'`,
+/** The live subscription of an app of the tenant to a data set (its own or another tenant's), or null. */
+export async function activeSubscription(
+  db: Sql,
+  tenantId: string,
+  datasetId: string,
+  appId: string,
+): Promise<{ id: string; publisherTenantId: string } | null> {
+  const rows = await db.query<{ id: string; publisherTenantId: string }>(
+    `select id, publisher_tenant_id as "publisherTenantId" from rm_market_subscriptions
+     where tenant_id = $1 and dataset_id = $2 and app_id = $3 and status = 'active'`,
     [tenantId, datasetId, appId],
   );
-  return rows.rows[0]?.id ?? null;
+  return rows.rows[0] ?? null;
 }

@@ -37,6 +37,18 @@ export const zh = {
     revokeQuestion: '撤销应用“{{app}}”对“{{dataset}}”的订阅？该应用的下一次调用将被拒绝。',
     subscribed: '已订阅',
     createTime: '创建时间',
+    sharing: '共享范围',
+    sharings: { internal: '仅本租户', chosen: '指定租户', global: '全部租户' },
+    sharingHints: {
+      internal: '仅本租户的应用可订阅。',
+      chosen: '本租户和所列租户的应用可订阅；改为仅本租户后，其他租户的订阅立即失效。',
+      global: '平台上任何租户的应用都可订阅。',
+    },
+    sharedWith: '共享给（租户 ID，逗号分隔）',
+    shared: '他人共享',
+    sharedHint: '其他租户共享给本租户的数据集：可为本租户的应用订阅，数据由发布方计算。',
+    publisher: '发布方',
+    otherTenant: '对方租户',
   },
 };
 
@@ -78,5 +90,18 @@ export const en: typeof zh = {
     revokeQuestion: 'Revoke the subscription of “{{app}}” to “{{dataset}}”? The app’s next call is refused.',
     subscribed: 'Subscribed',
     createTime: 'Created',
+    sharing: 'Shared with',
+    sharings: { internal: 'This tenant only', chosen: 'Chosen tenants', global: 'Every tenant' },
+    sharingHints: {
+      internal: "Only this tenant's apps may subscribe.",
+      chosen:
+        "This tenant's apps and those of the tenants listed may subscribe; back to this tenant only, the others' subscriptions stop at once.",
+      global: 'The apps of any tenant of the platform may subscribe.',
+    },
+    sharedWith: 'Share with (tenant ids, comma-separated)',
+    shared: 'Shared with us',
+    sharedHint: "Data sets other tenants share with this one: subscribe this tenant's apps to them; the publisher computes the data.",
+    publisher: 'Publisher',
+    otherTenant: 'Other tenant',
   },
 };

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { schemaVersionOf, upcasters } from './upcasters.ts';
+
+describe('the platform upcasters', () => {
+  it('reads a data set published before sharing existed as kept to its own tenant, and leaves a newer one as it is', () => {
+    const v1 = { datasetId: 'd1', name: 'Site power', source: { kind: 'statResult', taskId: 't1' }, windowDays: 7, description: null };
+    expect(upcasters.MarketDatasetPublished![1]!(v1)).toEqual({ ...v1, sharing: 'internal', sharedWith: [] });
+    expect(upcasters.MarketDatasetUpdated![1]!(v1)).toEqual({ ...v1, sharing: 'internal', sharedWith: [] });
+    expect(v1).not.toHaveProperty('sharing');
+  });
+
+  it('writes each event type at one past its last upcaster', () => {
+    expect(schemaVersionOf('MarketDatasetPublished')).toBe(2);
+    expect(schemaVersionOf('DeviceRegistered')).toBe(1);
+  });
+});
