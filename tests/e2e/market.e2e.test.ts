@@ -32,10 +32,19 @@ describe('data market in a real browser', () => {
     await dialog.getByRole('combobox', { name: 'groupId' }).click();
     await page.getByRole('option', { name: 'North site' }).click();
     await dialog.locator('input[name=variables]').fill('power,energy');
+    // Shared with chosen tenants: the form asks which, and refuses none.
+    await dialog.getByRole('combobox', { name: 'sharing' }).click();
+    await page.getByRole('option', { name: 'Chosen tenants' }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog.textContent(), wait).toContain('This field is required');
+    expect(await dialog.textContent()).not.toContain('report.fns');
+    await dialog.getByRole('combobox', { name: 'sharing' }).click();
+    await page.getByRole('option', { name: 'Every tenant' }).click();
     await dialog.getByRole('button', { name: 'Save' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Site power' });
     await expect.poll(() => row.count(), wait).toBe(1);
     expect(await row.textContent()).toContain("A group's device variables");
+    expect(await row.textContent()).toContain('Every tenant');
 
     await row.getByRole('button', { name: 'Subscribe' }).click();
     await page.getByRole('dialog').getByRole('combobox', { name: 'appId' }).click();
@@ -57,6 +66,7 @@ describe('data market in a real browser', () => {
     const page = await sut.loggedIn({ lang: 'zh', account: 'zuluAdmin', password: 'Zulu#pw1' });
     await page.goto(`${sut.base}/operation/dataMarket`);
     await expect.poll(() => page.getByRole('tab', { name: '订阅与用量' }).count(), wait).toBe(1);
+    await expect.poll(() => page.getByRole('tab', { name: '他人共享' }).count(), wait).toBe(1);
     await expect.poll(() => page.getByRole('row').filter({ hasText: '分组设备变量' }).count(), wait).toBe(1);
     await page.screenshot({ path: path.join(shots(), 'market-zh.png') });
     await page.context().close();

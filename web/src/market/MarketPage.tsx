@@ -1,4 +1,5 @@
 import './i18n.ts';
+import '../report/i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Code, Flex, Tabs, Text, TextField } from '@radix-ui/themes';
