@@ -329,7 +329,9 @@ function Designer({ screen, onBack }: { screen: ScreenRow; onBack: () => void })
   const [saving, setSaving] = useState(false);
   const [box, size] = useSize<HTMLDivElement>();
   const scale = useRef(1);
-  const onScale = useCallback((s: number) => (scale.current = s), []);
+  const onScale = useCallback((s: number) => {
+    scale.current = s;
+  }, []);
   const dirty = JSON.stringify(widgets) !== JSON.stringify(saved);
   useRouteLeaveGuard(dirty);
   const data = useQuery({

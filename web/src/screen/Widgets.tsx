@@ -402,7 +402,9 @@ export function Stage({
   onScale?: (s: number) => void;
 }) {
   const scale = Math.max(0.1, Math.min(width / SCREEN_WIDTH, height / SCREEN_HEIGHT));
-  useEffect(() => onScale?.(scale), [scale, onScale]);
+  useEffect(() => {
+    onScale?.(scale);
+  }, [scale, onScale]);
   return (
     <div className="sw-stage-box" style={{ width: SCREEN_WIDTH * scale, height: SCREEN_HEIGHT * scale }}>
       <div className="sw-stage" style={{ transform: `scale(${scale})` }} data-testid="screen-stage">
