@@ -121,7 +121,7 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => visitor.getByTestId('shared-invalid').textContent(), wait).toContain('not valid or was revoked');
     await visitor.context().close();
     await page.context().close();
-  });
+  }, 180_000);
 
   it('shows the designer, the view and a shared link in Chinese (zh)', async () => {
     const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
@@ -157,11 +157,13 @@ describe('big screen designer in a real browser', () => {
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token)}`);
     await expect.poll(() => visitor.getByTestId('value-l').textContent(), wait).toBe('3.5 MPa');
     await expect.poll(() => visitor.getByTestId('widget-a').textContent(), wait).toContain('pump 1');
+    // The gauge and the pie of alarm levels are drawn.
+    await expect.poll(() => visitor.locator('[data-testid=widget-g] canvas, [data-testid=widget-p] canvas').count(), wait).toBe(2);
     await visitor.screenshot({ path: path.join(SHOTS, 'screen-shared-zh.png') });
     // An altered token is refused, in the visitor's language.
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token.slice(0, -3))}AAA`);
     await expect.poll(() => visitor.getByTestId('shared-invalid').textContent(), wait).toContain('无效');
     await visitor.context().close();
     await page.context().close();
-  });
+  }, 180_000);
 });

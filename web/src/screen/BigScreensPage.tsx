@@ -87,7 +87,7 @@ export function ScreenView({ screen, onClose }: { screen: ScreenRow; onClose: ()
   return (
     <div ref={root} className="sw-view" data-testid="screen-view">
       <div className="sw-view-bar">
-        <Button size="1" variant="soft" color="gray" onClick={onClose}>
+        <Button size="1" variant="solid" onClick={onClose}>
           {t('screen.back')}
         </Button>
         <strong>{screen.name}</strong>

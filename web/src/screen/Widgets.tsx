@@ -260,9 +260,19 @@ export function WidgetBody({
       return chart(
         {
           tooltip: { trigger: 'item' },
-          color: data?.source === 'alarm' ? LEVEL_COLOURS : [colour, '#1C2E57', '#30A46C', '#F76B15', '#8E4EC6'],
+          color: [colour, '#1C2E57', '#30A46C', '#F76B15', '#8E4EC6'],
           series: [
-            { type: 'pie', radius: ['40%', '70%'], label: { color: TEXT }, data: slices.map((s) => ({ name: s.name, value: s.value })) },
+            {
+              type: 'pie',
+              radius: ['40%', '70%'],
+              label: { color: TEXT, fontSize: 16 },
+              // Alarms keep their level's colour whichever levels are present.
+              data: slices.map((s) => ({
+                name: s.name,
+                value: s.value,
+                ...(data?.source === 'alarm' && 'key' in s ? { itemStyle: { color: LEVEL_COLOURS[Number(s.key) - 1] } } : {}),
+              })),
+            },
           ],
         },
         slices.length,
