@@ -136,6 +136,7 @@ describe('big screen designer in a real browser', () => {
           { id: 't', kind: 'text', x: 18, y: 0, w: 6, h: 3, title: '', options: { text: '一号泵站' } },
           { id: 'a', kind: 'alarmList', x: 0, y: 8, w: 12, h: 8, title: '告警', binding: { source: 'alarm' } },
           { id: 'v', kind: 'video', x: 12, y: 8, w: 6, h: 8, title: '摄像头' },
+          { id: 's', kind: 'switch', x: 18, y: 3, w: 6, h: 5, title: '泵', binding },
         ],
       },
     });
@@ -153,6 +154,15 @@ describe('big screen designer in a real browser', () => {
     await page.getByTestId('widget-g').click();
     await expect.poll(() => page.getByTestId('screen-inspector').textContent()).toContain('仪表盘');
     await page.screenshot({ path: path.join(SHOTS, 'screen-designer-zh.png') });
+    // The view: live values, and a switch the operator may turn (its pressure is not zero: it is on).
+    await page.getByRole('button', { name: '返回' }).click();
+    await page
+      .getByRole('row', { name: /泵站大屏/ })
+      .getByRole('button', { name: '查看' })
+      .click();
+    await expect.poll(() => page.getByTestId('switch-s').textContent(), wait).toBe('关闭');
+    await expect.poll(() => page.locator('[data-testid=widget-g] canvas').count(), wait).toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, 'screen-view-zh.png') });
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token)}`);
     await expect.poll(() => visitor.getByTestId('value-l').textContent(), wait).toBe('3.5 MPa');
@@ -160,6 +170,9 @@ describe('big screen designer in a real browser', () => {
     // The gauge and the pie of alarm levels are drawn.
     await expect.poll(() => visitor.locator('[data-testid=widget-g] canvas, [data-testid=widget-p] canvas').count(), wait).toBe(2);
     await visitor.screenshot({ path: path.join(SHOTS, 'screen-shared-zh.png') });
+    // Read-only: a shared link turns no switch.
+    expect(await visitor.getByTestId('widget-s').textContent()).toContain('开');
+    expect(await visitor.getByTestId('switch-s').count()).toBe(0);
     // An altered token is refused, in the visitor's language.
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token.slice(0, -3))}AAA`);
     await expect.poll(() => visitor.getByTestId('shared-invalid').textContent(), wait).toContain('无效');

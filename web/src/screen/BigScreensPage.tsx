@@ -80,6 +80,26 @@ export function ScreenView({ screen, onClose }: { screen: ScreenRow; onClose: ()
     refetchInterval: DATA_REFRESH_MS,
   });
   const history = useHistory(widgets, data.data?.widgets);
+  const user = useSession();
+  const queryClient = useQueryClient();
+  // A switch sets its device variable, after a confirm: for whom may command devices.
+  const onSwitch = can(user, devicePerm.deviceCommand)
+    ? async (w: ScreenWidget, value: 0 | 1) => {
+        if (w.binding.source !== 'device') return;
+        const name = w.title || t(`screen.kinds.${w.kind}`);
+        if (!(await confirm({ title: name, message: t('screen.switchQuestion', { name, state: t(value ? 'screen.on' : 'screen.off') }) })))
+          return;
+        try {
+          await callRoute('device.command', {
+            body: { id: w.binding.deviceId, kind: 'property', identifier: w.binding.variable, params: { value } },
+          });
+          notice.success(t('screen.switchSent'));
+          await queryClient.invalidateQueries({ queryKey: [SCREENS, 'data', screen.id] });
+        } catch (e) {
+          notice.error(messageOf(e));
+        }
+      }
+    : undefined;
   const toggle = () => {
     if (document.fullscreenElement) void document.exitFullscreen();
     else void root.current?.requestFullscreen?.().catch(() => undefined);
@@ -110,7 +130,13 @@ export function ScreenView({ screen, onClose }: { screen: ScreenRow; onClose: ()
       <div ref={box} className="sw-view-box">
         <Stage width={size.width} height={size.height}>
           {widgets.map((w) => (
-            <WidgetFrame key={w.id} widget={w} data={data.data?.widgets[w.id]} history={history[w.id] ?? []} />
+            <WidgetFrame
+              key={w.id}
+              widget={w}
+              data={data.data?.widgets[w.id]}
+              history={history[w.id] ?? []}
+              onSwitch={onSwitch && ((sw, value) => void onSwitch(sw, value))}
+            />
           ))}
         </Stage>
       </div>

@@ -44,10 +44,13 @@ export function WidgetBody({
   widget,
   data,
   history,
+  onSwitch,
 }: {
   widget: ScreenWidget;
   data: ScreenWidgetData | undefined;
   history: Array<[string, number]>;
+  /** Sets a switch's variable (1 on, 0 off): given only where the viewer may command devices, never on a shared link. */
+  onSwitch?: ((widget: ScreenWidget, value: 0 | 1) => void) | undefined;
 }) {
   const { t } = useTranslation();
   const o = widget.options;
@@ -159,6 +162,11 @@ export function WidgetBody({
             {widget.kind === 'switch' ? (lit ? t('screen.on') : t('screen.off')) : lit ? t('screen.online') : t('screen.offline')}
           </span>
           <small>{device.deviceName ?? ''}</small>
+          {widget.kind === 'switch' && onSwitch && (
+            <button type="button" className="sw-switch" data-testid={`switch-${widget.id}`} onClick={() => onSwitch(widget, lit ? 0 : 1)}>
+              {lit ? t('screen.turnOff') : t('screen.turnOn')}
+            </button>
+          )}
         </div>
       );
     }
@@ -344,11 +352,13 @@ export function WidgetFrame({
   history,
   className,
   children,
+  onSwitch,
   ...rest
 }: {
   widget: ScreenWidget;
   data: ScreenWidgetData | undefined;
   history: Array<[string, number]>;
+  onSwitch?: ((widget: ScreenWidget, value: 0 | 1) => void) | undefined;
   className?: string;
   children?: React.ReactNode;
 } & React.HTMLAttributes<HTMLDivElement>) {
@@ -366,7 +376,7 @@ export function WidgetFrame({
           <div className="sw-title">{widget.title || t(`screen.kinds.${widget.kind}`)}</div>
         )}
         <div className="sw-body">
-          <WidgetBody widget={widget} data={data} history={history} />
+          <WidgetBody widget={widget} data={data} history={history} onSwitch={onSwitch} />
         </div>
       </div>
       {children}

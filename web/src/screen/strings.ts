@@ -46,6 +46,10 @@ export const zh = {
     online: '在线',
     on: '开',
     off: '关',
+    turnOn: '打开',
+    turnOff: '关闭',
+    switchQuestion: '将“{{name}}”设为{{state}}？',
+    switchSent: '指令已下发',
     videoSlot: '视频位',
     imageSlot: '图片',
     binding: {
@@ -166,6 +170,10 @@ export const en: typeof zh = {
     online: 'Online',
     on: 'On',
     off: 'Off',
+    turnOn: 'Turn on',
+    turnOff: 'Turn off',
+    switchQuestion: 'Set “{{name}}” {{state}}?',
+    switchSent: 'Command sent',
     videoSlot: 'Video slot',
     imageSlot: 'Image',
     binding: {
