@@ -31,6 +31,7 @@ import { restartResults } from './restart/results.ts';
 import { ptHandlers } from './pt/handlers.ts';
 import { videoHandlers } from './video/handlers.ts';
 import { diagramHandlers } from './diagram/handlers.ts';
+import { screenHandlers } from './screen/handlers.ts';
 import { mqttBrokerHandlers } from './system/mqtt.ts';
 import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
@@ -73,6 +74,7 @@ export const commandHandlers = {
   ...ptHandlers,
   ...videoHandlers,
   ...diagramHandlers,
+  ...screenHandlers,
   ...mqttBrokerHandlers,
   ...sceneHandlers,
 };

@@ -75,6 +75,13 @@ export const errorCatalogue = {
   OTA_NO_DEVICES: { status: 400, zh: '没有符合条件的设备', en: 'No device matches the target' },
   OTA_LINK_EXPIRED: { status: 401, zh: '下载链接已过期', en: 'The download link has expired' },
   OTA_LINK_INVALID: { status: 403, zh: '下载链接无效', en: 'The download link is not valid' },
+  SCREEN_LINK_EXPIRED: { status: 401, zh: '大屏分享链接已过期', en: 'The screen link has expired' },
+  SCREEN_LINK_INVALID: { status: 403, zh: '大屏分享链接无效或已撤销', en: 'The screen link is not valid or was revoked' },
+  SCREEN_SHARE_LIMIT: {
+    status: 400,
+    zh: '该大屏的有效分享链接过多，请先撤销一些',
+    en: 'This screen has too many live share links: revoke some first',
+  },
   OTA_TASK_STATE: { status: 400, zh: '任务当前状态不允许此操作', en: 'The task cannot do this in its current status' },
   RESTART_EXPIRY: { status: 400, zh: '过期时间必须晚于任务时间', en: 'The expiry must be later than the task time' },
   NOT_A_SITE: { status: 400, zh: '所选分组不是站点、电站或项目', en: 'The group is not a site, power station or project' },

@@ -103,3 +103,7 @@ export * from './operation/routes.ts';
 export * from './diagram/model.ts';
 export * from './diagram/events.ts';
 export * from './diagram/routes.ts';
+export * from './screen/model.ts';
+export * from './screen/events.ts';
+export * from './screen/permissions.ts';
+export * from './screen/routes.ts';

@@ -28,6 +28,7 @@ import { systemOpsRoutes } from './system/routes.ts';
 import { systemMqttRoutes } from './system/mqtt.ts';
 import { operationRoutes } from './operation/routes.ts';
 import { diagramRoutes } from './diagram/routes.ts';
+import { screenRoutes } from './screen/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -64,6 +65,7 @@ export const routes = {
   ...systemMqttRoutes,
   ...operationRoutes,
   ...diagramRoutes,
+  ...screenRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -32,6 +32,7 @@ import { taskQueryHandlers } from './system/tasks.ts';
 import { mqttBrokerQueryHandlers } from './system/mqtt.ts';
 import { operationQueryHandlers } from './operation/handlers.ts';
 import { diagramQueryHandlers } from './diagram/handlers.ts';
+import { screenQueryHandlers } from './screen/handlers.ts';
 
 /** The read side's handlers, one per read route of the route table. */
 export const queryHandlers = {
@@ -69,4 +70,5 @@ export const queryHandlers = {
   ...mqttBrokerQueryHandlers,
   ...operationQueryHandlers,
   ...diagramQueryHandlers,
+  ...screenQueryHandlers,
 };

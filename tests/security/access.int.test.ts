@@ -25,6 +25,8 @@ const ids = {} as Record<
   | 'contact'
   | 'device'
   | 'diagram'
+  | 'screen'
+  | 'screenShare'
   | 'dict'
   | 'dictItem'
   | 'emptyRole'
@@ -92,6 +94,7 @@ const pickA: IdPicker = (field, url) => {
     production: ids.ptReport,
     camera: ids.camera,
     diagram: ids.diagram,
+    screen: ids.screen,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -128,6 +131,8 @@ const pickA: IdPicker = (field, url) => {
       return ids.dictItem;
     case 'appKey':
       return ids.appKey;
+    case 'shareId':
+      return ids.screenShare;
     case 'productId':
       return ids.product;
     case 'deviceId':
@@ -399,6 +404,29 @@ beforeAll(async () => {
     }),
   ).id;
   markers.push('alphaDiagramQ', 'alphaWidgetQ');
+  // Operation center: a big screen of A's, bound to A's device, shared by a link (issue 20).
+  ids.screen = ok(
+    await sut.call('screen.create', {
+      token: tokenA,
+      body: {
+        name: 'alphaScreenQ',
+        widgets: [
+          {
+            id: 'w1',
+            kind: 'number',
+            x: 0,
+            y: 0,
+            w: 4,
+            h: 3,
+            title: 'alphaScreenWidgetQ',
+            binding: { source: 'device', deviceId: ids.device, variable: 'temperature' },
+          },
+        ],
+      },
+    }),
+  ).id;
+  ids.screenShare = ok(await sut.call('screen.share', { token: tokenA, body: { id: ids.screen, hours: 24 } })).id;
+  markers.push('alphaScreenQ', 'alphaScreenWidgetQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

@@ -70,7 +70,7 @@ const areas: Area[] = [
         entries: [...crud, ['subscribe', '订阅', 'button'], ['revoke', '撤销订阅', 'button'], ['data', '数据接口', 'interface']],
       },
       { key: 'video', name: '视频监控', router: 'VideoSurveillance', entries: crud },
-      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen', entries: [['list', '查询', 'interface']] },
+      { key: 'bigScreen', name: '数据大屏', router: 'BigScreen', entries: [...crud, ['share', '分享链接', 'button']] },
     ],
   },
   {
@@ -589,6 +589,7 @@ const englishEntries: Record<string, string> = {
   field: 'Field definitions',
   subscribe: 'Subscribe',
   revoke: 'Revoke subscription',
+  share: 'Share links',
   data: 'Data endpoint',
   run: 'Switch running version',
   ptTest: 'Test',

@@ -166,4 +166,6 @@ export interface Lookups {
   otaTasksOfDevice(tenantId: string, deviceId: string, statuses: readonly FileTaskStatus[]): Promise<string[]>;
   /** The type of a group of the tenant (null when it has none), or undefined when it is no group of the tenant. */
   groupTypeOf(tenantId: string, groupId: string): Promise<string | null | undefined>;
+  /** Those of `taskIds` that are statistic tasks of the tenant (a big screen's widgets bind only the tenant's own). */
+  statTasksOfTenant(tenantId: string, taskIds: string[]): Promise<string[]>;
 }

@@ -3,6 +3,7 @@ import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { appById, appByKey, appNames } from '@iot/projections/app/read.ts';
 import { anyNotifyRecordOf, contactsOfTenant, notifyTemplateExists, notifyTemplateInUse } from '@iot/projections/alarm/read.ts';
 import { forwardServerInUse } from '@iot/projections/forward/read.ts';
+import { statTaskById } from '@iot/projections/stat/read.ts';
 import { fileBytesOfTenant, fileById } from '@iot/projections/file/read.ts';
 import { fileInUse } from '@iot/projections/file/in-use.ts';
 import {
@@ -122,4 +123,6 @@ export const createLookups = (db: Sql): Lookups => ({
     const group = await groupById(db, tenantId, groupId);
     return group ? group.type : undefined;
   },
+  statTasksOfTenant: async (tenantId, taskIds) =>
+    (await Promise.all(taskIds.map((id) => statTaskById(db, tenantId, id)))).flatMap((task) => (task ? [task.id] : [])),
 });

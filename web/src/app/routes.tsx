@@ -77,7 +77,8 @@ const ResourcesPage = page(() => import('../system/ResourcesPage.tsx'), 'Resourc
 const TasksPage = page(() => import('../system/TasksPage.tsx'), 'TasksPage');
 const MqttPage = page(() => import('../system/MqttPage.tsx'), 'MqttPage');
 const DataMapPage = page(() => import('../operation/DataMapPage.tsx'), 'DataMapPage');
-const BigScreenPage = page(() => import('../operation/BigScreenPage.tsx'), 'BigScreenPage');
+const BigScreenPage = page(() => import('../screen/BigScreensPage.tsx'), 'BigScreensPage');
+const SharedScreenPage = page(() => import('../screen/SharedScreenPage.tsx'), 'SharedScreenPage');
 const DiagramPage = page(() => import('../operation/DiagramPage.tsx'), 'DiagramPage');
 
 const suspended = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
@@ -186,6 +187,8 @@ function Screen() {
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/register', element: suspended(<RegisterPage />) },
+  // A big screen shared by link: no login (issue 20).
+  { path: '/share/screen', element: suspended(<SharedScreenPage />) },
   {
     element: <RequireAuth />,
     children: [

@@ -1,0 +1,235 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  DomainError,
+  type ScreenData,
+  type ScreenRoutes,
+  type ScreenRow,
+  type ScreenShareRow,
+  type ScreenWidget,
+  type ScreenWidgetData,
+} from '@iot/contracts';
+import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
+import { activeAlarmCounts, alarmsPage } from '@iot/projections/alarm/read.ts';
+import { deviceById } from '@iot/projections/device/read.ts';
+import {
+  screenById,
+  screensPage,
+  shareById,
+  sharesOfScreen,
+  type ScreenRecord,
+  type ScreenShareRecord,
+} from '@iot/projections/screen/read.ts';
+import { statTaskById } from '@iot/projections/stat/read.ts';
+import { stationScope } from '../analysis/handlers.ts';
+import { latestValuesOf } from '../telemetry/handlers.ts';
+
+/** The statistic windows a widget shows at most, and how far back they are looked for. */
+const STAT_POINTS = 48;
+const STAT_LOOKBACK_MS = 35 * 86_400_000;
+const ALARM_ROWS = 20;
+
+const toRow = (s: ScreenRecord): ScreenRow => ({
+  id: s.id,
+  name: s.name,
+  widgets: s.widgets,
+  createTime: s.createdAt.toISOString(),
+  updateTime: s.updatedAt.toISOString(),
+});
+
+async function screenOf(ctx: RequestContext, id: string): Promise<ScreenRecord> {
+  const screen = await screenById(ctx.ports.db, callerOf(ctx).tenantId, id);
+  if (!screen) throw new DomainError('NOT_FOUND');
+  return screen;
+}
+
+// ---------------------------------------------------------------- share tokens: `<claims>.<signature>`, base64url
+
+interface Claims {
+  /** The share link's id. */
+  s: string;
+  /** Expiry, Unix seconds (the link's record is what counts; the claim only makes the token readable). */
+  e: number;
+}
+const sign = (key: string, claims: string) => createHmac('sha256', Buffer.from(key, 'base64url')).update(claims).digest();
+
+/** The token of a share link: its claims signed with HMAC-SHA256 under the link's own random key. */
+export function tokenOf(share: Pick<ScreenShareRecord, 'id' | 'key' | 'expiresAt'>): string {
+  const claims = Buffer.from(JSON.stringify({ s: share.id, e: Math.floor(share.expiresAt.getTime() / 1000) } satisfies Claims)).toString(
+    'base64url',
+  );
+  return `${claims}.${sign(share.key, claims).toString('base64url')}`;
+}
+
+/** The share link a token is for, once its signature, revocation and expiry are checked. */
+async function shareOfToken(ctx: RequestContext, token: string): Promise<ScreenShareRecord> {
+  const [claims, signature, ...rest] = token.split('.');
+  if (!claims || !signature || rest.length) throw new DomainError('SCREEN_LINK_INVALID');
+  let parsed: Partial<Claims>;
+  try {
+    parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as Partial<Claims>;
+  } catch {
+    throw new DomainError('SCREEN_LINK_INVALID');
+  }
+  if (typeof parsed.s !== 'string' || parsed.s.length > 64) throw new DomainError('SCREEN_LINK_INVALID');
+  const share = await shareById(ctx.ports.db, parsed.s);
+  if (!share) throw new DomainError('SCREEN_LINK_INVALID');
+  const given = Buffer.from(signature, 'base64url');
+  const expected = sign(share.key, claims);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new DomainError('SCREEN_LINK_INVALID');
+  if (share.revokedAt) throw new DomainError('SCREEN_LINK_INVALID');
+  if (share.expiresAt.getTime() <= Date.now()) throw new DomainError('SCREEN_LINK_EXPIRED');
+  return share;
+}
+
+// ---------------------------------------------------------------- what the widgets show
+
+/** A device's newest values, or none when it is gone or outside the caller's station (its widgets then show no value). */
+async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
+  try {
+    return await latestValuesOf(ctx, deviceId);
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'NOT_FOUND') return [];
+    throw e;
+  }
+}
+
+/** What each bound widget of a screen shows now, in the caller's scope (a shared link's: the whole tenant). */
+async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<ScreenData> {
+  const { tenantId } = callerOf(ctx);
+  const { db } = ctx.ports;
+  const groupIds = await stationScope(ctx);
+  const out: Record<string, ScreenWidgetData> = {};
+  const devices = new Map<
+    string,
+    Promise<{ name: string | null; online: boolean | null; values: Awaited<ReturnType<typeof valuesOfDevice>> }>
+  >();
+  const deviceOf = (id: string) => {
+    let found = devices.get(id);
+    if (!found) {
+      found = (async () => {
+        const values = await valuesOfDevice(ctx, id);
+        const device = values.length > 0 || !groupIds ? await deviceById(db, tenantId, id) : null;
+        return { name: device?.name ?? null, online: device ? device.status === 'online' : null, values };
+      })();
+      devices.set(id, found);
+    }
+    return found;
+  };
+  let counts: Promise<Array<{ level: number; count: number }>> | null = null;
+  await Promise.all(
+    widgets.map(async (w) => {
+      const b = w.binding;
+      if (b.source === 'device') {
+        const d = await deviceOf(b.deviceId);
+        const v = d.values.find((x) => x.variable === b.variable);
+        out[w.id] = {
+          source: 'device',
+          deviceName: d.name,
+          online: d.online,
+          unit: v?.unit ?? null,
+          value: v?.value ?? null,
+          display: v?.display ?? null,
+          ts: v?.ts ?? null,
+        };
+      } else if (b.source === 'stat') {
+        const task = await statTaskById(db, tenantId, b.statTaskId);
+        if (!task || !ctx.ports.timeseries) return;
+        const now = new Date();
+        const points = await ctx.ports.timeseries.statResults({
+          tenantId,
+          taskId: task.id,
+          from: new Date(now.getTime() - STAT_LOOKBACK_MS),
+          to: now,
+          limit: 10_000,
+        });
+        out[w.id] = {
+          source: 'stat',
+          name: task.name,
+          points: points.slice(-STAT_POINTS).map((p) => ({ windowStart: p.windowStart.toISOString(), key: p.key, value: p.value })),
+        };
+      } else if (b.source === 'alarm') {
+        counts ??= activeAlarmCounts(db, tenantId, groupIds);
+        const page = await alarmsPage(
+          db,
+          tenantId,
+          { status: b.status ?? 'active', ...(b.level ? { level: b.level } : {}), ...(groupIds ? { groupIds } : {}) },
+          { page: 1, pageSize: ALARM_ROWS, order: 'desc' },
+        );
+        out[w.id] = {
+          source: 'alarm',
+          byLevel: (await counts).map(({ level, count }) => ({ level, count })),
+          rows: page.rows.map((a) => ({
+            id: a.id,
+            level: a.level,
+            device: a.deviceName ?? a.sn ?? a.deviceId,
+            variable: a.variable ?? null,
+            status: a.status,
+            raisedAt: a.raisedAt.toISOString(),
+          })),
+        };
+      }
+    }),
+  );
+  return { at: new Date().toISOString(), widgets: out };
+}
+
+/** The context a shared link's answer is computed in: the screen's tenant as a caller without a station or any permission. */
+const shareContext = (ctx: RequestContext, share: ScreenShareRecord): RequestContext => ({
+  ...ctx,
+  stationId: null,
+  caller: {
+    kind: 'user',
+    id: `share:${share.id}`,
+    tenantId: share.tenantId,
+    username: 'share',
+    isSystemAdmin: false,
+    permissions: new Set(),
+    stationId: null,
+    tokenHash: '',
+  },
+});
+
+const shareRow = (s: ScreenShareRecord, now: number): ScreenShareRow => ({
+  id: s.id,
+  token: tokenOf(s),
+  expiresAt: s.expiresAt.toISOString(),
+  revoked: s.revokedAt !== null,
+  expired: s.expiresAt.getTime() <= now,
+  createTime: s.createdAt.toISOString(),
+});
+
+/** Big screens, what their widgets show, their share links and a shared screen (issue 20). */
+export const screenQueryHandlers: Pick<
+  Handlers<ScreenRoutes>,
+  'screen.list' | 'screen.detail' | 'screen.data' | 'screen.shares' | 'screen.shared'
+> = {
+  async 'screen.list'({ query: q }, ctx) {
+    const found = await screensPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return { ...found, rows: found.rows.map(toRow) };
+  },
+
+  async 'screen.detail'({ query }, ctx) {
+    return toRow(await screenOf(ctx, query.id));
+  },
+
+  async 'screen.data'({ query }, ctx) {
+    return dataOf(ctx, (await screenOf(ctx, query.id)).widgets);
+  },
+
+  async 'screen.shares'({ query }, ctx) {
+    const screen = await screenOf(ctx, query.id);
+    const now = Date.now();
+    return (await sharesOfScreen(ctx.ports.db, screen.tenantId, screen.id)).map((s) => shareRow(s, now));
+  },
+
+  async 'screen.shared'({ query }, ctx) {
+    const share = await shareOfToken(ctx, query.token);
+    const screen = await screenById(ctx.ports.db, share.tenantId, share.screenId);
+    if (!screen) throw new DomainError('SCREEN_LINK_INVALID');
+    return {
+      screen: toRow(screen),
+      data: await dataOf(shareContext(ctx, share), screen.widgets),
+      expiresAt: share.expiresAt.toISOString(),
+    };
+  },
+};

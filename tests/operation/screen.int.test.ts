@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, refusal } from '../harness/api.ts';
+import { event, manualAlarm } from '../fixtures/events.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/**
+ * The data big screen designer (issue 20) through the routes on the embedded engines: a screen's layout saved and
+ * loaded as events, its widgets' data, bindings refused across tenants, and read-only share links that expire, are
+ * revoked and cannot be altered.
+ */
+let sut: TestPlatform;
+let token: string;
+let theirs: string;
+let pump: string;
+let device: string;
+let theirDevice: string;
+
+beforeAll(async () => {
+  sut = await startTestPlatform();
+  await sut.seedTenant({ id: 'zulu', name: 'zuluCo', adminUsername: 'zuluAdmin', adminPassword: 'Zulu#pw1' });
+  await sut.seedTenant({ id: 'yoke', name: 'yokeCo', adminUsername: 'yokeAdmin', adminPassword: 'Yoke#pw1' });
+  token = await sut.login('zuluAdmin', 'Zulu#pw1');
+  theirs = await sut.login('yokeAdmin', 'Yoke#pw1');
+  pump = ok(await sut.call('product.create', { token, body: { name: 'Pump', code: 'PMP', type: 'direct' } })).id;
+  const pressure = { type: 'property', name: '压力', identifier: 'pressure', dataType: { type: 'float', min: 0, max: 10, unit: 'MPa' } };
+  ok(await sut.call('product.defineFunction', { token, body: { productId: pump, function: pressure } }));
+  ok(await sut.call('product.publish', { token, body: { id: pump } }));
+  device = ok(await sut.call('device.create', { token, body: { sn: 'BS-1', name: 'Pump one', productId: pump } })).id;
+  const theirPump = ok(await sut.call('product.create', { token: theirs, body: { name: 'Pump', code: 'PMP', type: 'direct' } })).id;
+  theirDevice = ok(await sut.call('device.create', { token: theirs, body: { sn: 'BS-2', name: 'Theirs', productId: theirPump } })).id;
+  const now = Date.now();
+  await sut.platform.timeseries!.insertTelemetry([
+    { tenantId: 'zulu', deviceId: device, productId: pump, variable: 'pressure', ts: new Date(now - 60_000), value: 4.5, text: null },
+  ]);
+  const raisedAt = new Date(now - 3_600_000).toISOString();
+  await sut.platform.context.store.append(
+    'alarm-zulu.z1',
+    [
+      event('AlarmRaised', manualAlarm('z1', device, 3, raisedAt, { variable: 'pressure', value: 9 }), {
+        tenantId: 'zulu',
+        occurredAt: raisedAt,
+      }),
+    ],
+    'any',
+  );
+  await sut.platform.runner.catchUp();
+}, 120_000);
+afterAll(async () => sut?.stop());
+
+const widgets = () => [
+  {
+    id: 'g',
+    kind: 'gauge',
+    x: 0,
+    y: 0,
+    w: 6,
+    h: 6,
+    title: 'Pressure',
+    binding: { source: 'device', deviceId: device, variable: 'pressure' },
+    options: { min: 0, max: 10 },
+  },
+  { id: 'a', kind: 'alarmList', x: 6, y: 0, w: 10, h: 8, title: 'Alarms', binding: { source: 'alarm' } },
+  { id: 'c', kind: 'clock', x: 16, y: 0, w: 8, h: 2 },
+];
+
+describe('big screens', () => {
+  it('saves a layout and loads it back, with what its widgets show', async () => {
+    const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Plant' } }));
+    ok(await sut.call('screen.save', { token, body: { id, widgets: widgets() } }));
+    ok(await sut.call('screen.rename', { token, body: { id, name: 'Plant floor' } }));
+    const saved = ok(await sut.call('screen.detail', { token, query: { id } }));
+    expect(saved.name).toBe('Plant floor');
+    expect(saved.widgets).toEqual([
+      { ...widgets()[0], binding: { source: 'device', deviceId: device, variable: 'pressure' } },
+      { ...widgets()[1], binding: { source: 'alarm', level: null, status: null }, options: {} },
+      { ...widgets()[2], title: '', binding: { source: 'none' }, options: {} },
+    ]);
+    const data = ok(await sut.call('screen.data', { token, query: { id } }));
+    expect(data.widgets.g).toMatchObject({ source: 'device', deviceName: 'Pump one', value: 4.5, unit: 'MPa' });
+    expect(data.widgets.a).toMatchObject({
+      source: 'alarm',
+      byLevel: [{ level: 3, count: 1 }],
+      rows: [{ id: 'z1', level: 3, device: 'Pump one' }],
+    });
+    expect(data.widgets.c).toBeUndefined();
+    expect(ok(await sut.call('screen.list', { token, query: { name: 'floor' } })).rows.map((r) => r.name)).toEqual(['Plant floor']);
+  });
+
+  it('refuses bad layouts: outside the grid, duplicate ids, a bound clock, another tenant’s device or statistic', async () => {
+    const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Checks' } }));
+    const save = async (ws: unknown[]) => refusal(await sut.call('screen.save', { token, body: { id, widgets: ws as never } }));
+    const [g, a] = widgets();
+    expect(await save([{ ...g, x: 20, w: 6 }])).toBe('VALIDATION');
+    expect(await save([g, { ...a, id: 'g' }])).toBe('VALIDATION');
+    expect(await save([{ ...g, kind: 'clock' }])).toBe('VALIDATION');
+    expect(await save([{ ...g, kind: 'sparkle' }])).toBe('VALIDATION');
+    expect(await save(Array.from({ length: 61 }, (_, i) => ({ id: `w${i}`, kind: 'text', x: 0, y: 0, w: 1, h: 1 })))).toBe('VALIDATION');
+    expect(await save([{ ...g, binding: { source: 'device', deviceId: theirDevice, variable: 'pressure' } }])).toBe('NOT_FOUND');
+    expect(await save([{ ...g, kind: 'line', binding: { source: 'stat', statTaskId: 'no-such-task' } }])).toBe('NOT_FOUND');
+  });
+
+  it('keeps screens to their tenant', async () => {
+    const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Ours', widgets: widgets() } }));
+    expect(refusal(await sut.call('screen.detail', { token: theirs, query: { id } }))).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('screen.data', { token: theirs, query: { id } }))).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('screen.save', { token: theirs, body: { id, widgets: [] } }))).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('screen.share', { token: theirs, body: { id, hours: 1 } }))).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('screen.delete', { token: theirs, query: { id } }))).toBe('NOT_FOUND');
+    expect(ok(await sut.call('screen.list', { token: theirs })).rows.map((r) => r.name)).not.toContain('Ours');
+  });
+
+  it('shares a screen by a link that works logged out until it is revoked, expires or is altered', async () => {
+    const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Lobby', widgets: widgets() } }));
+    const { id: shareId } = ok(await sut.call('screen.share', { token, body: { id, hours: 24 } }));
+    const [link] = ok(await sut.call('screen.shares', { token, query: { id } }));
+    expect(link).toMatchObject({ id: shareId, revoked: false, expired: false });
+    const shared = ok(await sut.call('screen.shared', { query: { token: link!.token } }));
+    expect(shared.screen).toMatchObject({ id, name: 'Lobby' });
+    expect(shared.data.widgets.g).toMatchObject({ source: 'device', value: 4.5 });
+
+    // Altered: another share id in the claims, or a changed signature.
+    const [claims, signature] = link!.token.split('.');
+    const forged = Buffer.from(JSON.stringify({ s: 'other', e: 9_999_999_999 })).toString('base64url');
+    for (const bad of [`${forged}.${signature}`, `${claims}.${signature!.slice(0, -2)}AA`, 'nonsense']) {
+      const answer = await sut.call('screen.shared', { query: { token: bad } });
+      expect([answer.status, refusal(answer)]).toEqual([403, 'SCREEN_LINK_INVALID']);
+    }
+
+    // Expired: a link whose time has passed.
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await sut.platform.context.store.append(
+      `screen-zulu.${id}`,
+      [event('ScreenShared', { screenId: id, shareId: 'old', key: 'a2V5LW9mLXRoZS1vbGQtbGluaw', expiresAt: past }, { tenantId: 'zulu' })],
+      'any',
+    );
+    await sut.platform.runner.catchUp();
+    const old = ok(await sut.call('screen.shares', { token, query: { id } })).find((s) => s.id === 'old')!;
+    expect(old.expired).toBe(true);
+    const expired = await sut.call('screen.shared', { query: { token: old.token } });
+    expect([expired.status, refusal(expired)]).toEqual([401, 'SCREEN_LINK_EXPIRED']);
+
+    // Revoked.
+    ok(await sut.call('screen.unshare', { token, query: { id, shareId } }));
+    expect(ok(await sut.call('screen.shares', { token, query: { id } })).find((s) => s.id === shareId)?.revoked).toBe(true);
+    const revoked = await sut.call('screen.shared', { query: { token: link!.token } });
+    expect([revoked.status, refusal(revoked)]).toEqual([403, 'SCREEN_LINK_INVALID']);
+
+    // A deleted screen's links stop working.
+    const { id: again } = ok(await sut.call('screen.share', { token, body: { id, hours: 1 } }));
+    const live = ok(await sut.call('screen.shares', { token, query: { id } })).find((s) => s.id === again)!;
+    ok(await sut.call('screen.shared', { query: { token: live.token } }));
+    ok(await sut.call('screen.delete', { token, query: { id } }));
+    expect(refusal(await sut.call('screen.shared', { query: { token: live.token } }))).toBe('SCREEN_LINK_INVALID');
+    expect(refusal(await sut.call('screen.detail', { token, query: { id } }))).toBe('NOT_FOUND');
+  });
+});
