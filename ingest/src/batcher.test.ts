@@ -50,4 +50,41 @@ describe('WriteBatcher', () => {
 
     expect(stored).toEqual([1, 2]);
   });
+
+  /** Two groups of callers that call again as soon as they are answered, the second arriving during the first write. */
+  async function closedLoop(gathering: { maxMs: number; belowRows: number } | null) {
+    const writes: number[][] = [];
+    const caller = async (id: number) => {
+      for (let i = 0; i < 3; i++) {
+        await sut.enqueue([id]);
+        // The answer's way back to the caller and its next call: a turn of the event loop.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    let second: Promise<unknown> | undefined;
+    const sut = new WriteBatcher<number>(
+      async (rows) => {
+        writes.push(rows);
+        second ??= Promise.all([caller(3), caller(4)]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+      100,
+      gathering,
+    );
+    await Promise.all([caller(1), caller(2)]);
+    await second;
+    return writes.map((rows) => rows.length);
+  }
+
+  it('without gathering, callers that call again once answered alternate in two halves', async () => {
+    expect(await closedLoop(null)).toEqual([1, 3, 1, 3, 1, 3]);
+  });
+
+  it('gathers callers that call again once answered into one write', async () => {
+    expect(await closedLoop({ maxMs: 50, belowRows: 1000 })).toEqual([2, 4, 4, 2]);
+  });
+
+  it('does not wait for callers while many rows wait already', async () => {
+    expect(await closedLoop({ maxMs: 50, belowRows: 2 })).toEqual([2, 2, 2, 2, 2, 2]);
+  });
 });

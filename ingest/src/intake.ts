@@ -390,23 +390,25 @@ export function createIntake(options: IntakeOptions) {
 
     /** The HTTP ingest route: the device named by its credentials posts its readings. */
     async handleHttp(device: DeviceRef, body: unknown): Promise<{ accepted: number; rejected: Rejection[] }> {
-      const message: DeviceMessage = {
+      // The body as the device's message, for a dead letter only: not serialised again for every good report.
+      const message = (): DeviceMessage => ({
         topic: `devices/${device.sn}/telemetry`,
         payload: Buffer.from(JSON.stringify(body ?? null)),
         qos: 1,
-      };
+      });
       let samples: Sample[];
       try {
         samples = samplesOf(body, now());
       } catch (error) {
         if (!(error instanceof MalformedPayload)) throw error;
         // The rule MQTT messages follow: a dead letter of the device, and the device told why (400).
-        dead(device, message, error.message);
+        dead(device, message(), error.message);
         throw new DomainError('TELEMETRY_INVALID', { reason: error.message });
       }
       const { rows, rejected } = await rowsOf(device, samples);
       counters.rejectedValues += rejected.length;
-      if (rejected.length > 0) dead(device, message, `refused values: ${rejected.map((r) => `${r.identifier} (${r.reason})`).join(', ')}`);
+      if (rejected.length > 0)
+        dead(device, message(), `refused values: ${rejected.map((r) => `${r.identifier} (${r.reason})`).join(', ')}`);
       if (rows.length > 0) {
         options.onReport?.(device, rows[rows.length - 1]!.ts);
         options.presence?.reported(device);

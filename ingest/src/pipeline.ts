@@ -96,6 +96,8 @@ export async function startIngest(options: IngestOptions) {
             : journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }))
       : (rows) => timeseries.insertTelemetry(rows),
     100_000,
+    // HTTP clients and devices with a window of QoS 1 messages call again once answered: few rows wait for the others.
+    { maxMs: 250, belowRows: 1_000 },
   );
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;

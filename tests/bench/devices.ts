@@ -98,12 +98,20 @@ export async function benchDevices(): Promise<Figure[]> {
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
     }, 50);
+    // Where the memory goes, twice a second: V8's heap (used and reserved) and memory outside it (buffers, chDB's).
+    const before = process.memoryUsage();
+    const peaks = { heapUsed: before.heapUsed, heapTotal: before.heapTotal, external: before.external, arrayBuffers: before.arrayBuffers };
+    const heapSampler = setInterval(() => {
+      const now = process.memoryUsage();
+      for (const key of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[key] = Math.max(peaks[key], now[key]);
+    }, 500);
     const cpu = cpuSpent();
     const started = performance.now();
     await importDeviceCsv({ base, token }, raw, file, { jobId: 'bench-import-1', devices: DEVICES });
     const seconds = (performance.now() - started) / 1000;
     const used = cpu.stop();
     clearInterval(sampler);
+    clearInterval(heapSampler);
     figures.push({
       bench: 'device-import',
       value: Math.round(DEVICES / seconds),
@@ -113,6 +121,12 @@ export async function benchDevices(): Promise<Figure[]> {
       seconds: round(seconds),
       peak_rss_mb: Math.round(peakRss / 2 ** 20),
       rss_growth_mb: Math.round((peakRss - rssBefore) / 2 ** 20),
+      rss_before_mb: Math.round(rssBefore / 2 ** 20),
+      // Peaks during the import, and before it: the V8 heap used and reserved, and what lives outside it.
+      heap_used_mb: `${Math.round(before.heapUsed / 2 ** 20)} -> ${Math.round(peaks.heapUsed / 2 ** 20)}`,
+      heap_total_mb: `${Math.round(before.heapTotal / 2 ** 20)} -> ${Math.round(peaks.heapTotal / 2 ** 20)}`,
+      external_mb: `${Math.round(before.external / 2 ** 20)} -> ${Math.round(peaks.external / 2 ** 20)}`,
+      array_buffers_mb: `${Math.round(before.arrayBuffers / 2 ** 20)} -> ${Math.round(peaks.arrayBuffers / 2 ** 20)}`,
       file_mb: round(bytes / 2 ** 20, 2),
       // CPU per 1,000 devices, of the platform's process and of it with PostgreSQL: comparable on a busy machine.
       cpu_ms_per_1k: Math.round((used.node_s * 1000 * 1000) / DEVICES),

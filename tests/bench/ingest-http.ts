@@ -29,6 +29,38 @@ async function post(url: string, file: string, seconds: number) {
   return JSON.parse(stdout) as { requests: number; errors: number; seconds: number; p99Ms: number };
 }
 
+/** Counts the calls (and the time they took) of an object's async methods until `stop`; BENCH_DEBUG prints them. */
+function countCalls(target: object, names: string[]) {
+  const t = target as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const originals = names.map((name) => [name, t[name]!] as const);
+  const counts = new Map<string, { n: number; ms: number; what: Map<string, number> }>();
+  for (const [name, original] of originals)
+    t[name] = async (...args: unknown[]) => {
+      const started = performance.now();
+      try {
+        return await original.apply(target, args);
+      } finally {
+        const c = counts.get(name) ?? { n: 0, ms: 0, what: new Map<string, number>() };
+        c.n += 1;
+        c.ms += performance.now() - started;
+        const arg = args[0] as { query?: string; table?: string };
+        const key = (arg.query ?? arg.table ?? '').replace(/\s+/g, ' ').slice(0, 60);
+        c.what.set(key, (c.what.get(key) ?? 0) + 1);
+        counts.set(name, c);
+      }
+    };
+  return {
+    /** Restores the methods; how many calls there were (all of them). */
+    stop() {
+      for (const [name, original] of originals) t[name] = original;
+      if (process.env.BENCH_DEBUG)
+        for (const [name, c] of counts)
+          process.stderr.write(`${name}: ${c.n} calls, ${Math.round(c.ms)} ms ${JSON.stringify([...c.what].slice(0, 8))}\n`);
+      return [...counts.values()].reduce((n, c) => n + c.n, 0);
+    },
+  };
+}
+
 /**
  * `ingest-http` (issue 23): single-value reports through the HTTP ingest route (`POST /api/iot/telemetry`, sn and
  * secret, one value each) from 64 keep-alive connections (BENCH_HTTP_CONNECTIONS; api-read's number) of a
@@ -77,7 +109,10 @@ export async function benchIngestHttp(): Promise<Figure[]> {
     await platform.ingest!.flush();
     const before = await count();
     const rss = rssPeak();
+    // Statements the store ran while the route was measured: the inserts, and any other of the route's own.
+    const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
     const route = await post(url, bodies, seconds);
+    const routeStatements = calls.stop();
     const rssMb = rss.stop();
     await platform.ingest!.flush();
     const stored = (await count()) - before;
@@ -87,6 +122,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
     const directBefore = await count();
     const deadline = performance.now() + seconds * 1000;
     const started = performance.now();
+    const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
     let direct = 0;
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async (_, lane) => {
@@ -98,6 +134,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       }),
     );
     const directSeconds = (performance.now() - started) / 1000;
+    const directStatements = directCalls.stop();
     const directStored = (await count()) - directBefore;
 
     const rate = accepted / route.seconds;
@@ -116,6 +153,9 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         // Accepted values that are not in the store: must be 0.
         lost: accepted - stored,
         limit_lost: direct - directStored,
+        // Values a store statement carried (the group commit's batches), through the route and straight.
+        values_per_statement: Math.round(accepted / Math.max(1, routeStatements)),
+        limit_values_per_statement: Math.round(direct / Math.max(1, directStatements)),
         gen_ceiling: Math.round(ceilingRate),
         ...(ceilingRate < 2 * rate
           ? { note: `the generator's ceiling (${Math.round(ceilingRate)} requests/s) is below twice this rate` }

@@ -5,6 +5,7 @@ import pino from 'pino';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { loadConfig } from '@iot/infra/config.ts';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
+import { connectMosquittoAccounts } from '@iot/infra/broker-accounts/mosquitto.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { startPlatform } from '@iot/infra/platform.ts';
 import { WriteBatcher } from '@iot/ingest/batcher.ts';
@@ -15,6 +16,8 @@ import { waitFor } from '../harness/process.ts';
 import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { load } from './ingest.ts';
+import { startIngestChild } from './ingest-child.ts';
+import { startSink } from './sink.ts';
 
 const DEVICES = 100;
 
@@ -25,6 +28,10 @@ const DEVICES = 100;
  * the same broker in the same run: shared subscription, JSON.parse, batch, insert into chDB, nothing else.
  * A device's acknowledgement comes from the broker here, so `lost` counts what was acknowledged to devices and
  * is not in the store a minute after the load (the store is read as soon as all of it is there).
+ * `ingest-mosquitto-2p` (issue 23, scale-out): the same load split between that process and a second one
+ * (`--role ingest`, its own chDB: no ClickHouse server here) on the same shared subscription; its `scaling` is the
+ * two processes' rate over the one's, and `lost` counts what neither stored. Both lines carry the generator's
+ * ceiling (`gen_ceiling`: the same generator against a sink that acknowledges and drops).
  */
 export async function benchIngestMosquitto(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -50,6 +57,13 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     const productId = await benchProduct(call, 'BENCH-MOSQUITTO', vars);
     const devices = await registerDevices(call, productId, 'MOSQ', DEVICES);
     await platform.context.awaitProjections?.();
+    // The platform binds each device account to its SN as client id; the generator names its clients `load-<sn>`.
+    const accounts = await connectMosquittoAccounts({ url: broker.adminUrl });
+    try {
+      for (const d of devices) await accounts.send({ command: 'setClientId', username: d.sn, clientid: `load-${d.sn}` });
+    } finally {
+      await accounts.close();
+    }
     const credentials = path.join(dir, 'devices.csv');
     await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
@@ -76,9 +90,43 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
         ).catch(async () => ({ n: (await count(table)) - before }))
       ).n;
 
+    const sink = await startSink();
+    const ceiling = await load(sink.url, credentials, vars, seconds).finally(() => sink.close());
+    const ceilingDps = Math.round((ceiling.acked * vars) / ceiling.seconds);
+
     const before = await count('telemetry');
     const measured = await load(broker.url, credentials, vars, seconds);
     const stored = await storedSince('telemetry', before, measured.acked);
+
+    // Two ingest processes on the shared subscription: this one and a `--role ingest` one with a chDB of its own.
+    const second = await startIngestChild({
+      DATABASE_URL: pg.url,
+      DATA_DIR: path.join(dir, 'ingest-2'),
+      LOG_LEVEL: 'silent',
+      // No MQTT_DYNSEC: the accounts are the first process's (an ingest process with it binds them to the SN again).
+      MQTT_URL: broker.adminUrl,
+      MQTT_CLIENT_ID: 'bench-ingest-2',
+    });
+    let twoStored: number;
+    let split: [number, number];
+    let two: Awaited<ReturnType<typeof load>>;
+    try {
+      const firstBefore = await count('telemetry');
+      const secondBefore = await second.count();
+      two = await load(broker.url, credentials, vars, seconds);
+      split = await waitFor(
+        'the acknowledged values stored by one process or the other',
+        async () => {
+          const both: [number, number] = [(await count('telemetry')) - firstBefore, (await second.count()) - secondBefore];
+          return both[0] + both[1] >= two.acked * vars && both;
+        },
+        60_000,
+        200,
+      ).catch(async () => [(await count('telemetry')) - firstBefore, (await second.count()) - secondBefore] as [number, number]);
+      twoStored = split[0] + split[1];
+    } finally {
+      await second.stop();
+    }
 
     // The bare pipeline on the same broker and accounts, on a topic of the devices' own that the platform does not take.
     await bare.onMessage('devices/+/bench', async (message) => {
@@ -90,6 +138,9 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
 
     const dps = (measured.acked * vars) / measured.seconds;
     const limitDps = (limit.acked * vars) / limit.seconds;
+    const twoDps = (two.acked * vars) / two.seconds;
+    const ceilingNote = (rate: number) =>
+      ceilingDps < 2 * rate ? { note: `the generator's ceiling (${ceilingDps} dp/s) is below twice this rate` } : {};
     return [
       {
         bench: 'ingest-mosquitto',
@@ -100,8 +151,32 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
         ratio: Number((dps / limitDps).toFixed(3)),
         p99_ms: measured.p99Ms,
         limit_p99_ms: limit.p99Ms,
+        // Acknowledged values not stored (negative: messages in flight when the generator closed were stored too).
         lost: measured.acked * vars - stored,
+        // Values stored beyond every message sent: a message stored twice.
+        duplicates: Math.max(0, stored - measured.sent * vars),
         limit_lost: limit.acked * vars - bareStored,
+        gen_ceiling: ceilingDps,
+        ...ceilingNote(dps),
+        devices: DEVICES,
+        seconds,
+      },
+      {
+        bench: 'ingest-mosquitto-2p',
+        value: Math.round(twoDps),
+        unit: 'dp/s',
+        limit: Math.round(dps),
+        limit_of: 'the same load through one ingest process (ingest-mosquitto), same run',
+        scaling: Number((twoDps / dps).toFixed(3)),
+        ratio_to_bare: Number((twoDps / limitDps).toFixed(3)),
+        p99_ms: two.p99Ms,
+        lost: two.acked * vars - twoStored,
+        duplicates: Math.max(0, twoStored - two.sent * vars),
+        // Values each process stored: the shared subscription's split.
+        split,
+        gen_ceiling: ceilingDps,
+        ...ceilingNote(twoDps),
+        processes: 2,
         devices: DEVICES,
         seconds,
       },
