@@ -26,6 +26,7 @@ import { restartTasksProjection } from './restart/tasks.ts';
 import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
 import { diagramsProjection } from './diagram/diagrams.ts';
+import { topoElementsProjection } from './diagram/topo-elements.ts';
 import { sceneLogProjection } from './scene/log.ts';
 import { scenesProjection } from './scene/scenes.ts';
 import { ruleDebugProjection } from './rule/debug.ts';
@@ -70,6 +71,7 @@ export const projections: AnyProjection[] = [
   ptProjection,
   camerasProjection,
   diagramsProjection,
+  topoElementsProjection,
   scenesProjection,
   sceneLogProjection,
   ruleDebugProjection,

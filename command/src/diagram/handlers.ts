@@ -1,8 +1,9 @@
-import { DomainError, type DiagramFields, type DiagramRoutes } from '@iot/contracts';
+import { DomainError, type DiagramFields, type DiagramRoutes, type TopoElementFields } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { newAggregateId } from '../handler.ts';
+import { loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { diagramDecider, diagramStream, type DiagramCommand } from './decide.ts';
+import { liveTopoElement, topoElementDecider, topoElementStream, type TopoElementCommand } from './topo-element.ts';
 
 /** Every device a widget is bound to is the caller's tenant's. */
 async function checkBindings(ctx: RequestContext, fields: DiagramFields) {
@@ -34,6 +35,43 @@ export const diagramHandlers: Pick<Handlers<DiagramRoutes>, 'diagram.create' | '
 
   async 'diagram.delete'({ query }, ctx) {
     await diagramCommand(ctx, query.id, { type: 'DeleteDiagram', diagramId: query.id });
+    return { id: query.id };
+  },
+};
+
+/** A topo element's image is an uploaded file of the caller's tenant. */
+async function checkImage(ctx: RequestContext, fields: TopoElementFields) {
+  if (fields.imageFileId && !(await ctx.ports.lookups.fileById(callerOf(ctx).tenantId, fields.imageFileId)))
+    throw new DomainError('NOT_FOUND', { field: 'imageFileId' });
+}
+
+/** A topo element of the caller's tenant, from its stream (NOT_FOUND when none or deleted): what a diagram places. */
+export async function topoElementOf(ctx: RequestContext, elementId: string): Promise<TopoElementFields> {
+  const { state } = await loadState(ctx.ports.store, topoElementDecider, topoElementStream(callerOf(ctx).tenantId, elementId));
+  return liveTopoElement(state);
+}
+
+const topoElementCommand = (ctx: RequestContext, elementId: string, command: TopoElementCommand) =>
+  runCommand(ctx, topoElementDecider, topoElementStream(callerOf(ctx).tenantId, elementId), command);
+
+/** Topo elements (spec §3): the tenant's own pieces of the diagram palette. */
+export const topoElementHandlers: Pick<Handlers<DiagramRoutes>, 'topoElement.create' | 'topoElement.update' | 'topoElement.delete'> = {
+  async 'topoElement.create'({ body }, ctx) {
+    await checkImage(ctx, body);
+    const elementId = newAggregateId(commandContextOf(ctx));
+    await topoElementCommand(ctx, elementId, { type: 'CreateTopoElement', elementId, fields: body });
+    return { id: elementId };
+  },
+
+  async 'topoElement.update'({ body }, ctx) {
+    const { id, ...fields } = body;
+    await checkImage(ctx, fields);
+    await topoElementCommand(ctx, id, { type: 'UpdateTopoElement', elementId: id, fields });
+    return { id };
+  },
+
+  async 'topoElement.delete'({ query }, ctx) {
+    await topoElementCommand(ctx, query.id, { type: 'DeleteTopoElement', elementId: query.id });
     return { id: query.id };
   },
 };

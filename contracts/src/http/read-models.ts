@@ -36,6 +36,7 @@ export const readModels = [
   'market',
   'fieldConfig',
   'diagrams',
+  'topoElements',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

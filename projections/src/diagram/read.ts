@@ -1,4 +1,4 @@
-import type { DiagramFields, Page, PageQuery, diagramSortable } from '@iot/contracts';
+import type { DiagramFields, Page, PageQuery, TopoElementFields, diagramSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
 
@@ -28,4 +28,28 @@ export async function diagramsPage(db: Sql, tenantId: string, filter: { name?: s
   };
   if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
   return pageRows<DiagramRecord>(db, page, spec);
+}
+
+/** A topo element as the topo elements projection keeps it (rm_topo_elements). */
+export type TopoElementRecord = TopoElementFields & { id: string; tenantId: string; createdAt: Date; updatedAt: Date };
+
+const ELEMENT = `id, tenant_id as "tenantId", name, width, height, remark, image_file_id as "imageFileId", created_at as "createdAt", updated_at as "updatedAt"`;
+
+/** A page of a tenant's topo elements, newest first unless told; `name` a part of the name, any case. */
+export async function topoElementsPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string },
+  page: PageQuery,
+): Promise<Page<TopoElementRecord>> {
+  const spec: ListSpec = {
+    select: ELEMENT,
+    from: 'rm_topo_elements',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: sortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<TopoElementRecord>(db, page, spec);
 }

@@ -1,6 +1,6 @@
-import { DomainError, type DiagramRow, type DiagramRoutes, type DiagramValue } from '@iot/contracts';
+import { DomainError, type DiagramRow, type DiagramRoutes, type DiagramValue, type TopoElementRow } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { diagramById, diagramsPage, type DiagramRecord } from '@iot/projections/diagram/read.ts';
+import { diagramById, diagramsPage, topoElementsPage, type DiagramRecord, type TopoElementRecord } from '@iot/projections/diagram/read.ts';
 import { latestValuesOf } from '../telemetry/handlers.ts';
 
 const toRow = (d: DiagramRecord): DiagramRow => ({
@@ -30,7 +30,26 @@ async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
 }
 
 /** Configuration diagrams and the live values of their widgets (issue 20). */
-export const diagramQueryHandlers: Pick<Handlers<DiagramRoutes>, 'diagram.list' | 'diagram.detail' | 'diagram.values'> = {
+const elementRow = (e: TopoElementRecord): TopoElementRow => ({
+  id: e.id,
+  name: e.name,
+  width: e.width,
+  height: e.height,
+  remark: e.remark,
+  imageFileId: e.imageFileId,
+  createTime: e.createdAt.toISOString(),
+  updateTime: e.updatedAt.toISOString(),
+});
+
+export const diagramQueryHandlers: Pick<
+  Handlers<DiagramRoutes>,
+  'diagram.list' | 'diagram.detail' | 'diagram.values' | 'topoElement.list'
+> = {
+  async 'topoElement.list'({ query: q }, ctx) {
+    const found = await topoElementsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return { ...found, rows: found.rows.map(elementRow) };
+  },
+
   async 'diagram.list'({ query: q }, ctx) {
     const found = await diagramsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
     return { ...found, rows: found.rows.map(toRow) };
