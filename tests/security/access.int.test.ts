@@ -46,6 +46,7 @@ const ids = {} as Record<
   | 'ptReport'
   | 'role'
   | 'template'
+  | 'topoElement'
   | 'user',
   string
 >;
@@ -92,6 +93,7 @@ const pickA: IdPicker = (field, url) => {
     production: ids.ptReport,
     camera: ids.camera,
     diagram: ids.diagram,
+    topoElement: ids.topoElement,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -394,11 +396,18 @@ beforeAll(async () => {
       token: tokenA,
       body: {
         name: 'alphaDiagramQ',
-        widgets: [{ id: 'w1', kind: 'value', x: 0, y: 0, label: 'alphaWidgetQ', deviceId: ids.device, property: 'temperature' }],
+        widgets: [{ id: 'w1', kind: 'value', x: 0, y: 0, label: 'alphaWidgetQ', deviceId: ids.device, property: 'alphaPropQ' }],
       },
     }),
   ).id;
   markers.push('alphaDiagramQ', 'alphaWidgetQ');
+  ids.topoElement = ok(
+    await sut.call('topoElement.create', {
+      token: tokenA,
+      body: { name: 'alphaElementQ', width: 80, height: 60, remark: 'alphaElementRemarkQ' },
+    }),
+  ).id;
+  markers.push('alphaElementQ', 'alphaElementRemarkQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

@@ -52,7 +52,7 @@ export const diagramRoutes = {
     body: diagramCreateBody,
     response: idResult,
     reads: ['diagrams'],
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'DIAGRAM_BINDING_INVALID'],
   }),
   'diagram.update': route({
     method: 'PUT',
@@ -63,7 +63,7 @@ export const diagramRoutes = {
     body: diagramUpdateBody,
     response: idResult,
     reads: ['diagrams'],
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'DIAGRAM_BINDING_INVALID'],
   }),
   'diagram.delete': route({
     method: 'DELETE',

@@ -2,10 +2,16 @@ import type { DiagramFields, Page, PageQuery, TopoElementFields, diagramSortable
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
 
-/** A diagram as the diagrams projection keeps it (rm_diagrams). */
-export type DiagramRecord = DiagramFields & { id: string; tenantId: string; createdAt: Date; updatedAt: Date };
+/** A diagram as the diagrams projection keeps it (rm_diagrams); diagrams saved before edges and canvas settings have none. */
+export type DiagramRecord = Omit<DiagramFields, 'canvas'> & {
+  canvas: DiagramFields['canvas'] | null;
+  id: string;
+  tenantId: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
-const DIAGRAM = `id, tenant_id as "tenantId", name, remark, background, widgets, created_at as "createdAt", updated_at as "updatedAt"`;
+const DIAGRAM = `id, tenant_id as "tenantId", name, remark, background, widgets, edges, canvas, created_at as "createdAt", updated_at as "updatedAt"`;
 
 /** A diagram of a tenant, by id. */
 export async function diagramById(db: Sql, tenantId: string, id: string): Promise<DiagramRecord | null> {

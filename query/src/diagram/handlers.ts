@@ -1,14 +1,34 @@
-import { DomainError, type DiagramRow, type DiagramRoutes, type DiagramValue, type TopoElementRow } from '@iot/contracts';
+import {
+  DomainError,
+  diagramCanvasDefaults,
+  type DiagramRow,
+  type DiagramRoutes,
+  type DiagramValue,
+  type TopoElementRow,
+} from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { diagramById, diagramsPage, topoElementsPage, type DiagramRecord, type TopoElementRecord } from '@iot/projections/diagram/read.ts';
 import { latestValuesOf } from '../telemetry/handlers.ts';
+
+const widgetDefaults = {
+  offValue: null,
+  width: null,
+  height: null,
+  elementId: null,
+  fileId: null,
+  thresholds: [],
+  command: null,
+} satisfies Partial<DiagramRow['widgets'][number]>;
 
 const toRow = (d: DiagramRecord): DiagramRow => ({
   id: d.id,
   name: d.name,
   remark: d.remark,
   background: d.background,
-  widgets: d.widgets,
+  // Widgets saved before the SCADA kinds lack their fields: the schema's defaults fill them.
+  widgets: d.widgets.map((w) => ({ ...widgetDefaults, ...w })),
+  edges: d.edges,
+  canvas: d.canvas ?? { ...diagramCanvasDefaults },
   createTime: d.createdAt.toISOString(),
   updateTime: d.updatedAt.toISOString(),
 });
