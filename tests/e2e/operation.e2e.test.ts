@@ -27,6 +27,8 @@ describe('operation center screens in a real browser', () => {
     const productId = (await api.call('product.create', { body: { name: 'Pump', code: 'PMP', type: 'direct' } })).id;
     const pressure = { type: 'property', name: '压力', identifier: 'pressure', dataType: { type: 'float', min: 0, max: 10, unit: 'MPa' } };
     await api.call('product.defineFunction', { body: { productId, function: pressure } });
+    const running = { type: 'property', name: '运行', identifier: 'running', access: 'rw', dataType: { type: 'bool' } };
+    await api.call('product.defineFunction', { body: { productId, function: running } });
     await api.call('product.publish', { body: { id: productId } });
     for (const [sn, lng, lat] of [
       ['PUMP-1', 121.47, 31.23],
@@ -150,4 +152,55 @@ describe('operation center screens in a real browser', () => {
     await expect.poll(() => page.getByTestId('lamp-lamp1').getAttribute('data-lit'), wait).toBe('true');
     await page.context().close();
   });
+
+  for (const lang of ['en', 'zh'] as const)
+    it(`places a pump bound to a device and a switch that sends a command after the confirm (${lang})`, async () => {
+      const en = lang === 'en';
+      const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+      const { id } = await api.call('diagram.create', { body: { name: `Pumps ${lang}` } });
+      const page = await operator(lang);
+      await page.setViewportSize({ width: 1600, height: 1000 });
+      await page.goto(`${sut.base}/operation/scene`);
+      const row = page.getByRole('row').filter({ hasText: `Pumps ${lang}` });
+      await row.getByRole('button', { name: en ? 'Edit' : '编辑', exact: true }).click();
+      const inspector = page.getByTestId('diagram-inspector');
+      const bind = async (property: string | null) => {
+        await inspector.getByRole('combobox', { name: en ? 'Device' : '设备' }).click();
+        await page.getByRole('option', { name: 'pump 1 (PUMP-1)' }).click();
+        if (property) {
+          await inspector.getByRole('combobox', { name: en ? 'Property' : '属性' }).click();
+          await page.getByRole('option', { name: property }).click();
+        }
+      };
+      await page.getByTestId('palette-pump').click();
+      await bind('压力 (pressure)');
+      await page.getByTestId('palette-switch').click();
+      await bind('运行 (running)');
+      await inspector.getByRole('combobox', { name: en ? 'Command' : '控制指令' }).click();
+      await page.getByRole('option', { name: en ? 'Writable property: 运行 (running)' : '可写属性: 运行 (running)' }).click();
+      await page.getByTestId('diagram-save').click();
+      await expect.poll(() => page.getByText(en ? 'Saved' : '已保存').count(), wait).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(SHOTS, `diagram-scada-edit-${lang}.png`), fullPage: true });
+      const saved = await api.call('diagram.detail', { query: { id } });
+      expect(saved.widgets.map((w) => [w.id, w.kind, w.deviceId, w.property, w.command])).toEqual([
+        ['pump1', 'pump', devices[0], 'pressure', null],
+        ['switch1', 'switch', devices[0], 'running', { kind: 'property', identifier: 'running' }],
+      ]);
+
+      await page.getByRole('button', { name: en ? 'Back to the list' : '返回列表' }).click();
+      await row.getByRole('button', { name: en ? 'View' : '查看' }).click();
+      // The pump runs (its pressure is not zero); the switch is off (no running value yet) until the operator confirms.
+      await expect.poll(() => page.getByTestId('pump-pump1').getAttribute('data-on'), wait).toBe('true');
+      await expect.poll(() => page.getByTestId('diagram-live').getAttribute('data-socket'), wait).toBe('true');
+      await page.getByTestId('switch-switch1').click();
+      const dialog = page.getByRole('alertdialog');
+      await expect.poll(() => dialog.textContent(), wait).toContain('running = 1');
+      await page.screenshot({ path: path.join(SHOTS, `diagram-switch-confirm-${lang}.png`), fullPage: true });
+      await dialog.getByRole('button', { name: en ? 'OK' : '确定' }).click();
+      await expect.poll(() => page.getByText(en ? 'Command sent' : '指令已下发').count(), wait).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(SHOTS, `diagram-scada-view-${lang}.png`), fullPage: true });
+      const commands = await api.call('device.commands', { query: { id: devices[0]! } });
+      expect(commands.filter((c) => c.identifier === 'running').map((c) => c.params)).toContainEqual({ value: 1 });
+      await page.context().close();
+    });
 });
