@@ -16,6 +16,7 @@ import '@xyflow/react/dist/style.css';
 import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { builtinElements, type TopoElementRow } from '@iot/contracts/diagram/topo-element.ts';
+import { thingFunction, type ThingFunction } from '@iot/contracts/device/thing-model.ts';
 import { widgetKinds, type DiagramRow, type DiagramValue, type WidgetKind } from '@iot/contracts/diagram/model.ts';
 import { operationPerm } from '@iot/contracts/operation/permissions.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
@@ -49,17 +50,19 @@ const edgeTypes = { curve: 'default', straight: 'straight', step: 'smoothstep' }
 const valueKey = (deviceId: string | null, property: string | null) => `${deviceId}/${property}`;
 const nodeTypes = { widget: WidgetView };
 
-type DeviceOption = { id: string; name: string; sn: string; productId: string };
-type ThingFn = { type: string; identifier: string; name: string; access?: string; inputs?: Array<{ identifier: string }> };
+type DeviceOption = { id: string; name: string; sn: string };
 
-/** The thing model of a device's product, as the screens read it. */
-function useThingModel(productId: string | undefined) {
-  const user = useSession();
-  return useQuery({
-    queryKey: [DIAGRAMS, 'product', productId],
-    enabled: !!productId && can(user, devicePerm.productList),
-    queryFn: async () => ((await callRoute('product.detail', { query: { id: productId! } })).functions ?? []) as unknown as ThingFn[],
+/** The thing model a device reports against (the version it is bound to), as the server checks the bindings. */
+async function thingModelOf(deviceId: string): Promise<ThingFunction[]> {
+  const { functions } = await callRoute('device.detail', { query: { id: deviceId } });
+  return functions.flatMap((f) => {
+    const parsed = thingFunction.safeParse(f);
+    return parsed.success ? [parsed.data] : [];
   });
+}
+
+function useThingModel(deviceId: string | null) {
+  return useQuery({ queryKey: [DIAGRAMS, 'model', deviceId], enabled: !!deviceId, queryFn: () => thingModelOf(deviceId!) });
 }
 
 /** The inspector's fields for the selected widget: title, size, binding, and the kind's own settings. */
@@ -77,12 +80,11 @@ function Inspector({
   onRemove: () => void;
 }) {
   const { t } = useTranslation();
-  const device = devices?.find((d) => d.id === widget.deviceId);
-  const model = useThingModel(device?.productId);
+  const model = useThingModel(widget.deviceId);
   const functions = model.data ?? [];
   const properties = functions
     .filter((f) => f.type === 'property')
-    .map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }));
+    .map((f) => ({ value: f.identifier, label: `${f.name} (${f.identifier})` }));
   const commands = functions
     .filter((f) => f.type === 'service' || (f.type === 'property' && f.access === 'rw'))
     .map((f) => ({
@@ -341,9 +343,8 @@ function useSwitchCommand(devices: DeviceOption[] | undefined) {
       let params: Record<string, unknown> = { value };
       if (command.kind === 'service') {
         // A service carries the value in its one input, if it has any.
-        const productId = device?.productId ?? (await callRoute('device.detail', { query: { id: widget.deviceId } })).productId;
-        const functions = ((await callRoute('product.detail', { query: { id: productId } })).functions ?? []) as unknown as ThingFn[];
-        const input = functions.find((f) => f.type === 'service' && f.identifier === command.identifier)?.inputs?.[0];
+        const service = (await thingModelOf(widget.deviceId)).find((f) => f.type === 'service' && f.identifier === command.identifier);
+        const input = service?.type === 'service' ? service.inputs[0] : undefined;
         params = input ? { [input.identifier]: value } : {};
       }
       const result = await callRoute('device.command', {
@@ -385,7 +386,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
   const devices = useQuery({
     queryKey: [DIAGRAMS, 'devices'],
     enabled: can(user, devicePerm.deviceList),
-    queryFn: async () => (await callRoute('device.list', { query: { pageSize: 500 } })).rows as DeviceOption[],
+    queryFn: async () => (await callRoute('device.list', { query: { pageSize: 500 } })).rows,
   });
   const switches = useSwitchCommand(devices.data);
   const mayCommand = can(user, devicePerm.deviceCommand);
