@@ -158,9 +158,15 @@ describe('operation center screens in a real browser', () => {
       const en = lang === 'en';
       const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
       const { id } = await api.call('diagram.create', { body: { name: `Pumps ${lang}` } });
+      const blower = (await api.call('topoElement.create', { body: { name: `Blower ${lang}`, width: 100, height: 70, remark: 'hall 2' } }))
+        .id;
       const page = await operator(lang);
       await page.setViewportSize({ width: 1600, height: 1000 });
       await page.goto(`${sut.base}/operation/scene`);
+      await page.getByRole('radio', { name: en ? 'Topo elements' : '拓扑元件' }).click();
+      await expect.poll(() => page.getByTestId('topo-element-list').textContent(), wait).toContain(`Blower ${lang}`);
+      await page.screenshot({ path: path.join(SHOTS, `topo-elements-${lang}.png`), fullPage: true });
+      await page.getByRole('radio', { name: en ? 'Diagrams' : '组态图' }).click();
       const row = page.getByRole('row').filter({ hasText: `Pumps ${lang}` });
       await row.getByRole('button', { name: en ? 'Edit' : '编辑', exact: true }).click();
       const inspector = page.getByTestId('diagram-inspector');
@@ -178,6 +184,7 @@ describe('operation center screens in a real browser', () => {
       await bind('运行 (running)');
       await inspector.getByRole('combobox', { name: en ? 'Command' : '控制指令' }).click();
       await page.getByRole('option', { name: en ? 'Writable property: 运行 (running)' : '可写属性: 运行 (running)' }).click();
+      await page.getByTestId(`palette-element-${blower}`).click();
       await page.getByTestId('diagram-save').click();
       await expect.poll(() => page.getByText(en ? 'Saved' : '已保存').count(), wait).toBeGreaterThan(0);
       await page.screenshot({ path: path.join(SHOTS, `diagram-scada-edit-${lang}.png`), fullPage: true });
@@ -185,7 +192,9 @@ describe('operation center screens in a real browser', () => {
       expect(saved.widgets.map((w) => [w.id, w.kind, w.deviceId, w.property, w.command])).toEqual([
         ['pump1', 'pump', devices[0], 'pressure', null],
         ['switch1', 'switch', devices[0], 'running', { kind: 'property', identifier: 'running' }],
+        ['element1', 'element', null, null, null],
       ]);
+      expect(saved.widgets[2]!.elementId).toBe(blower);
 
       await page.getByRole('button', { name: en ? 'Back to the list' : '返回列表' }).click();
       await row.getByRole('button', { name: en ? 'View' : '查看' }).click();

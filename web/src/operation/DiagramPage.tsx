@@ -404,6 +404,8 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
     measured: sizes[w.id],
     selected: w.id === selected,
     draggable: movable,
+    // A switch takes clicks in view mode, where the canvas otherwise lets every pointer through to the pane.
+    style: w.kind === 'switch' ? { pointerEvents: 'all' } : undefined,
     data: {
       widget: w,
       value: live.byKey.get(valueKey(w.deviceId, w.property)),
@@ -447,8 +449,9 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
     const widget: Widget = {
       id: `${kind}${i}`,
       kind,
-      x: 40 + (draft.widgets.length % 8) * 30,
-      y: 40 + (draft.widgets.length % 8) * 30,
+      // Side by side, six to a row, so that a new widget does not hide the last one.
+      x: 40 + (draft.widgets.length % 6) * 140,
+      y: 40 + Math.floor(draft.widgets.length / 6) * 160,
       label: '',
       deviceId: null,
       property: null,
@@ -530,7 +533,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
               <Text size="1" color="gray">
                 {t('diagram.arrow')}
               </Text>
-              <Box width="90px">
+              <Box width="110px">
                 <SelectInput
                   name={t('diagram.arrow')}
                   value={draft.canvas.arrow}

@@ -163,6 +163,9 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
       {bound ? (value?.display ?? t('diagram.noValue')) : t('diagram.unbound')}
     </div>
   );
+  // The picture takes the widget's height less its title and, when shown, its value line.
+  const withValue = bound && widget.kind !== 'pipe';
+  const pictureStyle = { height: Math.max(16, (size?.[1] ?? 80) - 22 - (withValue ? 20 : 0)) };
   let body: ReactNode;
   switch (widget.kind) {
     case 'text':
@@ -204,7 +207,7 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
     case 'meter':
       body = (
         <>
-          <div style={{ flex: 1, minHeight: 0 }}>
+          <div style={pictureStyle}>
             <Meter widget={widget} value={value} colour={thresholdColour(widget, value) ?? ACCENT} />
           </div>
           {display}
@@ -216,7 +219,7 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
     case 'pipe':
       body = (
         <>
-          <div style={{ flex: 1, minHeight: 0 }} data-testid={`${widget.kind}-${widget.id}`} data-on={on}>
+          <div style={pictureStyle} data-testid={`${widget.kind}-${widget.id}`} data-on={on}>
             {widget.kind === 'pump' ? (
               <Pump on={on} colour={thresholdColour(widget, value) ?? (on ? ON : OFF)} />
             ) : widget.kind === 'valve' ? (
@@ -232,7 +235,7 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
     case 'tank':
       body = (
         <>
-          <div style={{ flex: 1, minHeight: 0 }} data-testid={`tank-${widget.id}`} data-level={shareOf(widget, value).toFixed(2)}>
+          <div style={pictureStyle} data-testid={`tank-${widget.id}`} data-level={shareOf(widget, value).toFixed(2)}>
             <Tank share={shareOf(widget, value)} colour={thresholdColour(widget, value) ?? ACCENT} />
           </div>
           {display}
@@ -260,7 +263,7 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
     }
     case 'image':
       body = widget.fileId ? (
-        <img src={imageUrl(widget.fileId)} alt={widget.label} style={{ width: '100%', height: '100%', objectFit: 'contain' }} />
+        <img src={imageUrl(widget.fileId)} alt={widget.label} style={{ width: '100%', ...pictureStyle, objectFit: 'contain' }} />
       ) : (
         <div style={{ fontSize: 12, color: '#6F86B8' }}>{t('diagram.pickImage')}</div>
       );
@@ -269,9 +272,11 @@ export function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
       body = !element ? (
         <div style={{ fontSize: 12, color: '#E5484D' }}>{t('diagram.missingElement')}</div>
       ) : element.imageFileId ? (
-        <img src={imageUrl(element.imageFileId)} alt={element.name} style={{ width: '100%', height: '100%', objectFit: 'contain' }} />
+        <img src={imageUrl(element.imageFileId)} alt={element.name} style={{ width: '100%', ...pictureStyle, objectFit: 'contain' }} />
       ) : (
-        <div style={{ flex: 1, border: `2px solid ${colour}`, borderRadius: 4, display: 'grid', placeItems: 'center', color: TEXT }}>
+        <div
+          style={{ ...pictureStyle, border: `2px solid ${colour}`, borderRadius: 4, display: 'grid', placeItems: 'center', color: TEXT }}
+        >
           {element.name}
         </div>
       );
