@@ -44,10 +44,10 @@ export type TopoElementEventType = TopoElementEvent['type'];
 
 /** The built-in SCADA elements of the palette and their default size (width, height) on the canvas. */
 export const builtinElements = {
-  pump: [88, 88],
-  valve: [72, 72],
-  tank: [90, 130],
-  meter: [120, 110],
+  pump: [110, 110],
+  valve: [90, 90],
+  tank: [100, 150],
+  meter: [130, 130],
   switch: [96, 72],
   pipe: [180, 28],
   label: [120, 40],

@@ -28,7 +28,7 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
-import { WidgetView, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
+import { WidgetView, defaultSize, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
 import { ImagePicker, TopoElements, useTopoElements } from './TopoElements.tsx';
 import { Topology } from './Topology.tsx';
 
@@ -91,6 +91,10 @@ function Inspector({
       value: `${f.type === 'service' ? 'service' : 'property'}:${f.identifier}`,
       label: `${t(`diagram.commandKinds.${f.type === 'service' ? 'service' : 'property'}`)}: ${f.name} (${f.identifier})`,
     }));
+  const element = elements.find((e) => e.id === widget.elementId);
+  // An empty size is the kind's (or the element's) default: shown as the placeholder.
+  const size = defaultSize(widget.kind, element);
+  const placeholders: Partial<Record<string, string>> = { width: size ? String(size[0]) : '', height: size ? String(size[1]) : '' };
   const numberField = (key: 'min' | 'max' | 'onValue' | 'offValue' | 'width' | 'height') => (
     <label style={{ flex: 1 }}>
       <Text size="1" color="gray">
@@ -99,12 +103,12 @@ function Inspector({
       <TextField.Root
         type="number"
         aria-label={t(`diagram.${key}`)}
+        placeholder={placeholders[key]}
         value={widget[key] ?? ''}
         onChange={(e) => onChange({ ...widget, [key]: e.target.value === '' ? null : Number(e.target.value) })}
       />
     </label>
   );
-  const element = elements.find((e) => e.id === widget.elementId);
   return (
     <Flex direction="column" gap="2" data-testid="diagram-inspector">
       <Badge>{widget.kind === 'element' ? (element?.name ?? t('diagram.missingElement')) : t(`diagram.widgets.${widget.kind}`)}</Badge>
