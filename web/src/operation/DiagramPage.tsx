@@ -28,7 +28,7 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
-import { WidgetView, defaultSize, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
+import { WidgetView, defaultSize, isOn, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
 import { ImagePicker, TopoElements, useTopoElements } from './TopoElements.tsx';
 import { Topology } from './Topology.tsx';
 
@@ -423,6 +423,8 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
   const edges: Edge[] = draft.edges.map((e) => ({
     ...e,
     type: edgeTypes[draft.canvas.lineStyle],
+    // A line out of a running pump, an open valve or a flowing pipe flows too.
+    animated: draft.widgets.some((w) => w.id === e.source && isOn(w, live.byKey.get(valueKey(w.deviceId, w.property)))),
     markerEnd: draft.canvas.arrow === 'triangle' ? { type: MarkerType.ArrowClosed, color: '#8FB0F0', width: 18, height: 18 } : undefined,
     style: { stroke: '#8FB0F0', strokeWidth: 2 },
   }));
