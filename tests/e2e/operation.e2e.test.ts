@@ -212,4 +212,36 @@ describe('operation center screens in a real browser', () => {
       expect(commands.filter((c) => c.identifier === 'running').map((c) => c.params)).toContainEqual({ value: 1 });
       await page.context().close();
     });
+
+  it('draws every SCADA widget from the bound value: a tank filled to it, a pipe flowing, colours by threshold, lines between', async () => {
+    const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+    const bound = { deviceId: devices[0], property: 'pressure' };
+    const red = [{ value: 3, color: '#E5484D' }];
+    const widgets = [
+      { id: 'pump', kind: 'pump', x: 0, y: 0, label: 'P-101', ...bound },
+      { id: 'valve', kind: 'valve', x: 160, y: 10, label: 'V-1', ...bound },
+      { id: 'pipe', kind: 'pipe', x: 300, y: 40, label: 'Main', ...bound },
+      { id: 'tank', kind: 'tank', x: 520, y: -20, label: 'T-1', min: 0, max: 10, ...bound },
+      { id: 'meter', kind: 'meter', x: 680, y: 0, label: 'PI-1', min: 0, max: 10, thresholds: red, ...bound },
+      { id: 'value', kind: 'value', x: 160, y: 160, label: 'Pressure', thresholds: red, ...bound },
+      { id: 'text', kind: 'text', x: 380, y: 180, label: 'Pump station 1' },
+    ];
+    const edges = [
+      { id: 'e1', source: 'pump', target: 'valve' },
+      { id: 'e2', source: 'valve', target: 'pipe' },
+      { id: 'e3', source: 'pipe', target: 'tank' },
+    ];
+    const { id } = await api.call('diagram.create', { body: { name: 'Station SCADA', widgets, edges } });
+    const page = await operator('en');
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.goto(`${sut.base}/operation/scene`);
+    await page.getByRole('row').filter({ hasText: 'Station SCADA' }).getByRole('button', { name: 'View' }).click();
+    await expect.poll(() => page.getByTestId('tank-tank').getAttribute('data-level'), wait).toBe('0.35');
+    expect(await page.getByTestId('pipe-pipe').getAttribute('data-on')).toBe('true');
+    expect(await page.locator('.react-flow__edge').count()).toBe(3);
+    expect(await page.locator('.react-flow__edge.animated').count()).toBe(3);
+    await page.screenshot({ path: path.join(SHOTS, 'diagram-scada-all-en.png'), fullPage: true });
+    expect((await api.call('diagram.detail', { query: { id } })).edges).toEqual(edges);
+    await page.context().close();
+  });
 });

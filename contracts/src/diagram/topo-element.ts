@@ -49,7 +49,7 @@ export const builtinElements = {
   tank: [100, 150],
   meter: [130, 130],
   switch: [96, 72],
-  pipe: [180, 28],
+  pipe: [180, 44],
   label: [120, 40],
   image: [140, 100],
 } as const satisfies Record<string, readonly [number, number]>;
