@@ -30,8 +30,8 @@ import { restartDispatchers, restartHandlers } from './restart/handlers.ts';
 import { restartResults } from './restart/results.ts';
 import { ptHandlers } from './pt/handlers.ts';
 import { videoHandlers } from './video/handlers.ts';
-import { diagramHandlers } from './diagram/handlers.ts';
 import { screenHandlers } from './screen/handlers.ts';
+import { diagramHandlers, topoElementHandlers } from './diagram/handlers.ts';
 import { mqttBrokerHandlers } from './system/mqtt.ts';
 import { sceneDispatchers, sceneHandlers } from './scene/handlers.ts';
 import { commandHandlers as deviceCommandHandlers, replyDispatchers, telemetryHandlers } from './telemetry/handlers.ts';
@@ -75,6 +75,7 @@ export const commandHandlers = {
   ...videoHandlers,
   ...diagramHandlers,
   ...screenHandlers,
+  ...topoElementHandlers,
   ...mqttBrokerHandlers,
   ...sceneHandlers,
 };

@@ -208,6 +208,11 @@ export const errorCatalogue = {
   PT_ICCID_IN_USE: { status: 400, zh: '该ICCID已绑定设备', en: 'The ICCID is paired with a device' },
   PT_ICCID_REQUIRED: { status: 400, zh: '该配置需要绑定ICCID', en: 'This configuration pairs each device with an ICCID: give one' },
   PT_ICCID_UNKNOWN: { status: 400, zh: 'ICCID未导入或已被使用', en: 'The ICCID is not imported, or is paired already' },
+  DIAGRAM_BINDING_INVALID: {
+    status: 400,
+    zh: '组态元件 {widget} 绑定的 {identifier} 不在设备的物模型中',
+    en: "Widget {widget} is bound to {identifier}, which is not in the device's thing model",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -107,3 +107,4 @@ export * from './screen/model.ts';
 export * from './screen/events.ts';
 export * from './screen/permissions.ts';
 export * from './screen/routes.ts';
+export * from './diagram/topo-element.ts';

@@ -27,6 +27,7 @@ import { ptProjection } from './pt/pt.ts';
 import { camerasProjection } from './video/cameras.ts';
 import { diagramsProjection } from './diagram/diagrams.ts';
 import { screensProjection } from './screen/screens.ts';
+import { topoElementsProjection } from './diagram/topo-elements.ts';
 import { sceneLogProjection } from './scene/log.ts';
 import { scenesProjection } from './scene/scenes.ts';
 import { ruleDebugProjection } from './rule/debug.ts';
@@ -72,6 +73,7 @@ export const projections: AnyProjection[] = [
   camerasProjection,
   diagramsProjection,
   screensProjection,
+  topoElementsProjection,
   scenesProjection,
   sceneLogProjection,
   ruleDebugProjection,

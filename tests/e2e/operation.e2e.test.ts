@@ -27,6 +27,8 @@ describe('operation center screens in a real browser', () => {
     const productId = (await api.call('product.create', { body: { name: 'Pump', code: 'PMP', type: 'direct' } })).id;
     const pressure = { type: 'property', name: '压力', identifier: 'pressure', dataType: { type: 'float', min: 0, max: 10, unit: 'MPa' } };
     await api.call('product.defineFunction', { body: { productId, function: pressure } });
+    const running = { type: 'property', name: '运行', identifier: 'running', access: 'rw', dataType: { type: 'bool' } };
+    await api.call('product.defineFunction', { body: { productId, function: running } });
     await api.call('product.publish', { body: { id: productId } });
     for (const [sn, lng, lat] of [
       ['PUMP-1', 121.47, 31.23],
@@ -148,6 +150,98 @@ describe('operation center screens in a real browser', () => {
     await page.getByRole('button', { name: 'Back to the list' }).click();
     await page.getByRole('button', { name: 'View' }).click();
     await expect.poll(() => page.getByTestId('lamp-lamp1').getAttribute('data-lit'), wait).toBe('true');
+    await page.context().close();
+  });
+
+  for (const lang of ['en', 'zh'] as const)
+    it(`places a pump bound to a device and a switch that sends a command after the confirm (${lang})`, async () => {
+      const en = lang === 'en';
+      const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+      const { id } = await api.call('diagram.create', { body: { name: `Pumps ${lang}` } });
+      const blower = (await api.call('topoElement.create', { body: { name: `Blower ${lang}`, width: 100, height: 70, remark: 'hall 2' } }))
+        .id;
+      const page = await operator(lang);
+      await page.setViewportSize({ width: 1600, height: 1000 });
+      await page.goto(`${sut.base}/operation/scene`);
+      await page.getByRole('radio', { name: en ? 'Topo elements' : '拓扑元件' }).click();
+      await expect.poll(() => page.getByTestId('topo-element-list').textContent(), wait).toContain(`Blower ${lang}`);
+      await page.screenshot({ path: path.join(SHOTS, `topo-elements-${lang}.png`), fullPage: true });
+      await page.getByRole('radio', { name: en ? 'Diagrams' : '组态图' }).click();
+      const row = page.getByRole('row').filter({ hasText: `Pumps ${lang}` });
+      await row.getByRole('button', { name: en ? 'Edit' : '编辑', exact: true }).click();
+      const inspector = page.getByTestId('diagram-inspector');
+      const bind = async (property: string | null) => {
+        await inspector.getByRole('combobox', { name: en ? 'Device' : '设备' }).click();
+        await page.getByRole('option', { name: 'pump 1 (PUMP-1)' }).click();
+        if (property) {
+          await inspector.getByRole('combobox', { name: en ? 'Property' : '属性' }).click();
+          await page.getByRole('option', { name: property }).click();
+        }
+      };
+      await page.getByTestId('palette-pump').click();
+      await bind('压力 (pressure)');
+      await page.getByTestId('palette-switch').click();
+      await bind('运行 (running)');
+      await inspector.getByRole('combobox', { name: en ? 'Command' : '控制指令' }).click();
+      await page.getByRole('option', { name: en ? 'Writable property: 运行 (running)' : '可写属性: 运行 (running)' }).click();
+      await page.getByTestId(`palette-element-${blower}`).click();
+      await page.getByTestId('diagram-save').click();
+      await expect.poll(() => page.getByText(en ? 'Saved' : '已保存').count(), wait).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(SHOTS, `diagram-scada-edit-${lang}.png`), fullPage: true });
+      const saved = await api.call('diagram.detail', { query: { id } });
+      expect(saved.widgets.map((w) => [w.id, w.kind, w.deviceId, w.property, w.command])).toEqual([
+        ['pump1', 'pump', devices[0], 'pressure', null],
+        ['switch1', 'switch', devices[0], 'running', { kind: 'property', identifier: 'running' }],
+        ['element1', 'element', null, null, null],
+      ]);
+      expect(saved.widgets[2]!.elementId).toBe(blower);
+
+      await page.getByRole('button', { name: en ? 'Back to the list' : '返回列表' }).click();
+      await row.getByRole('button', { name: en ? 'View' : '查看' }).click();
+      // The pump runs (its pressure is not zero); the switch is off (no running value yet) until the operator confirms.
+      await expect.poll(() => page.getByTestId('pump-pump1').getAttribute('data-on'), wait).toBe('true');
+      await expect.poll(() => page.getByTestId('diagram-live').getAttribute('data-socket'), wait).toBe('true');
+      await page.getByTestId('switch-switch1').click();
+      const dialog = page.getByRole('alertdialog');
+      await expect.poll(() => dialog.textContent(), wait).toContain('running = 1');
+      await page.screenshot({ path: path.join(SHOTS, `diagram-switch-confirm-${lang}.png`), fullPage: true });
+      await dialog.getByRole('button', { name: en ? 'OK' : '确定' }).click();
+      await expect.poll(() => page.getByText(en ? 'Command sent' : '指令已下发').count(), wait).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(SHOTS, `diagram-scada-view-${lang}.png`), fullPage: true });
+      const commands = await api.call('device.commands', { query: { id: devices[0]! } });
+      expect(commands.filter((c) => c.identifier === 'running').map((c) => c.params)).toContainEqual({ value: 1 });
+      await page.context().close();
+    });
+
+  it('draws every SCADA widget from the bound value: a tank filled to it, a pipe flowing, colours by threshold, lines between', async () => {
+    const api = await httpClientAs(sut.base, 'zuluAdmin', 'Zulu#pw1');
+    const bound = { deviceId: devices[0], property: 'pressure' };
+    const red = [{ value: 3, color: '#E5484D' }];
+    const widgets = [
+      { id: 'pump', kind: 'pump', x: 0, y: 0, label: 'P-101', ...bound },
+      { id: 'valve', kind: 'valve', x: 160, y: 10, label: 'V-1', ...bound },
+      { id: 'pipe', kind: 'pipe', x: 300, y: 40, label: 'Main', ...bound },
+      { id: 'tank', kind: 'tank', x: 520, y: -20, label: 'T-1', min: 0, max: 10, ...bound },
+      { id: 'meter', kind: 'meter', x: 680, y: 0, label: 'PI-1', min: 0, max: 10, thresholds: red, ...bound },
+      { id: 'value', kind: 'value', x: 160, y: 160, label: 'Pressure', thresholds: red, ...bound },
+      { id: 'text', kind: 'text', x: 380, y: 180, label: 'Pump station 1' },
+    ];
+    const edges = [
+      { id: 'e1', source: 'pump', target: 'valve' },
+      { id: 'e2', source: 'valve', target: 'pipe' },
+      { id: 'e3', source: 'pipe', target: 'tank' },
+    ];
+    const { id } = await api.call('diagram.create', { body: { name: 'Station SCADA', widgets, edges } });
+    const page = await operator('en');
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.goto(`${sut.base}/operation/scene`);
+    await page.getByRole('row').filter({ hasText: 'Station SCADA' }).getByRole('button', { name: 'View' }).click();
+    await expect.poll(() => page.getByTestId('tank-tank').getAttribute('data-level'), wait).toBe('0.35');
+    expect(await page.getByTestId('pipe-pipe').getAttribute('data-on')).toBe('true');
+    expect(await page.locator('.react-flow__edge').count()).toBe(3);
+    expect(await page.locator('.react-flow__edge.animated').count()).toBe(3);
+    await page.screenshot({ path: path.join(SHOTS, 'diagram-scada-all-en.png'), fullPage: true });
+    expect((await api.call('diagram.detail', { query: { id } })).edges).toEqual(edges);
     await page.context().close();
   });
 });

@@ -1,7 +1,9 @@
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, refusal } from '../harness/api.ts';
 import { event, manualAlarm } from '../fixtures/events.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { waitFor } from '../harness/process.ts';
 
 /**
  * The operation center's data map, data big screen and configuration diagrams (issue 20) through the routes on the
@@ -186,5 +188,139 @@ describe('configuration diagrams', () => {
     expect(refusal(await sut.call('diagram.detail', { token, query: { id } }))).toBe('NOT_FOUND');
     expect(refusal(await sut.call('diagram.update', { token, body: { id, name: 'Again' } }))).toBe('NOT_FOUND');
     expect(ok(await sut.call('diagram.list', { token })).total).toBe(0);
+  });
+});
+
+describe('topo elements and the SCADA widgets of a diagram', () => {
+  it('creates, changes, lists and deletes a topo element; its image is an uploaded file of the tenant', async () => {
+    const { id } = ok(await sut.call('topoElement.create', { token, body: { name: 'Blower', width: 80, height: 60, remark: 'hall 2' } }));
+    expect(
+      refusal(await sut.call('topoElement.create', { token, body: { name: 'Bad', width: 80, height: 60, imageFileId: 'no-such-file' } })),
+    ).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('topoElement.create', { token, body: { name: 'Tiny', width: 2, height: 60 } }))).toBe('VALIDATION');
+    ok(await sut.call('topoElement.update', { token, body: { id, name: 'Blower', width: 120, height: 60, remark: null } }));
+    expect(ok(await sut.call('topoElement.list', { token })).rows.map((e) => [e.name, e.width, e.height, e.remark, e.imageFileId])).toEqual(
+      [['Blower', 120, 60, null, null]],
+    );
+    // Another tenant neither sees nor changes it, nor places it in a diagram.
+    expect(ok(await sut.call('topoElement.list', { token: theirs })).total).toBe(0);
+    expect(refusal(await sut.call('topoElement.update', { token: theirs, body: { id, name: 'Mine', width: 10, height: 10 } }))).toBe(
+      'NOT_FOUND',
+    );
+    const placed = { id: 'e1', kind: 'element', x: 0, y: 0, elementId: id };
+    expect(refusal(await sut.call('diagram.create', { token: theirs, body: { name: 'Theirs', widgets: [placed] } }))).toBe('NOT_FOUND');
+    const diagram = ok(await sut.call('diagram.create', { token, body: { name: 'Blowers', widgets: [placed] } })).id;
+    expect(ok(await sut.call('diagram.detail', { token, query: { id: diagram } })).widgets[0]).toMatchObject({
+      kind: 'element',
+      elementId: id,
+    });
+
+    ok(await sut.call('topoElement.delete', { token, query: { id } }));
+    expect(ok(await sut.call('topoElement.list', { token })).total).toBe(0);
+    expect(refusal(await sut.call('topoElement.delete', { token, query: { id } }))).toBe('NOT_FOUND');
+    expect(refusal(await sut.call('diagram.create', { token, body: { name: 'Gone', widgets: [placed] } }))).toBe('NOT_FOUND');
+  });
+
+  it("refuses a widget bound to a property or a command that is not in the device's thing model", async () => {
+    const bind = (more: { kind: string } & Record<string, unknown>) =>
+      sut.call('diagram.create', { token, body: { name: 'Checked', widgets: [{ id: 'w1', x: 0, y: 0, ...more }] } });
+    // The meter's product has no property at all; the pump's has a read-only pressure.
+    expect(refusal(await bind({ kind: 'value', deviceId: d.M1, property: 'pressure' }))).toBe('DIAGRAM_BINDING_INVALID');
+    expect(refusal(await bind({ kind: 'tank', deviceId: d.P1, property: 'level' }))).toBe('DIAGRAM_BINDING_INVALID');
+    expect(refusal(await bind({ kind: 'switch', deviceId: d.P1, command: { kind: 'property', identifier: 'pressure' } }))).toBe(
+      'DIAGRAM_BINDING_INVALID',
+    );
+    expect(refusal(await bind({ kind: 'switch', deviceId: d.P1, command: { kind: 'service', identifier: 'start' } }))).toBe(
+      'DIAGRAM_BINDING_INVALID',
+    );
+    // A command only on a switch; an edge only between the diagram's widgets.
+    expect(refusal(await bind({ kind: 'pump', deviceId: d.P1, property: 'pressure', command: { kind: 'service', identifier: 'x' } }))).toBe(
+      'VALIDATION',
+    );
+    const pump = { id: 'p1', kind: 'pump', x: 0, y: 0, deviceId: d.P1, property: 'pressure', thresholds: [{ value: 5, color: '#E5484D' }] };
+    expect(
+      refusal(
+        await sut.call('diagram.create', {
+          token,
+          body: { name: 'Edge', widgets: [pump], edges: [{ id: 'e', source: 'p1', target: 'x' }] },
+        }),
+      ),
+    ).toBe('VALIDATION');
+    const pipe = { id: 'q1', kind: 'pipe', x: 200, y: 0, deviceId: d.P2, property: 'pressure' };
+    const { id } = ok(
+      await sut.call('diagram.create', {
+        token,
+        body: { name: 'Flow', widgets: [pump, pipe], edges: [{ id: 'e1', source: 'p1', target: 'q1' }] },
+      }),
+    );
+    expect(ok(await sut.call('diagram.detail', { token, query: { id } }))).toMatchObject({
+      edges: [{ id: 'e1', source: 'p1', target: 'q1' }],
+      canvas: { lineStyle: 'curve', arrow: 'triangle', scale: 1, locked: false },
+      widgets: [{ kind: 'pump', thresholds: [{ value: 5, color: '#E5484D' }] }, { kind: 'pipe' }],
+    });
+  });
+
+  it('a switch bound to a writable property sends its command to the device through the device command route', async () => {
+    const productId = ok(await sut.call('product.create', { token, body: { name: 'Valve', code: 'VLV', type: 'direct' } })).id;
+    for (const fn of [
+      { type: 'property', name: '开启', identifier: 'open', access: 'rw', dataType: { type: 'bool' } },
+      { type: 'service', name: '复位', identifier: 'reset', invoke: 'async', inputs: [] },
+    ])
+      ok(await sut.call('product.defineFunction', { token, body: { productId, function: fn } }));
+    ok(await sut.call('product.publish', { token, body: { id: productId } }));
+    const valve = ok(await sut.call('device.create', { token, body: { sn: 'OPS-V1', name: 'Valve 1', productId } }));
+    const widgets = [
+      {
+        id: 's1',
+        kind: 'switch',
+        x: 0,
+        y: 0,
+        label: 'Open',
+        deviceId: valve.id,
+        property: 'open',
+        command: { kind: 'property', identifier: 'open' },
+      },
+      { id: 's2', kind: 'switch', x: 0, y: 90, label: 'Reset', deviceId: valve.id, command: { kind: 'service', identifier: 'reset' } },
+    ];
+    const { id } = ok(await sut.call('diagram.create', { token, body: { name: 'Valves', widgets } }));
+    const saved = ok(await sut.call('diagram.detail', { token, query: { id } }));
+    expect(saved.widgets.map((w) => [w.id, w.command])).toEqual([
+      ['s1', { kind: 'property', identifier: 'open' }],
+      ['s2', { kind: 'service', identifier: 'reset' }],
+    ]);
+
+    // The device is connected and listens on its downlink; the switch's "on" is what the screen sends after the confirm.
+    const mqttUrl = (sut.platform.mqtt as unknown as { url: string }).url;
+    const device = mqtt.connect(mqttUrl, { username: 'OPS-V1', password: valve.secret, clientId: 'ops-v1', reconnectPeriod: 0 });
+    try {
+      await new Promise((resolve, reject) => device.once('connect', resolve).once('error', reject));
+      const got: Array<{ topic: string; body: { kind: string; identifier: string; params: unknown } }> = [];
+      device.on('message', (topic, payload) => got.push({ topic, body: JSON.parse(String(payload)) }));
+      await device.subscribeAsync('devices/OPS-V1/command/+', { qos: 1 });
+      const on = saved.widgets[0]!;
+      expect(
+        ok(
+          await sut.call('device.command', {
+            token,
+            body: { id: valve.id, kind: on.command!.kind, identifier: on.command!.identifier, params: { value: 1 } },
+          }),
+        ),
+      ).toMatchObject({ status: 'sent' });
+      await waitFor('the command at the device', () => got.length >= 1, 10_000);
+      expect(got[0]!.body).toMatchObject({ kind: 'property', identifier: 'open', params: { value: 1 } });
+      // Another tenant's operator cannot send to this device.
+      expect(
+        refusal(
+          await sut.call('device.command', {
+            token: theirs,
+            body: { id: valve.id, kind: 'property', identifier: 'open', params: { value: 0 } },
+          }),
+        ),
+      ).toBe('NOT_FOUND');
+    } finally {
+      device.end(true);
+    }
+    const commands = ok(await sut.call('device.commands', { token, query: { id: valve.id } }));
+    expect(commands.map((c) => [c.kind, c.identifier, c.params])).toEqual([['property', 'open', { value: 1 }]]);
   });
 });

@@ -48,6 +48,7 @@ const ids = {} as Record<
   | 'ptReport'
   | 'role'
   | 'template'
+  | 'topoElement'
   | 'user',
   string
 >;
@@ -95,6 +96,7 @@ const pickA: IdPicker = (field, url) => {
     camera: ids.camera,
     diagram: ids.diagram,
     screen: ids.screen,
+    topoElement: ids.topoElement,
   };
   // Deeper paths name their capability one level down: /api/iot/alarm/rule, /api/iot/alarm/contact.
   const sub = url.split('/')[4] ?? '';
@@ -399,7 +401,7 @@ beforeAll(async () => {
       token: tokenA,
       body: {
         name: 'alphaDiagramQ',
-        widgets: [{ id: 'w1', kind: 'value', x: 0, y: 0, label: 'alphaWidgetQ', deviceId: ids.device, property: 'temperature' }],
+        widgets: [{ id: 'w1', kind: 'value', x: 0, y: 0, label: 'alphaWidgetQ', deviceId: ids.device, property: 'alphaPropQ' }],
       },
     }),
   ).id;
@@ -427,6 +429,13 @@ beforeAll(async () => {
   ).id;
   ids.screenShare = ok(await sut.call('screen.share', { token: tokenA, body: { id: ids.screen, hours: 24 } })).id;
   markers.push('alphaScreenQ', 'alphaScreenWidgetQ');
+  ids.topoElement = ok(
+    await sut.call('topoElement.create', {
+      token: tokenA,
+      body: { name: 'alphaElementQ', width: 80, height: 60, remark: 'alphaElementRemarkQ' },
+    }),
+  ).id;
+  markers.push('alphaElementQ', 'alphaElementRemarkQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

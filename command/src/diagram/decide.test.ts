@@ -8,8 +8,13 @@ const room: DiagramFields = {
   remark: null,
   background: '#0B1A3A',
   widgets: [
-    { id: 'w1', kind: 'value', x: 10, y: 20, label: 'Pressure', deviceId: 'd1', property: 'pressure', min: null, max: null, onValue: null },
+    {
+      ...{ id: 'w1', kind: 'value', x: 10, y: 20, label: 'Pressure', deviceId: 'd1', property: 'pressure', min: null, max: null },
+      ...{ onValue: null, offValue: null, width: null, height: null, elementId: null, fileId: null, thresholds: [], command: null },
+    },
   ],
+  edges: [],
+  canvas: { lineStyle: 'curve', arrow: 'triangle', scale: 1, locked: false },
 };
 const created: DiagramEvent = { type: 'DiagramCreated', data: { diagramId: 'g1', ...room } };
 const deleted: DiagramEvent = { type: 'DiagramDeleted', data: { diagramId: 'g1' } };

@@ -102,7 +102,7 @@ export const commandHandlers: Pick<Handlers<TelemetryRoutes>, 'device.command' |
 };
 
 /** A device and the thing model it reports against (its bound version, or the draft before any publication). */
-async function deviceWithModel(ports: Pick<Ports, 'store' | 'lookups'>, tenantId: string, deviceId: string) {
+export async function deviceWithModel(ports: Pick<Ports, 'store' | 'lookups'>, tenantId: string, deviceId: string) {
   const { state } = await loadState(ports.store, deviceDecider, deviceStream(tenantId, deviceId));
   if (!state.exists || state.deleted) throw new DomainError('NOT_FOUND');
   return { state, functions: await ports.lookups.thingModelOf(tenantId, state.productId!, state.modelVersion) };

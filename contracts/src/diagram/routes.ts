@@ -3,6 +3,7 @@ import { listQuery, page } from '../envelope.ts';
 import { route } from '../http/route.ts';
 import { idBody } from '../identity/common.ts';
 import { operationPerm as p } from '../operation/permissions.ts';
+import { topoElementCreateBody, topoElementFilters, topoElementRow, topoElementSortable, topoElementUpdateBody } from './topo-element.ts';
 import { diagramCreateBody, diagramFilters, diagramRow, diagramSortable, diagramUpdateBody, diagramValue } from './model.ts';
 
 const idResult = z.object({ id: z.string() });
@@ -51,7 +52,7 @@ export const diagramRoutes = {
     body: diagramCreateBody,
     response: idResult,
     reads: ['diagrams'],
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'DIAGRAM_BINDING_INVALID'],
   }),
   'diagram.update': route({
     method: 'PUT',
@@ -62,7 +63,7 @@ export const diagramRoutes = {
     body: diagramUpdateBody,
     response: idResult,
     reads: ['diagrams'],
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'DIAGRAM_BINDING_INVALID'],
   }),
   'diagram.delete': route({
     method: 'DELETE',
@@ -73,6 +74,49 @@ export const diagramRoutes = {
     query: idBody,
     response: idResult,
     reads: ['diagrams'],
+    errors: ['NOT_FOUND'],
+  }),
+  'topoElement.list': route({
+    method: 'GET',
+    path: '/api/iot/topoElement',
+    permission: p.sceneList,
+    tag,
+    summary: "The tenant's topo elements (name, default width and height, remark, image): the diagram palette's own pieces",
+    query: listQuery(topoElementSortable, topoElementFilters),
+    response: page(topoElementRow),
+    reads: ['topoElements'],
+  }),
+  'topoElement.create': route({
+    method: 'POST',
+    path: '/api/iot/topoElement',
+    permission: p.sceneElement,
+    tag,
+    summary: 'Create a topo element; its image, when given, is an uploaded file of the tenant',
+    body: topoElementCreateBody,
+    response: idResult,
+    reads: ['topoElements'],
+    errors: ['NOT_FOUND'],
+  }),
+  'topoElement.update': route({
+    method: 'PUT',
+    path: '/api/iot/topoElement',
+    permission: p.sceneElement,
+    tag,
+    summary: 'Change a topo element (the diagrams placing it keep their own sizes)',
+    body: topoElementUpdateBody,
+    response: idResult,
+    reads: ['topoElements'],
+    errors: ['NOT_FOUND'],
+  }),
+  'topoElement.delete': route({
+    method: 'DELETE',
+    path: '/api/iot/topoElement',
+    permission: p.sceneElement,
+    tag,
+    summary: 'Delete a topo element (diagrams placing it then show an empty box)',
+    query: idBody,
+    response: idResult,
+    reads: ['topoElements'],
     errors: ['NOT_FOUND'],
   }),
 };

@@ -37,6 +37,7 @@ export const readModels = [
   'fieldConfig',
   'diagrams',
   'screens',
+  'topoElements',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

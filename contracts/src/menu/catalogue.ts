@@ -52,7 +52,7 @@ const areas: Area[] = [
     icon: 'operation',
     screens: [
       { key: 'dataMap', name: '数据地图', router: 'DataMap', entries: [['list', '查询', 'interface']] },
-      { key: 'scene', name: '场景', router: 'OperationScene', entries: crud },
+      { key: 'scene', name: '场景', router: 'OperationScene', entries: [...crud, ['element', '拓扑元件', 'button']] },
       {
         key: 'fieldConfig',
         name: '现场配置',
@@ -614,6 +614,7 @@ const englishEntries: Record<string, string> = {
   dashboard: 'Dashboard',
   cancel: 'Cancel',
   restart: 'Restart tasks',
+  element: 'Topo elements',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

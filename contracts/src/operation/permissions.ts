@@ -6,4 +6,6 @@ export const operationPerm = {
   sceneAdd: 'operation:scene:add',
   sceneEdit: 'operation:scene:edit',
   sceneDelete: 'operation:scene:delete',
+  /** Add, edit and delete the tenant's topo elements (the diagram palette's own pieces). */
+  sceneElement: 'operation:scene:element',
 } as const;

@@ -1,11 +1,17 @@
-import type { DiagramFields, Page, PageQuery, diagramSortable } from '@iot/contracts';
+import type { DiagramFields, Page, PageQuery, TopoElementFields, diagramSortable } from '@iot/contracts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pageRows, param, type ListSpec } from '../shared/page.ts';
 
-/** A diagram as the diagrams projection keeps it (rm_diagrams). */
-export type DiagramRecord = DiagramFields & { id: string; tenantId: string; createdAt: Date; updatedAt: Date };
+/** A diagram as the diagrams projection keeps it (rm_diagrams); diagrams saved before edges and canvas settings have none. */
+export type DiagramRecord = Omit<DiagramFields, 'canvas'> & {
+  canvas: DiagramFields['canvas'] | null;
+  id: string;
+  tenantId: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
-const DIAGRAM = `id, tenant_id as "tenantId", name, remark, background, widgets, created_at as "createdAt", updated_at as "updatedAt"`;
+const DIAGRAM = `id, tenant_id as "tenantId", name, remark, background, widgets, edges, canvas, created_at as "createdAt", updated_at as "updatedAt"`;
 
 /** A diagram of a tenant, by id. */
 export async function diagramById(db: Sql, tenantId: string, id: string): Promise<DiagramRecord | null> {
@@ -28,4 +34,28 @@ export async function diagramsPage(db: Sql, tenantId: string, filter: { name?: s
   };
   if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
   return pageRows<DiagramRecord>(db, page, spec);
+}
+
+/** A topo element as the topo elements projection keeps it (rm_topo_elements). */
+export type TopoElementRecord = TopoElementFields & { id: string; tenantId: string; createdAt: Date; updatedAt: Date };
+
+const ELEMENT = `id, tenant_id as "tenantId", name, width, height, remark, image_file_id as "imageFileId", created_at as "createdAt", updated_at as "updatedAt"`;
+
+/** A page of a tenant's topo elements, newest first unless told; `name` a part of the name, any case. */
+export async function topoElementsPage(
+  db: Sql,
+  tenantId: string,
+  filter: { name?: string },
+  page: PageQuery,
+): Promise<Page<TopoElementRecord>> {
+  const spec: ListSpec = {
+    select: ELEMENT,
+    from: 'rm_topo_elements',
+    where: ['tenant_id = $1'],
+    params: [tenantId],
+    sortable: sortBy,
+    defaultSort: 'created_at',
+  };
+  if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
+  return pageRows<TopoElementRecord>(db, page, spec);
 }

@@ -1,14 +1,34 @@
-import { DomainError, type DiagramRow, type DiagramRoutes, type DiagramValue } from '@iot/contracts';
+import {
+  DomainError,
+  diagramCanvasDefaults,
+  type DiagramRow,
+  type DiagramRoutes,
+  type DiagramValue,
+  type TopoElementRow,
+} from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { diagramById, diagramsPage, type DiagramRecord } from '@iot/projections/diagram/read.ts';
+import { diagramById, diagramsPage, topoElementsPage, type DiagramRecord, type TopoElementRecord } from '@iot/projections/diagram/read.ts';
 import { latestValuesOf } from '../telemetry/handlers.ts';
+
+const widgetDefaults = {
+  offValue: null,
+  width: null,
+  height: null,
+  elementId: null,
+  fileId: null,
+  thresholds: [],
+  command: null,
+} satisfies Partial<DiagramRow['widgets'][number]>;
 
 const toRow = (d: DiagramRecord): DiagramRow => ({
   id: d.id,
   name: d.name,
   remark: d.remark,
   background: d.background,
-  widgets: d.widgets,
+  // Widgets saved before the SCADA kinds lack their fields: the schema's defaults fill them.
+  widgets: d.widgets.map((w) => ({ ...widgetDefaults, ...w })),
+  edges: d.edges,
+  canvas: d.canvas ?? { ...diagramCanvasDefaults },
   createTime: d.createdAt.toISOString(),
   updateTime: d.updatedAt.toISOString(),
 });
@@ -30,7 +50,26 @@ async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
 }
 
 /** Configuration diagrams and the live values of their widgets (issue 20). */
-export const diagramQueryHandlers: Pick<Handlers<DiagramRoutes>, 'diagram.list' | 'diagram.detail' | 'diagram.values'> = {
+const elementRow = (e: TopoElementRecord): TopoElementRow => ({
+  id: e.id,
+  name: e.name,
+  width: e.width,
+  height: e.height,
+  remark: e.remark,
+  imageFileId: e.imageFileId,
+  createTime: e.createdAt.toISOString(),
+  updateTime: e.updatedAt.toISOString(),
+});
+
+export const diagramQueryHandlers: Pick<
+  Handlers<DiagramRoutes>,
+  'diagram.list' | 'diagram.detail' | 'diagram.values' | 'topoElement.list'
+> = {
+  async 'topoElement.list'({ query: q }, ctx) {
+    const found = await topoElementsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
+    return { ...found, rows: found.rows.map(elementRow) };
+  },
+
   async 'diagram.list'({ query: q }, ctx) {
     const found = await diagramsPage(ctx.ports.db, callerOf(ctx).tenantId, { name: q.name }, q);
     return { ...found, rows: found.rows.map(toRow) };

@@ -4,20 +4,23 @@ import { useTranslation } from 'react-i18next';
 import {
   Background,
   Controls,
+  MarkerType,
   ReactFlow,
   ReactFlowProvider,
   applyNodeChanges,
-  type Node,
+  type Connection,
+  type Edge,
   type NodeChange,
-  type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { Badge, Box, Button, Card, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { builtinElements, type TopoElementRow } from '@iot/contracts/diagram/topo-element.ts';
+import { thingFunction, type ThingFunction } from '@iot/contracts/device/thing-model.ts';
 import { widgetKinds, type DiagramRow, type DiagramValue, type WidgetKind } from '@iot/contracts/diagram/model.ts';
 import { operationPerm } from '@iot/contracts/operation/permissions.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
-import { callRoute, messageOf } from '../api/client.ts';
+import { callRoute, channelUrl, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { deleteQuestion } from '../ui/crud.tsx';
@@ -25,119 +28,82 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
+import { WidgetView, defaultSize, isOn, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
+import { ImagePicker, TopoElements, useTopoElements } from './TopoElements.tsx';
 import { Topology } from './Topology.tsx';
 
 const DIAGRAMS = 'diagrams';
-type Widget = DiagramRow['widgets'][number];
-type Draft = Pick<DiagramRow, 'name' | 'remark' | 'background' | 'widgets'>;
-type WidgetData = { widget: Widget; value: DiagramValue | undefined; editing: boolean; labels: Record<WidgetKind, string> };
-type WidgetNode = Node<WidgetData, 'widget'>;
-const VALUE_REFRESH_MS = 5_000;
+type Draft = Pick<DiagramRow, 'name' | 'remark' | 'background' | 'widgets' | 'edges' | 'canvas'>;
+/** Values come pushed over the websocket; the poll is a slow fallback, fast again when the socket is down. */
+const POLL_WITH_SOCKET_MS = 60_000;
+const POLL_WITHOUT_SOCKET_MS = 5_000;
+const NO_COMMAND = '-';
+/** The built-in SCADA elements first in the palette, then the plain widgets. */
+const paletteKinds: WidgetKind[] = [...(Object.keys(builtinElements) as Array<keyof typeof builtinElements>)]
+  .map((k): WidgetKind => (k === 'label' ? 'text' : k))
+  .concat(['value', 'lamp', 'gauge']);
+const rangeKinds: WidgetKind[] = ['gauge', 'meter', 'tank'];
+const onKinds: WidgetKind[] = ['lamp', 'pump', 'valve', 'pipe', 'switch'];
+const colourKinds: WidgetKind[] = ['value', 'lamp', 'gauge', 'meter', 'tank', 'pump', 'valve', 'pipe', 'element'];
+const edgeTypes = { curve: 'default', straight: 'straight', step: 'smoothstep' } as const;
 
 const valueKey = (deviceId: string | null, property: string | null) => `${deviceId}/${property}`;
-
-/** A lamp is lit at its value, or at any non-zero value when none is set. */
-const lit = (w: Widget, v: DiagramValue | undefined) => v?.value != null && (w.onValue === null ? v.value !== 0 : v.value === w.onValue);
-
-function Gauge({ widget, value }: { widget: Widget; value: DiagramValue | undefined }) {
-  const min = widget.min ?? 0;
-  const max = widget.max ?? 100;
-  const share = value?.value == null ? 0 : Math.min(1, Math.max(0, (value.value - min) / (max - min)));
-  // A half circle: the arc's end at the share of 180 degrees.
-  const angle = Math.PI * (1 - share);
-  const [x, y] = [50 + 40 * Math.cos(angle), 50 - 40 * Math.sin(angle)];
-  return (
-    <svg width="120" height="70" viewBox="0 0 100 58" aria-hidden>
-      <path d="M10 50 A40 40 0 0 1 90 50" fill="none" stroke="#2A3F6E" strokeWidth="8" />
-      {share > 0 && <path d={`M10 50 A40 40 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)}`} fill="none" stroke="#4CC3FF" strokeWidth="8" />}
-      <text x="10" y="58" fontSize="7" fill="#8FB0F0">
-        {min}
-      </text>
-      <text x="90" y="58" fontSize="7" fill="#8FB0F0" textAnchor="end">
-        {max}
-      </text>
-    </svg>
-  );
-}
-
-/** One widget on the canvas: its title, then its live value as a label, a lamp or a gauge. */
-function WidgetView({ data, selected }: NodeProps<WidgetNode>) {
-  const { t } = useTranslation();
-  const { widget, value } = data;
-  const bound = widget.deviceId !== null;
-  return (
-    <div
-      className="diagram-widget"
-      data-testid={`widget-${widget.id}`}
-      style={{
-        minWidth: 110,
-        padding: '6px 10px',
-        borderRadius: 6,
-        color: '#E6EFFF',
-        background: 'rgba(10, 24, 56, 0.85)',
-        border: `1px solid ${selected && data.editing ? '#4CC3FF' : '#35508A'}`,
-        textAlign: 'center',
-      }}
-    >
-      <div style={{ fontSize: 12, color: '#8FB0F0' }}>{widget.label || data.labels[widget.kind]}</div>
-      {widget.kind === 'text' ? null : !bound ? (
-        <div style={{ fontSize: 12, color: '#6F86B8' }}>{t('diagram.unbound')}</div>
-      ) : widget.kind === 'lamp' ? (
-        <div
-          data-testid={`lamp-${widget.id}`}
-          data-lit={lit(widget, value)}
-          style={{
-            width: 22,
-            height: 22,
-            margin: '4px auto 0',
-            borderRadius: '50%',
-            background: lit(widget, value) ? '#30A46C' : '#4A4F5C',
-            boxShadow: lit(widget, value) ? '0 0 10px #30A46C' : 'none',
-          }}
-        />
-      ) : widget.kind === 'gauge' ? (
-        <>
-          <Gauge widget={widget} value={value} />
-          <div style={{ fontSize: 14, fontWeight: 700 }} data-testid={`value-${widget.id}`}>
-            {value?.display ?? t('diagram.noValue')}
-          </div>
-        </>
-      ) : (
-        <div style={{ fontSize: 20, fontWeight: 700, color: '#4CC3FF' }} data-testid={`value-${widget.id}`}>
-          {value?.display ?? t('diagram.noValue')}
-        </div>
-      )}
-    </div>
-  );
-}
 const nodeTypes = { widget: WidgetView };
 
-/** The inspector's fields for the selected widget: title, device, property, and the kind's own settings. */
-function Inspector({ widget, onChange, onRemove }: { widget: Widget; onChange: (w: Widget) => void; onRemove: () => void }) {
+type DeviceOption = { id: string; name: string; sn: string };
+
+/** The thing model a device reports against (the version it is bound to), as the server checks the bindings. */
+async function thingModelOf(deviceId: string): Promise<ThingFunction[]> {
+  const { functions } = await callRoute('device.detail', { query: { id: deviceId } });
+  return functions.flatMap((f) => {
+    const parsed = thingFunction.safeParse(f);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+function useThingModel(deviceId: string | null) {
+  return useQuery({ queryKey: [DIAGRAMS, 'model', deviceId], enabled: !!deviceId, queryFn: () => thingModelOf(deviceId!) });
+}
+
+/** The inspector's fields for the selected widget: title, size, binding, and the kind's own settings. */
+function Inspector({
+  widget,
+  devices,
+  elements,
+  onChange,
+  onRemove,
+}: {
+  widget: Widget;
+  devices: DeviceOption[] | undefined;
+  elements: TopoElementRow[];
+  onChange: (w: Widget) => void;
+  onRemove: () => void;
+}) {
   const { t } = useTranslation();
-  const user = useSession();
-  const devices = useQuery({
-    queryKey: [DIAGRAMS, 'devices'],
-    enabled: can(user, devicePerm.deviceList),
-    queryFn: async () => (await callRoute('device.list', { query: { pageSize: 500 } })).rows,
-  });
-  const device = devices.data?.find((d) => d.id === widget.deviceId);
-  const product = useQuery({
-    queryKey: [DIAGRAMS, 'product', device?.productId],
-    enabled: !!device && can(user, devicePerm.productList),
-    queryFn: () => callRoute('product.detail', { query: { id: device!.productId } }),
-  });
-  const properties = (product.data?.functions ?? [])
+  const model = useThingModel(widget.deviceId);
+  const functions = model.data ?? [];
+  const properties = functions
     .filter((f) => f.type === 'property')
-    .map((f) => ({ value: String(f.identifier), label: `${String(f.name)} (${String(f.identifier)})` }));
-  const numberField = (key: 'min' | 'max' | 'onValue') => (
-    <label>
+    .map((f) => ({ value: f.identifier, label: `${f.name} (${f.identifier})` }));
+  const commands = functions
+    .filter((f) => f.type === 'service' || (f.type === 'property' && f.access === 'rw'))
+    .map((f) => ({
+      value: `${f.type === 'service' ? 'service' : 'property'}:${f.identifier}`,
+      label: `${t(`diagram.commandKinds.${f.type === 'service' ? 'service' : 'property'}`)}: ${f.name} (${f.identifier})`,
+    }));
+  const element = elements.find((e) => e.id === widget.elementId);
+  // An empty size is the kind's (or the element's) default: shown as the placeholder.
+  const size = defaultSize(widget.kind, element);
+  const placeholders: Partial<Record<string, string>> = { width: size ? String(size[0]) : '', height: size ? String(size[1]) : '' };
+  const numberField = (key: 'min' | 'max' | 'onValue' | 'offValue' | 'width' | 'height') => (
+    <label style={{ flex: 1 }}>
       <Text size="1" color="gray">
         {t(`diagram.${key}`)}
       </Text>
       <TextField.Root
         type="number"
         aria-label={t(`diagram.${key}`)}
+        placeholder={placeholders[key]}
         value={widget[key] ?? ''}
         onChange={(e) => onChange({ ...widget, [key]: e.target.value === '' ? null : Number(e.target.value) })}
       />
@@ -145,7 +111,7 @@ function Inspector({ widget, onChange, onRemove }: { widget: Widget; onChange: (
   );
   return (
     <Flex direction="column" gap="2" data-testid="diagram-inspector">
-      <Badge>{t(`diagram.widgets.${widget.kind}`)}</Badge>
+      <Badge>{widget.kind === 'element' ? (element?.name ?? t('diagram.missingElement')) : t(`diagram.widgets.${widget.kind}`)}</Badge>
       <label>
         <Text size="1" color="gray">
           {t('diagram.label')}
@@ -158,18 +124,32 @@ function Inspector({ widget, onChange, onRemove }: { widget: Widget; onChange: (
         />
       </label>
       {widget.kind !== 'text' && (
+        <Flex gap="2">
+          {numberField('width')}
+          {numberField('height')}
+        </Flex>
+      )}
+      {widget.kind === 'image' && (
+        <label>
+          <Text size="1" color="gray">
+            {t('diagram.image')}
+          </Text>
+          <ImagePicker name={t('diagram.image')} value={widget.fileId} onChange={(id) => onChange({ ...widget, fileId: id })} />
+        </label>
+      )}
+      {widget.kind !== 'text' && widget.kind !== 'image' && (
         <>
           <label>
             <Text size="1" color="gray">
               {t('diagram.device')}
             </Text>
-            {devices.data ? (
+            {devices ? (
               <SelectInput
                 name={t('diagram.device')}
                 value={widget.deviceId}
                 placeholder={t('diagram.noDevice')}
-                onChange={(id) => onChange({ ...widget, deviceId: id, property: null })}
-                options={devices.data.map((d) => ({ value: d.id, label: `${d.name} (${d.sn})` }))}
+                onChange={(id) => onChange({ ...widget, deviceId: id, property: null, command: null })}
+                options={devices.map((d) => ({ value: d.id, label: `${d.name} (${d.sn})` }))}
               />
             ) : (
               <TextField.Root
@@ -200,13 +180,95 @@ function Inspector({ widget, onChange, onRemove }: { widget: Widget; onChange: (
           </label>
         </>
       )}
-      {widget.kind === 'gauge' && (
+      {widget.kind === 'switch' && (
+        <label>
+          <Text size="1" color="gray">
+            {t('diagram.command')}
+          </Text>
+          <SelectInput
+            name={t('diagram.command')}
+            value={widget.command ? `${widget.command.kind}:${widget.command.identifier}` : NO_COMMAND}
+            onChange={(v) => {
+              const [kind, identifier] = v.split(':');
+              onChange({
+                ...widget,
+                command: v === NO_COMMAND || !identifier ? null : { kind: kind === 'service' ? 'service' : 'property', identifier },
+              });
+            }}
+            options={[{ value: NO_COMMAND, label: t('diagram.commandNone') }, ...commands]}
+          />
+        </label>
+      )}
+      {rangeKinds.includes(widget.kind) && (
         <Flex gap="2">
           {numberField('min')}
           {numberField('max')}
         </Flex>
       )}
-      {widget.kind === 'lamp' && numberField('onValue')}
+      {onKinds.includes(widget.kind) && (
+        <Flex gap="2">
+          {numberField('onValue')}
+          {widget.kind === 'switch' && numberField('offValue')}
+        </Flex>
+      )}
+      {colourKinds.includes(widget.kind) && (
+        <Flex direction="column" gap="1">
+          <Text size="1" color="gray">
+            {t('diagram.thresholds')}
+          </Text>
+          {widget.thresholds.map((th, i) => (
+            <Flex key={i} gap="1" align="center">
+              <Text size="1">{t('diagram.thresholdFrom')}</Text>
+              <TextField.Root
+                type="number"
+                size="1"
+                style={{ width: 80 }}
+                aria-label={`${t('diagram.thresholdFrom')} ${i + 1}`}
+                value={th.value}
+                onChange={(e) =>
+                  onChange({
+                    ...widget,
+                    thresholds: widget.thresholds.map((x, j) => (j === i ? { ...x, value: Number(e.target.value) } : x)),
+                  })
+                }
+              />
+              <input
+                type="color"
+                aria-label={`${t('diagram.thresholds')} ${i + 1}`}
+                value={th.color}
+                onChange={(e) =>
+                  onChange({
+                    ...widget,
+                    thresholds: widget.thresholds.map((x, j) => (j === i ? { ...x, color: e.target.value.toUpperCase() } : x)),
+                  })
+                }
+              />
+              <Button
+                size="1"
+                variant="ghost"
+                color="red"
+                onClick={() => onChange({ ...widget, thresholds: widget.thresholds.filter((_, j) => j !== i) })}
+              >
+                {t('diagram.removeThreshold')}
+              </Button>
+            </Flex>
+          ))}
+          {widget.thresholds.length < 8 && (
+            <Button
+              size="1"
+              variant="soft"
+              onClick={() =>
+                onChange({
+                  ...widget,
+                  thresholds: [...widget.thresholds, { value: (widget.thresholds.at(-1)?.value ?? 0) + 10, color: '#E5484D' }],
+                })
+              }
+            >
+              {t('diagram.addThreshold')}
+            </Button>
+          )}
+        </Flex>
+      )}
       <Button color="red" variant="soft" onClick={onRemove}>
         {t('diagram.removeWidget')}
       </Button>
@@ -214,47 +276,157 @@ function Inspector({ widget, onChange, onRemove }: { widget: Widget; onChange: (
   );
 }
 
-/** A widget's binding is whole (device and property both, or neither) and its range in order, as the server checks. */
+/** A widget's binding is whole and its range in order, as the server checks; an element or image has its piece. */
 const faultOf = (w: Widget): string | null =>
-  (w.deviceId === null) !== (w.property === null) ? 'property' : w.min !== null && w.max !== null && w.min >= w.max ? 'max' : null;
+  (w.deviceId === null) !== (w.property === null && w.command === null)
+    ? 'property'
+    : w.min !== null && w.max !== null && w.min >= w.max
+      ? 'max'
+      : w.kind === 'switch' && w.deviceId !== null && w.command === null && w.property === null
+        ? 'command'
+        : null;
 
-/** The canvas of one diagram: in view mode live values, in edit mode a palette, drag and drop, an inspector and save. */
+/** The newest value of each bound (device, property), pushed over the websocket, polled slowly as a fallback. */
+function useLiveValues(diagram: DiagramRow) {
+  const [socketUp, setSocketUp] = useState(false);
+  const [pushed, setPushed] = useState<Record<string, { value: number | null; text: string | null; ts: string }>>({});
+  const polled = useQuery({
+    queryKey: [DIAGRAMS, 'values', diagram.id],
+    queryFn: () => callRoute('diagram.values', { query: { id: diagram.id } }),
+    refetchInterval: socketUp ? POLL_WITH_SOCKET_MS : POLL_WITHOUT_SOCKET_MS,
+  });
+  const deviceIds = [...new Set(diagram.widgets.flatMap((w) => (w.deviceId && w.property ? [w.deviceId] : [])))].sort().join(',');
+  useEffect(() => {
+    if (!deviceIds) return;
+    const socket = new WebSocket(channelUrl('telemetry.live', { deviceIds }));
+    socket.onopen = () => setSocketUp(true);
+    socket.onclose = () => setSocketUp(false);
+    socket.onmessage = (m) => {
+      const v = JSON.parse(String(m.data)) as { deviceId: string; variable: string; value: number | null; text: string | null; ts: string };
+      setPushed((old) => ({ ...old, [valueKey(v.deviceId, v.variable)]: v }));
+    };
+    return () => socket.close();
+  }, [deviceIds]);
+  const byKey = useMemo(() => {
+    const map = new Map<string, DiagramValue>((polled.data ?? []).map((v) => [valueKey(v.deviceId, v.property), v]));
+    for (const [key, v] of Object.entries(pushed)) {
+      const old = map.get(key);
+      if (old && old.ts >= v.ts) continue;
+      const [deviceId = '', property = ''] = key.split('/');
+      // The unit is the polled display's tail after its number (the thing model's unit).
+      const unit = old?.value != null && old.display.startsWith(String(old.value)) ? old.display.slice(String(old.value).length) : '';
+      const display = v.value !== null ? `${v.value}${unit}` : (v.text ?? '--');
+      map.set(key, { deviceId, property, value: v.value, text: v.text, display, ts: v.ts });
+    }
+    return map;
+  }, [polled.data, pushed]);
+  return { byKey, socketUp, error: polled.isError ? polled.error : null };
+}
+
+/** A switch's command after a confirm, through the device command route; the answer shows as a notice. */
+function useSwitchCommand(devices: DeviceOption[] | undefined) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState<string | null>(null);
+  const send = async (widget: Widget, on: boolean) => {
+    const command = widget.command;
+    if (!command || !widget.deviceId) return;
+    const value = on ? (widget.onValue ?? 1) : (widget.offValue ?? 0);
+    const device = devices?.find((d) => d.id === widget.deviceId);
+    const ok = await confirm({
+      title: t('diagram.confirmTitle'),
+      message: t('diagram.confirmSwitch', {
+        device: device ? `${device.name} (${device.sn})` : widget.deviceId,
+        command: command.identifier,
+        value,
+        state: on ? t('diagram.switchOn') : t('diagram.switchOff'),
+      }),
+    });
+    if (!ok) return;
+    setBusy(widget.id);
+    try {
+      let params: Record<string, unknown> = { value };
+      if (command.kind === 'service') {
+        // A service carries the value in its one input, if it has any.
+        const service = (await thingModelOf(widget.deviceId)).find((f) => f.type === 'service' && f.identifier === command.identifier);
+        const input = service?.type === 'service' ? service.inputs[0] : undefined;
+        params = input ? { [input.identifier]: value } : {};
+      }
+      const result = await callRoute('device.command', {
+        body: { id: widget.deviceId, kind: command.kind, identifier: command.identifier, params },
+      });
+      if (result.status === 'replied') notice.success(t('diagram.commandReplied'));
+      else if (result.status === 'sent') notice.success(t('diagram.commandSent'));
+      else notice.error(t('diagram.commandFailed', { reason: result.status }));
+    } catch (e) {
+      notice.error(t('diagram.commandFailed', { reason: messageOf(e) }));
+    } finally {
+      setBusy(null);
+    }
+  };
+  return { send, busy };
+}
+
+/** The canvas of one diagram: in view mode live values and switches, in edit mode a palette, edges, an inspector and save. */
 function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; editing: boolean; onBack: () => void }) {
   const { t } = useTranslation();
+  const user = useSession();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<Draft>(() => ({
+  const saved: Draft = {
     name: diagram.name,
     remark: diagram.remark,
     background: diagram.background,
     widgets: diagram.widgets,
-  }));
+    edges: diagram.edges,
+    canvas: diagram.canvas,
+  };
+  const [draft, setDraft] = useState<Draft>(saved);
   const [selected, setSelected] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const dirty =
-    editing &&
-    JSON.stringify(draft) !==
-      JSON.stringify({ name: diagram.name, remark: diagram.remark, background: diagram.background, widgets: diagram.widgets });
+  const dirty = editing && JSON.stringify(draft) !== JSON.stringify(saved);
   useRouteLeaveGuard(dirty);
-  const values = useQuery({
-    queryKey: [DIAGRAMS, 'values', diagram.id],
-    queryFn: () => callRoute('diagram.values', { query: { id: diagram.id } }),
-    refetchInterval: VALUE_REFRESH_MS,
+  const live = useLiveValues(diagram);
+  const elements = useTopoElements();
+  const elementById = useMemo(() => new Map((elements.data ?? []).map((e) => [e.id, e])), [elements.data]);
+  const devices = useQuery({
+    queryKey: [DIAGRAMS, 'devices'],
+    enabled: can(user, devicePerm.deviceList),
+    queryFn: async () => (await callRoute('device.list', { query: { pageSize: 500 } })).rows,
   });
-  const byKey = useMemo(() => new Map((values.data ?? []).map((v) => [valueKey(v.deviceId, v.property), v])), [values.data]);
+  const switches = useSwitchCommand(devices.data);
+  const mayCommand = can(user, devicePerm.deviceCommand);
   const labels = useMemo(
     () => Object.fromEntries(widgetKinds.map((k) => [k, t(`diagram.widgets.${k}`)])) as Record<WidgetKind, string>,
     [t],
   );
   // The canvas measures each widget once: its size is kept here, for the nodes are made afresh from the draft.
   const [sizes, setSizes] = useState<Record<string, { width: number; height: number }>>({});
+  const movable = editing && !draft.canvas.locked;
   const nodes: WidgetNode[] = draft.widgets.map((w) => ({
     id: w.id,
     type: 'widget',
     position: { x: w.x, y: w.y },
     measured: sizes[w.id],
     selected: w.id === selected,
-    draggable: editing,
-    data: { widget: w, value: byKey.get(valueKey(w.deviceId, w.property)), editing, labels },
+    draggable: movable,
+    // A switch takes clicks in view mode, where the canvas otherwise lets every pointer through to the pane.
+    style: w.kind === 'switch' ? { pointerEvents: 'all' } : undefined,
+    data: {
+      widget: w,
+      value: live.byKey.get(valueKey(w.deviceId, w.property)),
+      editing,
+      labels,
+      element: w.elementId ? elementById.get(w.elementId) : undefined,
+      onSwitch: mayCommand ? (widget, on) => void switches.send(widget, on) : null,
+      busy: switches.busy === w.id,
+    },
+  }));
+  const edges: Edge[] = draft.edges.map((e) => ({
+    ...e,
+    type: edgeTypes[draft.canvas.lineStyle],
+    // A line out of a running pump, an open valve or a flowing pipe flows too.
+    animated: draft.widgets.some((w) => w.id === e.source && isOn(w, live.byKey.get(valueKey(w.deviceId, w.property)))),
+    markerEnd: draft.canvas.arrow === 'triangle' ? { type: MarkerType.ArrowClosed, color: '#8FB0F0', width: 18, height: 18 } : undefined,
+    style: { stroke: '#8FB0F0', strokeWidth: 2 },
   }));
   const onNodesChange = (changes: NodeChange<WidgetNode>[]) => {
     const measured = changes.flatMap((c) => (c.type === 'dimensions' && c.dimensions ? [[c.id, c.dimensions] as const] : []));
@@ -271,21 +443,34 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
     const picked = next.find((n) => n.selected);
     if (changes.some((c) => c.type === 'select')) setSelected(picked?.id ?? null);
   };
-  const add = (kind: WidgetKind) => {
+  const onConnect = (c: Connection) => {
+    if (!c.source || !c.target || c.source === c.target) return;
+    const id = `e-${c.source}-${c.target}`;
+    setDraft((d) => (d.edges.some((e) => e.id === id) ? d : { ...d, edges: [...d.edges, { id, source: c.source, target: c.target }] }));
+  };
+  const add = (kind: WidgetKind, element?: TopoElementRow) => {
     const taken = new Set(draft.widgets.map((w) => w.id));
     let i = 1;
     while (taken.has(`${kind}${i}`)) i++;
     const widget: Widget = {
       id: `${kind}${i}`,
       kind,
-      x: 40 + (draft.widgets.length % 8) * 30,
-      y: 40 + (draft.widgets.length % 8) * 30,
+      // Side by side, six to a row, so that a new widget does not hide the last one.
+      x: 40 + (draft.widgets.length % 6) * 140,
+      y: 40 + Math.floor(draft.widgets.length / 6) * 160,
       label: '',
       deviceId: null,
       property: null,
       min: null,
       max: null,
       onValue: null,
+      offValue: null,
+      width: null,
+      height: null,
+      elementId: element?.id ?? null,
+      fileId: null,
+      thresholds: [],
+      command: null,
     };
     setDraft((d) => ({ ...d, widgets: [...d.widgets, widget] }));
     setSelected(widget.id);
@@ -296,7 +481,10 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
     const faulty = draft.widgets.find((w) => faultOf(w));
     if (faulty) {
       setSelected(faulty.id);
-      return notice.error(`${faulty.label || labels[faulty.kind]}: ${t(faultOf(faulty) === 'max' ? 'diagram.max' : 'diagram.property')}`);
+      const field = faultOf(faulty);
+      return notice.error(
+        `${faulty.label || labels[faulty.kind]}: ${t(field === 'max' ? 'diagram.max' : field === 'command' ? 'diagram.command' : 'diagram.property')}`,
+      );
     }
     setSaving(true);
     try {
@@ -309,6 +497,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
       setSaving(false);
     }
   };
+  const setCanvas = (more: Partial<Draft['canvas']>) => setDraft((d) => ({ ...d, canvas: { ...d.canvas, ...more } }));
 
   return (
     <Flex direction="column" gap="2" data-testid="diagram-canvas-page">
@@ -335,6 +524,49 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
                 onChange={(e) => setDraft({ ...draft, background: e.target.value.toUpperCase() })}
               />
             </label>
+            <Flex gap="1" align="center">
+              <Text size="1" color="gray">
+                {t('diagram.lineStyle')}
+              </Text>
+              <Box width="90px">
+                <SelectInput
+                  name={t('diagram.lineStyle')}
+                  value={draft.canvas.lineStyle}
+                  onChange={(v) => setCanvas({ lineStyle: v === 'straight' ? 'straight' : v === 'step' ? 'step' : 'curve' })}
+                  options={(['curve', 'straight', 'step'] as const).map((v) => ({ value: v, label: t(`diagram.lineStyles.${v}`) }))}
+                />
+              </Box>
+              <Text size="1" color="gray">
+                {t('diagram.arrow')}
+              </Text>
+              <Box width="110px">
+                <SelectInput
+                  name={t('diagram.arrow')}
+                  value={draft.canvas.arrow}
+                  onChange={(v) => setCanvas({ arrow: v === 'none' ? 'none' : 'triangle' })}
+                  options={(['triangle', 'none'] as const).map((v) => ({ value: v, label: t(`diagram.arrows.${v}`) }))}
+                />
+              </Box>
+              <Text size="1" color="gray">
+                {t('diagram.scale')}
+              </Text>
+              <TextField.Root
+                type="number"
+                step="0.1"
+                min={0.2}
+                max={4}
+                style={{ width: 64 }}
+                aria-label={t('diagram.scale')}
+                value={draft.canvas.scale}
+                onChange={(e) => setCanvas({ scale: Math.min(4, Math.max(0.2, Number(e.target.value) || 1)) })}
+              />
+              <Text as="label" size="1">
+                <Flex gap="1" align="center">
+                  <Checkbox checked={draft.canvas.locked} onCheckedChange={(v) => setCanvas({ locked: v === true })} />
+                  {t('diagram.locked')}
+                </Flex>
+              </Text>
+            </Flex>
             <Button onClick={() => void save()} disabled={saving || !dirty} data-testid="diagram-save">
               {t('diagram.save')}
             </Button>
@@ -347,25 +579,47 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
         ) : (
           <>
             <Heading size="3">{diagram.name}</Heading>
-            <Badge color="green">{t('diagram.live')}</Badge>
+            <Badge color="green" data-testid="diagram-live" data-socket={live.socketUp}>
+              {t('diagram.live')} · {live.socketUp ? t('diagram.liveSocket') : t('diagram.livePoll')}
+            </Badge>
           </>
         )}
-        {values.isError && (
+        {live.error && (
           <Text size="1" color="red" role="alert">
-            {messageOf(values.error)}
+            {messageOf(live.error)}
           </Text>
         )}
       </Flex>
-      <Flex gap="2" style={{ height: 'calc(100vh - 260px)', minHeight: 420 }}>
+      {editing && (
+        <Text size="1" color="gray">
+          {t('diagram.connectHint')}
+        </Text>
+      )}
+      <Flex gap="2" style={{ height: 'calc(100vh - 280px)', minHeight: 420 }}>
         {editing && (
-          <Card style={{ width: 150, flexShrink: 0 }}>
+          <Card style={{ width: 160, flexShrink: 0, overflowY: 'auto' }}>
             <Heading size="2" mb="2">
-              {t('diagram.palette')}
+              {t('diagram.builtin')}
             </Heading>
             <Flex direction="column" gap="2">
-              {widgetKinds.map((k) => (
+              {paletteKinds.map((k) => (
                 <Button key={k} variant="outline" onClick={() => add(k)} data-testid={`palette-${k}`}>
                   {labels[k]}
+                </Button>
+              ))}
+            </Flex>
+            <Heading size="2" my="2">
+              {t('diagram.own')}
+            </Heading>
+            <Flex direction="column" gap="2" data-testid="palette-own">
+              {(elements.data ?? []).length === 0 && (
+                <Text size="1" color="gray">
+                  {t('diagram.noOwn')}
+                </Text>
+              )}
+              {(elements.data ?? []).map((e) => (
+                <Button key={e.id} variant="outline" color="cyan" onClick={() => add('element', e)} data-testid={`palette-element-${e.id}`}>
+                  {e.name}
                 </Button>
               ))}
             </Flex>
@@ -374,16 +628,18 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
         <Box style={{ flex: 1, borderRadius: 6, overflow: 'hidden', background: draft.background }} data-testid="diagram-canvas">
           <ReactFlow<WidgetNode>
             nodes={nodes}
-            edges={[]}
+            edges={edges}
             nodeTypes={nodeTypes}
             onNodesChange={onNodesChange}
+            onConnect={editing ? onConnect : undefined}
+            onEdgeDoubleClick={(_, edge) => editing && setDraft((d) => ({ ...d, edges: d.edges.filter((e) => e.id !== edge.id) }))}
             onPaneClick={() => setSelected(null)}
-            nodesDraggable={editing}
-            nodesConnectable={false}
+            nodesDraggable={movable}
+            nodesConnectable={editing}
             elementsSelectable={editing}
             deleteKeyCode={null}
             fitView
-            fitViewOptions={{ maxZoom: 1 }}
+            fitViewOptions={{ maxZoom: diagram.canvas.scale, minZoom: Math.min(0.2, diagram.canvas.scale) }}
             colorMode="dark"
             style={{ background: 'transparent' }}
           >
@@ -392,7 +648,7 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
           </ReactFlow>
         </Box>
         {editing && (
-          <Card style={{ width: 260, flexShrink: 0, overflowY: 'auto' }}>
+          <Card style={{ width: 280, flexShrink: 0, overflowY: 'auto' }}>
             <Heading size="2" mb="2">
               {t('diagram.inspector')}
             </Heading>
@@ -400,9 +656,15 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
               <Inspector
                 key={current.id}
                 widget={current}
+                devices={devices.data}
+                elements={elements.data ?? []}
                 onChange={(w) => setDraft((d) => ({ ...d, widgets: d.widgets.map((x) => (x.id === w.id ? w : x)) }))}
                 onRemove={() => {
-                  setDraft((d) => ({ ...d, widgets: d.widgets.filter((x) => x.id !== current.id) }));
+                  setDraft((d) => ({
+                    ...d,
+                    widgets: d.widgets.filter((x) => x.id !== current.id),
+                    edges: d.edges.filter((e) => e.source !== current.id && e.target !== current.id),
+                  }));
                   setSelected(null);
                 }}
               />
@@ -436,7 +698,7 @@ function CreateDialog({
   const create = async () => {
     setBusy(true);
     try {
-      const { id } = await callRoute('diagram.create', { body: { name, remark: null, background: '#0B1A3A', widgets: [] } });
+      const { id } = await callRoute('diagram.create', { body: { name, remark: null, background: '#0B1A3A', widgets: [], edges: [] } });
       onCreated(id);
     } catch (e) {
       notice.error(messageOf(e));
@@ -476,7 +738,8 @@ function CreateDialog({
 
 /**
  * Operation center → scene: configuration diagrams (组态, issue 20). A list of the tenant's diagrams; each opens in
- * view mode (live values of the bound device properties, every 5 seconds) or, with the edit permission, in the editor.
+ * view mode (live values of the bound device properties over the websocket, switches that send commands) or, with the
+ * edit permission, in the editor; beside them the tenant's topo elements and the network topology.
  */
 export function DiagramPage() {
   const { t } = useTranslation();
@@ -484,7 +747,7 @@ export function DiagramPage() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState<{ id: string; editing: boolean } | null>(null);
   const [creating, setCreating] = useState(false);
-  const [tab, setTab] = useState<'diagrams' | 'topology'>('diagrams');
+  const [tab, setTab] = useState<'diagrams' | 'topology' | 'elements'>('diagrams');
   const list = useQuery({
     queryKey: [DIAGRAMS, 'list'],
     queryFn: () => callRoute('diagram.list', { query: { pageSize: 100 } }),
@@ -523,17 +786,21 @@ export function DiagramPage() {
     }
   };
   // The topology draws the fleet's gateways: for whom may list devices.
-  const tabs = can(user, devicePerm.deviceList) && (
-    <SegmentedControl.Root value={tab} onValueChange={(v) => setTab(v === 'topology' ? 'topology' : 'diagrams')}>
+  const tabs = (
+    <SegmentedControl.Root
+      value={tab}
+      onValueChange={(v) => setTab(v === 'topology' ? 'topology' : v === 'elements' ? 'elements' : 'diagrams')}
+    >
       <SegmentedControl.Item value="diagrams">{t('topology.diagrams')}</SegmentedControl.Item>
-      <SegmentedControl.Item value="topology">{t('topology.topology')}</SegmentedControl.Item>
+      <SegmentedControl.Item value="elements">{t('topology.elements')}</SegmentedControl.Item>
+      {can(user, devicePerm.deviceList) && <SegmentedControl.Item value="topology">{t('topology.topology')}</SegmentedControl.Item>}
     </SegmentedControl.Root>
   );
-  if (tab === 'topology')
+  if (tab !== 'diagrams')
     return (
       <Flex direction="column" gap="3">
         <Flex>{tabs}</Flex>
-        <Topology />
+        {tab === 'topology' ? <Topology /> : <TopoElements />}
       </Flex>
     );
   return (
