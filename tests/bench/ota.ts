@@ -101,7 +101,16 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
         storageKey: `${TENANT}/fw-bench`,
       }),
     );
-    await waitFor('every device offered', async () => (await otaCounts(db, [taskId])).get(taskId)?.nonExecution === 0, 300_000, 200);
+    // The counts are empty until the read model has the task: every device must be counted, and none waiting for its offer.
+    await waitFor(
+      'every device offered',
+      async () => {
+        const counts = (await otaCounts(db, [taskId])).get(taskId);
+        return counts?.total === DEVICES && counts.nonExecution === 0;
+      },
+      300_000,
+      200,
+    );
 
     const started = performance.now();
     let next = 0;

@@ -91,7 +91,7 @@ export const otaDevicesPage = (
 ): Promise<Page<OtaDeviceRecord>> =>
   deviceTaskDevicesPage<OtaDeviceRecord>(db, TABLES, DEVICE, 'wave asc, sn', tenantId, { ...filter, more: { wave: filter.wave } }, page);
 
-/** The rollouts a device is in with one of these statuses. */
+/** The rollouts a device is in with one of these statuses, oldest task first. */
 export async function otaTasksOfDevice(
   db: Sql,
   tenantId: string,
@@ -99,7 +99,8 @@ export async function otaTasksOfDevice(
   statuses: readonly FileTaskStatus[],
 ): Promise<string[]> {
   const rows = await db.query<{ taskId: string }>(
-    'select task_id as "taskId" from rm_ota_devices where tenant_id = $1 and device_id = $2 and status = any($3)',
+    `select d.task_id as "taskId" from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
+     where d.tenant_id = $1 and d.device_id = $2 and d.status = any($3) order by t.created_at, t.id`,
     [tenantId, deviceId, statuses],
   );
   return rows.rows.map((r) => r.taskId);
