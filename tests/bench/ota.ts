@@ -124,8 +124,8 @@ export async function startOtaBench(count: number, env: Record<string, string> =
     await platform.runner.catchUp(120_000);
     const { db, store } = platform.context;
 
-    /** A one-wave rollout of `file` to every device; resolves once every offer is in the read model. */
-    const rollout = async (file: StoredFile) => {
+    /** A one-wave rollout of `file` to every device; resolves once every offer is in the read model, unless told not to wait. */
+    const rollout = async (file: StoredFile, { waitOffered = true } = {}) => {
       const taskId = await createOtaTask(
         { store, lookups: createLookups(db) },
         context,
@@ -137,6 +137,7 @@ export async function startOtaBench(count: number, env: Record<string, string> =
         },
         async () => file,
       );
+      if (!waitOffered) return taskId;
       // The counts are empty until the read model has the task: every device must be counted, none waiting for its offer.
       await waitFor(
         'every device offered',
