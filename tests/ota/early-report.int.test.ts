@@ -7,6 +7,7 @@ import { otaDeviceStream, otaTaskStream } from '@iot/command/ota/decide.ts';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
 import type { EventStore } from '@iot/infra/event-store/port.ts';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
+import { otaFileForDevice, otaFileOfDevice } from '@iot/projections/ota/read.ts';
 import { otaTasksProjection } from '@iot/projections/ota/tasks.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
@@ -109,5 +110,12 @@ describe('a device that answers its offer before the read model has seen it', ()
     await sut.OtaDevicePresence({ type: 'OtaDevicePresence', deviceId, online: false }, step(`offline:${taskId}`));
 
     expect((await deviceEvents(taskId, deviceId)).map((e) => e.type)).toEqual(['OtaDeviceOffered', 'OtaDevicePaused']);
+  });
+
+  it('is served its file, over its signed link or in ThingsBoard chunks, as soon as it asks', async () => {
+    const { taskId, deviceId } = await offeredBehindTheReadModel();
+
+    expect((await otaFileForDevice(db.pool, TENANT, taskId, deviceId))?.fileId).toBe('fw');
+    expect((await otaFileOfDevice(db.pool, TENANT, deviceId))?.fileId).toBe('fw');
   });
 });

@@ -168,11 +168,14 @@ export async function otaTaskSendsFile(db: Sql, tenantId: string, fileId: string
   return rows.rows[0]?.used ?? false;
 }
 
-/** The file a task sends one of its devices while the device's part runs (executing or paused); null once it ended. */
+/**
+ * The file a task sends one of its devices while the device's part runs; null once it ended. A row still nonExecution
+ * is a device whose offer the read model has not seen yet: its link was issued with the offer, so it fetches.
+ */
 export async function otaFileForDevice(db: Sql, tenantId: string, taskId: string, deviceId: string): Promise<OtaTaskFile | null> {
   const rows = await db.query<{ file: OtaTaskFile }>(
     `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
-     where d.tenant_id = $1 and d.task_id = $2 and d.device_id = $3 and d.status in ('executing', 'pause')`,
+     where d.tenant_id = $1 and d.task_id = $2 and d.device_id = $3 and d.status in ('executing', 'pause', 'nonExecution')`,
     [tenantId, taskId, deviceId],
   );
   return rows.rows[0]?.file ?? null;
