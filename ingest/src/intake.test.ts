@@ -125,3 +125,32 @@ describe('intake and the telemetry journal', () => {
     expect(written[0]!.key).toContain(session.sessionId);
   });
 });
+
+describe('intake and OTA progress reports', () => {
+  it('acknowledges a report once it is recorded, and leaves one it could not record unacknowledged, to be sent again', async () => {
+    const registry = { authenticate: async () => device } as unknown as DeviceRegistry;
+    const recorded: unknown[] = [];
+    let failNext = true;
+    const sut = createIntake({
+      registry,
+      sink: { write: async () => {} },
+      deadLetters: () => {},
+      onOtaProgress: async (_device, taskId, report) => {
+        if (failNext) throw ((failNext = false), new Error('event store unreachable'));
+        recorded.push({ taskId, report });
+      },
+    });
+    const session = (await sut.connect('firmware', 1, 'SN-1', 'secret'))!;
+    const report = {
+      topic: 'devices/SN-1/ota/task-1/progress',
+      payload: Buffer.from('{"status":"downloading","percent":40}'),
+      qos: 1 as const,
+    };
+
+    await expect(sut.handle({ ...report, clientId: session.sessionId, messageId: 7 })).rejects.toThrow('event store unreachable');
+    expect(recorded).toEqual([]);
+    await sut.handle({ ...report, clientId: session.sessionId, messageId: 7, dup: true });
+
+    expect(recorded).toEqual([{ taskId: 'task-1', report: { stage: 'downloading', percent: 40 } }]);
+  });
+});

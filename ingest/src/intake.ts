@@ -103,8 +103,11 @@ export interface IntakeOptions {
   onSubscribe?(device: DeviceRef, filter: string): void;
   /** A connection of the device ended. */
   onDisconnect?(device: DeviceRef): void;
-  /** A device's report of its upgrade: on its OTA topic (task named), or ThingsBoard's `fw_state` telemetry (task null). */
-  onOtaProgress?(device: DeviceRef, taskId: string | null, report: OtaReport): void;
+  /**
+   * A device's report of its upgrade: on its OTA topic (task named), or ThingsBoard's `fw_state` telemetry (task null).
+   * The message is acknowledged once this settles; a rejection leaves it unacknowledged, for the device to send again.
+   */
+  onOtaProgress?(device: DeviceRef, taskId: string | null, report: OtaReport): void | Promise<void>;
   /** ThingsBoard's firmware chunk requests (embedded broker: the chunk goes to the asking session). */
   firmware?: FirmwareChunks;
   /** Raw bytes from a DTU-style device (pass-through), not parsed. */
@@ -302,15 +305,14 @@ export function createIntake(options: IntakeOptions) {
           case 'otaProgress': {
             const report = otaReportOf(body);
             if (!report) return (dead(device, message, 'not an OTA progress report'), { refused: 'payload' });
-            options.onOtaProgress?.(device, uplink.taskId, report);
-            return;
+            return await options.onOtaProgress?.(device, uplink.taskId, report);
           }
           case 'telemetry':
           case 'attributes': {
             // ThingsBoard's OTA client reports its firmware state as telemetry: progress of the running rollout, not a sample.
             const fw = uplink.kind === 'telemetry' ? fwStateOf(body) : null;
             if (fw) {
-              options.onOtaProgress?.(device, null, fw.report);
+              await options.onOtaProgress?.(device, null, fw.report);
               if (Object.keys(fw.rest).length === 0) return;
             }
             const taken = await take(device, message, samplesOf(fw ? fw.rest : body, at));

@@ -36,6 +36,7 @@ export * from './projection.ts';
 export * from './runner.ts';
 export { createAlarmReactor, type AlarmReactor } from './alarm/reactor.ts';
 export { alarmLiveHooks } from './alarm/live.ts';
+export { otaLiveHooks } from './ota/live.ts';
 export { notificationReactor, type NotificationCaps } from './alarm/notifications.ts';
 export { statResultsReactor } from './stat/results.ts';
 export { notifyInboxIndex, notifyInboxSchema, notifyRateSchema, notifyRecordsSchema, readByUser } from './alarm/outbox.ts';

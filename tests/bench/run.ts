@@ -22,6 +22,7 @@ import { benchRuleChain } from './rule-chain.ts';
 import { benchForwardHttp } from './forward-http.ts';
 import { benchStatTask } from './stat-task.ts';
 import { benchOtaBookkeeping } from './ota.ts';
+import { benchOtaRollout } from './ota-rollout.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
@@ -57,6 +58,7 @@ benches['rule-chain'] = () => benchRuleChain();
 benches['forward-http'] = () => benchForwardHttp();
 benches['stat-task'] = benchStatTask;
 benches['ota-bookkeeping'] = benchOtaBookkeeping;
+benches['ota-rollout'] = benchOtaRollout;
 /** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',

@@ -63,6 +63,12 @@ describe('websocket channels of the route table', () => {
       });
       expect(tokenResponse.status).toBe(200);
       expect(await listen(url, tokenResponse.body.data.token).opened).toBe(403);
+      // Every channel of the route table, walked the same way: no session 401, the one other permission 403.
+      for (const [name, spec] of Object.entries(channels)) {
+        const path = `${sut.platform.url!.replace('http', 'ws')}${spec.path}`;
+        expect([name, await listen(path, null).opened]).toEqual([name, 401]);
+        expect([name, await listen(path, tokenResponse.body.data.token).opened]).toEqual([name, 403]);
+      }
     }
   });
 });

@@ -14,6 +14,7 @@ import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { otaDeviceDecider, otaDeviceStream, otaTaskDecider, otaTaskStream, type OtaDeviceCommand, type OtaTaskCommand } from './decide.ts';
+import { isSettled } from './device.ts';
 import { waveDevices } from './task.ts';
 
 /** The most devices one rollout targets. */
@@ -100,7 +101,9 @@ type OtaDispatched =
 const positionOf = (result: { events: Array<{ position: string }> }) => ({ position: result.events.at(-1)?.position ?? null });
 
 /** The rollout's steps as its process manager and the device link dispatch them; each is idempotent by its stream's state. */
-export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDispatchers, OtaDispatched> {
+export function otaDispatchers(
+  ports: Pick<Ports, 'store' | 'lookups' | 'link' | 'downloadLinks'>,
+): Pick<CommandDispatchers, OtaDispatched> {
   const onTask = (metadata: DispatchMetadata, taskId: string, command: OtaTaskCommand) =>
     handleCommand(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId), command, { ...metadata });
   const onDevice = (metadata: DispatchMetadata, command: OtaDeviceCommand, key = metadata.idempotencyKey) =>
@@ -110,6 +113,19 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
     });
   const taskOf = (metadata: DispatchMetadata, taskId: string) =>
     loadState(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId));
+  /**
+   * The rollout a report that names no task (ThingsBoard's `fw_state`) belongs to: the newest task whose offer to the
+   * device is recorded and not settled. Its stream says so, not the read model, which may not have seen the offer yet
+   * when the device answers it at once.
+   */
+  const runningTaskOf = async (tenantId: string, deviceId: string) => {
+    const taskIds = await ports.lookups.otaTasksOfDevice(tenantId, deviceId, ['executing', 'pause', 'nonExecution']);
+    for (const taskId of taskIds.toReversed()) {
+      const { state } = await loadState(ports.store, otaDeviceDecider, otaDeviceStream(tenantId, taskId, deviceId));
+      if (state.exists && !isSettled(state.status)) return taskId;
+    }
+    return null;
+  };
 
   return {
     async StartNextOtaWave(command, metadata) {
@@ -206,7 +222,9 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
     },
 
     async OtaDevicePresence(command, metadata) {
-      const statuses = command.online ? (['pause'] as const) : (['executing'] as const);
+      // The read model may not have seen the offer yet (its row still says nonExecution): such a task is asked too, and
+      // the device's own stream decides (a device never offered, or not executing, is left alone).
+      const statuses = command.online ? (['pause'] as const) : (['executing', 'nonExecution'] as const);
       const taskIds = await ports.lookups.otaTasksOfDevice(metadata.tenantId, command.deviceId, statuses);
       let position: string | null = null;
       for (const taskId of taskIds) {
@@ -219,8 +237,7 @@ export function otaDispatchers(ports: Omit<Ports, 'dispatch'>): Pick<CommandDisp
 
     async ReportOtaProgress(command, metadata) {
       const { deviceId, report } = command;
-      const taskId =
-        command.taskId ?? (await ports.lookups.otaTasksOfDevice(metadata.tenantId, deviceId, ['executing', 'pause'])).at(-1) ?? null;
+      const taskId = command.taskId ?? (await runningTaskOf(metadata.tenantId, deviceId));
       if (!taskId) return { position: null };
       const device: OtaDeviceCommand =
         'stage' in report

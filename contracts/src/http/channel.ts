@@ -3,6 +3,8 @@ import { perm } from '../identity/permissions.ts';
 import { importProgress } from '../device/model.ts';
 import { devicePerm } from '../device/permissions.ts';
 import { alarmPerm } from '../alarm/permissions.ts';
+import { otaProgressFeed } from '../ota/model.ts';
+import { otaPerm } from '../ota/permissions.ts';
 import type { RoutePermission } from './principal.ts';
 
 /**
@@ -93,6 +95,14 @@ export const channels = {
     scope: 'tenant',
     summary: "The in-app inbox: how many messages just arrived (each user's unread count is their own: GET /api/iot/notifyRecord/unread)",
     message: z.object({ arrived: z.number().int() }),
+  }),
+  'ota.progress': channel({
+    path: '/api/ws/ota/progress',
+    permission: otaPerm.list,
+    scope: 'tenant',
+    summary:
+      "Progress of the tenant's OTA rollouts: each device's status, stage and percent as it reports them, and each task's status and device counts",
+    message: otaProgressFeed,
   }),
 };
 export type Channels = typeof channels;

@@ -108,3 +108,28 @@ export const otaFirmwareQuery = z
     token: z.string().min(16).max(2048),
   })
   .strict();
+
+/**
+ * A message of the `ota.progress` channel: one device of a rollout changed (its status, and its stage and percent when
+ * the change reports them), or a task's status and device counts (sent a moment after its devices change).
+ */
+export const otaProgressFeed = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('device'),
+    taskId: z.string(),
+    deviceId: z.string(),
+    status: z.enum(fileTaskStatuses),
+    stage: z.enum(otaStages).nullable().optional(),
+    percent: z.number().int().nullable().optional(),
+    /** When the change was recorded (ISO 8601). */
+    at: z.string(),
+  }),
+  z.object({
+    type: z.literal('task'),
+    taskId: z.string(),
+    status: z.enum(fileTaskStatuses),
+    wave: z.number().int(),
+    counts: otaCounts,
+  }),
+]);
+export type OtaProgressFeed = z.infer<typeof otaProgressFeed>;

@@ -162,7 +162,7 @@ export interface Lookups {
     target: OtaTarget,
     limit: number,
   ): Promise<Array<{ deviceId: string; sn: string; version: string | null }>>;
-  /** The rollouts a device is in with one of these statuses (what its going offline pauses, or its return resumes). */
+  /** The rollouts a device is in with one of these statuses, oldest first (what its going offline pauses, or its return resumes). */
   otaTasksOfDevice(tenantId: string, deviceId: string, statuses: readonly FileTaskStatus[]): Promise<string[]>;
   /** The type of a group of the tenant (null when it has none), or undefined when it is no group of the tenant. */
   groupTypeOf(tenantId: string, groupId: string): Promise<string | null | undefined>;

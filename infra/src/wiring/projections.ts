@@ -5,6 +5,7 @@ import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import {
   alarmLiveHooks,
+  otaLiveHooks,
   type AnyProjection,
   createProjectionRunner,
   notificationReactor,
@@ -60,6 +61,7 @@ export async function setUpProjections(w: ProjectionWiring, stops: Stops): Promi
       ...workflows.map((workflow) => workflowProjection(workflow, w.dispatch, afterStep)),
       notificationReactor({ tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN }),
       alarmLiveHooks(w.db, w.live, w.alarms),
+      otaLiveHooks(w.db, w.live),
       ...(w.reactors ?? []),
       ...(w.accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(w.accounts)]),
       ...(w.timeseries ? [statResultsReactor(w.timeseries)] : []),

@@ -24,30 +24,32 @@ export function fwStateOf(body: unknown): { report: OtaReport; rest: Record<stri
 
 /**
  * Turns reports into commands through the dispatch port, one device's in the order it sent them (a late "downloading"
- * never lands after its "done"); different devices' go in parallel.
+ * never lands after its "done"); different devices' go in parallel. The returned promise settles once the report is
+ * recorded, and rejects when it could not be: the intake acknowledges the message only then, so a report the platform
+ * failed to record is sent again by the device instead of being lost.
  */
 export function createOtaReporter(dispatch: Dispatch, onError: (err: unknown) => void) {
-  const queues = new Map<string, Promise<void>>();
+  const queues = new Map<string, Promise<unknown>>();
   let seq = 0;
   return (device: DeviceRef, taskId: string | null, report: OtaReport): Promise<void> => {
     const key = `ota:${device.deviceId}:${Date.now()}:${seq++}`;
-    const run = (queues.get(device.deviceId) ?? Promise.resolve())
-      .then(async () => {
-        await dispatch(
-          { type: 'ReportOtaProgress', deviceId: device.deviceId, taskId, report },
-          {
-            tenantId: device.tenantId,
-            actor: { kind: 'device', id: device.deviceId },
-            correlationId: key,
-            causationId: null,
-            idempotencyKey: key,
-          },
-        );
-      })
-      .catch(onError);
-    queues.set(device.deviceId, run);
-    void run.then(() => {
-      if (queues.get(device.deviceId) === run) queues.delete(device.deviceId);
+    const run = (queues.get(device.deviceId) ?? Promise.resolve()).then(async () => {
+      await dispatch(
+        { type: 'ReportOtaProgress', deviceId: device.deviceId, taskId, report },
+        {
+          tenantId: device.tenantId,
+          actor: { kind: 'device', id: device.deviceId },
+          correlationId: key,
+          causationId: null,
+          idempotencyKey: key,
+        },
+      );
+    });
+    // The device's next report waits for this one to settle, recorded or not.
+    const settled = run.catch(onError);
+    queues.set(device.deviceId, settled);
+    void settled.then(() => {
+      if (queues.get(device.deviceId) === settled) queues.delete(device.deviceId);
     });
     return run;
   };

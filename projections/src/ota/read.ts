@@ -91,7 +91,7 @@ export const otaDevicesPage = (
 ): Promise<Page<OtaDeviceRecord>> =>
   deviceTaskDevicesPage<OtaDeviceRecord>(db, TABLES, DEVICE, 'wave asc, sn', tenantId, { ...filter, more: { wave: filter.wave } }, page);
 
-/** The rollouts a device is in with one of these statuses. */
+/** The rollouts a device is in with one of these statuses, oldest task first. */
 export async function otaTasksOfDevice(
   db: Sql,
   tenantId: string,
@@ -99,7 +99,8 @@ export async function otaTasksOfDevice(
   statuses: readonly FileTaskStatus[],
 ): Promise<string[]> {
   const rows = await db.query<{ taskId: string }>(
-    'select task_id as "taskId" from rm_ota_devices where tenant_id = $1 and device_id = $2 and status = any($3)',
+    `select d.task_id as "taskId" from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
+     where d.tenant_id = $1 and d.device_id = $2 and d.status = any($3) order by t.created_at, t.id`,
     [tenantId, deviceId, statuses],
   );
   return rows.rows.map((r) => r.taskId);
@@ -142,11 +143,16 @@ export async function productUpgradeProgress(db: Sql, tenantId: string, productI
   return new Map(rows.rows.map((r) => [r.productId, Math.round(r.progress * 100) / 100]));
 }
 
-/** The file a device's running rollout sends it (executing or paused there), newest task first; null when none. */
+/**
+ * The file a device's running rollout sends it, newest task first; null when none. A device whose offer the read model
+ * has not seen yet (its row still nonExecution) is served too: ThingsBoard's client asks for chunks as soon as it is told.
+ */
 export async function otaFileOfDevice(db: Sql, tenantId: string, deviceId: string): Promise<OtaTaskFile | null> {
   const rows = await db.query<{ file: OtaTaskFile }>(
     `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
-     where d.tenant_id = $1 and d.device_id = $2 and d.status in ('executing', 'pause') order by t.created_at desc limit 1`,
+     where d.tenant_id = $1 and d.device_id = $2 and d.status in ('executing', 'pause', 'nonExecution')
+       and t.status in ('nonExecution', 'executing', 'pause')
+     order by t.created_at desc limit 1`,
     [tenantId, deviceId],
   );
   return rows.rows[0]?.file ?? null;
@@ -162,11 +168,14 @@ export async function otaTaskSendsFile(db: Sql, tenantId: string, fileId: string
   return rows.rows[0]?.used ?? false;
 }
 
-/** The file a task sends one of its devices while the device's part runs (executing or paused); null once it ended. */
+/**
+ * The file a task sends one of its devices while the device's part runs; null once it ended. A row still nonExecution
+ * is a device whose offer the read model has not seen yet: its link was issued with the offer, so it fetches.
+ */
 export async function otaFileForDevice(db: Sql, tenantId: string, taskId: string, deviceId: string): Promise<OtaTaskFile | null> {
   const rows = await db.query<{ file: OtaTaskFile }>(
     `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
-     where d.tenant_id = $1 and d.task_id = $2 and d.device_id = $3 and d.status in ('executing', 'pause')`,
+     where d.tenant_id = $1 and d.task_id = $2 and d.device_id = $3 and d.status in ('executing', 'pause', 'nonExecution')`,
     [tenantId, taskId, deviceId],
   );
   return rows.rows[0]?.file ?? null;

@@ -1,12 +1,13 @@
 import './i18n.ts';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Button, Dialog, Flex, Progress, Table, Tabs, Text, TextField } from '@radix-ui/themes';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { fileTaskStatuses } from '@iot/contracts/constants.ts';
 import { otaPerm } from '@iot/contracts/ota/permissions.ts';
 import { rolloutFileTypes } from '@iot/contracts/file/model.ts';
-import { callRoute } from '../api/client.ts';
+import type { OtaProgressFeed } from '@iot/contracts/ota/model.ts';
+import { callRoute, channelUrl } from '../api/client.ts';
 import { useGroupOptions } from '../fleet/groups.ts';
 import { labelled, PermittedRowButton, useListChange, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
@@ -17,8 +18,10 @@ import { RestartTasks } from './RestartTasks.tsx';
 
 type TaskRow = Awaited<ReturnType<typeof callRoute<'otaTask.list'>>>['rows'][number];
 const TASKS = 'otaTasks';
-/** How often a running task's progress is asked again (no websocket channel carries it yet). */
-const POLL_MS = 2_000;
+/** How often a running task's progress is asked again beside the `ota.progress` channel (a missed message, a reconnect). */
+const POLL_MS = 15_000;
+/** The waves' counts (which the channel does not carry) are asked again at most this often while devices report. */
+const WAVES_MS = 2_000;
 
 const statusColor = { nonExecution: 'gray', executing: 'blue', pause: 'amber', success: 'green', fail: 'red', cancel: 'gray' } as const;
 const running = (status: TaskRow['status']) => status === 'nonExecution' || status === 'executing' || status === 'pause';
@@ -132,10 +135,65 @@ function StatusBadge({ status }: { status: TaskRow['status'] }) {
   return <Badge color={statusColor[status]}>{t(`ota.statuses.${status}`)}</Badge>;
 }
 
-/** A task's progress per wave and per device, asked again every few seconds while it runs. */
+type Detail = Awaited<ReturnType<typeof callRoute<'otaTask.detail'>>>;
+type Devices = Awaited<ReturnType<typeof callRoute<'otaTask.devices'>>>;
+
+/**
+ * Keeps an open task's detail and device page current from the `ota.progress` channel: a device's change is written
+ * into its row, the task's status and counts into the detail, and the per-wave counts are asked again now and then.
+ */
+function useProgressFeed(taskId: string | null) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (taskId === null) return;
+    const socket = new WebSocket(channelUrl('ota.progress'));
+    let waves: ReturnType<typeof setTimeout> | null = null;
+    socket.onmessage = (m) => {
+      const message = JSON.parse(String(m.data)) as OtaProgressFeed;
+      if (message.taskId !== taskId) return;
+      if (message.type === 'device') {
+        const { deviceId, status, stage, percent, at } = message;
+        queryClient.setQueriesData<Devices>(
+          { queryKey: [TASKS, 'devices', taskId] },
+          (page) =>
+            page && {
+              ...page,
+              rows: page.rows.map((row) =>
+                row.deviceId !== deviceId
+                  ? row
+                  : {
+                      ...row,
+                      status,
+                      updateTime: at,
+                      ...(stage !== undefined ? { stage } : {}),
+                      ...(percent !== undefined ? { percent } : {}),
+                    },
+              ),
+            },
+        );
+        return;
+      }
+      queryClient.setQueryData<Detail>(
+        [TASKS, 'detail', taskId],
+        (detail) => detail && { ...detail, status: message.status, wave: message.wave, counts: message.counts },
+      );
+      waves ??= setTimeout(() => {
+        waves = null;
+        void queryClient.invalidateQueries({ queryKey: [TASKS, 'detail', taskId] });
+      }, WAVES_MS);
+    };
+    return () => {
+      if (waves) clearTimeout(waves);
+      socket.close();
+    };
+  }, [queryClient, taskId]);
+}
+
+/** A task's progress per wave and per device, live over the `ota.progress` channel while it runs. */
 function DetailDialog({ taskId, onClose }: { taskId: string | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [wave, setWave] = useState<number | null>(null);
+  useProgressFeed(taskId);
   const detail = useQuery({
     queryKey: [TASKS, 'detail', taskId],
     enabled: taskId !== null,
