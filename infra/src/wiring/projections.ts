@@ -17,6 +17,7 @@ import type { Config } from '../config.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { noBrokerAccounts, type BrokerAccounts } from '../broker-accounts/port.ts';
 import { brokerAccountsReactor } from '../broker-accounts/reactor.ts';
+import { mqttUserAccountsReactor } from '@iot/projections/forward/mqtt-user-accounts.ts';
 import { migrator } from '../migrate/migrate.ts';
 import type { createMetrics } from '../metrics.ts';
 import type { SqlPool } from '../postgres/sql.ts';
@@ -62,6 +63,7 @@ export async function setUpProjections(w: ProjectionWiring, stops: Stops): Promi
       alarmLiveHooks(w.db, w.live, w.alarms),
       ...(w.reactors ?? []),
       ...(w.accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(w.accounts)]),
+      ...(w.accounts.mqttUsers ? [mqttUserAccountsReactor(w.accounts.mqttUsers)] : []),
       ...(w.timeseries ? [statResultsReactor(w.timeseries)] : []),
     ],
     {
