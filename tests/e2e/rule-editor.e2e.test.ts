@@ -88,12 +88,19 @@ describe('rule chain editor in a real browser', () => {
     await expect.poll(() => page.getByText('Saved as version 2').count(), wait).toBe(1);
     await sut.platform.runner.catchUp();
 
-    // The filter's debug switched on; a reading from the device shows as its last message, in and out.
+    // The filter's debug switched on in its form, for 5 minutes and every message; a reading from the device shows as
+    // its last message, in and out, in the debug tab.
     await filter.click();
-    await page.getByRole('tab', { name: 'Debug' }).click();
-    await page.getByRole('button', { name: 'Start debug' }).click();
+    const debug = page.getByTestId('debug-switch');
+    await debug.getByLabel('Minutes (≤60)').fill('5');
+    await debug.getByLabel('Sample rate (0.01-1)').fill('1');
+    await debug.getByRole('switch', { name: 'Debug' }).click();
     await expect.poll(() => page.getByText('Node debug switched on').count(), wait).toBe(1);
+    await expect.poll(() => debug.getByRole('switch', { name: 'Debug' }).getAttribute('aria-checked'), wait).toBe('true');
+    expect(await debug.textContent()).toContain('sample rate 1');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/rule-node-debug-en.png` });
     await sut.platform.runner.catchUp();
+    await page.getByRole('tab', { name: 'Debug' }).click();
     await device.publishAsync('devices/BOIL-1/telemetry', JSON.stringify({ temperature: 35.5 }), { qos: 1 });
     const trace = page.getByTestId('node-trace').first();
     await expect
@@ -113,6 +120,12 @@ describe('rule chain editor in a real browser', () => {
     await expect.poll(() => page.getByTestId('rule-node-warehousing').count(), wait).toBe(1);
     expect(await page.getByRole('button', { name: '保存为新版本' }).count()).toBe(1);
     expect(await page.getByTestId('node-palette').textContent()).toContain('过滤');
+    // The debug switch is in the node's form, with its time limit and sample rate.
+    await page.getByTestId('rule-node-warehousing').click();
+    const debug = page.getByTestId('debug-switch');
+    await expect.poll(() => debug.getByRole('switch', { name: '调试' }).count(), wait).toBe(1);
+    expect(await debug.textContent()).toContain('采样率');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/rule-node-debug-zh.png` });
     await page.getByRole('tab', { name: '失败与回放' }).click();
     await expect.poll(() => page.getByTestId('failures-panel').textContent(), wait).toContain('消息回放');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/rule-editor-zh.png` });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startBrowserPlatform, type BrowserPlatform } from '../harness/browser.ts';
+import { httpClientAs } from '../harness/http-client.ts';
 
 /**
  * The rule chain library as an operator uses it (issue 19): the tenant's root chain, a chain added and renamed
@@ -78,6 +79,17 @@ describe('rule chain library in a real browser', () => {
     expect(await root.textContent()).not.toContain('Root Rule Chain');
     expect(await page.getByRole('button', { name: '上传 JSON' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Upload JSON' }).count()).toBe(0);
+
+    // Its edit form shows that name too; saved unchanged, it stores no new version and keeps the built-in name.
+    await root.getByRole('checkbox').click();
+    await page.getByRole('button', { name: '编辑', exact: true }).click();
+    await expect.poll(() => dialog(page).locator('input[name=name]').inputValue(), wait).toBe('根规则链');
+    if (process.env.E2E_SHOTS) await page.screenshot({ path: `${process.env.E2E_SHOTS}/rule-root-edit-zh.png` });
+    await dialog(page).getByRole('button', { name: '保存' }).click();
+    await expect.poll(() => page.getByText('没有修改，未保存新版本').count(), wait).toBe(1);
+    const api = await httpClientAs(sut.base, 'yankeeAdmin', 'Yankee#pw1');
+    const versions = await api.call('ruleChain.versions', { query: { id: 'root' } });
+    expect(versions.rows.map((v) => [v.version, v.name])).toEqual([[1, 'Root Rule Chain']]);
     await page.context().close();
   });
 });

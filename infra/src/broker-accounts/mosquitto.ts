@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type MqttClient } from 'mqtt';
+import type { MqttAccess } from '@iot/contracts';
+import type { MqttUserAccount, MqttUserAccounts } from '@iot/contracts/ports/mqtt-user-accounts.ts';
 import { brokerAddress } from '../mqtt/client.ts';
 import type { BrokerAccounts, BrokerDevice } from './port.ts';
 
@@ -42,7 +44,17 @@ const aclsOf = (device: BrokerDevice) =>
     { acltype: 'subscribePattern', topic, allow: true },
   ]);
 
+/** An MQTT user's group (its account and its topic rules' roles meet there), and a topic rule's role. */
+const userGroupOf = (userId: string) => `mqttuser:${userId}`;
+const aclRoleOf = (aclId: string) => `mqttacl:${aclId}`;
+/** What a topic rule lets a user do: publish, subscribe (receiving is open by default), or both. */
+const userAclsOf = (topic: string, access: MqttAccess) => [
+  ...(access === 'subscribe' ? [] : [{ acltype: 'publishClientSend', topic, allow: true }]),
+  ...(access === 'publish' ? [] : [{ acltype: 'subscribePattern', topic, allow: true }]),
+];
+
 export interface MosquittoAccounts extends BrokerAccounts {
+  mqttUsers: MqttUserAccounts;
   /** Gives the platform's own account (`username`) the downlink; adding a role disconnects that account's clients once. */
   grantPlatform(username: string): Promise<void>;
   /** Binds every device account made before client ids were bound to its SN (an upgrade); how many it bound. */
@@ -157,7 +169,67 @@ export async function connectMosquittoAccounts(options: MosquittoAccountsOptions
     roles: [{ rolename: roleOf(device.sn) }],
   });
 
+  /** Whether the account `username` is this MQTT user's (never a device's that happens to have the name). */
+  async function isUsers(user: MqttUserAccount) {
+    const [found] = await run([{ command: 'getClient', username: user.username }], 'Client not found');
+    if (found!.error) return false;
+    const groups = (found!.data as { client?: { groups?: { groupname: string }[] } }).client?.groups ?? [];
+    return groups.some((g) => g.groupname === userGroupOf(user.userId));
+  }
+  /** The user's group and account (in the group; its client id is its username, so it takes no device's session). */
+  async function createUser(user: MqttUserAccount, password?: string) {
+    const [, created] = await run(
+      [
+        { command: 'createGroup', groupname: userGroupOf(user.userId) },
+        {
+          command: 'createClient',
+          username: user.username,
+          clientid: user.username,
+          ...(password === undefined ? {} : { password }),
+          groups: [{ groupname: userGroupOf(user.userId) }],
+        },
+      ],
+      'Group already exists',
+      'Client already exists',
+    );
+    return !created!.error;
+  }
+  const mqttUsers: MqttUserAccounts = {
+    async createUser(user) {
+      await createUser(user);
+    },
+    async setPassword(user, password) {
+      if (await createUser(user, password)) return;
+      if (!(await isUsers(user))) throw new DynsecError('createClient', `the account ${user.username} is not this MQTT user's`);
+      // A new password disconnects the user's sessions.
+      await run([{ command: 'setClientPassword', username: user.username, password }]);
+    },
+    async removeUser(user) {
+      if (await isUsers(user)) await run([{ command: 'deleteClient', username: user.username }], 'Client not found');
+      await run([{ command: 'deleteGroup', groupname: userGroupOf(user.userId) }], 'Group not found');
+    },
+    async grant(rule) {
+      const rolename = aclRoleOf(rule.aclId);
+      // The rule's role made anew: deleting it takes it from the group it was in (a rule may move to another user).
+      await run(
+        [
+          { command: 'deleteRole', rolename },
+          { command: 'createRole', rolename, acls: userAclsOf(rule.topic, rule.access) },
+          { command: 'createGroup', groupname: userGroupOf(rule.userId) },
+          { command: 'addGroupRole', groupname: userGroupOf(rule.userId), rolename },
+        ],
+        'Role not found',
+        'Group already exists',
+      );
+    },
+    async revoke(aclId) {
+      await run([{ command: 'deleteRole', rolename: aclRoleOf(aclId) }], 'Role not found');
+    },
+  };
+
   return {
+    mqttUsers,
+
     async provision(devices) {
       // An account made already (by the create answer's `setSecret`) is bound to its SN; older ones by `bindClientIds`.
       await run(

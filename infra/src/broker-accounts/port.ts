@@ -1,3 +1,5 @@
+import type { MqttUserAccounts } from '@iot/contracts/ports/mqtt-user-accounts.ts';
+
 /**
  * Device accounts on an external broker (Mosquitto's dynamic-security plugin holds them; EMQX asks the platform's
  * HTTP hooks, and only its sessions are cut through its API): the platform keeps them in step with its devices.
@@ -11,6 +13,8 @@ export interface BrokerDevice {
 }
 
 export interface BrokerAccounts {
+  /** The MQTT users' accounts (issue 19), where the broker keeps them. */
+  mqttUsers?: MqttUserAccounts;
   /** The devices' accounts exist and may use their own topics (idempotent); a password is set only by `setSecret`. */
   provision(devices: readonly BrokerDevice[]): Promise<void>;
   /** The device's password is its secret (at create and rotate, the only moments the platform knows it). */

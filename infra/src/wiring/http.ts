@@ -9,6 +9,7 @@ import type { ProjectionRunner } from '@iot/projections/index.ts';
 import type { Config, Role } from '../config.ts';
 import { noBrokerAccounts, type BrokerAccounts } from '../broker-accounts/port.ts';
 import { withBrokerSecrets } from '../broker-accounts/secrets.ts';
+import { withMqttUserPasswords } from '../broker-accounts/mqtt-user-passwords.ts';
 import { createApp, type App } from '../http/app.ts';
 import type { AppContext } from '../http/context.ts';
 import type { TusOptions } from '../http/tus.ts';
@@ -74,6 +75,9 @@ export async function startHttp(w: HttpWiring, stops: Stops): Promise<{ app: App
         }),
       ]
     : [];
+  // Secrets and passwords in clear reach an external broker's accounts from the answers that know them.
+  const withSecrets = w.accounts === noBrokerAccounts ? w.handlers : withBrokerSecrets(w.handlers, w.accounts, context.logger);
+  const handlers = w.accounts.mqttUsers ? withMqttUserPasswords(withSecrets, w.accounts.mqttUsers, context.logger) : withSecrets;
   const app = await createApp(context, hooks, {
     staticDir: staticDirOf(w.staticDir),
     resolvePrincipal: (token) => principals.resolve(token),
@@ -85,7 +89,7 @@ export async function startHttp(w: HttpWiring, stops: Stops): Promise<{ app: App
     ...(w.tus ? { tus: w.tus } : {}),
     table: {
       routes,
-      handlers: w.accounts === noBrokerAccounts ? w.handlers : withBrokerSecrets(w.handlers, w.accounts, context.logger),
+      handlers,
       ports,
       watch,
     },

@@ -18,6 +18,7 @@ import type { Config } from '../config.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { noBrokerAccounts, type BrokerAccounts } from '../broker-accounts/port.ts';
 import { brokerAccountsReactor } from '../broker-accounts/reactor.ts';
+import { mqttUserAccountsReactor } from '@iot/projections/forward/mqtt-user-accounts.ts';
 import { migrator } from '../migrate/migrate.ts';
 import type { createMetrics } from '../metrics.ts';
 import type { SqlPool } from '../postgres/sql.ts';
@@ -64,6 +65,7 @@ export async function setUpProjections(w: ProjectionWiring, stops: Stops): Promi
       otaLiveHooks(w.db, w.live),
       ...(w.reactors ?? []),
       ...(w.accounts === noBrokerAccounts ? [] : [brokerAccountsReactor(w.accounts)]),
+      ...(w.accounts.mqttUsers ? [mqttUserAccountsReactor(w.accounts.mqttUsers)] : []),
       ...(w.timeseries ? [statResultsReactor(w.timeseries)] : []),
     ],
     {

@@ -3,7 +3,7 @@ import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { deviceForRules, productForRules } from '@iot/projections/device/read.ts';
 import { enqueueInboxNotification } from '@iot/projections/alarm/outbox.ts';
-import { enqueueForward } from '@iot/projections/forward/outbox.ts';
+import { createForwardEnqueuer } from '@iot/projections/forward/outbox.ts';
 import { ruleChainHooks } from '@iot/projections/rule/hooks.ts';
 import { createRuleChainReactor, type RuleChainReactor } from '@iot/projections/rule/reactor.ts';
 import { createRuleJournal, type RuleJournal } from '@iot/projections/rule/journal.ts';
@@ -46,7 +46,7 @@ export function createRuleChains(w: {
         const sn = (await deviceForRules(db, n.tenantId, deviceId))?.sn;
         await enqueueInboxNotification(db, { ...n, sn: typeof sn === 'string' ? sn : null });
       },
-      forward: (item) => enqueueForward(db, item),
+      forward: createForwardEnqueuer(db),
     },
     onFailure: (failure) => {
       logger.warn({ chainId: failure.chainId, nodeId: failure.nodeId, error: failure.error }, 'rule chain node failed');

@@ -111,14 +111,21 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     }
   }
 
-  async function deliverGroup(rows: Claimed[]) {
+  /** A server and its password, read once per round for all its groups. */
+  type Target = { server: ForwardServerRecord | null; password: string | null };
+  async function targetOf(serverId: string): Promise<Target> {
+    const server = await forwardServerById(db, serverId);
+    return { server, password: server ? await secretOf(server) : null };
+  }
+
+  /** Sends a group's rows in order until one fails; answers the ids delivered. */
+  async function deliverGroup(rows: Claimed[], target: Target): Promise<string[]> {
     const first = rows[0]!;
-    const server = await forwardServerById(db, first.serverId);
+    const { server, password } = target;
     const delivered: string[] = [];
     let failed: { row: Claimed; error: OutboundErrorClass } | null = null;
     if (!server || server.tenantId !== first.tenantId) failed = { row: first, error: 'SEND_FAILED' };
     else {
-      const password = await secretOf(server);
       for (const row of rows) {
         const error = await send(server, password, row);
         if (error) {
@@ -128,7 +135,6 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
         delivered.push(row.id);
       }
     }
-    if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
     if (failed) {
       const attempts = failed.row.attempts + 1;
       // A target that is gone holds nothing back: its messages are dead letters at once.
@@ -143,22 +149,37 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
       const rest = rows.slice(rows.indexOf(failed.row) + 1).map((r) => r.id);
       if (rest.length > 0) await db.query('update forward_outbox set claimed_until = null where id = any($1::bigint[])', [rest]);
     }
+    return delivered;
   }
 
-  /** One round: answers how many messages it took. */
+  /**
+   * One round: answers how many messages it took. Servers are read once per round and what was delivered is deleted
+   * in one statement at its end (still under the claim's lease; a crash before it sends those again, at least once).
+   */
   async function round(): Promise<number> {
     const rows = await claim();
     const groups = new Map<string, Claimed[]>();
+    const targets = new Map<string, Promise<Target>>();
     for (const row of rows) {
       const key = `${row.serverId}\0${row.deviceId}`;
       groups.set(key, [...(groups.get(key) ?? []), row]);
+      if (!targets.has(row.serverId)) targets.set(row.serverId, targetOf(row.serverId));
     }
     const queue = [...groups.values()];
-    await Promise.all(
-      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-        for (let group = queue.shift(); group; group = queue.shift()) await deliverGroup(group).catch(options.onError);
-      }),
-    );
+    const delivered: string[] = [];
+    try {
+      await Promise.all(
+        Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
+          for (let group = queue.shift(); group; group = queue.shift())
+            await targets
+              .get(group[0]!.serverId)!
+              .then((target) => deliverGroup(group, target))
+              .then((ids) => delivered.push(...ids), options.onError);
+        }),
+      );
+    } finally {
+      if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
+    }
     return rows.length;
   }
 

@@ -5,6 +5,7 @@ import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { projection } from '../projection.ts';
 import { enabledForwardRules } from './read.ts';
 import { renderPayload, renderTopic, type ForwardMessage } from './messages.ts';
+import { insertOutboxRows, type OutboxItem } from './outbox.ts';
 
 interface DeviceOf {
   deviceId: string;
@@ -21,14 +22,6 @@ interface Rule {
   serverId: string;
   topic: string | null;
   payloadTemplate: string | null;
-}
-interface OutboxRow {
-  tenantId: string;
-  ruleId: string;
-  serverId: string;
-  deviceId: string;
-  topic: string | null;
-  payload: string;
 }
 
 /** How long messages gather before they are written to the outbox in one statement, and how many at most. */
@@ -48,7 +41,7 @@ export function createForwardReactor(options: { db: Sql; onError(error: unknown)
     for (const rule of rules.values())
       for (const productId of rule.productIds) byProduct.set(productId, [...(byProduct.get(productId) ?? []), rule]);
   }
-  let buffer: OutboxRow[] = [];
+  let buffer: OutboxItem[] = [];
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
 
@@ -61,19 +54,7 @@ export function createForwardReactor(options: { db: Sql; onError(error: unknown)
     // One writer at a time: the outbox ids follow the order messages arrived in.
     writing = writing.then(async () => {
       try {
-        await db.query(
-          `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, topic, payload)
-           select t, r, s, d, tp, p from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-             with ordinality as m(t, r, s, d, tp, p, n) order by n`,
-          [
-            rows.map((r) => r.tenantId),
-            rows.map((r) => r.ruleId),
-            rows.map((r) => r.serverId),
-            rows.map((r) => r.deviceId),
-            rows.map((r) => r.topic),
-            rows.map((r) => r.payload),
-          ],
-        );
+        await insertOutboxRows(db, rows);
         options.onEnqueued?.();
       } catch (error) {
         options.onError(error);

@@ -153,6 +153,13 @@ export async function mqttUserByUsername(db: Sql, username: string): Promise<Mqt
   );
 }
 
+/** An MQTT user of the tenant by id. */
+export async function mqttUserById(db: Sql, tenantId: string, id: string): Promise<MqttUserRecord | null> {
+  return (
+    (await db.query<MqttUserRecord>(`select ${USER} from rm_mqtt_users where tenant_id = $1 and id = $2`, [tenantId, id])).rows[0] ?? null
+  );
+}
+
 export type MqttAclRecord = {
   id: string;
   mqttUserId: string;

@@ -107,6 +107,7 @@ type Step = (message: RuleMessage, run: RunContext) => Promise<{ labels: string[
 interface CompiledChain {
   chainId: string;
   chain: RuleChainDefinition;
+  nodes: Map<string, RuleNode>;
   steps: Map<string, Step>;
   next: Map<string, RuleLink[]>;
 }
@@ -349,13 +350,13 @@ export function compileChain(chainId: string, chain: RuleChainDefinition): Compi
   const next = new Map<string, RuleLink[]>();
   for (const link of chain.links) next.set(link.from, [...(next.get(link.from) ?? []), link]);
   const steps = new Map(chain.nodes.map((node) => [node.id, safeStepOf(chainId, node, next.get(node.id) ?? [])]));
-  const ready = { chainId, chain, steps, next };
+  const ready = { chainId, chain, nodes: new Map(chain.nodes.map((n) => [n.id, n])), steps, next };
   compiled.set(chain, ready);
   return ready;
 }
 
 async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunContext): Promise<void> {
-  const nodes = new Map(target.chain.nodes.map((n) => [n.id, n]));
+  const { nodes } = target;
   const queue: Array<{ nodeId: string; message: RuleMessage; path: string[] }> = [
     { nodeId: target.chain.firstNodeId, message: entry, path: [] },
   ];

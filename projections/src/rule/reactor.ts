@@ -3,6 +3,7 @@ import {
   ROOT_CHAIN_ID,
   type AlarmEvent,
   type DeviceEvent,
+  type ProductEvent,
   type RuleChainDefinition,
   type RuleChainEvent,
   type RuleMessage,
@@ -30,6 +31,51 @@ const MAX_IN_FLIGHT = 2_000;
  * a tenant whose root chain is such a chain costs nothing per message.
  */
 const onlyStores = (chain: RuleChainDefinition) => chain.nodes.every((n) => n.kind === 'warehousing');
+
+/** How long enrich nodes reuse a device's or product's fields before reading them again: changes heard from the log drop them at once. */
+const LOOKUP_TTL_MS = 5_000;
+/** Entries kept at most per look-up; past it they are all dropped and read again. */
+const LOOKUP_MAX = 100_000;
+
+type Found = Readonly<Record<string, unknown>> | null;
+
+/**
+ * A look-up by tenant and id, read once per TTL and shared (frozen) by the messages that ask meanwhile. An answer past
+ * its TTL still serves while the read that renews it runs: a message waits only for what was never read or was forgotten.
+ */
+function cachedLookup(read: (tenantId: string, id: string) => Promise<Record<string, unknown> | null>, now: () => number) {
+  const entries = new Map<string, { at: number; value: Promise<Found>; settled: boolean }>();
+  function fetch(key: string, tenantId: string, id: string) {
+    const entry = { at: now(), value: read(tenantId, id).then((found): Found => (found ? Object.freeze(found) : null)), settled: false };
+    entry.value.then(
+      () => (entry.settled = true),
+      // A failed read is not kept: the next message asks again.
+      () => entries.get(key) === entry && entries.delete(key),
+    );
+    return entry;
+  }
+  return {
+    get(tenantId: string, id: string): Promise<Found> {
+      const key = `${tenantId}\0${id}`;
+      const hit = entries.get(key);
+      if (hit && (now() - hit.at < LOOKUP_TTL_MS || !hit.settled)) return hit.value;
+      if (!hit && entries.size >= LOOKUP_MAX) entries.clear();
+      const entry = fetch(key, tenantId, id);
+      if (!hit) {
+        entries.set(key, entry);
+        return entry.value;
+      }
+      // Renewed in the background: the old answer serves until the new one is in.
+      hit.at = entry.at;
+      entry.value.then(
+        () => entries.get(key) === hit && entries.set(key, entry),
+        () => undefined,
+      );
+      return hit.value;
+    },
+    forget: (tenantId: string, id: string) => entries.delete(`${tenantId}\0${id}`),
+  };
+}
 
 /**
  * The root chains on the live telemetry: every stored sample and reported event of a device enters its tenant's
@@ -78,6 +124,8 @@ export function createRuleChainReactor(options: {
     versions.set(version, chain);
     rootVersions.set(tenantId, versions);
   };
+  const devices = cachedLookup(options.ports.lookups.device, now);
+  const products = cachedLookup(options.ports.lookups.product, now);
   let inFlight = 0;
   let dropped = 0;
   let done = 0;
@@ -85,6 +133,7 @@ export function createRuleChainReactor(options: {
 
   const ports: RuleEnginePorts = {
     ...options.ports,
+    lookups: { ...options.ports.lookups, device: devices.get, product: products.get },
     chain(tenantId, chainId) {
       const key = `${tenantId}\0${chainId}`;
       let found = called.get(key);
@@ -211,9 +260,18 @@ export function createRuleChainReactor(options: {
       );
     },
 
+    /** A device or product changed: enrich nodes read its fields again. */
+    forget(event: StoredEventOf<DeviceEvent | ProductEvent>) {
+      const { tenantId } = event.metadata;
+      if ('deviceId' in event.data) devices.forget(tenantId, event.data.deviceId);
+      else products.forget(tenantId, event.data.productId);
+    },
+
     /** A device's presence change or an alarm raised, from the log: a `presence` or an `alarm` message of the device. */
     observeLog(event: StoredEventOf<DeviceEvent | AlarmEvent>, now = Date.now()) {
       const { tenantId, occurredAt } = event.metadata;
+      // Its status is one of the fields an enrich node adds.
+      if (event.type === 'DeviceWentOnline' || event.type === 'DeviceWentOffline') devices.forget(tenantId, event.data.deviceId);
       const chain = roots.get(tenantId);
       if (!chain || now - Date.parse(occurredAt) > STALE_MS) return;
       const message = (type: RuleMessage['type'], deviceId: string, ts: string, data: Record<string, unknown>): RuleMessage => ({

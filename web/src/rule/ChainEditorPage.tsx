@@ -18,7 +18,22 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Table, Tabs, Text, TextArea, TextField } from '@radix-ui/themes';
+import {
+  Badge,
+  Box,
+  Button,
+  Card,
+  Checkbox,
+  Dialog,
+  Flex,
+  Separator,
+  Switch,
+  Table,
+  Tabs,
+  Text,
+  TextArea,
+  TextField,
+} from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { ROOT_CHAIN_ID, ruleNodeKinds, rulePerm, type RuleNodeKind } from '@iot/contracts';
 import { callRoute, messageOf } from '../api/client.ts';
@@ -39,6 +54,7 @@ type FlowNode = Node<RuleNodeData, 'rule'>;
 
 /** A node on the canvas: its name and kind, one input on the left, one output on the right (links carry the labels). */
 function RuleNodeView({ data, selected }: NodeProps<FlowNode>) {
+  const { t } = useTranslation();
   return (
     <div
       className="rule-node"
@@ -59,7 +75,7 @@ function RuleNodeView({ data, selected }: NodeProps<FlowNode>) {
           </Text>
           {data.debugging && (
             <Badge size="1" color="orange">
-              debug
+              {t('rule.editor.debugSwitch')}
             </Badge>
           )}
         </Flex>
@@ -82,12 +98,14 @@ const newId = (kind: string, taken: Set<string>) => {
 
 /** The form of a node, generated from its kind's schema: text, number, switch, choice, or JSON for lists. */
 function NodeForm({
+  chainId,
   node,
   first,
   onChange,
   onFirst,
   onDelete,
 }: {
+  chainId: string;
   node: EditorNode;
   first: boolean;
   onChange: (node: EditorNode) => void;
@@ -182,6 +200,8 @@ function NodeForm({
           </Field>
         );
       })}
+      <Separator size="4" my="1" />
+      <DebugSwitch chainId={chainId} node={node} />
       <Flex gap="2" mt="2">
         <Button size="1" variant="soft" disabled={first} onClick={onFirst}>
           {t('rule.editor.setFirst')}
@@ -194,24 +214,17 @@ function NodeForm({
   );
 }
 
-/** A node's debug switch (minutes, sample rate) and its last messages in and out. */
-function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | null }) {
+const debugKey = (chainId: string) => ['ruleChains', 'debug', chainId];
+
+/** A node's debug switch, in its form: on for a time (minutes, at most 60) and a share of its messages (sample rate). */
+function DebugSwitch({ chainId, node }: { chainId: string; node: EditorNode }) {
   const { t } = useTranslation();
   const me = useSession();
   const [minutes, setMinutes] = useState('15');
   const [rate, setRate] = useState('1');
-  const switches = useQuery({
-    queryKey: ['ruleChains', 'debug', chainId],
-    queryFn: () => callRoute('ruleChain.debug', { query: { id: chainId } }),
-  });
-  const on = switches.data?.find((d) => d.nodeId === node?.id && d.active);
-  const traces = useQuery({
-    queryKey: ['ruleChains', 'traces', chainId, node?.id],
-    enabled: !!node,
-    refetchInterval: on ? 2000 : false,
-    queryFn: () => callRoute('ruleChain.traces', { query: { id: chainId, nodeId: node!.id, limit: 20 } }),
-  });
-  if (!node) return <Text color="gray">{t('rule.editor.pickNode')}</Text>;
+  const switches = useQuery({ queryKey: debugKey(chainId), queryFn: () => callRoute('ruleChain.debug', { query: { id: chainId } }) });
+  const on = switches.data?.find((d) => d.nodeId === node.id && d.active);
+  const allowed = can(me, rulePerm.editorDebug);
   const setDebug = async (mins: number) => {
     try {
       await callRoute('ruleChain.setDebug', { body: { id: chainId, nodeId: node.id, minutes: mins, sampleRate: Number(rate) || 1 } });
@@ -222,9 +235,17 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
     }
   };
   return (
-    <Flex direction="column" gap="2" data-testid="debug-panel">
-      <Text size="2" weight="bold">
-        {node.name}
+    <Flex direction="column" gap="1" data-testid="debug-switch">
+      <Text as="label" size="2" weight="medium">
+        <Flex gap="2" align="center">
+          <Switch
+            aria-label={t('rule.editor.debugSwitch')}
+            checked={!!on}
+            disabled={!allowed || switches.isLoading}
+            onCheckedChange={(checked) => void setDebug(checked ? Math.min(60, Math.max(1, Number(minutes) || 15)) : 0)}
+          />
+          {t('rule.editor.debugSwitch')}
+        </Flex>
       </Text>
       {on ? (
         <Badge color="orange">{t('rule.editor.debugUntil', { time: formatDate(on.until, true), rate: on.sampleRate })}</Badge>
@@ -233,8 +254,8 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
           {t('rule.editor.debugIdle')}
         </Text>
       )}
-      {can(me, rulePerm.editorDebug) && (
-        <Flex direction="column" gap="1">
+      {allowed && !on && (
+        <Flex gap="2">
           <Field label={t('rule.editor.minutes')}>
             <TextField.Root
               aria-label={t('rule.editor.minutes')}
@@ -256,17 +277,35 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
               onChange={(e) => setRate(e.target.value)}
             />
           </Field>
-          <Flex gap="2">
-            <Button size="2" onClick={() => void setDebug(Math.min(60, Math.max(1, Number(minutes) || 15)))}>
-              {t('rule.editor.startDebug')}
-            </Button>
-            {on && (
-              <Button size="2" variant="soft" color="gray" onClick={() => void setDebug(0)}>
-                {t('rule.editor.stopDebug')}
-              </Button>
-            )}
-          </Flex>
         </Flex>
+      )}
+    </Flex>
+  );
+}
+
+/** A node's last messages in and out, while its debug switch (in the node's form) is on. */
+function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | null }) {
+  const { t } = useTranslation();
+  const switches = useQuery({ queryKey: debugKey(chainId), queryFn: () => callRoute('ruleChain.debug', { query: { id: chainId } }) });
+  const on = switches.data?.find((d) => d.nodeId === node?.id && d.active);
+  const traces = useQuery({
+    queryKey: ['ruleChains', 'traces', chainId, node?.id],
+    enabled: !!node,
+    refetchInterval: on ? 2000 : false,
+    queryFn: () => callRoute('ruleChain.traces', { query: { id: chainId, nodeId: node!.id, limit: 20 } }),
+  });
+  if (!node) return <Text color="gray">{t('rule.editor.pickNode')}</Text>;
+  return (
+    <Flex direction="column" gap="2" data-testid="debug-panel">
+      <Text size="2" weight="bold">
+        {node.name}
+      </Text>
+      {on ? (
+        <Badge color="orange">{t('rule.editor.debugUntil', { time: formatDate(on.until, true), rate: on.sampleRate })}</Badge>
+      ) : (
+        <Text size="1" color="gray">
+          {t('rule.editor.debugInForm')}
+        </Text>
       )}
       <Flex justify="between" align="center">
         <Text size="2" weight="medium">
@@ -775,6 +814,7 @@ function Editor({ chainId }: { chainId: string }) {
               <Tabs.Content value="node">
                 {selectedNode ? (
                   <NodeForm
+                    chainId={chainId}
                     node={selectedNode}
                     first={selectedNode.id === chain.firstNodeId}
                     onChange={(node) => change((ch) => ({ ...ch, nodes: ch.nodes.map((n) => (n.id === node.id ? node : n)) }))}

@@ -40,7 +40,8 @@ function ChainDialog({ editing, onClose }: { editing: ChainRow | 'new' | null; o
     empty,
     queryKey: CHAINS,
     onClose,
-    valuesOf: (e) => (e && e !== 'new' ? { name: e.name, description: e.description ?? '' } : empty),
+    // The root chain's built-in name is shown in the user's language, as everywhere else.
+    valuesOf: (e) => (e && e !== 'new' ? { name: chainName(t, e), description: e.description ?? '' } : empty),
   });
   const v = form.values;
   const submit = () => {
@@ -59,13 +60,16 @@ function ChainDialog({ editing, onClose }: { editing: ChainRow | 'new' | null; o
         return done(t('rule.created'));
       }
       if (!editing) return;
+      // The name as shown, left as it was: the chain keeps its own (the built-in one stays built-in, in every language).
+      const name = v.name.trim() === chainName(t, editing) ? editing.name : v.name;
+      if (name === editing.name && description === (editing.description ?? null)) return done(t('rule.unchanged'));
       // A new version on top of the latest one, refused if someone saved a later one meanwhile.
       const latest = await callRoute('ruleChain.detail', { query: { id: editing.id, version: editing.latestVersion } });
       const saved = await callRoute('ruleChain.update', {
         body: {
           id: editing.id,
           baseVersion: editing.latestVersion,
-          chain: ruleChainDefinition.parse({ ...latest.chain, name: v.name, description }),
+          chain: ruleChainDefinition.parse({ ...latest.chain, name, description }),
         },
       });
       return done(t('rule.saved', { version: saved.version }));
