@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +43,22 @@ afterEach(() => {
 });
 
 describe('telemetry journal', () => {
+  it('belongs to one process: a second one is refused while the first runs, and takes over from one that is gone', async () => {
+    const dir = tempDir();
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dir, 'lock'), String(other.pid));
+      expect(() => openFileJournal({ dir })).toThrow(`held by process ${other.pid}`);
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((resolve) => other.once('exit', resolve));
+    }
+    // The holder is gone: its lock is taken over, and given back at close.
+    const sut = openFileJournal({ dir });
+    await sut.close();
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+  });
+
   it('refuses to write before it has recovered', async () => {
     const journal = openFileJournal({ dir: tempDir() });
     await expect(journal.write([row('a', 1)], ['k1'], fakeStore().insert)).rejects.toThrow(/recover/);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TelemetryJournal } from '@iot/contracts/ports/telemetry-journal.ts';
@@ -95,11 +95,43 @@ export interface FileJournal extends TelemetryJournal {
   close(): Promise<void>;
 }
 
+/** Whether a process of this id is running (a lock left by one that is gone may be taken over). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One process per journal: two ingest processes sharing a folder (the same DATA_DIR and MQTT_CLIENT_ID) would take
+ * each other's batches for their own at start. The folder's `lock` names its process; one that is gone is replaced.
+ */
+function lockJournal(dir: string): () => void {
+  const lock = join(dir, 'lock');
+  try {
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = Number(readFileSync(lock, 'utf8').trim());
+    if (holder !== process.pid && Number.isInteger(holder) && holder > 0 && alive(holder))
+      throw new Error(
+        `the telemetry journal ${dir} is held by process ${holder}: give each ingest process its own MQTT_CLIENT_ID or DATA_DIR`,
+        { cause: error },
+      );
+    writeFileSync(lock, String(process.pid));
+  }
+  return () => rmSync(lock, { force: true });
+}
+
 export function openFileJournal(options: FileJournalOptions): FileJournal {
   const { dir } = options;
   const maxFileBytes = options.maxFileBytes ?? 32 * 1024 * 1024;
   const keep = Math.max(2, options.generations ?? 3);
   mkdirSync(dir, { recursive: true });
+  const unlock = lockJournal(dir);
   /** Tokens of this run: no earlier run's token can repeat (the store would drop the batch). */
   const boot = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   let seq = 0;
@@ -234,6 +266,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       await queue;
       await handle?.close();
       handle = null;
+      unlock();
     },
   };
 }
