@@ -156,15 +156,21 @@ else
       expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Attribute update sent: True/)]));
       expect(run.dropped()).toEqual([]);
       // Every shape it sends (an object, an array of objects, with and without its own timestamp) is stored.
-      // The example has exited: what it sent is stored by now, or lost (then this names it before the test's time-out).
+      // The example has exited: what it sent is stored soon, or lost (then this says so, and what the example and the platform said).
       const temperatures = await waitFor(
         'the example’s five temperatures',
         async () => {
           const points = await temperaturesOf(devices['SENSOR-1']!.id);
           return points.length >= 5 ? points : null;
         },
-        10_000,
-      );
+        30_000,
+      ).catch(async (error: Error) => {
+        const stored = (await temperaturesOf(devices['SENSOR-1']!.id)).map((p) => p.value);
+        const warnings = sut.logLines.filter((l) => /"level":(40|50|60)/.test(l));
+        throw new Error(
+          `${error.message} (stored: ${stored.join(', ')}); the example printed:\n${run.lines.join('\n')}\nthe platform warned:\n${warnings.join('')}`,
+        );
+      });
       expect(temperatures.map((p) => p.value).sort()).toEqual([41.9, 42, 42.1, 42.2, 42.3]);
       // The samples with their own timestamps (2016) are kept at those times.
       expect(temperatures.find((p) => p.value === 42.3)?.ts).toBe('2016-01-01T12:00:01.000Z');
