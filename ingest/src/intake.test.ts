@@ -54,6 +54,30 @@ describe('intake sessions', () => {
     expect(sut.mayPublish(session.sessionId, 'devices/SN-1/telemetry')).toBe(false);
   });
 
+  it('takes what a session sent before its DISCONNECT, though the broker asks after the session ended; a cut session’s, never', async () => {
+    const registry = {
+      authenticate: async () => device,
+      model: async () => new Map([['temperature', temperature]]),
+    } as unknown as DeviceRegistry;
+    const stored: TelemetryRow[] = [];
+    const sut = createIntake({ registry, sink: { write: async (rows) => void stored.push(...rows) }, deadLetters: () => {} });
+    const session = (await sut.connect('firmware', 1, 'SN-1', 'secret'))!;
+    expect(sut.maySubscribe(session.sessionId, 'devices/SN-1/command/#')).toBe(true);
+
+    // The broker reads a publish and the DISCONNECT after it at once, and ends the session before it asks about the publish.
+    sut.disconnect(session.sessionId, 1);
+    expect(sut.mayPublish(session.sessionId, 'devices/SN-1/telemetry')).toBe(true);
+    expect(sut.mayPublish(session.sessionId, 'devices/SN-2/telemetry')).toBe(false);
+    await sut.handle({ topic: 'devices/SN-1/telemetry', payload: Buffer.from('{"temperature":20}'), qos: 1, clientId: session.sessionId });
+    expect(stored.map((r) => r.value)).toEqual([20]);
+    // Nothing after it: an ended session subscribes to nothing.
+    expect(sut.maySubscribe(session.sessionId, 'devices/SN-1/command/#')).toBe(false);
+
+    // A device that loses the right to its sessions loses the ended ones too.
+    sut.cut((d) => d.deviceId === device.deviceId);
+    expect(sut.mayPublish(session.sessionId, 'devices/SN-1/telemetry')).toBe(false);
+  });
+
   it('carries a device’s move to another group on its open session: its next readings go out under the new group', async () => {
     const registry = {
       authenticate: async () => device,

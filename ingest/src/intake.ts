@@ -251,9 +251,13 @@ export function createIntake(options: IntakeOptions) {
       return found;
     },
 
-    /** A device publishes only to its own topics (and a gateway to its sub-devices' through its own). */
+    /**
+     * A device publishes only to its own topics (and a gateway to its sub-devices' through its own). A session that
+     * ended normally still may, for what it sent before its DISCONNECT: the broker asks about the messages of one read
+     * side by side, and may ask after the DISCONNECT of that same read has ended the session.
+     */
     mayPublish(clientId: string, topic: string): boolean {
-      const device = deviceOf(clientId);
+      const device = sessionFor(clientId)?.device;
       const uplink = parseUplink(topic);
       if (!device) return false;
       // A topic of no scheme is taken and kept as a dead letter (refused in an MQTT 5 PUBACK), the device stays connected.

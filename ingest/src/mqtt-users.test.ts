@@ -48,6 +48,21 @@ describe('MQTT users on the embedded broker', () => {
     expect(await sut.mayPublish('mqttuser/u1/unknown', 'plant/a/temp')).toBe(false);
   });
 
+  it('grants what a session published before its DISCONNECT, though the broker asks after the session ended; nothing more', async () => {
+    const sut = createMqttUserAuth(directory([{ topic: 'plant/#', access: 'both' }]));
+    await sut.authenticate({ clientId: 'c1', username: 'alice', connectionId: 1 }, bytes('secret'));
+    const id = 'mqttuser/u1/c1';
+    sut.disconnected({ clientId: id, connectionId: 1 });
+
+    expect(sut.owns(id)).toBe(true);
+    expect(await sut.mayPublish(id, 'plant/a')).toBe(true);
+    expect(await sut.maySubscribe(id, 'plant/a')).toBe(false);
+    // A changed password ends the ended session too.
+    await sut.apply({ type: 'MqttUserPasswordChanged', data: { mqttUserId: 'u1' } });
+    expect(sut.owns(id)).toBe(false);
+    expect(await sut.mayPublish(id, 'plant/a')).toBe(false);
+  });
+
   it('reads the rules again when one changes, and cuts the sessions of a user whose password changed', async () => {
     const dir = directory([{ topic: 'plant/#', access: 'both' }]);
     const sut = createMqttUserAuth(dir);

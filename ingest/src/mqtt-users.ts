@@ -22,7 +22,14 @@ export const mqttUserAuthEvents = [
  * messages are not the platform's telemetry: they go to the other MQTT users' subscriptions only.
  */
 export function createMqttUserAuth(directory: MqttUserDirectory) {
-  const sessions = new Map<string, { userId: string; tenantId: string; connectionId: number | undefined }>();
+  type Session = { userId: string; tenantId: string; connectionId: number | undefined };
+  const sessions = new Map<string, Session>();
+  /**
+   * Sessions whose client disconnected, for what it published before (the broker asks about the messages of one read
+   * side by side, after the DISCONNECT of that read has ended the session): published and forwarded still, nothing more.
+   */
+  const ended = new Map<string, Session>();
+  const sessionFor = (clientId: string) => sessions.get(clientId) ?? ended.get(clientId);
   const rules = new Map<string, { at: number; acls: Promise<{ topic: string; access: MqttAccess }[]> }>();
 
   function aclsOf(userId: string) {
@@ -35,7 +42,7 @@ export function createMqttUserAuth(directory: MqttUserDirectory) {
   }
   const onDeviceTopic = (topic: string) => (deviceTopicRoots as readonly string[]).includes(topic.split('/')[0]!) || /^[+#$]/.test(topic);
   async function granted(clientId: string, topic: string, want: 'publish' | 'subscribe') {
-    const session = sessions.get(clientId);
+    const session = want === 'publish' ? sessionFor(clientId) : sessions.get(clientId);
     if (!session || onDeviceTopic(topic)) return false;
     return (await aclsOf(session.userId)).some((a) => (a.access === want || a.access === 'both') && topicMatches(a.topic, topic));
   }
@@ -50,18 +57,22 @@ export function createMqttUserAuth(directory: MqttUserDirectory) {
       if (!user) return null;
       if (!password || !(await directory.verifyPassword(user.id, textOf(password)))) return false;
       const clientId = `mqttuser/${user.id}/${client.clientId}`;
+      ended.delete(clientId);
       sessions.set(clientId, { userId: user.id, tenantId: user.tenantId, connectionId: client.connectionId });
       return { clientId };
     },
     /** Whether a broker session is an MQTT user's (its messages are not telemetry). */
-    owns: (clientId: string | undefined) => clientId !== undefined && sessions.has(clientId),
+    owns: (clientId: string | undefined) => clientId !== undefined && sessionFor(clientId) !== undefined,
     /** The tenant of an MQTT user's session (the MQTT screen lists it with the tenant's clients). */
-    tenantOf: (clientId: string) => sessions.get(clientId)?.tenantId,
+    tenantOf: (clientId: string) => sessionFor(clientId)?.tenantId,
     mayPublish: (clientId: string, topic: string) => granted(clientId, topic, 'publish'),
     maySubscribe: (clientId: string, filter: string) => granted(clientId, filter, 'subscribe'),
     disconnected(client: MqttClientInfo) {
       const session = sessions.get(client.clientId);
-      if (session && session.connectionId === client.connectionId) sessions.delete(client.clientId);
+      if (!session || session.connectionId !== client.connectionId) return;
+      sessions.delete(client.clientId);
+      ended.set(client.clientId, session);
+      if (ended.size > 10_000) ended.delete(ended.keys().next().value!);
     },
     /** How to cut a session (the broker's), once it is up. */
     cutWith(cut: (clientId: string) => Promise<unknown>) {
@@ -72,6 +83,7 @@ export function createMqttUserAuth(directory: MqttUserDirectory) {
       if (event.type === 'MqttUserPasswordChanged' || event.type === 'MqttUserDeleted') {
         const userId = event.data.mqttUserId;
         rules.delete(userId);
+        for (const [clientId, session] of ended) if (session.userId === userId) ended.delete(clientId);
         for (const [clientId, session] of sessions)
           if (session.userId === userId) {
             sessions.delete(clientId);

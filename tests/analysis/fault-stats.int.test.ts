@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { event } from '../fixtures/events.ts';
+import { event, manualAlarm } from '../fixtures/events.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
@@ -26,33 +26,7 @@ const ok = (r: { status: number; body: string; json: { data: any } | null }) => 
 /** An alarm raised (and maybe cleared) at the given instants, appended as the alarm stream's events. */
 async function alarm(id: string, device: string, level: number, raisedAt: string, clearedAt: string | null) {
   const meta = { tenantId: 'tango', occurredAt: raisedAt };
-  const events = [
-    event(
-      'AlarmRaised',
-      {
-        alarmId: id,
-        ruleId: null,
-        ruleName: `rule ${id}`,
-        deviceId: d[device],
-        variable: 'temperature',
-        type: 'device',
-        category: null,
-        mode: null,
-        level,
-        trigger: 'manual',
-        threshold: null,
-        value: 90,
-        text: null,
-        at: raisedAt,
-        faultFlag: true,
-        cause: null,
-        suggestion: null,
-        push: 'firstTime',
-        pushIntervalMin: null,
-      },
-      meta,
-    ),
-  ];
+  const events = [event('AlarmRaised', manualAlarm(id, d[device]!, level, raisedAt), meta)];
   if (clearedAt)
     events.push(
       event('AlarmCleared', { alarmId: id, value: 20, at: clearedAt, auto: true, note: null }, { ...meta, occurredAt: clearedAt }),

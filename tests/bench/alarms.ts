@@ -1,19 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import { alarmRuleFields, type Routes } from '@iot/contracts';
 import { handleCommand, newAggregateId } from '@iot/command/handler.ts';
 import { alarmRuleDecider, alarmRuleStream } from '@iot/command/alarm/rule.ts';
 import type { DeviceRef } from '@iot/ingest/registry.ts';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { seedDemoTenant } from '@iot/infra/platform.ts';
 import type { RouteArgs, RouteName } from '../harness/api.ts';
 import { fetchClient } from '../harness/fetch-client.ts';
-import { freePort } from '../harness/free-port.ts';
 import { waitFor } from '../harness/process.ts';
 import type { Figure } from './figure.ts';
+import { startBenchPlatform } from './bare.ts';
 
 const DEVICES = 10_000;
 const TENANT = 'alarmbench';
@@ -28,21 +22,12 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  */
 export async function benchAlarms(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-alarm-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(await freePort()),
-      // High enough for the latency run's crossings (one inbox record each), low enough to cap the storm.
-      NOTIFY_TENANT_PER_MIN: '400',
-      NOTIFY_CONTACT_PER_MIN: '300',
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('alarm', {
+    // High enough for the latency run's crossings (one inbox record each), low enough to cap the storm.
+    NOTIFY_TENANT_PER_MIN: '400',
+    NOTIFY_CONTACT_PER_MIN: '300',
+  });
+  const { platform } = bench;
   const figures: Figure[] = [];
   try {
     const { db, store } = platform.context;
@@ -286,9 +271,7 @@ export async function benchAlarms(): Promise<Figure[]> {
       peak_rss_mb: Math.round(peak / 2 ** 20),
     });
   } finally {
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
   return figures;
 }

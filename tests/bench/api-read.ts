@@ -1,20 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import pino from 'pino';
 import { handleCommand, newAggregateId } from '@iot/command/handler.ts';
 import { userDecider, userStream } from '@iot/command/user/decide.ts';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform } from '@iot/infra/platform.ts';
+import { seedDemoTenant } from '@iot/infra/platform.ts';
 import { routes } from '@iot/contracts';
 import { urlOf } from '@iot/contracts/http/route.ts';
 import { fetchClient } from '../harness/fetch-client.ts';
-import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
+import { startBenchPlatform } from './bare.ts';
 
 const CONNECTIONS = 64;
 const USERS = 1000;
@@ -41,18 +35,8 @@ async function load(url: string, token: string, seconds: number) {
  * Fastify hello-world route served by the same process and driven by the same generator (the limit).
  */
 export async function benchApiRead(seconds: number): Promise<Figure[]> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-api-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(await freePort()),
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('api');
+  const { platform } = bench;
   const hello = Fastify();
   hello.get('/hello', async () => ({ hello: 'world' }));
   try {
@@ -110,8 +94,6 @@ export async function benchApiRead(seconds: number): Promise<Figure[]> {
     ];
   } finally {
     await hello.close();
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

@@ -46,11 +46,14 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
       ...(process.env.TELEMETRY_JOURNAL ? { TELEMETRY_JOURNAL: process.env.TELEMETRY_JOURNAL } : {}),
       ...env,
     }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
+    // BENCH_LOG=debug shows what the platform does during a run.
+    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) },
   );
   return {
     dir,
     platform,
+    /** Its PostgreSQL, for what a benchmark reads or writes beside the platform. */
+    pgUrl: pg.url,
     /** The platform's own MQTT broker. */
     mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
     async stop() {

@@ -1,16 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import pino from 'pino';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
-import { freePort } from '../harness/free-port.ts';
-import { benchTenantApi } from './bare.ts';
+import { benchTenantApi, startBenchPlatform } from './bare.ts';
 import { cpuSpent, type Figure } from './figure.ts';
 import { importDeviceCsv, writeDeviceCsv } from './seed-devices.ts';
 
@@ -42,19 +35,9 @@ type Api = Awaited<ReturnType<typeof benchTenantApi>>['call'];
  * subtree and status against the same SQL run directly; then the as-of of a device with 1,000 events.
  */
 export async function benchDevices(): Promise<Figure[]> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-devices-'));
-  const pgServer = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pgServer.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(await freePort()),
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) },
-  );
-  const raw = new pg.Client({ connectionString: pgServer.url });
+  const bench = await startBenchPlatform('devices');
+  const { platform, dir } = bench;
+  const raw = new pg.Client({ connectionString: bench.pgUrl });
   await raw.connect();
   const figures: Figure[] = [];
   try {
@@ -204,8 +187,6 @@ export async function benchDevices(): Promise<Figure[]> {
     return figures;
   } finally {
     await raw.end();
-    await platform.stop();
-    await pgServer.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

@@ -1,15 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connectAsync } from 'mqtt';
-import pino from 'pino';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import { freePort } from '../harness/free-port.ts';
-import { benchProduct, benchTenantApi, registerDevices, startBarePipeline } from './bare.ts';
+import { benchProduct, benchTenantApi, registerDevices, startBarePipeline, startBenchPlatform } from './bare.ts';
 import { curveChart } from './chart.ts';
 import { rssPeak, type Figure } from './figure.ts';
 import { startGenerator, type Generator, type StepResult } from './generator.ts';
@@ -102,13 +96,8 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
   const rates = process.env.BENCH_RATES ? process.env.BENCH_RATES.split(',').map(Number) : RATES[vars]!;
   const log = (line: string) => process.stderr.write(`${name}: ${line}\n`);
 
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-curve-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const mqttPort = await freePort();
-  const platform = await startPlatform(
-    loadConfig({ DATABASE_URL: pg.url, DATA_DIR: dir, ADMIN_PASSWORD: 'Bench#adm1', LOG_LEVEL: 'silent', MQTT_PORT: String(mqttPort) }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('curve');
+  const { platform } = bench;
   const bare = await startBarePipeline(platform);
   const sink = await startSink();
   let generator: Generator | null = null;
@@ -172,7 +161,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
       await drained(url, devices[0]!, vars);
       return { best, cut };
     };
-    const ours = await curve('platform', `mqtt://127.0.0.1:${mqttPort}`, 'telemetry', async () => {
+    const ours = await curve('platform', bench.mqttUrl, 'telemetry', async () => {
       await platform.ingest!.flush();
       await platform.context.awaitProjections?.();
     });
@@ -236,8 +225,6 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
     await generator?.close();
     await sink.close();
     await bare.close();
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

@@ -1,22 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka';
 import kafkajs from 'kafkajs';
-import pino from 'pino';
 import { createKafkaBus } from '@iot/infra/bus/kafka.ts';
 import { busTelemetrySink, startTimeseriesWriter, TELEMETRY_TOPIC, TIMESERIES_WRITER_GROUP } from '@iot/ingest/writer.ts';
-import { loadConfig } from '@iot/infra/config.ts';
 import { startEmbeddedMqtt } from '@iot/infra/mqtt/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import { freePort } from '../harness/free-port.ts';
 import { startKafka } from '../harness/kafka.ts';
 import { waitFor } from '../harness/process.ts';
-import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
+import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices, startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -52,20 +46,8 @@ export async function benchIngestKafka(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
   const vars = 3;
   const broker = await startKafka({ heap: '768m' });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-kafka-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const mqttPort = await freePort();
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(mqttPort),
-      KAFKA_BROKERS: broker.url,
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('kafka', { KAFKA_BROKERS: broker.url });
+  const { platform } = bench;
   const bare = await startEmbeddedMqtt({ port: 0 });
   const bareBus = createKafkaBus({ brokers: [broker.url], clientId: 'bench-bare' });
   const lagOf = (topic: string) => bareBus.lag(TIMESERIES_WRITER_GROUP, topic);
@@ -74,7 +56,7 @@ export async function benchIngestKafka(): Promise<Figure[]> {
     const productId = await benchProduct(call, 'BENCH-KAFKA', vars);
     const devices = await registerDevices(call, productId, 'KAFKA', DEVICES);
     await platform.context.awaitProjections?.();
-    const credentials = path.join(dir, 'devices.csv');
+    const credentials = path.join(bench.dir, 'devices.csv');
     await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     // The bare pipeline: hook -> JSON.parse -> Kafka -> the writer -> chDB (its own table, no rollups).
@@ -100,7 +82,7 @@ export async function benchIngestKafka(): Promise<Figure[]> {
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
     const before = await count('telemetry');
-    const product_ = await load(`mqtt://127.0.0.1:${mqttPort}`, credentials, vars, seconds);
+    const product_ = await load(bench.mqttUrl, credentials, vars, seconds);
     const drainMs = await drain(TELEMETRY_TOPIC);
     clearInterval(sampler);
     const stored = (await count('telemetry')) - before;
@@ -136,9 +118,7 @@ export async function benchIngestKafka(): Promise<Figure[]> {
   } finally {
     await bare.close();
     await bareBus.close();
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.stop();
     await broker.stop();
   }
 }

@@ -1,19 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pino from 'pino';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
-import { loadConfig } from '@iot/infra/config.ts';
 import { connectExternalMqtt } from '@iot/infra/mqtt/client.ts';
 import { connectMosquittoAccounts } from '@iot/infra/broker-accounts/mosquitto.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { startPlatform } from '@iot/infra/platform.ts';
 import { WriteBatcher } from '@iot/ingest/batcher.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
-import { freePort } from '../harness/free-port.ts';
 import { startMosquitto } from '../harness/mosquitto.ts';
 import { waitFor } from '../harness/process.ts';
-import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices } from './bare.ts';
+import { bareRows, benchProduct, benchTenantApi, countRows, registerDevices, startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { load } from './ingest.ts';
 import { startIngestChild } from './ingest-child.ts';
@@ -36,21 +30,9 @@ const DEVICES = 100;
 export async function benchIngestMosquitto(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
   const vars = 3;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-mosquitto-'));
   const broker = await startMosquitto({ dynamicSecurity: true });
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_URL: broker.adminUrl,
-      MQTT_DYNSEC: 'true',
-      MQTT_CLIENT_ID: 'bench-ingest',
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
+  const bench = await startBenchPlatform('mosquitto', { MQTT_URL: broker.adminUrl, MQTT_DYNSEC: 'true', MQTT_CLIENT_ID: 'bench-ingest' });
+  const { platform } = bench;
   const bare = await connectExternalMqtt({ url: broker.adminUrl, group: 'bench-bare', clientId: 'bench-bare' });
   try {
     const { call } = await benchTenantApi(platform);
@@ -64,7 +46,7 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     } finally {
       await accounts.close();
     }
-    const credentials = path.join(dir, 'devices.csv');
+    const credentials = path.join(bench.dir, 'devices.csv');
     await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
 
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
@@ -100,8 +82,8 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
 
     // Two ingest processes on the shared subscription: this one and a `--role ingest` one with a chDB of its own.
     const second = await startIngestChild({
-      DATABASE_URL: pg.url,
-      DATA_DIR: path.join(dir, 'ingest-2'),
+      DATABASE_URL: bench.pgUrl,
+      DATA_DIR: path.join(bench.dir, 'ingest-2'),
       LOG_LEVEL: 'silent',
       // No MQTT_DYNSEC: the accounts are the first process's (an ingest process with it binds them to the SN again).
       MQTT_URL: broker.adminUrl,
@@ -183,9 +165,7 @@ export async function benchIngestMosquitto(): Promise<Figure[]> {
     ];
   } finally {
     await bare.close();
-    await platform.stop();
-    await pg.stop();
+    await bench.stop();
     await broker.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import path from 'node:path';
+import mqttPacket, { type Packet } from 'mqtt-packet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inCi } from '../harness/engines.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -60,6 +62,17 @@ function runExample(example: string, accessToken: string, { wrapped = true } = {
   };
 }
 
+/** A device's stored temperatures, oldest first, from 2016 (the examples' own timestamps) on. */
+async function temperaturesOf(id: string) {
+  const [series] = ok(
+    await sut.call('telemetry.history', {
+      token,
+      query: { id, variables: 'temperature', from: '2015-12-31T00:00:00Z', to: new Date(Date.now() + 60_000).toISOString() },
+    }),
+  ) as Array<{ points: Array<{ ts: string; value: number }> }>;
+  return series?.points ?? [];
+}
+
 /** A device's newest value of each variable, as stored (booleans as 0/1). */
 const latest = async (id: string) =>
   Object.fromEntries(ok(await sut.call('telemetry.latest', { token, query: { id } })).map((r) => [r.variable, r.text ?? r.value]));
@@ -108,6 +121,7 @@ beforeAll(async () => {
   ]);
   for (const [sn, productId] of [
     ['SENSOR-1', sensor],
+    ['SENSOR-BURST', sensor],
     ['GATEWAY-1', gateway],
   ] as const) {
     const d = ok(await sut.call('device.create', { token, body: { sn, name: sn, productId } }));
@@ -142,25 +156,80 @@ else
       expect(run.lines).toEqual(expect.arrayContaining([expect.stringMatching(/Attribute update sent: True/)]));
       expect(run.dropped()).toEqual([]);
       // Every shape it sends (an object, an array of objects, with and without its own timestamp) is stored.
-      const temperatures = await waitFor('the example’s five temperatures', async () => {
-        const [series] = ok(
-          await sut.call('telemetry.history', {
-            token,
-            query: {
-              id: devices['SENSOR-1']!.id,
-              variables: 'temperature',
-              from: '2015-12-31T00:00:00Z',
-              to: new Date(Date.now() + 60_000).toISOString(),
-            },
-          }),
-        ) as Array<{ points: Array<{ ts: string; value: number }> }>;
-        const values = series?.points.map((p) => p.value).sort() ?? [];
-        return values.length >= 5 ? series!.points : null;
+      // The example has exited: what it sent is stored soon, or lost (then this says so, and what the example and the platform said).
+      const temperatures = await waitFor(
+        'the example’s five temperatures',
+        async () => {
+          const points = await temperaturesOf(devices['SENSOR-1']!.id);
+          return points.length >= 5 ? points : null;
+        },
+        30_000,
+      ).catch(async (error: Error) => {
+        const stored = (await temperaturesOf(devices['SENSOR-1']!.id)).map((p) => p.value);
+        const warnings = sut.logLines.filter((l) => /"level":(40|50|60)/.test(l));
+        throw new Error(
+          `${error.message} (stored: ${stored.join(', ')}); the example printed:\n${run.lines.join('\n')}\nthe platform warned:\n${warnings.join('')}`,
+        );
       });
       expect(temperatures.map((p) => p.value).sort()).toEqual([41.9, 42, 42.1, 42.2, 42.3]);
       // The samples with their own timestamps (2016) are kept at those times.
       expect(temperatures.find((p) => p.value === 42.3)?.ts).toBe('2016-01-01T12:00:01.000Z');
       expect(await latest(devices['SENSOR-1']!.id)).toMatchObject({ sensorModel: 'DHT-22', attribute_2: 'value' });
+    });
+
+    it('device: what the SDK sends in one go when the example publishes and disconnects inside its connect callback is all stored', async () => {
+      // The SDK counts itself connected before its connect callback has subscribed and slept 0.2 s; an example that
+      // polls then sends its telemetry and its DISCONNECT meanwhile, and paho writes it all at once after the callback.
+      // The broker reads the publishes and the DISCONNECT in one read, and the session ends while it asks about them.
+      const v5 = (packet: object) => mqttPacket.generate(packet as Packet, { protocolVersion: 5 });
+      const publish = (messageId: number, topic: string, body: unknown) =>
+        v5({ cmd: 'publish', messageId, qos: 1, topic, payload: Buffer.from(JSON.stringify(body)), retain: false, dup: false });
+      const socket = tcpConnect(mqttPort, '127.0.0.1');
+      const parser = mqttPacket.parser({ protocolVersion: 5 });
+      socket.on('data', (chunk) => parser.parse(chunk));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      const connack = new Promise<Packet>((resolve) => parser.once('packet', resolve));
+      socket.write(
+        v5({
+          cmd: 'connect',
+          protocolId: 'MQTT',
+          protocolVersion: 5,
+          clean: true,
+          keepalive: 120,
+          clientId: '',
+          username: devices['SENSOR-BURST']!.secret,
+        }),
+      );
+      expect(await connack).toMatchObject({ cmd: 'connack', reasonCode: 0 });
+
+      socket.end(
+        Buffer.concat([
+          ...[
+            'v1/devices/me/attributes',
+            'v1/devices/me/attributes/response/+',
+            'v1/devices/me/rpc/request/+',
+            'v1/devices/me/rpc/response/+',
+          ].map((topic, i) => v5({ cmd: 'subscribe', messageId: i + 1, subscriptions: [{ topic, qos: 1 }] })),
+          publish(5, 'v1/devices/me/rpc/request/1', { method: 'getSessionLimits', params: { timeout: 5000 } }),
+          publish(6, 'v1/devices/me/attributes', { sensorModel: 'DHT-22' }),
+          publish(7, 'v1/devices/me/telemetry', [{ temperature: 41.9, humidity: 69 }]),
+          publish(8, 'v1/devices/me/telemetry', [{ temperature: 42.0 }, { humidity: 70 }]),
+          publish(9, 'v1/devices/me/telemetry', [{ ts: 1451649600000, values: { temperature: 42.2 } }]),
+          v5({ cmd: 'disconnect', reasonCode: 0 }),
+        ]),
+      );
+      await closed;
+
+      const temperatures = await waitFor(
+        'the three temperatures',
+        async () => {
+          const points = await temperaturesOf(devices['SENSOR-BURST']!.id);
+          return points.length >= 3 ? points : null;
+        },
+        10_000,
+      );
+      expect(temperatures.map((p) => p.value).sort()).toEqual([41.9, 42, 42.2]);
+      expect(await latest(devices['SENSOR-BURST']!.id)).toMatchObject({ sensorModel: 'DHT-22' });
     });
 
     it('device: client_rpc_request.py gets its session limits and an answer to its own RPC, on its response topic', async () => {

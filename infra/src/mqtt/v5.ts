@@ -125,6 +125,8 @@ class Bridge extends Duplex implements MqttConnectionSide {
   /** The CONNACK went out and let the client in: from then on the server says why it closes. */
   private accepted = false;
   private clientDisconnected = false;
+  /** Aedes was told the client sent its last bytes. */
+  private endPushed = false;
   private reason: number | null = null;
   /** The largest packet the client takes (bytes), 0 for no limit. */
   private maximumPacketSize = 0;
@@ -141,9 +143,9 @@ class Bridge extends Duplex implements MqttConnectionSide {
     this.fromBroker.on('packet', (packet: Packet) => this.fromBrokerPacket(packet));
     this.fromBroker.on('error', (error: Error) => this.destroy(error));
     socket.on('data', (chunk: Buffer) => this.fromClient.parse(chunk));
-    socket.on('end', () => this.push(null));
-    socket.on('error', (error) => this.destroy(error));
-    socket.on('close', () => this.destroy());
+    socket.on('end', () => this.endForBroker());
+    socket.on('error', (error) => this.socketGone(error));
+    socket.on('close', () => this.socketGone(null));
     broker.handle(this);
     this.fromClient.parse(head);
     // The socket was read by hand until now: from here on it flows, paused while Aedes is behind.
@@ -158,14 +160,39 @@ class Bridge extends Duplex implements MqttConnectionSide {
     this.reason = reasonCode;
   }
 
+  /**
+   * The client's connection is gone. What it sent before still reaches Aedes, which reads between batches of packets
+   * (a batch waits for its messages to be stored): a client that sends its last messages and DISCONNECT and closes at
+   * once must not lose the ones still waiting here. Aedes ends the session once it has read them; nothing more goes out.
+   */
+  private socketGone(error: Error | null) {
+    if (this.destroyed) return;
+    if (this.readableLength === 0) return void this.destroy(error ?? undefined);
+    this.endForBroker();
+    this.once('end', () => this.destroy());
+  }
+
+  private endForBroker() {
+    if (this.endPushed) return;
+    this.endPushed = true;
+    this.push(null);
+  }
+
   override _read() {
     if (this.socket.isPaused()) this.socket.resume();
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
     this.fromBroker.parse(chunk);
-    if (this.socket.writableNeedDrain) this.socket.once('drain', () => done());
-    else done();
+    if (!this.socket.writableNeedDrain || this.socket.destroyed) return done();
+    // Aedes writes on once the client takes more, or once the client is gone (then there is no one to wait for).
+    const go = () => {
+      this.socket.off('drain', go);
+      this.socket.off('close', go);
+      done();
+    };
+    this.socket.on('drain', go);
+    this.socket.on('close', go);
   }
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void) {
@@ -190,6 +217,8 @@ class Bridge extends Duplex implements MqttConnectionSide {
   }
 
   private toClient(packet: Packet) {
+    // The client is gone: its acknowledgements (of the messages it sent before it went) have no one to go to.
+    if (this.socket.destroyed || !this.socket.writable) return;
     const bytes = mqtt.generate(packet, { protocolVersion: 5 });
     // A packet larger than the client takes is not sent (MQTT 5 §3.1.2.11.4): a publish is dropped as if delivered.
     if (this.maximumPacketSize > 0 && bytes.length > this.maximumPacketSize) return;
