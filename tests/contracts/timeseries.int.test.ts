@@ -322,6 +322,30 @@ function contract(name: string, subject: () => Subject): void {
       expect(monthUtc).toEqual([{ deviceId: 'd1', bucket: start, value: 276 }]);
     });
 
+    it("counts a tenant's recent samples from the per-second counts as the rows count them, a repeated insert once", async () => {
+      const tenantC = `tenant-c-${run}`;
+      const since = new Date(Math.floor(Date.now() / 1000) * 1000 - 120_000);
+      const sample = (deviceId: string, msAfter: number, text: string | null = null): TelemetryRow => ({
+        tenantId: tenantC,
+        deviceId,
+        variable: text === null ? 'temp' : 'status',
+        ts: new Date(since.getTime() + msAfter),
+        value: text === null ? msAfter : null,
+        text,
+      });
+      const rows = [sample('c1', -1), sample('c1', 0), sample('c1', 30_500), sample('c2', 61_000), sample('c2', 61_000, 'on')];
+      await sut.insertTelemetry(rows);
+      await sut.insertTelemetry(rows.slice(1, 3), { dedupToken: `count-${run}` });
+      await sut.insertTelemetry(rows.slice(1, 3), { dedupToken: `count-${run}` });
+      const query = { tenantId: tenantC, since, recentSince: new Date(since.getTime() + 60_000) };
+      // 4 rows from `since` on and 2 more inserted once; 2 of them (both of c2) from the minute on.
+      const counted = { since: 6, recent: 2 };
+      expect(await sut.countSamples(query)).toEqual(counted);
+      expect(await sut.countSamples({ ...query, deviceIds: ['c1', 'c2'] })).toEqual(counted);
+      expect(await sut.countSamples({ ...query, deviceIds: ['c2'] })).toEqual({ since: 2, recent: 2 });
+      expect(await sut.countSamples({ ...query, tenantId: tenantB })).toEqual({ since: 0, recent: 0 });
+    });
+
     it('gives the latest sample per device and variable', async () => {
       const latest = await sut.latest({
         tenantId: tenantA,

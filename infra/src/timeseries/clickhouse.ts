@@ -32,6 +32,9 @@ import {
   rollupSelect,
   rollupTableDdl,
   rollups,
+  SAMPLE_COUNTS_DAYS,
+  sampleCountsDdl,
+  sampleCountsSelect,
   TELEMETRY_TABLE,
   dedupSettingDdl,
   telemetryMigrations,
@@ -190,6 +193,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
     await this.client.command({ query: statResultsDdl(this.statResultsTable) });
     if (!this.withRollups) return;
+    await this.migrateSampleCounts();
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
       const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
@@ -208,6 +212,21 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
         query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${rollupSelect(this.table, rollup)}`,
       });
     }
+  }
+
+  /** The per-second sample counts; made once with the last days' samples counted, before inserts resume. */
+  private async migrateSampleCounts(): Promise<void> {
+    const target = `${this.table}_counts`;
+    const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
+    if (Number(exists[0]?.result ?? 0) !== 1) {
+      await this.client.command({ query: sampleCountsDdl(this.table) });
+      await this.client.command({
+        query: `INSERT INTO ${target} ${sampleCountsSelect(this.table, `WHERE ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
+      });
+    }
+    await this.client.command({
+      query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${sampleCountsSelect(this.table)}`,
+    });
   }
 
   async insertTelemetry(rows: TelemetryRow[], options: InsertOptions = {}): Promise<void> {
@@ -380,6 +399,20 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
   async countSamples(query: SampleCountQuery): Promise<{ since: number; recent: number }> {
     this.assertOpen();
     if (query.deviceIds?.length === 0) return { since: 0, recent: 0 };
+    // The tenant's whole count over the last days, from the per-second counts: `recent` from its first whole second.
+    if (this.withRollups && !query.deviceIds && Date.now() - query.since.getTime() < (SAMPLE_COUNTS_DAYS - 1) * 86_400_000) {
+      const rows = await this.select<{ since: string | number; recent: string | number }>(
+        `SELECT sum(n) AS since, sumIf(n, second >= toDateTime(intDiv({recentMs:Int64} + 999, 1000), 'UTC')) AS recent
+         FROM ${this.table}_counts
+         WHERE tenant_id = {tenantId:String} AND second >= toDateTime(intDiv({sinceMs:Int64} + 999, 1000), 'UTC')`,
+        {
+          tenantId: requireId('tenantId', query.tenantId),
+          sinceMs: epochMs('since', query.since),
+          recentMs: epochMs('recentSince', query.recentSince),
+        },
+      );
+      return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
+    }
     const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
     const rows = await this.select<{ since: string | number; recent: string | number }>(
       `SELECT count() AS since, countIf(ts >= fromUnixTimestamp64Milli({recentMs:Int64}, 'UTC')) AS recent FROM ${this.table}
