@@ -4,6 +4,8 @@ import type {
   AggregateFn,
   AggregatePoint,
   AggregateQuery,
+  EnergyPoint,
+  EnergyQuery,
   HistoryPage,
   HistoryQuery,
   InsertOptions,
@@ -425,6 +427,51 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       },
     );
     return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
+  }
+
+  async energyConsumption(query: EnergyQuery): Promise<EnergyPoint[]> {
+    this.assertOpen();
+    if (query.deviceIds.length === 0) return [];
+    const fromMs = epochMs('from', query.from);
+    const window = query.window === '1M' ? 'toStartOfMonth(bucket, {tz:String})' : 'toStartOfDay(bucket, {tz:String})';
+    // Each 5-minute bucket's last reading less the one before it (of the same meter) is what was used up to it,
+    // counted in the bucket's window and in the price period its local minute of the day falls in.
+    const rows = await this.select<{ w: string | number; p: string | number; kwh: number }>(
+      `SELECT toUnixTimestamp(toDateTime(${window}, {tz:String})) AS w,
+              arrayFirstIndex((s, e) -> if(s < e, m >= s AND m < e, m >= s OR m < e), {starts:Array(UInt16)}, {ends:Array(UInt16)}) AS p,
+              sum(if(used < 0, reading, used)) AS kwh
+       FROM (
+         SELECT bucket, reading,
+                reading - lagInFrame(reading) OVER (PARTITION BY device_id ORDER BY bucket ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS used,
+                row_number() OVER (PARTITION BY device_id ORDER BY bucket) AS n,
+                toHour(bucket, {tz:String}) * 60 + toMinute(bucket, {tz:String}) AS m
+         FROM (
+           SELECT device_id, bucket, argMaxMerge(last_s) AS reading FROM ${this.table}_5m
+           WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND device_id IN {deviceIds:Array(String)}
+             AND bucket >= toDateTime(intDiv({lookbackMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
+           GROUP BY device_id, bucket
+         )
+       )
+       WHERE n > 1 AND bucket >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC')
+       GROUP BY w, p
+       ORDER BY w, p`,
+      {
+        tenantId: requireId('tenantId', query.tenantId),
+        variable: query.variable,
+        deviceIds: [...query.deviceIds],
+        lookbackMs: fromMs - 86_400_000,
+        fromMs,
+        toMs: epochMs('to', query.to),
+        tz: query.timeZone,
+        starts: query.periods.map((p) => p.startMinute),
+        ends: query.periods.map((p) => p.endMinute),
+      },
+    );
+    return rows.map((r) => ({
+      windowStart: new Date(Number(r.w) * 1000),
+      period: Number(r.p) === 0 ? null : Number(r.p) - 1,
+      kwh: Number(r.kwh),
+    }));
   }
 
   async latest(query: LatestQuery): Promise<TelemetryRow[]> {
