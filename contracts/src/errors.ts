@@ -201,6 +201,9 @@ export const errorCatalogue = {
   PT_ICCID_IN_USE: { status: 400, zh: '该ICCID已绑定设备', en: 'The ICCID is paired with a device' },
   PT_ICCID_REQUIRED: { status: 400, zh: '该配置需要绑定ICCID', en: 'This configuration pairs each device with an ICCID: give one' },
   PT_ICCID_UNKNOWN: { status: 400, zh: 'ICCID未导入或已被使用', en: 'The ICCID is not imported, or is paired already' },
+  PRICE_PERIODS_OVERLAP: { status: 400, zh: '电价时段有重叠', en: 'The price periods overlap' },
+  PRICE_PERIODS_GAP: { status: 400, zh: '电价时段须覆盖全天', en: 'The price periods must cover the whole day' },
+  PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

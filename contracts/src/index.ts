@@ -103,3 +103,4 @@ export * from './operation/routes.ts';
 export * from './diagram/model.ts';
 export * from './diagram/events.ts';
 export * from './diagram/routes.ts';
+export * from './power/model.ts';
