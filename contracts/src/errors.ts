@@ -213,6 +213,9 @@ export const errorCatalogue = {
     zh: '组态元件 {widget} 绑定的 {identifier} 不在设备的物模型中',
     en: "Widget {widget} is bound to {identifier}, which is not in the device's thing model",
   },
+  PRICE_PERIODS_OVERLAP: { status: 400, zh: '电价时段有重叠', en: 'The price periods overlap' },
+  PRICE_PERIODS_GAP: { status: 400, zh: '电价时段须覆盖全天', en: 'The price periods must cover the whole day' },
+  PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

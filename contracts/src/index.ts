@@ -108,3 +108,4 @@ export * from './screen/events.ts';
 export * from './screen/permissions.ts';
 export * from './screen/routes.ts';
 export * from './diagram/topo-element.ts';
+export * from './power/model.ts';

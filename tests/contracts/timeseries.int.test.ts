@@ -322,6 +322,80 @@ function contract(name: string, subject: () => Subject): void {
       expect(monthUtc).toEqual([{ deviceId: 'd1', bucket: start, value: 276 }]);
     });
 
+    it("counts a tenant's recent samples from the per-second counts as the rows count them, a repeated insert once", async () => {
+      const tenantC = `tenant-c-${run}`;
+      const since = new Date(Math.floor(Date.now() / 1000) * 1000 - 120_000);
+      const sample = (deviceId: string, msAfter: number, text: string | null = null): TelemetryRow => ({
+        tenantId: tenantC,
+        deviceId,
+        variable: text === null ? 'temp' : 'status',
+        ts: new Date(since.getTime() + msAfter),
+        value: text === null ? msAfter : null,
+        text,
+      });
+      const rows = [sample('c1', -1), sample('c1', 0), sample('c1', 30_500), sample('c2', 61_000), sample('c2', 61_000, 'on')];
+      await sut.insertTelemetry(rows);
+      await sut.insertTelemetry(rows.slice(1, 3), { dedupToken: `count-${run}` });
+      await sut.insertTelemetry(rows.slice(1, 3), { dedupToken: `count-${run}` });
+      const query = { tenantId: tenantC, since, recentSince: new Date(since.getTime() + 60_000) };
+      // 4 rows from `since` on and 2 more inserted once; 2 of them (both of c2) from the minute on.
+      const counted = { since: 6, recent: 2 };
+      expect(await sut.countSamples(query)).toEqual(counted);
+      expect(await sut.countSamples({ ...query, deviceIds: ['c1', 'c2'] })).toEqual(counted);
+      expect(await sut.countSamples({ ...query, deviceIds: ['c2'] })).toEqual({ since: 2, recent: 2 });
+      expect(await sut.countSamples({ ...query, tenantId: tenantB })).toEqual({ since: 0, recent: 0 });
+    });
+
+    it('folds a cumulative energy meter into use per day and month and per price period, valley across midnight in Shanghai', async () => {
+      const tenantE = `tenant-e-${run}`;
+      // Shanghai is UTC+8: local 2026-03-02 00:00 is 2026-03-01T16:00Z.
+      const local = (day: number, minute: number) => new Date(Date.UTC(2026, 2, day, 0, minute) - 8 * 3_600_000);
+      const periods = [
+        { startMinute: 23 * 60, endMinute: 7 * 60 }, // valley, across midnight
+        { startMinute: 8 * 60, endMinute: 11 * 60 }, // peak
+        { startMinute: 18 * 60, endMinute: 21 * 60 }, // peak
+        { startMinute: 7 * 60, endMinute: 8 * 60 }, // flat
+        { startMinute: 11 * 60, endMinute: 18 * 60 }, // flat
+        { startMinute: 21 * 60, endMinute: 23 * 60 }, // flat
+      ];
+      // A reading every 15 minutes from local 03-01 23:00 to 03-03 23:45, each 1 kWh more in the valley, 3 at the
+      // peak, 2 otherwise; the meter is replaced at local 03-03 12:00 and reads 0.5 there.
+      const rows: TelemetryRow[] = [];
+      let reading = 1000;
+      for (let minute = -60; minute < 2 * 1440; minute += 15) {
+        const m = ((minute % 1440) + 1440) % 1440;
+        const inPeriod = periods.findIndex((p) =>
+          p.startMinute < p.endMinute ? m >= p.startMinute && m < p.endMinute : m >= p.startMinute || m < p.endMinute,
+        );
+        reading = minute === 1440 + 720 ? 0.5 : reading + (inPeriod === 0 ? 1 : inPeriod <= 2 ? 3 : 2);
+        rows.push({ tenantId: tenantE, deviceId: 'meter', variable: 'energy', ts: local(2, minute), value: reading, text: null });
+      }
+      await sut.insertTelemetry(rows);
+      const query = {
+        tenantId: tenantE,
+        deviceIds: ['meter'],
+        variable: 'energy',
+        from: local(2, 0),
+        to: local(4, 0),
+        timeZone: 'Asia/Shanghai',
+      };
+      // Day 1 by hand: 32 valley readings × 1, 12 + 12 peak × 3, 4 + 28 + 8 flat × 2 (184); day 2 loses 2 and gains 0.5 at noon.
+      const day1 = [32, 36, 36, 8, 56, 16];
+      const day2 = [32, 36, 36, 8, 54.5, 16];
+      expect(await sut.energyConsumption({ ...query, window: '1d', periods })).toEqual([
+        ...day1.map((kwh, period) => ({ windowStart: local(2, 0), period, kwh })),
+        ...day2.map((kwh, period) => ({ windowStart: local(3, 0), period, kwh })),
+      ]);
+      expect(await sut.energyConsumption({ ...query, window: '1d', periods: [] })).toEqual([
+        { windowStart: local(2, 0), period: null, kwh: 184 },
+        { windowStart: local(3, 0), period: null, kwh: 182.5 },
+      ]);
+      expect(await sut.energyConsumption({ ...query, window: '1M', periods })).toEqual(
+        day1.map((kwh, period) => ({ windowStart: local(1, 0), period, kwh: kwh + day2[period]! })),
+      );
+      expect(await sut.energyConsumption({ ...query, tenantId: tenantB, window: '1d', periods })).toEqual([]);
+    });
+
     it('gives the latest sample per device and variable', async () => {
       const latest = await sut.latest({
         tenantId: tenantA,

@@ -148,6 +148,36 @@ export interface SampleCountQuery {
   recentSince: Date;
 }
 
+/** A part of the local day a price applies to, in minutes from midnight; an end at or before the start crosses midnight. */
+export interface EnergyPeriod {
+  startMinute: number;
+  endMinute: number;
+}
+
+/** Energy used per window (day or month in the zone) by meters whose variable is a cumulative counter (kWh). */
+export interface EnergyQuery {
+  tenantId: string;
+  /** The meters (a station's devices). */
+  deviceIds: readonly string[];
+  /** The cumulative energy variable. */
+  variable: string;
+  /** Windows starting at or after; the reading before `from` (up to a day before) counts as the first one's start. */
+  from: Date;
+  to: Date;
+  window: '1d' | '1M';
+  timeZone: string;
+  /** The day's price periods: each point is split by the period its readings fall in (none: one total per window). */
+  periods: readonly EnergyPeriod[];
+}
+
+export interface EnergyPoint {
+  windowStart: Date;
+  /** The index of the period in the query's, or null for minutes no period covers (and when none was asked for). */
+  period: number | null;
+  /** The counter's increase over the window (a counter that went down was reset: its new reading is the increase). */
+  kwh: number;
+}
+
 /** The telemetry store: every read is confined to one tenant. */
 export interface TimeSeriesStore {
   readonly engine: 'chdb' | 'clickhouse';
@@ -173,6 +203,8 @@ export interface TimeSeriesStore {
   deleteStatResults(tenantId: string, taskId: string): Promise<void>;
   /** How many samples of the tenant (of these devices) have a sample time at or after `since`, and at or after `recentSince`. */
   countSamples(query: SampleCountQuery): Promise<{ since: number; recent: number }>;
+  /** Energy consumption per window and price period, folded in the store from the 5-minute rollup's last readings. */
+  energyConsumption(query: EnergyQuery): Promise<EnergyPoint[]>;
   health(): Promise<TimeSeriesHealth>;
   /** Flushes pending writes and releases the engine. */
   close(): Promise<void>;

@@ -4,6 +4,8 @@ import type {
   AggregateFn,
   AggregatePoint,
   AggregateQuery,
+  EnergyPoint,
+  EnergyQuery,
   HistoryPage,
   HistoryQuery,
   InsertOptions,
@@ -32,6 +34,9 @@ import {
   rollupSelect,
   rollupTableDdl,
   rollups,
+  SAMPLE_COUNTS_DAYS,
+  sampleCountsDdl,
+  sampleCountsSelect,
   TELEMETRY_TABLE,
   dedupSettingDdl,
   telemetryMigrations,
@@ -190,6 +195,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
     await this.client.command({ query: statResultsDdl(this.statResultsTable) });
     if (!this.withRollups) return;
+    await this.migrateSampleCounts();
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
       const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
@@ -208,6 +214,21 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
         query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${rollupSelect(this.table, rollup)}`,
       });
     }
+  }
+
+  /** The per-second sample counts; made once with the last days' samples counted, before inserts resume. */
+  private async migrateSampleCounts(): Promise<void> {
+    const target = `${this.table}_counts`;
+    const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
+    if (Number(exists[0]?.result ?? 0) !== 1) {
+      await this.client.command({ query: sampleCountsDdl(this.table) });
+      await this.client.command({
+        query: `INSERT INTO ${target} ${sampleCountsSelect(this.table, `WHERE ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
+      });
+    }
+    await this.client.command({
+      query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${sampleCountsSelect(this.table)}`,
+    });
   }
 
   async insertTelemetry(rows: TelemetryRow[], options: InsertOptions = {}): Promise<void> {
@@ -380,6 +401,20 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
   async countSamples(query: SampleCountQuery): Promise<{ since: number; recent: number }> {
     this.assertOpen();
     if (query.deviceIds?.length === 0) return { since: 0, recent: 0 };
+    // The tenant's whole count over the last days, from the per-second counts: `recent` from its first whole second.
+    if (this.withRollups && !query.deviceIds && Date.now() - query.since.getTime() < (SAMPLE_COUNTS_DAYS - 1) * 86_400_000) {
+      const rows = await this.select<{ since: string | number; recent: string | number }>(
+        `SELECT sum(n) AS since, sumIf(n, second >= toDateTime(intDiv({recentMs:Int64} + 999, 1000), 'UTC')) AS recent
+         FROM ${this.table}_counts
+         WHERE tenant_id = {tenantId:String} AND second >= toDateTime(intDiv({sinceMs:Int64} + 999, 1000), 'UTC')`,
+        {
+          tenantId: requireId('tenantId', query.tenantId),
+          sinceMs: epochMs('since', query.since),
+          recentMs: epochMs('recentSince', query.recentSince),
+        },
+      );
+      return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
+    }
     const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
     const rows = await this.select<{ since: string | number; recent: string | number }>(
       `SELECT count() AS since, countIf(ts >= fromUnixTimestamp64Milli({recentMs:Int64}, 'UTC')) AS recent FROM ${this.table}
@@ -392,6 +427,51 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       },
     );
     return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
+  }
+
+  async energyConsumption(query: EnergyQuery): Promise<EnergyPoint[]> {
+    this.assertOpen();
+    if (query.deviceIds.length === 0) return [];
+    const fromMs = epochMs('from', query.from);
+    const window = query.window === '1M' ? 'toStartOfMonth(bucket, {tz:String})' : 'toStartOfDay(bucket, {tz:String})';
+    // Each 5-minute bucket's last reading less the one before it (of the same meter) is what was used up to it,
+    // counted in the bucket's window and in the price period its local minute of the day falls in.
+    const rows = await this.select<{ w: string | number; p: string | number; kwh: number }>(
+      `SELECT toUnixTimestamp(toDateTime(${window}, {tz:String})) AS w,
+              arrayFirstIndex((s, e) -> if(s < e, m >= s AND m < e, m >= s OR m < e), {starts:Array(UInt16)}, {ends:Array(UInt16)}) AS p,
+              sum(if(used < 0, reading, used)) AS kwh
+       FROM (
+         SELECT bucket, reading,
+                reading - lagInFrame(reading) OVER (PARTITION BY device_id ORDER BY bucket ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS used,
+                row_number() OVER (PARTITION BY device_id ORDER BY bucket) AS n,
+                toHour(bucket, {tz:String}) * 60 + toMinute(bucket, {tz:String}) AS m
+         FROM (
+           SELECT device_id, bucket, argMaxMerge(last_s) AS reading FROM ${this.table}_5m
+           WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND device_id IN {deviceIds:Array(String)}
+             AND bucket >= toDateTime(intDiv({lookbackMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
+           GROUP BY device_id, bucket
+         )
+       )
+       WHERE n > 1 AND bucket >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC')
+       GROUP BY w, p
+       ORDER BY w, p`,
+      {
+        tenantId: requireId('tenantId', query.tenantId),
+        variable: query.variable,
+        deviceIds: [...query.deviceIds],
+        lookbackMs: fromMs - 86_400_000,
+        fromMs,
+        toMs: epochMs('to', query.to),
+        tz: query.timeZone,
+        starts: query.periods.map((p) => p.startMinute),
+        ends: query.periods.map((p) => p.endMinute),
+      },
+    );
+    return rows.map((r) => ({
+      windowStart: new Date(Number(r.w) * 1000),
+      period: Number(r.p) === 0 ? null : Number(r.p) - 1,
+      kwh: Number(r.kwh),
+    }));
   }
 
   async latest(query: LatestQuery): Promise<TelemetryRow[]> {

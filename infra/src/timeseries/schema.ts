@@ -119,3 +119,24 @@ SELECT tenant_id, device_id, variable, ${rollup.start} AS bucket,
 FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v, if(retention_days = 0, toUInt16(${KEEP_DAYS}), retention_days) AS keep
       FROM ${table} WHERE value IS NOT NULL)
 GROUP BY tenant_id, device_id, variable, bucket`;
+
+/**
+ * Samples stored per tenant and second (the home dashboard's "today's data points" and ingest rate): a materialized
+ * view counts each insert's rows, so that a day's count reads at most 86,400 rows instead of every sample. Kept 3 days
+ * (a day cut in any zone starts less than 38 hours ago); older counts are asked of the raw table.
+ */
+export const SAMPLE_COUNTS_DAYS = 3;
+export const sampleCountsDdl = (table: string): string => `
+CREATE TABLE IF NOT EXISTS ${table}_counts
+(
+  tenant_id LowCardinality(String),
+  second    DateTime('UTC') CODEC(DoubleDelta, ZSTD(1)),
+  n         UInt64
+)
+ENGINE = SummingMergeTree(n)
+PARTITION BY toYYYYMMDD(second)
+ORDER BY (tenant_id, second)
+TTL second + toIntervalDay(${SAMPLE_COUNTS_DAYS})
+SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, ttl_only_drop_parts = 1`;
+export const sampleCountsSelect = (table: string, where = ''): string =>
+  `SELECT tenant_id, toDateTime(ts, 'UTC') AS second, count() AS n FROM ${table} ${where} GROUP BY tenant_id, second`;

@@ -1,6 +1,40 @@
 import type { AlarmEvent } from '@iot/contracts';
 import { projection } from '../projection.ts';
 
+/**
+ * How many alarms are active per tenant, group ('' for none) and level, and how many of them unprocessed: what the home
+ * dashboard reads instead of counting the alarms. Kept by triggers on rm_alarms (in the same transaction as the row,
+ * in a rebuild's shadow schema too: the function lives in public and names the table unqualified).
+ */
+const alarmCountsColumns = `
+      tenant_id text not null,
+      group_id text not null,
+      level int not null,
+      active int not null default 0,
+      unprocessed int not null default 0,
+      primary key (tenant_id, group_id, level)`;
+const countRow = (row: 'old' | 'new', sign: '' | '-') => `
+      if ${row}.status = 'active' then
+        insert into rm_alarm_counts as c (tenant_id, group_id, level, active, unprocessed)
+        values (${row}.tenant_id, coalesce(${row}.group_id, ''), ${row}.level, ${sign}1, ${sign}(${row}.processed_at is null)::int)
+        on conflict (tenant_id, group_id, level) do update set active = c.active + excluded.active, unprocessed = c.unprocessed + excluded.unprocessed;
+      end if;`;
+const alarmCountsTriggers = `
+    create or replace function public.rm_alarm_counts_changed() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('UPDATE', 'DELETE') then ${countRow('old', '-')} end if;
+      if tg_op in ('INSERT', 'UPDATE') then ${countRow('new', '')} end if;
+      return null;
+    end $$;
+    create or replace trigger rm_alarm_counts_insert after insert on rm_alarms for each row
+      when (new.status = 'active') execute function public.rm_alarm_counts_changed();
+    create or replace trigger rm_alarm_counts_update after update on rm_alarms for each row
+      when (old.status is distinct from new.status or (old.processed_at is null) is distinct from (new.processed_at is null)
+        or old.level is distinct from new.level or old.group_id is distinct from new.group_id or old.tenant_id is distinct from new.tenant_id)
+      execute function public.rm_alarm_counts_changed();
+    create or replace trigger rm_alarm_counts_delete after delete on rm_alarms for each row
+      when (old.status = 'active') execute function public.rm_alarm_counts_changed();`;
+
 /** Alarms, current and historical, with the device's name, SN and group as they were when it was raised. */
 export const alarmsProjection = projection<AlarmEvent>({
   name: 'alarms',
@@ -13,7 +47,7 @@ export const alarmsProjection = projection<AlarmEvent>({
     'AlarmTicketOpened',
     'AlarmTicketClosed',
   ],
-  tables: ['rm_alarms'],
+  tables: ['rm_alarms', 'rm_alarm_counts'],
   schema: `
     create table rm_alarms (
       id text primary key,
@@ -55,13 +89,25 @@ export const alarmsProjection = projection<AlarmEvent>({
     create index rm_alarms_current on rm_alarms (tenant_id, status, raised_at desc);
     create index rm_alarms_device on rm_alarms (device_id, raised_at desc);
     create index if not exists rm_alarms_group on rm_alarms (tenant_id, group_id);
-    create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);`,
+    create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);
+    create table rm_alarm_counts (${alarmCountsColumns});
+    ${alarmCountsTriggers}`,
   migrations: [
     {
       version: 2,
       name: 'group and raised indexes (the home dashboard)',
       sql: `create index if not exists rm_alarms_group on rm_alarms (tenant_id, group_id);
         create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);`,
+    },
+    {
+      version: 3,
+      name: 'active alarm counts per tenant, group and level (the home dashboard), counted once from the rows',
+      sql: `create table if not exists rm_alarm_counts (${alarmCountsColumns});
+        ${alarmCountsTriggers}
+        insert into rm_alarm_counts (tenant_id, group_id, level, active, unprocessed)
+        select tenant_id, coalesce(group_id, ''), level, count(*), count(*) filter (where processed_at is null)
+        from rm_alarms where status = 'active' group by 1, 2, 3
+        on conflict (tenant_id, group_id, level) do update set active = excluded.active, unprocessed = excluded.unprocessed;`,
     },
   ],
   async apply(tx, event) {

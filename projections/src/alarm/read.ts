@@ -114,6 +114,22 @@ export async function activeAlarmCounts(
   const params: unknown[] = [tenantId];
   const scope = groupIds ? `and group_id = any(${param(params, groupIds)})` : '';
   const rows = await db.query<{ level: number; count: number; unprocessed: number }>(
+    `select level, sum(active)::int as count, sum(unprocessed)::int as unprocessed
+     from rm_alarm_counts where tenant_id = $1 ${scope} group by level having sum(active) > 0 order by level`,
+    params,
+  );
+  return rows.rows;
+}
+
+/** The same counts as `activeAlarmCounts`, counted from the alarm rows: what the kept counters must always equal. */
+export async function activeAlarmRecount(
+  db: Sql,
+  tenantId: string,
+  groupIds?: string[],
+): Promise<Array<{ level: number; count: number; unprocessed: number }>> {
+  const params: unknown[] = [tenantId];
+  const scope = groupIds ? `and group_id = any(${param(params, groupIds)})` : '';
+  const rows = await db.query<{ level: number; count: number; unprocessed: number }>(
     `select level, count(*)::int as count, count(*) filter (where processed_at is null)::int as unprocessed
      from rm_alarms where tenant_id = $1 and status = 'active' ${scope} group by level order by level`,
     params,

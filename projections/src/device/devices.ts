@@ -43,6 +43,23 @@ async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
   );
 }
 
+type Presence = Extract<StoredEventOf<DeviceEvent>, { type: 'DeviceWentOnline' | 'DeviceWentOffline' }>;
+
+/** Presence events in log order as one update: each device takes its last one. */
+async function setPresence(tx: Sql, events: Presence[]): Promise<void> {
+  const last = new Map(events.map((e) => [e.data.deviceId, e]));
+  const rows = [...last.values()].map((e) => ({
+    id: e.data.deviceId,
+    status: e.type === 'DeviceWentOnline' ? 'online' : 'offline',
+    at: e.data.at,
+  }));
+  await tx.query(
+    `update rm_devices d set status = r.status, status_at = r.at
+     from jsonb_to_recordset($1::jsonb) as r(id text, status text, at timestamptz) where d.id = r.id`,
+    [JSON.stringify(rows)],
+  );
+}
+
 async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<void> {
   const at = event.metadata.occurredAt;
   const set = (columns: string, params: unknown[]) =>
@@ -88,17 +105,62 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
       await tx.query('delete from rm_devices where id = $1', [event.data.deviceId]);
       return;
     case 'DeviceWentOnline':
-      await tx.query(`update rm_devices set status = 'online', status_at = $2 where id = $1`, [event.data.deviceId, event.data.at]);
-      return;
     case 'DeviceWentOffline':
-      await tx.query(`update rm_devices set status = 'offline', status_at = $2 where id = $1`, [event.data.deviceId, event.data.at]);
-      return;
+      return setPresence(tx, [event]);
     // The version a rollout upgraded the device to (issue 21): what the device list shows.
     case 'OtaDeviceSucceeded':
       if (event.data.version !== null) await set('version = $3', [event.data.version]);
       return;
   }
 }
+
+/**
+ * How many devices each group of a tenant holds (group '' for none), online, offline and disabled: what the home
+ * dashboard and the group tree read in O(groups) instead of counting the fleet. Kept by triggers on rm_devices, so that
+ * every write of a row (the projection's, a batch insert, a rebuild into the shadow schema) moves it in the same
+ * transaction. The functions live in public and name the table unqualified: a rebuild's search path (shadow schema
+ * first) makes them write the shadow's table, which then takes the live one's place with the rows.
+ */
+const deviceCountsColumns = `
+      tenant_id text not null,
+      group_id text not null,
+      total int not null default 0,
+      online int not null default 0,
+      offline int not null default 0,
+      disabled int not null default 0,
+      primary key (tenant_id, group_id)`;
+/** The rows a statement added (sign 1) and removed (sign -1), summed per tenant and group into the counters. */
+const addCounts = (rows: string) => `
+      insert into rm_device_counts as c (tenant_id, group_id, total, online, offline, disabled)
+      select tenant_id, coalesce(group_id, ''), sum(sign), sum(sign * (status = 'online')::int), sum(sign * (status = 'offline')::int),
+        sum(sign * (not enabled)::int)
+      from (${rows}) r group by 1, 2
+      having sum(sign) <> 0 or sum(sign * (status = 'online')::int) <> 0 or sum(sign * (status = 'offline')::int) <> 0
+        or sum(sign * (not enabled)::int) <> 0
+      order by 1, 2
+      on conflict (tenant_id, group_id) do update set total = c.total + excluded.total, online = c.online + excluded.online,
+        offline = c.offline + excluded.offline, disabled = c.disabled + excluded.disabled;`;
+const added = 'select tenant_id, group_id, status, enabled, 1 as sign from rm_devices_new';
+const removed = 'select tenant_id, group_id, status, enabled, -1 as sign from rm_devices_old';
+// Statement-level: an import's insert or a bulk update moves each counter once, not once per row (a row updated many
+// times in one transaction leaves a chain of versions that every later update walks).
+const deviceCountsTriggers = `
+    create or replace function public.rm_device_counts_moved() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then ${addCounts(added)}
+      elsif tg_op = 'UPDATE' then ${addCounts(`${added} union all ${removed}`)}
+      else ${addCounts(removed)}
+      end if;
+      return null;
+    end $$;
+    create or replace trigger rm_device_counts_insert after insert on rm_devices
+      referencing new table as rm_devices_new for each statement execute function public.rm_device_counts_moved();
+    create or replace trigger rm_device_counts_update after update on rm_devices
+      referencing old table as rm_devices_old new table as rm_devices_new for each statement execute function public.rm_device_counts_moved();
+    create or replace trigger rm_device_counts_delete after delete on rm_devices
+      referencing old table as rm_devices_old for each statement execute function public.rm_device_counts_moved();`;
+const deviceCountsSchema = `create table rm_device_counts (${deviceCountsColumns});
+    ${deviceCountsTriggers}`;
 
 /**
  * Devices and gateways of every tenant: the device list, its filters (group subtree, status, product) and
@@ -121,7 +183,7 @@ export const devicesProjection = projection<DeviceEvent>({
     'DeviceWentOffline',
     'OtaDeviceSucceeded',
   ],
-  tables: ['rm_devices'],
+  tables: ['rm_devices', 'rm_device_counts'],
   schema: `
     create table rm_devices (
       id text primary key,
@@ -160,20 +222,44 @@ export const devicesProjection = projection<DeviceEvent>({
     create index rm_devices_gateway on rm_devices (tenant_id, gateway_id) where gateway_id is not null;
     create index rm_devices_sn on rm_devices (sn);
     create index rm_devices_secret on rm_devices (secret_hash);
-    create index rm_devices_created on rm_devices (tenant_id, created_at desc);`,
+    create index rm_devices_created on rm_devices (tenant_id, created_at desc);
+    ${deviceCountsSchema}`,
+  migrations: [
+    {
+      version: 2,
+      name: 'device counts per tenant and group (the home dashboard), counted once from the rows',
+      sql: `create table if not exists rm_device_counts (${deviceCountsColumns});
+        ${deviceCountsTriggers}
+        insert into rm_device_counts (tenant_id, group_id, total, online, offline, disabled)
+        select tenant_id, coalesce(group_id, ''), count(*), count(*) filter (where status = 'online'),
+          count(*) filter (where status = 'offline'), count(*) filter (where not enabled)
+        from rm_devices group by 1, 2
+        on conflict (tenant_id, group_id) do update set total = excluded.total, online = excluded.online,
+          offline = excluded.offline, disabled = excluded.disabled;`,
+    },
+  ],
   apply: applyOne,
-  // An import appends thousands of DeviceCreated in a row: each run of them is one insert.
+  // An import appends thousands of DeviceCreated in a row, a broker restart thousands of presence events: each run of
+  // them is one statement.
   async applyBatch(tx, events) {
-    let run: Created[] = [];
+    let created: Created[] = [];
+    let presence: Presence[] = [];
+    const flush = async () => {
+      if (created.length > 0) await insertDevices(tx, created);
+      if (presence.length > 0) await setPresence(tx, presence);
+      created = [];
+      presence = [];
+    };
     for (const event of events) {
-      if (event.type === 'DeviceCreated') {
-        run.push(event);
-        continue;
+      if (event.type === 'DeviceCreated' && presence.length === 0) created.push(event);
+      else if ((event.type === 'DeviceWentOnline' || event.type === 'DeviceWentOffline') && created.length === 0) presence.push(event);
+      else {
+        await flush();
+        if (event.type === 'DeviceCreated') created.push(event);
+        else if (event.type === 'DeviceWentOnline' || event.type === 'DeviceWentOffline') presence.push(event);
+        else await applyOne(tx, event);
       }
-      if (run.length > 0) await insertDevices(tx, run);
-      run = [];
-      await applyOne(tx, event);
     }
-    if (run.length > 0) await insertDevices(tx, run);
+    await flush();
   },
 });

@@ -115,8 +115,41 @@ export async function devicePage(
   return pageRows<DeviceRecord>(db, page, await deviceList(db, tenantId, filter, device(options.subDevices ?? false)));
 }
 
+/** The counts of the tenant's groups (the station's subtree when given), from the counters the projection keeps. */
+async function countsOfGroups(db: Sql, tenantId: string, filter: Pick<DeviceFilter, 'stationId'>, select: string, tail = '') {
+  const params: unknown[] = [tenantId];
+  const scope = filter.stationId ? `and group_id = any(${param(params, await groupSubtree(db, tenantId, filter.stationId))})` : '';
+  return { sql: `select ${select} from rm_device_counts where tenant_id = $1 ${scope} ${tail}`, params };
+}
+
 /** How many of the tenant's devices (in the station) there are, online, offline and disabled. */
 export async function deviceCounts(
+  db: Sql,
+  tenantId: string,
+  filter: Pick<DeviceFilter, 'stationId'>,
+): Promise<{ total: number; online: number; offline: number; disabled: number }> {
+  const { sql, params } = await countsOfGroups(
+    db,
+    tenantId,
+    filter,
+    `coalesce(sum(total), 0)::int as total, coalesce(sum(online), 0)::int as online, coalesce(sum(offline), 0)::int as offline,
+       coalesce(sum(disabled), 0)::int as disabled`,
+  );
+  return (await db.query<{ total: number; online: number; offline: number; disabled: number }>(sql, params)).rows[0]!;
+}
+
+/** The tenant's devices (in the station) counted by group, all and online; `groupId` null for those in none. */
+export async function deviceCountsByGroup(
+  db: Sql,
+  tenantId: string,
+  filter: Pick<DeviceFilter, 'stationId'>,
+): Promise<Array<{ groupId: string | null; total: number; online: number }>> {
+  const { sql, params } = await countsOfGroups(db, tenantId, filter, `nullif(group_id, '') as "groupId", total, online`, 'and total > 0');
+  return (await db.query<{ groupId: string | null; total: number; online: number }>(sql, params)).rows;
+}
+
+/** The same counts as `deviceCounts`, counted from the device rows: what the kept counters must always equal. */
+export async function deviceRecount(
   db: Sql,
   tenantId: string,
   filter: Pick<DeviceFilter, 'stationId'>,
@@ -130,22 +163,6 @@ export async function deviceCounts(
       spec.params,
     )
   ).rows[0]!;
-}
-
-/** The tenant's devices (in the station) counted by group, all and online; `groupId` null for those in none. */
-export async function deviceCountsByGroup(
-  db: Sql,
-  tenantId: string,
-  filter: Pick<DeviceFilter, 'stationId'>,
-): Promise<Array<{ groupId: string | null; total: number; online: number }>> {
-  const spec = await deviceList(db, tenantId, filter, '');
-  return (
-    await db.query<{ groupId: string | null; total: number; online: number }>(
-      `select d.group_id as "groupId", count(*)::int as total, count(*) filter (where d.status = 'online')::int as online
-       from rm_devices d where ${spec.where.join(' and ')} group by d.group_id`,
-      spec.params,
-    )
-  ).rows;
 }
 
 /** Whether any device of the tenant is in the group. */

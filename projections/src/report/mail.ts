@@ -4,12 +4,30 @@ import type { ReportResult } from './compute.ts';
 /** Rows a mail carries at most; the rest is left to the screen's export. */
 export const MAIL_ROWS = 2_000;
 
+/**
+ * The formats of a zone, made once: `toLocaleDateString` with a zone builds a formatter (and loads the zone) on every
+ * call, about 2.7 ms on a loaded machine, which a report of 300k rows paid per row.
+ */
+const zoneFormats = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
+function formatsOf(timeZone: string) {
+  let formats = zoneFormats.get(timeZone);
+  if (!formats) {
+    formats = {
+      day: new Intl.DateTimeFormat('sv-SE', { timeZone }),
+      time: new Intl.DateTimeFormat('sv-SE', { timeZone, hour: '2-digit', minute: '2-digit' }),
+    };
+    zoneFormats.set(timeZone, formats);
+  }
+  return formats;
+}
+
 /** A cycle's start as the report's readers read it: local time in the report's zone, to the minute. */
 export function localTime(iso: string, timeZone: string, cycle: ReportCycle): string {
   const at = new Date(iso);
-  const day = at.toLocaleDateString('sv-SE', { timeZone });
+  const formats = formatsOf(timeZone);
+  const day = formats.day.format(at);
   if (cycle === '1d' || cycle === '1w' || cycle === '1M') return day;
-  return `${day} ${at.toLocaleTimeString('sv-SE', { timeZone, hour: '2-digit', minute: '2-digit' })}`;
+  return `${day} ${formats.time.format(at)}`;
 }
 
 /** A report as the text of a mail, in both languages (a contact has no language of their own): a tab-separated table. */

@@ -48,9 +48,13 @@ export function reportHeader(result: ReportResult, lang: Lang): string[] {
 /** One line per row: local time, device name and serial number, then the values (blank where a cycle has none). */
 function* reportLines(result: ReportResult, heading: ReportHeading): Generator<(string | number | null)[]> {
   const devices = new Map(result.devices.map((d) => [d.id, d]));
+  // Rows come a cycle at a time (every device of one cycle, then the next): the local time is formatted once per cycle.
+  let time = '';
+  let local = '';
   for (const row of result.rows) {
     const d = devices.get(row.deviceId);
-    yield [localTime(row.time, heading.timeZone, heading.cycle), d?.name ?? row.deviceId, d?.sn ?? '', ...row.values];
+    if (row.time !== time) [time, local] = [row.time, localTime(row.time, heading.timeZone, heading.cycle)];
+    yield [local, d?.name ?? row.deviceId, d?.sn ?? '', ...row.values];
   }
 }
 
