@@ -44,7 +44,7 @@ import { Field, useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
-import { chainName } from './chain-name.ts';
+import { chainName, nodeName } from './chain-name.ts';
 import { defaultConfig, faultsOf, fieldsOf, labelsOf, type ChainFault, type EditorChain, type EditorNode } from './editor-model.ts';
 
 const DRAG_TYPE = 'application/x-rule-node';
@@ -71,7 +71,7 @@ function RuleNodeView({ data, selected }: NodeProps<FlowNode>) {
       <Flex direction="column" gap="1">
         <Flex gap="1" align="center">
           <Text size="2" weight="bold">
-            {data.node.name}
+            {nodeName(t, data.node)}
           </Text>
           {data.debugging && (
             <Badge size="1" color="orange">
@@ -298,7 +298,7 @@ function DebugPanel({ chainId, node }: { chainId: string; node: EditorNode | nul
   return (
     <Flex direction="column" gap="2" data-testid="debug-panel">
       <Text size="2" weight="bold">
-        {node.name}
+        {nodeName(t, node)}
       </Text>
       {on ? (
         <Badge color="orange">{t('rule.editor.debugUntil', { time: formatDate(on.until, true), rate: on.sampleRate })}</Badge>
@@ -491,7 +491,7 @@ function LabelDialog({ from, onPick, onClose }: { from: EditorNode | null; onPic
   return (
     <Dialog.Root open onOpenChange={(open) => !open && onClose()}>
       <Dialog.Content maxWidth="420px" aria-describedby={undefined}>
-        <Dialog.Title>{t('rule.editor.linkLabel', { node: from.name })}</Dialog.Title>
+        <Dialog.Title>{t('rule.editor.linkLabel', { node: nodeName(t, from) })}</Dialog.Title>
         <Flex gap="2" wrap="wrap">
           {labelsOf(from).map((label) => (
             <Button key={label} variant="soft" color={label === 'Failure' ? 'red' : undefined} onClick={() => onPick(label)}>
@@ -709,7 +709,7 @@ function Editor({ chainId }: { chainId: string }) {
 
   if (!detail.data || !chain) return detail.isError ? <Text color="red">{messageOf(detail.error)}</Text> : <Loading />;
   const selectedNode = chain.nodes.find((n) => n.id === selected) ?? null;
-  const names = new Map(chain.nodes.map((n) => [n.id, n.name]));
+  const names = new Map(chain.nodes.map((n) => [n.id, nodeName(t, n)]));
   const editable = can(me, rulePerm.chainEdit);
   return (
     <Flex direction="column" gap="2" style={{ height: 'calc(100vh - 150px)', minHeight: 520 }}>

@@ -53,7 +53,15 @@ function ChainDialog({ editing, onClose }: { editing: ChainRow | 'new' | null; o
           name: v.name,
           description,
           firstNodeId: 'input',
-          nodes: [{ id: 'input', name: 'Warehousing', kind: 'warehousing' as const, config: {}, position: { x: 240, y: 120 } }],
+          nodes: [
+            {
+              id: 'input',
+              name: t('rule.kinds.warehousing'),
+              kind: 'warehousing' as const,
+              config: {},
+              position: { x: 240, y: 120 },
+            },
+          ],
           links: [],
         };
         await callRoute('ruleChain.create', { body: { chain } });
