@@ -105,7 +105,9 @@ describe('big screen designer in a real browser', () => {
     await page.getByRole('button', { name: 'Share', exact: true }).click();
     await page.getByTestId('share-create').click();
     await expect.poll(() => page.getByTestId('share-row').count(), wait).toBe(1);
+    // The link is shown once, as it is made; the list of links holds none.
     const link = (await page.getByTestId('share-link').textContent())!;
+    expect(await page.getByTestId('share-row').textContent()).not.toContain('/share/screen');
     expect(link).toContain('/share/screen?token=');
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
     await visitor.addInitScript(`localStorage.setItem('lang', 'en')`);
@@ -140,8 +142,7 @@ describe('big screen designer in a real browser', () => {
         ],
       },
     });
-    await api.call('screen.share', { body: { id, hours: 2 } });
-    const [share] = await api.call('screen.shares', { query: { id } });
+    const share = await api.call('screen.share', { body: { id, hours: 2 } });
     const page = await operator('zh');
     await page.goto(`${sut.base}/operation/bigScreen`);
     await page.getByRole('radio', { name: '自定义大屏' }).click();
@@ -164,7 +165,7 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => page.locator('[data-testid=widget-g] canvas').count(), wait).toBe(1);
     await page.screenshot({ path: path.join(SHOTS, 'screen-view-zh.png') });
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
-    await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token)}`);
+    await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share.token)}`);
     await expect.poll(() => visitor.getByTestId('value-l').textContent(), wait).toBe('3.5 MPa');
     await expect.poll(() => visitor.getByTestId('widget-a').textContent(), wait).toContain('pump 1');
     // The gauge and the pie of alarm levels are drawn.
@@ -174,7 +175,7 @@ describe('big screen designer in a real browser', () => {
     expect(await visitor.getByTestId('widget-s').textContent()).toContain('开');
     expect(await visitor.getByTestId('switch-s').count()).toBe(0);
     // An altered token is refused, in the visitor's language.
-    await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share!.token.slice(0, -3))}AAA`);
+    await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share.token.slice(0, -3))}AAA`);
     await expect.poll(() => visitor.getByTestId('shared-invalid').textContent(), wait).toContain('无效');
     await visitor.context().close();
     await page.context().close();

@@ -20,7 +20,7 @@ const deleted: ScreenEvent = { type: 'ScreenDeleted', data: { screenId: 's1' } }
 const now = '2026-11-26T00:00:00.000Z';
 const shared = (shareId: string, expiresAt = '2026-11-27T00:00:00.000Z'): ScreenEvent => ({
   type: 'ScreenShared',
-  data: { screenId: 's1', shareId, key: 'k', expiresAt },
+  data: { screenId: 's1', shareId, tokenHash: 'h', expiresAt },
 });
 const { given } = scenario(screenDecider);
 
@@ -49,7 +49,14 @@ describe('screen decider', () => {
   });
 
   it('shares by links up to the limit of live ones, and revokes a link once', () => {
-    const share = { type: 'ShareScreen' as const, screenId: 's1', shareId: 'l1', key: 'k', expiresAt: '2026-11-27T00:00:00.000Z', now };
+    const share = {
+      type: 'ShareScreen' as const,
+      screenId: 's1',
+      shareId: 'l1',
+      tokenHash: 'h',
+      expiresAt: '2026-11-27T00:00:00.000Z',
+      now,
+    };
     expect(given([created]).when(share)).toEqual([shared('l1')]);
     expect(codeOf(() => given([]).when(share))).toBe('NOT_FOUND');
     const full = Array.from({ length: SCREEN_SHARE_LIMIT }, (_, i) => shared(`l${i + 2}`));

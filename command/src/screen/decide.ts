@@ -38,8 +38,8 @@ export type ScreenCommand =
   | { type: 'RenameScreen'; screenId: string; name: string }
   | { type: 'SaveScreenLayout'; screenId: string; widgets: ScreenWidget[] }
   | { type: 'DeleteScreen'; screenId: string }
-  /** `key`: a fresh random HMAC key; `now`: the time the live links are counted at. */
-  | { type: 'ShareScreen'; screenId: string; shareId: string; key: string; expiresAt: string; now: string }
+  /** `tokenHash`: the SHA-256 of the link's fresh random secret; `now`: the time the live links are counted at. */
+  | { type: 'ShareScreen'; screenId: string; shareId: string; tokenHash: string; expiresAt: string; now: string }
   | { type: 'RevokeScreenShare'; screenId: string; shareId: string };
 
 const live = (state: ScreenState): ScreenState => {
@@ -65,8 +65,8 @@ export function decide(command: ScreenCommand, state: ScreenState): ScreenEvent[
     case 'ShareScreen': {
       const liveLinks = Object.values(live(state).shares).filter((expiresAt) => expiresAt > command.now);
       if (liveLinks.length >= SCREEN_SHARE_LIMIT) throw new DomainError('SCREEN_SHARE_LIMIT');
-      const { shareId, key, expiresAt } = command;
-      return [{ type: 'ScreenShared', data: { screenId, shareId, key, expiresAt } }];
+      const { shareId, tokenHash, expiresAt } = command;
+      return [{ type: 'ScreenShared', data: { screenId, shareId, tokenHash, expiresAt } }];
     }
     case 'RevokeScreenShare':
       if (!(command.shareId in live(state).shares)) throw new DomainError('NOT_FOUND');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DomainError, type ScreenRoutes, type ScreenWidget } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { newAggregateId } from '../handler.ts';
@@ -54,18 +54,20 @@ export const screenHandlers: Pick<
     return { id: query.id };
   },
 
+  /** The link's token is `<shareId>.<secret>`, answered here once; only the secret's SHA-256 is recorded (as device secrets are). */
   async 'screen.share'({ body }, ctx) {
     const now = new Date();
     const shareId = newAggregateId(commandContextOf(ctx));
+    const secret = randomBytes(32).toString('base64url');
     await screenCommand(ctx, body.id, {
       type: 'ShareScreen',
       screenId: body.id,
       shareId,
-      key: randomBytes(32).toString('base64url'),
+      tokenHash: createHash('sha256').update(secret).digest('hex'),
       expiresAt: new Date(now.getTime() + body.hours * HOUR_MS).toISOString(),
       now: now.toISOString(),
     });
-    return { id: shareId };
+    return { id: shareId, token: `${shareId}.${secret}` };
   },
 
   async 'screen.unshare'({ query }, ctx) {

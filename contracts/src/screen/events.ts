@@ -7,7 +7,10 @@ export type ScreenEvent =
   | DomainEvent<'ScreenRenamed', { screenId: string; name: string }>
   | DomainEvent<'ScreenLayoutSaved', { screenId: string; widgets: ScreenWidget[] }>
   | DomainEvent<'ScreenDeleted', { screenId: string }>
-  /** `key`: the random HMAC key this link's token is signed with (base64url), so a link outlives restarts and works in every process. */
-  | DomainEvent<'ScreenShared', { screenId: string; shareId: string; key: string; expiresAt: string }>
+  /**
+   * `tokenHash`: the SHA-256 (hex) of the link's random secret. The secret is answered once, to whoever shared the
+   * screen, and kept nowhere: the event log cannot give a live link away.
+   */
+  | DomainEvent<'ScreenShared', { screenId: string; shareId: string; tokenHash: string; expiresAt: string }>
   | DomainEvent<'ScreenShareRevoked', { screenId: string; shareId: string }>;
 export type ScreenEventType = ScreenEvent['type'];

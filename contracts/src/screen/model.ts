@@ -152,10 +152,9 @@ export type ScreenRow = z.infer<typeof screenRow>;
 export const screenSortable = ['createTime', 'name'] as const;
 export const screenFilters = { name: z.string().trim().max(64).optional() };
 
-/** A share link of a screen: its token (signed, HMAC-SHA256) and when it stops working. */
+/** A share link of a screen and when it stops working (its token is shown once, when it is made). */
 export const screenShareRow = z.object({
   id: z.string(),
-  token: z.string(),
   expiresAt: z.string(),
   revoked: z.boolean(),
   expired: z.boolean(),

@@ -11,19 +11,19 @@ export type ScreenRecord = {
   createdAt: Date;
   updatedAt: Date;
 };
-/** A share link of a screen (rm_screen_shares): its HMAC key, expiry and revocation. */
+/** A share link of a screen (rm_screen_shares): the hash of its secret, expiry and revocation. */
 export type ScreenShareRecord = {
   id: string;
   tenantId: string;
   screenId: string;
-  key: string;
+  tokenHash: string;
   expiresAt: Date;
   revokedAt: Date | null;
   createdAt: Date;
 };
 
 const SCREEN = `id, tenant_id as "tenantId", name, widgets, created_at as "createdAt", updated_at as "updatedAt"`;
-const SHARE = `id, tenant_id as "tenantId", screen_id as "screenId", key, expires_at as "expiresAt", revoked_at as "revokedAt", created_at as "createdAt"`;
+const SHARE = `id, tenant_id as "tenantId", screen_id as "screenId", token_hash as "tokenHash", expires_at as "expiresAt", revoked_at as "revokedAt", created_at as "createdAt"`;
 
 /** A screen of a tenant, by id. */
 export async function screenById(db: Sql, tenantId: string, id: string): Promise<ScreenRecord | null> {
@@ -58,7 +58,7 @@ export async function sharesOfScreen(db: Sql, tenantId: string, screenId: string
   ).rows;
 }
 
-/** A share link by its id, whatever the tenant (a public link names no tenant: its token's signature is checked with the key). */
+/** A share link by its id, whatever the tenant (a public link names no tenant: its secret is checked against the hash). */
 export async function shareById(db: Sql, shareId: string): Promise<ScreenShareRecord | null> {
   return (await db.query<ScreenShareRecord>(`select ${SHARE} from rm_screen_shares where id = $1`, [shareId])).rows[0] ?? null;
 }

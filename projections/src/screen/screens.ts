@@ -1,7 +1,7 @@
 import type { ScreenEvent } from '@iot/contracts';
 import { projection } from '../projection.ts';
 
-/** Big screens of each tenant (widgets as one JSON document) and their share links (key, expiry, revocation). */
+/** Big screens of each tenant (widgets as one JSON document) and their share links (token hash, expiry, revocation). */
 export const screensProjection = projection<ScreenEvent>({
   name: 'screens',
   handles: ['ScreenCreated', 'ScreenRenamed', 'ScreenLayoutSaved', 'ScreenDeleted', 'ScreenShared', 'ScreenShareRevoked'],
@@ -20,7 +20,7 @@ export const screensProjection = projection<ScreenEvent>({
       id text primary key,
       tenant_id text not null,
       screen_id text not null,
-      key text not null,
+      token_hash text not null,
       expires_at timestamptz not null,
       revoked_at timestamptz,
       created_at timestamptz not null
@@ -56,9 +56,9 @@ export const screensProjection = projection<ScreenEvent>({
       case 'ScreenShared': {
         const d = event.data;
         await tx.query(
-          `insert into rm_screen_shares (id, tenant_id, screen_id, key, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)
+          `insert into rm_screen_shares (id, tenant_id, screen_id, token_hash, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)
            on conflict (id) do nothing`,
-          [d.shareId, tenantId, d.screenId, d.key, d.expiresAt, at],
+          [d.shareId, tenantId, d.screenId, d.tokenHash, d.expiresAt, at],
         );
         return;
       }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   DomainError,
   type ScreenData,
@@ -42,40 +42,21 @@ async function screenOf(ctx: RequestContext, id: string): Promise<ScreenRecord> 
   return screen;
 }
 
-// ---------------------------------------------------------------- share tokens: `<claims>.<signature>`, base64url
+// ---------------------------------------------------------------- share tokens: `<shareId>.<secret>`
 
-interface Claims {
-  /** The share link's id. */
-  s: string;
-  /** Expiry, Unix seconds (the link's record is what counts; the claim only makes the token readable). */
-  e: number;
-}
-const sign = (key: string, claims: string) => createHmac('sha256', Buffer.from(key, 'base64url')).update(claims).digest();
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-/** The token of a share link: its claims signed with HMAC-SHA256 under the link's own random key. */
-export function tokenOf(share: Pick<ScreenShareRecord, 'id' | 'key' | 'expiresAt'>): string {
-  const claims = Buffer.from(JSON.stringify({ s: share.id, e: Math.floor(share.expiresAt.getTime() / 1000) } satisfies Claims)).toString(
-    'base64url',
-  );
-  return `${claims}.${sign(share.key, claims).toString('base64url')}`;
-}
-
-/** The share link a token is for, once its signature, revocation and expiry are checked. */
+/** The share link a token is for, once its secret, revocation and expiry are checked. */
 async function shareOfToken(ctx: RequestContext, token: string): Promise<ScreenShareRecord> {
-  const [claims, signature, ...rest] = token.split('.');
-  if (!claims || !signature || rest.length) throw new DomainError('SCREEN_LINK_INVALID');
-  let parsed: Partial<Claims>;
-  try {
-    parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as Partial<Claims>;
-  } catch {
-    throw new DomainError('SCREEN_LINK_INVALID');
-  }
-  if (typeof parsed.s !== 'string' || parsed.s.length > 64) throw new DomainError('SCREEN_LINK_INVALID');
-  const share = await shareById(ctx.ports.db, parsed.s);
+  const dot = token.indexOf('.');
+  const [shareId, secret] = dot > 0 ? [token.slice(0, dot), token.slice(dot + 1)] : ['', ''];
+  if (!shareId || !secret || shareId.length > 64) throw new DomainError('SCREEN_LINK_INVALID');
+  // A share id is no secret (a UUID in the link): only the secret is compared in constant time.
+  const share = await shareById(ctx.ports.db, shareId);
   if (!share) throw new DomainError('SCREEN_LINK_INVALID');
-  const given = Buffer.from(signature, 'base64url');
-  const expected = sign(share.key, claims);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new DomainError('SCREEN_LINK_INVALID');
+  const expected = Buffer.from(share.tokenHash, 'hex');
+  const given = sha256(secret);
+  if (expected.length !== given.length || !timingSafeEqual(given, expected)) throw new DomainError('SCREEN_LINK_INVALID');
   if (share.revokedAt) throw new DomainError('SCREEN_LINK_INVALID');
   if (share.expiresAt.getTime() <= Date.now()) throw new DomainError('SCREEN_LINK_EXPIRED');
   return share;
@@ -191,7 +172,6 @@ const shareContext = (ctx: RequestContext, share: ScreenShareRecord): RequestCon
 
 const shareRow = (s: ScreenShareRecord, now: number): ScreenShareRow => ({
   id: s.id,
-  token: tokenOf(s),
   expiresAt: s.expiresAt.toISOString(),
   revoked: s.revokedAt !== null,
   expired: s.expiresAt.getTime() <= now,

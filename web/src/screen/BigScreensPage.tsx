@@ -3,7 +3,7 @@ import './screen.css';
 import '../alarm/i18n.ts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Badge, Button, Card, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Button, Callout, Card, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   SCREEN_COLUMNS,
@@ -512,11 +512,12 @@ function Designer({ screen, onBack }: { screen: ScreenRow; onBack: () => void })
   );
 }
 
-/** A screen's share links: create one with an expiry, copy, open, revoke. */
+/** A screen's share links: create one with an expiry (its link is shown once, to copy or open), revoke. */
 function SharesDialog({ screen, onClose }: { screen: ScreenRow; onClose: () => void }) {
   const { t } = useTranslation();
   const [hours, setHours] = useState('24');
   const [busy, setBusy] = useState(false);
+  const [made, setMade] = useState<string | null>(null);
   const shares = useQuery({
     queryKey: [SCREENS, 'shares', screen.id],
     queryFn: () => callRoute('screen.shares', { query: { id: screen.id } }),
@@ -555,12 +556,38 @@ function SharesDialog({ screen, onClose }: { screen: ScreenRow; onClose: () => v
           </label>
           <Button
             disabled={busy || !(Number(hours) >= 1)}
-            onClick={() => void run(() => callRoute('screen.share', { body: { id: screen.id, hours: Math.round(Number(hours)) } }))}
+            onClick={() =>
+              void run(async () =>
+                setMade((await callRoute('screen.share', { body: { id: screen.id, hours: Math.round(Number(hours)) } })).token),
+              )
+            }
             data-testid="share-create"
           >
             {t('screen.shares.create')}
           </Button>
         </Flex>
+        {made && (
+          <Callout.Root color="green" mb="3" data-testid="share-new">
+            <Callout.Text>{t('screen.shares.shownOnce')}</Callout.Text>
+            <code className="sw-link" data-testid="share-link">
+              {linkOf(made)}
+            </code>
+            <Flex gap="1">
+              <Button
+                size="1"
+                variant="soft"
+                onClick={() => void navigator.clipboard?.writeText(linkOf(made)).then(() => notice.success(t('screen.shares.copied')))}
+              >
+                {t('screen.shares.copy')}
+              </Button>
+              <Button size="1" variant="soft" asChild>
+                <a href={linkOf(made)} target="_blank" rel="noreferrer">
+                  {t('screen.shares.open')}
+                </a>
+              </Button>
+            </Flex>
+          </Callout.Root>
+        )}
         {shares.data?.length === 0 && <Text color="gray">{t('screen.shares.none')}</Text>}
         {!!shares.data?.length && (
           <Table.Root size="1">
@@ -576,26 +603,7 @@ function SharesDialog({ screen, onClose }: { screen: ScreenRow; onClose: () => v
                     {t('screen.shares.expiresAt')} {formatDate(s.expiresAt, true)}
                   </Table.Cell>
                   <Table.Cell>
-                    <code className="sw-link" data-testid="share-link">
-                      {linkOf(s.token)}
-                    </code>
-                  </Table.Cell>
-                  <Table.Cell>
                     <Flex gap="1">
-                      <Button
-                        size="1"
-                        variant="soft"
-                        onClick={() =>
-                          void navigator.clipboard?.writeText(linkOf(s.token)).then(() => notice.success(t('screen.shares.copied')))
-                        }
-                      >
-                        {t('screen.shares.copy')}
-                      </Button>
-                      <Button size="1" variant="soft" asChild>
-                        <a href={linkOf(s.token)} target="_blank" rel="noreferrer">
-                          {t('screen.shares.open')}
-                        </a>
-                      </Button>
                       {!s.revoked && (
                         <Button
                           size="1"
