@@ -63,7 +63,10 @@ describe('big screen designer in a real browser', () => {
     await page.getByRole('option', { name: 'pump 1 (PUMP-1)' }).click();
     await inspector.getByRole('combobox', { name: 'Variable' }).click();
     await page.getByRole('option', { name: '压力 (pressure)' }).click();
-    // Drag it two columns right and one row down (a column is 80 px, a row 40 px of the 1920×1080 stage, scaled).
+    // Drag it two columns right and one row down (a column is 80 px, a row 40 px of the 1920×1080 stage, scaled),
+    // once the variable's list has closed (while it is open, it takes the pointer).
+    await expect.poll(() => page.getByRole('listbox').count()).toBe(0);
+    await expect.poll(() => inspector.textContent()).toContain('压力 (pressure)');
     const stage = (await page.getByTestId('screen-stage').boundingBox())!;
     const scale = stage.width / 1920;
     const card = (await page.getByTestId('widget-number1').boundingBox())!;
