@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { identifier } from '../device/thing-model.ts';
+import { BROWSER_URL_MARK } from '../http/outbound-url.ts';
 import { entityId } from '../identity/common.ts';
 
 /**
@@ -71,11 +72,13 @@ export const screenWidgetOptions = z
     max: z.number().finite().optional(),
     unit: z.string().trim().max(16).optional(),
     text: z.string().max(2_000).optional(),
+    // Only the browser opens it (an image, a video slot): the platform never calls it, so the outbound guard has nothing to guard.
     url: z
       .string()
       .trim()
       .max(1_000)
       .regex(/^(https?:\/\/|\/)/, 'an http(s) or same-site address')
+      .meta({ [BROWSER_URL_MARK]: ['http:', 'https:'] })
       .optional(),
     color: z
       .string()
