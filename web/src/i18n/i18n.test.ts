@@ -19,6 +19,7 @@ import { en as opsEn, zh as opsZh } from '../system/ops-strings.ts';
 import { en as fieldEn, zh as fieldZh } from '../field/strings.ts';
 import { en as mqttEn, zh as mqttZh } from '../system/mqtt-strings.ts';
 import { en as operationEn, zh as operationZh } from '../operation/strings.ts';
+import { en as screenEn, zh as screenZh } from '../screen/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -39,6 +40,7 @@ const bundles: Array<[object, object]> = [
   [fieldEn, fieldZh],
   [mqttEn, mqttZh],
   [operationEn, operationZh],
+  [screenEn, screenZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>
