@@ -18,6 +18,7 @@ import { notifyHandlers } from './notify/handlers.ts';
 import { statHandlers } from './stat/handlers.ts';
 import { statRunNowHandlers } from './stat/run-now.ts';
 import { fieldHandlers } from './field/handlers.ts';
+import { powerHandlers } from './power/handlers.ts';
 import { fileHandlers } from './file/handlers.ts';
 import { reportHandlers } from './report/handlers.ts';
 import { marketHandlers } from './market/handlers.ts';
@@ -78,6 +79,7 @@ export const commandHandlers = {
   ...topoElementHandlers,
   ...mqttBrokerHandlers,
   ...sceneHandlers,
+  ...powerHandlers,
 };
 
 /** The commands that workflows and reactors may dispatch, by type (bound to the dispatch port in infra/). */

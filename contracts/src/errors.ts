@@ -216,6 +216,8 @@ export const errorCatalogue = {
   PRICE_PERIODS_OVERLAP: { status: 400, zh: '电价时段有重叠', en: 'The price periods overlap' },
   PRICE_PERIODS_GAP: { status: 400, zh: '电价时段须覆盖全天', en: 'The price periods must cover the whole day' },
   PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },
+  PRICE_SCHEDULE_EXISTS: { status: 409, zh: '该电站已有电价方案', en: 'This station already has a price schedule' },
+  NOT_A_STATION: { status: 400, zh: '所选分组不是电站或站点', en: 'The group is not a power station or site' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

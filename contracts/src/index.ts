@@ -109,3 +109,6 @@ export * from './screen/permissions.ts';
 export * from './screen/routes.ts';
 export * from './diagram/topo-element.ts';
 export * from './power/model.ts';
+export * from './power/events.ts';
+export * from './power/permissions.ts';
+export * from './power/routes.ts';

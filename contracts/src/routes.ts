@@ -29,6 +29,7 @@ import { systemMqttRoutes } from './system/mqtt.ts';
 import { operationRoutes } from './operation/routes.ts';
 import { diagramRoutes } from './diagram/routes.ts';
 import { screenRoutes } from './screen/routes.ts';
+import { powerRoutes } from './power/routes.ts';
 
 /**
  * Every HTTP route of the platform, by name: the one source of paths, permissions and schemas for the
@@ -66,6 +67,7 @@ export const routes = {
   ...operationRoutes,
   ...diagramRoutes,
   ...screenRoutes,
+  ...powerRoutes,
 };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -18,6 +18,7 @@ import { forwardProjection, mqttAuthProjection } from './forward/forward.ts';
 import { statTasksProjection } from './stat/tasks.ts';
 import { reportsProjection } from './report/reports.ts';
 import { marketProjection } from './market/market.ts';
+import { priceSchedulesProjection } from './power/price-schedules.ts';
 import { fieldConfigProjection } from './field/field-config.ts';
 import { ruleChainsProjection } from './rule/chains.ts';
 import { filesProjection } from './file/files.ts';
@@ -78,4 +79,5 @@ export const projections: AnyProjection[] = [
   scenesProjection,
   sceneLogProjection,
   ruleDebugProjection,
+  priceSchedulesProjection,
 ];

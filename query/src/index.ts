@@ -17,6 +17,7 @@ import { alarmQueryHandlers } from './alarm/handlers.ts';
 import { forwardQueryHandlers } from './forward/handlers.ts';
 import { statQueryHandlers } from './stat/handlers.ts';
 import { fieldQueryHandlers } from './field/handlers.ts';
+import { powerQueryHandlers } from './power/handlers.ts';
 import { reportQueryHandlers } from './report/handlers.ts';
 import { marketQueryHandlers } from './market/handlers.ts';
 import { ruleQueryHandlers } from './rule/handlers.ts';
@@ -55,6 +56,7 @@ export const queryHandlers = {
   ...forwardQueryHandlers,
   ...statQueryHandlers,
   ...fieldQueryHandlers,
+  ...powerQueryHandlers,
   ...otaQueryHandlers,
   ...restartQueryHandlers,
   ...reportQueryHandlers,

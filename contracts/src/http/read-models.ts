@@ -38,6 +38,7 @@ export const readModels = [
   'diagrams',
   'screens',
   'topoElements',
+  'priceSchedules',
   // A workflow is waited for first; the read models are then waited for at what it appended.
   'workflow-tenant-onboarding',
 ] as const;

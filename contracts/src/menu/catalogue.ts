@@ -161,7 +161,7 @@ const areas: Area[] = [
     screens: [
       { key: 'report', name: '报表定制', router: 'ReportCustom', entries: [...crud, ['export', '导出', 'button']] },
       { key: 'history', name: '历史数据', router: 'HistoryData' },
-      { key: 'business', name: '业务统计', router: 'BusinessStatistics', entries: statEntries },
+      { key: 'business', name: '业务统计', router: 'BusinessStatistics', entries: [...statEntries, ['price', '电价方案', 'button']] },
       {
         key: 'task',
         name: '统计任务',
@@ -615,6 +615,7 @@ const englishEntries: Record<string, string> = {
   cancel: 'Cancel',
   restart: 'Restart tasks',
   element: 'Topo elements',
+  price: 'Price schedules',
 };
 
 /** A built-in entry's English title, or undefined for entries an administrator added. */

@@ -452,3 +452,13 @@ export async function devicesBySn(
     )
   ).rows;
 }
+
+/** The ids of the tenant's devices in these groups (a station's subtree), of one product when told: a station's meters. */
+export async function deviceIdsInGroupsOf(db: Sql, tenantId: string, groupIds: readonly string[], productId?: string): Promise<string[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>(
+    'select id from rm_devices where tenant_id = $1 and group_id = any($2) and ($3::text is null or product_id = $3) order by id',
+    [tenantId, [...groupIds], productId ?? null],
+  );
+  return rows.rows.map((r) => r.id);
+}
