@@ -71,15 +71,18 @@ export const stationGroupTypes = ['powerStation', 'site'] as const satisfies rea
 export const isStationGroupType = (type: string | null | undefined): boolean =>
   (stationGroupTypes as readonly string[]).includes(type ?? '');
 
-/** A schedule is a station's own (its group id) or the tenant's default (null), which prices every station without one. */
-export const priceScheduleBody = priceSchedule.safeExtend({ stationId: entityId.nullable() }).strict();
+/**
+ * A schedule is a station's own (`groupId`, the station's group) or the tenant's default (null), which prices every
+ * station without one. Not `stationId`: that query parameter is the caller's current group (spec §6), taken by the adapter.
+ */
+export const priceScheduleBody = priceSchedule.safeExtend({ groupId: entityId.nullable() }).strict();
 export type PriceScheduleBody = z.output<typeof priceScheduleBody>;
-/** Which schedule: a station's, or the tenant's default when `stationId` is left out. */
-export const priceScheduleQuery = z.object({ stationId: entityId.optional() }).strict();
+/** Which schedule: a station's, or the tenant's default when `groupId` is left out. */
+export const priceScheduleQuery = z.object({ groupId: entityId.optional() }).strict();
 export const priceScheduleRow = priceSchedule.extend({
-  stationId: z.string().nullable(),
+  groupId: z.string().nullable(),
   /** The station's group name; null for the tenant's default. */
-  stationName: z.string().nullable(),
+  groupName: z.string().nullable(),
   updateTime: z.string(),
 });
 export type PriceScheduleRow = z.infer<typeof priceScheduleRow>;
@@ -95,7 +98,7 @@ export const ENERGY_VARIABLE = 'energy';
 const energyRange = z
   .object({
     /** One station (a group of a station type in the caller's scope); none: every station the caller sees. */
-    stationId: entityId.optional(),
+    groupId: entityId.optional(),
     cycle: z.enum(energyCycles).default('day'),
     /** Windows starting at or after. */
     from: instant,

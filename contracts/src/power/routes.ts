@@ -4,7 +4,7 @@ import { energyExportQuery, energyStats, energyStatsQuery, priceScheduleBody, pr
 import { powerPerm as p } from './permissions.ts';
 
 const tag = 'power';
-const stationResult = z.object({ stationId: z.string().nullable() });
+const stationResult = z.object({ groupId: z.string().nullable() });
 const stationRow = z.object({
   id: z.string(),
   name: z.string(),
@@ -39,7 +39,7 @@ export const powerRoutes = {
     path: '/api/power/price',
     permission: p.statistics,
     tag,
-    summary: "A station's price schedule, or the tenant's default when stationId is left out",
+    summary: "A station's price schedule, or the tenant's default when groupId is left out",
     query: priceScheduleQuery,
     response: priceScheduleRow,
     reads: ['groups', 'priceSchedules'],
@@ -50,7 +50,7 @@ export const powerRoutes = {
     path: '/api/power/price',
     permission: p.price,
     tag,
-    summary: "Add a station's price schedule (stationId null: the tenant's default): periods cover the day once, prices ≥ 0",
+    summary: "Add a station's price schedule (groupId null: the tenant's default): periods cover the day once, prices ≥ 0",
     body: priceScheduleBody,
     response: stationResult,
     reads: ['priceSchedules'],
@@ -80,7 +80,7 @@ export const powerRoutes = {
     path: '/api/power/price',
     permission: p.price,
     tag,
-    summary: "Delete a station's price schedule (the tenant's default then prices it), or the default when stationId is left out",
+    summary: "Delete a station's price schedule (the tenant's default then prices it), or the default when groupId is left out",
     query: priceScheduleQuery,
     response: stationResult,
     reads: ['priceSchedules'],

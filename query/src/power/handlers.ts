@@ -34,14 +34,14 @@ async function stationsInScope(ctx: RequestContext): Promise<GroupRecord[]> {
 async function stationOf(ctx: RequestContext, stationId: string): Promise<GroupRecord> {
   const group = await groupById(ctx.ports.db, callerOf(ctx).tenantId, stationId);
   const scope = await stationScope(ctx);
-  if (!group || (scope && !scope.includes(group.id))) throw new DomainError('NOT_FOUND', { field: 'stationId' });
-  if (!isStationGroupType(group.type)) throw new DomainError('NOT_A_STATION', { field: 'stationId' });
+  if (!group || (scope && !scope.includes(group.id))) throw new DomainError('NOT_FOUND', { field: 'groupId' });
+  if (!isStationGroupType(group.type)) throw new DomainError('NOT_A_STATION', { field: 'groupId' });
   return group;
 }
 
 const rowOf = (r: PriceScheduleRecord, names: Map<string, string>): PriceScheduleRow => ({
-  stationId: r.stationId,
-  stationName: r.stationId === null ? null : (names.get(r.stationId) ?? null),
+  groupId: r.stationId,
+  groupName: r.stationId === null ? null : (names.get(r.stationId) ?? null),
   currency: r.currency,
   prices: r.prices,
   periods: r.periods,
@@ -110,7 +110,7 @@ async function stationEnergy(
 /** The energy statistics of one station, or of every station the caller sees; totals priced when they share a currency. */
 export async function energyStatsOf(ctx: RequestContext, query: EnergyStatsQuery): Promise<EnergyStats> {
   const q = { ...query, timeZone: query.timeZone ?? DEFAULT_ZONE };
-  const stations = q.stationId ? [await stationOf(ctx, q.stationId)] : (await stationsInScope(ctx)).slice(0, MAX_STATIONS);
+  const stations = q.groupId ? [await stationOf(ctx, q.groupId)] : (await stationsInScope(ctx)).slice(0, MAX_STATIONS);
   const records = await priceSchedulesOf(
     ctx.ports.db,
     callerOf(ctx).tenantId,
@@ -171,9 +171,9 @@ export const powerQueryHandlers: Pick<
   },
 
   async 'power.price'({ query }, ctx) {
-    const station = query.stationId ? await stationOf(ctx, query.stationId) : null;
+    const station = query.groupId ? await stationOf(ctx, query.groupId) : null;
     const record = await priceScheduleOf(ctx.ports.db, callerOf(ctx).tenantId, station?.id ?? null);
-    if (!record) throw new DomainError('NOT_FOUND', { field: 'stationId' });
+    if (!record) throw new DomainError('NOT_FOUND', { field: 'groupId' });
     return rowOf(record, new Map(station ? [[station.id, station.name]] : []));
   },
 
