@@ -384,7 +384,6 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
   );
 }
 
-export const BusinessStatsPage = () => <FaultStatsPage view="business" />;
 export const RegionFaultPage = () => <FaultStatsPage view="region" />;
 export const GarageFaultPage = () => <FaultStatsPage view="garage" />;
 export const ProjectFaultPage = () => <FaultStatsPage view="project" />;

@@ -46,7 +46,7 @@ const ForwardRulesPage = page(() => import('../forward/ForwardPages.tsx'), 'Forw
 const MqttUserPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttUserPage');
 const MqttTopicPage = page(() => import('../forward/ForwardPages.tsx'), 'MqttTopicPage');
 const StatTaskPage = page(() => import('../analysis/StatTaskPage.tsx'), 'StatTaskPage');
-const BusinessStatsPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'BusinessStatsPage');
+const BusinessStatsPage = page(() => import('../power/BusinessPage.tsx'), 'BusinessStatsPage');
 const RegionFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'RegionFaultPage');
 const GarageFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'GarageFaultPage');
 const ProjectFaultPage = page(() => import('../analysis/FaultStatsPage.tsx'), 'ProjectFaultPage');

@@ -20,6 +20,7 @@ import { en as fieldEn, zh as fieldZh } from '../field/strings.ts';
 import { en as mqttEn, zh as mqttZh } from '../system/mqtt-strings.ts';
 import { en as operationEn, zh as operationZh } from '../operation/strings.ts';
 import { en as screenEn, zh as screenZh } from '../screen/strings.ts';
+import { en as powerEn, zh as powerZh } from '../power/strings.ts';
 
 /** Every bundle of strings, as [en, zh]: the app's own, and those screens bring themselves (web/src/fleet/i18n.ts). */
 const bundles: Array<[object, object]> = [
@@ -41,6 +42,7 @@ const bundles: Array<[object, object]> = [
   [mqttEn, mqttZh],
   [operationEn, operationZh],
   [screenEn, screenZh],
+  [powerEn, powerZh],
 ];
 
 const keys = (o: object, prefix = ''): string[] =>
