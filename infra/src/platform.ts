@@ -24,6 +24,8 @@ import { startHttp } from './wiring/http.ts';
 import { notifySettingsOf, startOutgoing } from './wiring/notify.ts';
 import { setUpProjections } from './wiring/projections.ts';
 import { seedAtStart, seedsDemo, startDemoSimulator } from './wiring/seed.ts';
+import { DEMO_TENANT } from './seed.ts';
+import { seedDemoEnergyHistory } from './seed-analysis.ts';
 import { runs, stopInReverse, type Stops } from './wiring/stops.ts';
 import { startStorage, startTimeseries } from './wiring/storage.ts';
 import { startTelemetry } from './wiring/telemetry.ts';
@@ -232,6 +234,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     };
     const demo = seedsDemo(config, part.projections, options.seedDemo);
     const { generatedAdminPassword } = await seedAtStart(context, lookups, runner, { projections: part.projections, demo });
+    if (demo && timeseries) await seedDemoEnergyHistory(timeseries, DEMO_TENANT.id);
     if (demo && role === 'all' && link?.embeddedUrl && config.DEMO_FLEET !== '0')
       await startDemoSimulator(link.embeddedUrl, runner, logger, stops);
 

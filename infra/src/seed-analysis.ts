@@ -1,8 +1,11 @@
-import { reportFields, statTaskFields } from '@iot/contracts';
+import { reportFields, statTaskFields, type PriceSchedule } from '@iot/contracts';
+import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { handleCommand, newAggregateId, type CommandContext } from '@iot/command/handler.ts';
+import { priceScheduleDecider, priceScheduleStream } from '@iot/command/power/decide.ts';
 import { reportDecider, reportStream } from '@iot/command/report/decide.ts';
 import { statTaskDecider, statTaskStream } from '@iot/command/stat/decide.ts';
 import type { AppContext } from './http/context.ts';
+import { demoEnergy } from './simulator.ts';
 
 /**
  * The demo tenant's analysis (issue 20): a running statistic task over the sensors' temperature and a saved
@@ -66,4 +69,75 @@ export async function seedDemoAnalysis(context: AppContext, tenantId: string): P
       idempotencyKey: 'demo-report:climate',
     },
   );
+
+  await seedDemoPrices(context, tenantId, seed, idOf('demo-group:east-plant'));
+}
+
+/**
+ * A Shanghai-style time-of-use tariff for the demo's power station (sharp in the summer afternoon and evening, valley
+ * overnight) and a flat default for the tenant's other stations, so that the energy screen shows costs on `npm start`.
+ */
+async function seedDemoPrices(context: AppContext, tenantId: string, seed: CommandContext, stationId: string): Promise<void> {
+  const plant: PriceSchedule = {
+    currency: 'CNY',
+    prices: { sharp: 1.32, peak: 1.05, flat: 0.65, valley: 0.31 },
+    periods: [
+      { kind: 'valley', start: '22:00', end: '06:00' },
+      { kind: 'flat', start: '06:00', end: '08:00' },
+      { kind: 'peak', start: '08:00', end: '11:00' },
+      { kind: 'flat', start: '11:00', end: '13:00' },
+      { kind: 'sharp', start: '13:00', end: '15:00' },
+      { kind: 'flat', start: '15:00', end: '18:00' },
+      { kind: 'peak', start: '18:00', end: '19:00' },
+      { kind: 'sharp', start: '19:00', end: '21:00' },
+      { kind: 'flat', start: '21:00', end: '22:00' },
+    ],
+  };
+  const flat: PriceSchedule = {
+    currency: 'CNY',
+    prices: { sharp: null, peak: null, flat: 0.62, valley: null },
+    periods: [{ kind: 'flat', start: '00:00', end: '24:00' }],
+  };
+  for (const [groupId, schedule, key] of [
+    [stationId, plant, 'demo-price:east-plant'],
+    [null, flat, 'demo-price:default'],
+  ] as const)
+    await handleCommand(
+      context.store,
+      priceScheduleDecider,
+      priceScheduleStream(tenantId, groupId),
+      { type: 'AddPriceSchedule', stationId: groupId, schedule },
+      { ...seed, idempotencyKey: key },
+    );
+}
+
+const DEMO_HISTORY_DAYS = 30;
+const QUARTER_HOUR = 15 * 60_000;
+
+/**
+ * The demo meters' readings every 15 minutes over the last 30 days up to today's Shanghai midnight, from the same
+ * curve the simulator publishes, so that the energy screen has a month to show; written once (a store that already
+ * holds a reading of the first meter before today is left alone).
+ */
+export async function seedDemoEnergyHistory(timeseries: TimeSeriesStore, tenantId: string, now = Date.now()): Promise<void> {
+  const idOf = (key: string) => newAggregateId({ tenantId, idempotencyKey: key });
+  const meters = [1, 2].flatMap((g) => [1, 2, 3].map((m) => `DEMO-PM-${g}${m}`));
+  const shanghai = 8 * 3_600_000;
+  const today = Math.floor((now + shanghai) / 86_400_000) * 86_400_000 - shanghai;
+  const from = today - DEMO_HISTORY_DAYS * 86_400_000;
+  const counted = await timeseries.countSamples({
+    tenantId,
+    deviceIds: [idOf(`demo-device:${meters[0]}`)],
+    since: new Date(from),
+    recentSince: new Date(today),
+  });
+  if (counted.since > counted.recent) return;
+  const productId = idOf('demo-product:meter');
+  const rows: TelemetryRow[] = [];
+  for (const sn of meters) {
+    const deviceId = idOf(`demo-device:${sn}`);
+    for (let at = from; at < today; at += QUARTER_HOUR)
+      rows.push({ tenantId, deviceId, productId, variable: 'energy', ts: new Date(at), value: demoEnergy(sn, at), text: null });
+  }
+  await timeseries.insertTelemetry(rows);
 }

@@ -92,11 +92,24 @@ export function demoReadings(sn: string, at: number): Record<string, number> {
       cpu: Math.round((20 + 10 * Math.abs(Math.sin(at / 60_000)) + noise(2)) * 10) / 10,
       uptime: Math.floor(at / 1000) % 10_000_000,
     };
-  const power = Math.round((8 + 5 * Math.sin(day - 1) + noise(1)) * 100) / 100;
+  const power = Math.round(meterScale(sn) * (8 + 5 * Math.sin(day - 1) + noise(1)) * 100) / 100;
   return {
     voltage: Math.round((220 + noise(2)) * 10) / 10,
     current: Math.round((power / 0.22) * 100) / 100,
     power,
-    energy: Math.round(at / 36_000) / 100,
+    energy: demoEnergy(sn, at),
   };
+}
+
+/** Each demo meter draws its own share of the daily load: 0.6 to 1.2 times the base. */
+const meterScale = (sn: string) => 0.6 + ([...sn].reduce((n, c) => n + c.charCodeAt(0), 0) % 7) / 10;
+
+/**
+ * A demo meter's cumulative energy (kWh) at an instant: the integral of its power without the noise, 8 kW plus a daily
+ * swing of 5 kW that peaks in the Shanghai evening. Always rising, so the demo's history and live readings join up.
+ */
+export function demoEnergy(sn: string, at: number): number {
+  const hours = at / 3_600_000;
+  const swing = (60 / Math.PI) * (1 - Math.cos(((hours % 24) / 24) * 2 * Math.PI - 1));
+  return Math.round(meterScale(sn) * (8 * hours + swing) * 100) / 100;
 }

@@ -11,7 +11,8 @@ import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
  *
  * Groups of tenant volt:  North (institution) ─ Station A (powerStation) ─ Meter room (powerRoom)
  *                         Station B (powerStation)
- * Meters (product Meter): M1 in the meter room, M2 in Station A, M3 in Station B; X1 (product Other) in Station A.
+ * Meters (product Meter): M1 in the meter room, M2 in Station A, M3 in Station B; X1 (product Other) in Station A;
+ * S1 (product Sensor, no energy variable) in Station A.
  */
 let sut: TestPlatform;
 let token: string;
@@ -67,12 +68,18 @@ beforeAll(async () => {
   await group('b', 'Station B', 'powerStation');
   meterProduct = ok(await sut.call('product.create', { token, body: { name: 'Meter', code: 'MTR', type: 'direct' } })).id;
   const other = ok(await sut.call('product.create', { token, body: { name: 'Other', code: 'OTH', type: 'direct' } })).id;
+  const sensor = ok(await sut.call('product.create', { token, body: { name: 'Sensor', code: 'SNS', type: 'direct' } })).id;
+  const energy = { type: 'property', name: '电能', identifier: 'energy', dataType: { type: 'double', min: 0, max: 1e9, unit: 'kWh' } };
+  for (const productId of [meterProduct, other])
+    ok(await sut.call('product.defineFunction', { token, body: { productId, function: energy } }));
   const device = async (key: string, productId: string, groupId: string) =>
     (d[key] = ok(await sut.call('device.create', { token, body: { sn: `SN-${key}`, name: `Meter ${key}`, productId, groupId } })).id);
   await device('M1', meterProduct, g.room!);
   await device('M2', meterProduct, g.a!);
   await device('M3', meterProduct, g.b!);
   await device('X1', other, g.a!);
+  // A sensor in the station is no meter: its product has no energy variable.
+  await device('S1', sensor, g.a!);
 
   // M1: a reading every 15 minutes from local 03-01 23:00 to 03-02 23:45, each 1 kWh more in the valley, 3 at the
   // peak, 2 otherwise: 03-02 has 32 valley readings (32 kWh), 24 peak (72) and 40 flat (80).

@@ -122,6 +122,8 @@ const pickA: IdPicker = (field, url) => {
       return ids.alarmRule;
     case 'groupId':
     case 'parentId':
+      // The power routes take a station: A's site.
+      if (capability === 'price' || capability === 'statistics') return ids.childGroup;
       return capability === 'menu' ? undefined : ids.group;
     case 'roleId':
     case 'roleIds':
@@ -436,6 +438,15 @@ beforeAll(async () => {
     }),
   ).id;
   markers.push('alphaElementQ', 'alphaElementRemarkQ');
+  // The power area: a price schedule of A's site (issue 20).
+  const prices = { sharp: null, peak: null, flat: 0.6, valley: null };
+  ok(
+    await sut.call('power.priceAdd', {
+      token: tokenA,
+      body: { groupId: ids.childGroup, currency: 'alphaQ', prices, periods: [{ kind: 'flat', start: '00:00', end: '24:00' }] },
+    }),
+  );
+  markers.push('alphaQ');
   markers.push('alphaForwardQ', 'alphaPathQ', 'alphaForwardRuleQ', 'alphaMqttUserQ', 'alphaMqttRemarkQ', 'alphaTopicQ');
   secrets.unshift('Mqtt#pw1');
   // Rule engine: a chain of A's (issue 19).

@@ -27,9 +27,36 @@ describe('demo fleet', () => {
     );
     expect(sensor.map((v) => v.variable).sort()).toEqual(['battery', 'humidity', 'temperature']);
     expect(sensor.find((v) => v.variable === 'temperature')!.display).toMatch(/°C$/);
-    expect((await latest('DEMO-PM-11')).map((v) => v.variable).sort()).toEqual(['current', 'energy', 'power', 'voltage']);
+    // The meter's energy history is seeded at start: its live values are the ones beside it.
+    const meter = await waitFor(
+      'the meter’s live values',
+      async () => {
+        const values = await latest('DEMO-PM-11');
+        return values.length > 1 && values;
+      },
+      20_000,
+      250,
+    );
+    expect(meter.map((v) => v.variable).sort()).toEqual(['current', 'energy', 'power', 'voltage']);
     await sut.platform.runner.catchUp();
     const online = ok(await sut.call('device.count', { token }));
     expect(online.online).toBe(20);
+  }, 60_000);
+
+  it("shows a month of the power station's energy, priced by its time-of-use schedule", async () => {
+    const token = await sut.login('demo', 'demo123456');
+    const today = Math.floor((Date.now() + 8 * 3_600_000) / 86_400_000) * 86_400_000 - 8 * 3_600_000;
+    const query = { from: new Date(today - 30 * 86_400_000).toISOString(), to: new Date(today).toISOString(), timeZone: 'Asia/Shanghai' };
+    const stats = ok(await sut.call('power.statistics', { token, query }));
+    const plant = stats.stations.find((s) => s.stationName === '浦东配电站')!;
+    expect(plant).toMatchObject({ schedule: 'station', currency: 'CNY', meters: 6 });
+    // Each meter draws 8 kW times its share on average (the daily swing sums to nothing over a day): 192 kWh a day times
+    // the shares of the six meters (0.6 to 1.2 by their SN), to a reading's rounding.
+    const shares = [11, 12, 13, 21, 22, 23].map((n) => 0.6 + ([...`DEMO-PM-${n}`].reduce((a, c) => a + c.charCodeAt(0), 0) % 7) / 10);
+    const perDay = 192 * shares.reduce((a, b) => a + b, 0);
+    expect(plant.windows).toHaveLength(30);
+    for (const day of plant.windows.slice(1)) expect(Math.abs(day.kwh - perDay)).toBeLessThan(0.2);
+    for (const kind of ['sharp', 'peak', 'flat', 'valley'] as const) expect(plant.total[kind]).toBeGreaterThan(0);
+    expect(plant.total.cost).toBeGreaterThan(plant.total.kwh * 0.31);
   }, 60_000);
 });

@@ -136,7 +136,7 @@ export type EnergyUse = z.infer<typeof energyUse>;
 export const energyStation = z.object({
   stationId: z.string(),
   stationName: z.string(),
-  /** Meters counted: the station's devices (and its subgroups'), of the product asked for. */
+  /** Meters counted: the station's devices (and its subgroups') whose thing model has the energy variable, of the product asked for. */
   meters: z.number().int(),
   /** Whose schedule priced it: its own, the tenant's default, or none. */
   schedule: z.enum(['station', 'default', 'none']),

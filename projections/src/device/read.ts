@@ -453,12 +453,24 @@ export async function devicesBySn(
   ).rows;
 }
 
-/** The ids of the tenant's devices in these groups (a station's subtree), of one product when told: a station's meters. */
-export async function deviceIdsInGroupsOf(db: Sql, tenantId: string, groupIds: readonly string[], productId?: string): Promise<string[]> {
+/**
+ * A station's meters: the ids of the tenant's devices in these groups (the station's subtree) whose product's thing
+ * model has the variable (a cumulative energy counter), of one product when told.
+ */
+export async function metersInGroups(
+  db: Sql,
+  tenantId: string,
+  groupIds: readonly string[],
+  variable: string,
+  productId?: string,
+): Promise<string[]> {
   if (groupIds.length === 0) return [];
   const rows = await db.query<{ id: string }>(
-    'select id from rm_devices where tenant_id = $1 and group_id = any($2) and ($3::text is null or product_id = $3) order by id',
-    [tenantId, [...groupIds], productId ?? null],
+    `select d.id from rm_devices d join rm_products p on p.id = d.product_id
+     where d.tenant_id = $1 and d.group_id = any($2) and ($3::text is null or d.product_id = $3)
+       and exists (select 1 from jsonb_array_elements(p.functions) f where f->>'identifier' = $4)
+     order by d.id`,
+    [tenantId, [...groupIds], productId ?? null, variable],
   );
   return rows.rows.map((r) => r.id);
 }

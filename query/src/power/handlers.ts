@@ -12,7 +12,7 @@ import {
   type PriceScheduleRow,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
-import { deviceIdsInGroupsOf } from '@iot/projections/device/read.ts';
+import { metersInGroups } from '@iot/projections/device/read.ts';
 import { groupById, groupsOf, groupSubtree, type GroupRecord } from '@iot/projections/group/read.ts';
 import { priceScheduleOf, priceSchedulesOf, type PriceScheduleRecord } from '@iot/projections/power/read.ts';
 import { localTime } from '@iot/projections/report/mail.ts';
@@ -69,7 +69,8 @@ async function stationEnergy(
   const tenantId = callerOf(ctx).tenantId;
   const own = schedules.get(station.id);
   const schedule = own ?? schedules.get(null) ?? null;
-  const meters = await deviceIdsInGroupsOf(ctx.ports.db, tenantId, await groupSubtree(ctx.ports.db, tenantId, station.id), q.productId);
+  const subtree = await groupSubtree(ctx.ports.db, tenantId, station.id);
+  const meters = await metersInGroups(ctx.ports.db, tenantId, subtree, q.variable, q.productId);
   if (!ctx.ports.timeseries) throw new DomainError('INTERNAL');
   const points = await ctx.ports.timeseries.energyConsumption({
     tenantId,
