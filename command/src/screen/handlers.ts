@@ -65,6 +65,7 @@ export const screenHandlers: Pick<
       shareId,
       tokenHash: createHash('sha256').update(secret).digest('hex'),
       expiresAt: new Date(now.getTime() + body.hours * HOUR_MS).toISOString(),
+      stationId: callerOf(ctx).stationId,
       now: now.toISOString(),
     });
     return { id: shareId, token: `${shareId}.${secret}` };
