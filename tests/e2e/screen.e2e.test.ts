@@ -49,8 +49,8 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('1');
     await page.getByRole('radio', { name: 'My screens' }).click();
     await expect.poll(() => page.getByTestId('screen-empty').count(), wait).toBe(1);
-    await page.getByTestId('screen-create').click();
-    await page.getByLabel('Name').fill('Pump hall');
+    await page.getByRole('button', { name: 'New screen' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Pump hall');
     await page.getByRole('button', { name: 'OK' }).click();
     await expect.poll(() => page.getByTestId('screen-designer').count(), wait).toBe(1);
 

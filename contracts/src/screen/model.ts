@@ -152,7 +152,7 @@ export const screenRow = z.object({
   updateTime: z.string(),
 });
 export type ScreenRow = z.infer<typeof screenRow>;
-export const screenSortable = ['createTime', 'name'] as const;
+export const screenSortable = ['createTime', 'updateTime', 'name'] as const;
 export const screenFilters = { name: z.string().trim().max(64).optional() };
 
 /** A share link of a screen and when it stops working (its token is shown once, when it is made). */

@@ -20,7 +20,10 @@ export async function diagramById(db: Sql, tenantId: string, id: string): Promis
   );
 }
 
-const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof diagramSortable)[number], string>;
+const sortBy = { createTime: 'created_at', updateTime: 'updated_at', name: 'lower(name)' } satisfies Record<
+  (typeof diagramSortable)[number],
+  string
+>;
 
 /** A page of a tenant's diagrams, newest first unless told; `name` a part of the name, any case. */
 export async function diagramsPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<DiagramRecord>> {

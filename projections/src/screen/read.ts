@@ -34,7 +34,10 @@ export async function screenById(db: Sql, tenantId: string, id: string): Promise
   );
 }
 
-const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof screenSortable)[number], string>;
+const sortBy = { createTime: 'created_at', updateTime: 'updated_at', name: 'lower(name)' } satisfies Record<
+  (typeof screenSortable)[number],
+  string
+>;
 
 /** A page of a tenant's screens, newest first unless told; `name` a part of the name, any case. */
 export async function screensPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<ScreenRecord>> {
