@@ -255,4 +255,63 @@ describe('big screens', () => {
     expect(all.widgets.pd?.source === 'stat' && all.widgets.pd.points.length).toBe(2);
     expect(all.widgets.pt?.source === 'stat' && all.widgets.pt.points.map((p) => p.value)).toEqual([8]);
   });
+
+  it('places a group’s or a product’s devices on a map widget by their coordinates, with status and alarm level', async () => {
+    const east = ok(await sut.call('group.create', { token, body: { name: 'East', type: 'site' } })).id;
+    const west = ok(await sut.call('group.create', { token, body: { name: 'West', type: 'site' } })).id;
+    const meter = ok(await sut.call('product.create', { token, body: { name: 'Meter', code: 'MTR', type: 'direct' } })).id;
+    const place = async (sn: string, productId: string, groupId: string, lng: number | null, lat: number | null) =>
+      ok(
+        await sut.call('device.create', {
+          token,
+          body: { sn, name: sn, productId, groupId, location: { lng, lat, address: null } },
+        }),
+      ).id;
+    const shanghai = await place('MAP-E1', pump, east, 121.47, 31.23);
+    await place('MAP-E2', meter, east, 120.15, 30.28);
+    await place('MAP-E3', pump, east, null, null);
+    await place('MAP-W1', pump, west, 104.06, 30.67);
+    const raisedAt = new Date(Date.now() - 60_000).toISOString();
+    await sut.platform.context.store.append(
+      'alarm-zulu.zm',
+      [
+        event('AlarmRaised', manualAlarm('zm', shanghai, 4, raisedAt, { variable: 'pressure', value: 9 }), {
+          tenantId: 'zulu',
+          occurredAt: raisedAt,
+        }),
+      ],
+      'any',
+    );
+    await sut.platform.runner.catchUp();
+    const map = (id: string, binding: Record<string, unknown>) => ({
+      id,
+      kind: 'map',
+      x: 0,
+      y: 0,
+      w: 12,
+      h: 10,
+      binding: { source: 'map', ...binding },
+    });
+    const { id } = ok(
+      await sut.call('screen.create', {
+        token,
+        body: { name: 'Map', widgets: [map('east', { groupId: east }), { ...map('pumps', { groupId: east, productId: pump }), x: 12 }] },
+      }),
+    );
+    const data = ok(await sut.call('screen.data', { token, query: { id } })).widgets;
+    expect(data.east).toMatchObject({ source: 'map', total: 3, unlocated: 1 });
+    expect(data.east?.source === 'map' && data.east.points.map((p) => [p.sn, p.lng, p.lat, p.online, p.alarmLevel])).toEqual([
+      ['MAP-E1', 121.47, 31.23, false, 4],
+      ['MAP-E2', 120.15, 30.28, false, null],
+    ]);
+    expect(data.pumps?.source === 'map' && data.pumps.points.map((p) => p.sn)).toEqual(['MAP-E1']);
+
+    // A map shows devices only; another tenant's group or product is refused.
+    const save = async (w: Record<string, unknown>) =>
+      refusal(await sut.call('screen.save', { token, body: { id, widgets: [w as never] } }));
+    expect(await save({ ...map('g', {}), kind: 'gauge' })).toBe('VALIDATION');
+    const theirGroup = ok(await sut.call('group.create', { token: theirs, body: { name: 'Theirs', type: 'site' } })).id;
+    expect(await save(map('m', { groupId: theirGroup }))).toBe('NOT_FOUND');
+    expect(await save(map('m', { productId: 'no-such-product' }))).toBe('NOT_FOUND');
+  });
 });

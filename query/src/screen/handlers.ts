@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   DomainError,
+  SCREEN_MAP_POINTS,
   type ScreenData,
   type ScreenRoutes,
   type ScreenRow,
@@ -20,6 +21,8 @@ import {
   type ScreenRecord,
   type ScreenShareRecord,
 } from '@iot/projections/screen/read.ts';
+import { mapPoints } from '@iot/projections/analysis/read.ts';
+import { groupSubtree } from '@iot/projections/group/read.ts';
 import { statTaskById } from '@iot/projections/stat/read.ts';
 import { stationScope } from '../analysis/handlers.ts';
 import { latestValuesOf } from '../telemetry/handlers.ts';
@@ -64,6 +67,43 @@ async function shareOfToken(ctx: RequestContext, token: string): Promise<ScreenS
 }
 
 // ---------------------------------------------------------------- what the widgets show
+
+/**
+ * A map widget's devices with coordinates: of its group's subtree (within the caller's station; outside it, none) and
+ * its product, coloured on the page by status and the highest active alarm.
+ */
+async function mapOf(
+  ctx: RequestContext,
+  binding: { groupId: string | null; productId: string | null },
+  station: string[] | undefined,
+): Promise<ScreenWidgetData> {
+  const { tenantId } = callerOf(ctx);
+  let groupIds = station;
+  if (binding.groupId) {
+    const subtree = await groupSubtree(ctx.ports.db, tenantId, binding.groupId);
+    groupIds = station ? subtree.filter((g) => station.includes(g)) : subtree;
+  }
+  const found = await mapPoints(
+    ctx.ports.db,
+    tenantId,
+    { ...(groupIds ? { groupIds } : {}), ...(binding.productId ? { productId: binding.productId } : {}) },
+    SCREEN_MAP_POINTS,
+  );
+  return {
+    source: 'map',
+    points: found.points.map((p) => ({
+      id: p.id,
+      name: p.name,
+      sn: p.sn,
+      lng: p.lng,
+      lat: p.lat,
+      online: p.status === 'online',
+      alarmLevel: p.alarmLevel,
+    })),
+    total: found.total,
+    unlocated: found.unlocated,
+  };
+}
 
 /**
  * Which of a statistic's keys a caller narrowed to a station may see: its devices and groups; a product's or the
@@ -151,6 +191,8 @@ async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<Scr
             .slice(-STAT_POINTS)
             .map((p) => ({ windowStart: p.windowStart.toISOString(), key: p.key, value: p.value })),
         };
+      } else if (b.source === 'map') {
+        out[w.id] = await mapOf(ctx, b, groupIds);
       } else if (b.source === 'alarm') {
         counts ??= activeAlarmCounts(db, tenantId, groupIds);
         const page = await alarmsPage(

@@ -15,7 +15,7 @@ import { callRoute, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { Inspector } from './Inspector.tsx';
-import { DATA_REFRESH_MS, SCREENS, useSize } from './useScreen.ts';
+import { DATA_REFRESH_MS, SCREENS, useRecentHistory, useSize } from './useScreen.ts';
 import { CELL_H, CELL_W, Stage, WidgetFrame, useHistory } from './Widgets.tsx';
 
 /** A new widget's size in cells, by kind. */
@@ -62,7 +62,8 @@ export function Designer({ screen, onBack }: { screen: ScreenRow; onBack: () => 
     queryFn: () => callRoute('screen.data', { query: { id: screen.id } }),
     refetchInterval: DATA_REFRESH_MS,
   });
-  const history = useHistory(saved, data.data?.widgets);
+  const recent = useRecentHistory(saved);
+  const history = useHistory(saved, data.data?.widgets, recent);
   const change = (w: ScreenWidget) => setWidgets((ws) => ws.map((x) => (x.id === w.id ? w : x)));
   const add = (kind: ScreenWidgetKind) => {
     if (widgets.length >= SCREEN_WIDGET_LIMIT) return notice.error(t('screen.tooMany', { limit: SCREEN_WIDGET_LIMIT }));
@@ -77,7 +78,8 @@ export function Designer({ screen, onBack }: { screen: ScreenRow; onBack: () => 
       w,
       h,
       title: '',
-      binding: { source: 'none' },
+      // A new map shows every device of the tenant until a group or a product narrows it.
+      binding: kind === 'map' ? { source: 'map', groupId: null, productId: null } : { source: 'none' },
       options: {},
     };
     setWidgets((ws) => [...ws, widget]);

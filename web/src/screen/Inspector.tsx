@@ -4,11 +4,15 @@ import { useQuery } from '@tanstack/react-query';
 import { unboundWidgetKinds, type ScreenWidget } from '@iot/contracts/screen/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { statPerm } from '@iot/contracts/stat/permissions.ts';
+import { perm } from '@iot/contracts/identity/permissions.ts';
 import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { SCREENS } from './useScreen.ts';
+
+/** The "any" entry of the map's group and product pickers. */
+const ANY = '*';
 
 /** The inspector of the selected widget: title, binding and the options its kind uses. */
 export function Inspector({
@@ -38,6 +42,16 @@ export function Inspector({
     queryKey: [SCREENS, 'tasks'],
     enabled: b.source === 'stat' && can(user, statPerm.list),
     queryFn: async () => (await callRoute('statTask.list', { query: { pageSize: 500 } })).rows,
+  });
+  const groups = useQuery({
+    queryKey: [SCREENS, 'groups'],
+    enabled: b.source === 'map' && can(user, perm.groupList),
+    queryFn: async () => (await callRoute('group.list', { query: { pageSize: 500 } })).rows.map((g) => ({ value: g.id, label: g.name })),
+  });
+  const products = useQuery({
+    queryKey: [SCREENS, 'products'],
+    enabled: b.source === 'map' && can(user, devicePerm.productList),
+    queryFn: async () => (await callRoute('product.list', { query: { pageSize: 500 } })).rows.map((p) => ({ value: p.id, label: p.name })),
   });
   const variables = (product.data?.functions ?? [])
     .filter((f) => f.type === 'property')
@@ -75,7 +89,11 @@ export function Inspector({
         onChange={(e) => setOption(key, e.target.value)}
       />,
     );
-  const sources = bindable ? (['none', 'device', 'stat', 'alarm'] as const) : (['none'] as const);
+  const sources = !bindable
+    ? (['none'] as const)
+    : widget.kind === 'map'
+      ? (['map', 'none'] as const)
+      : (['none', 'device', 'stat', 'alarm'] as const);
   return (
     <Flex direction="column" gap="2" data-testid="screen-inspector">
       <Badge>{t(`screen.kinds.${widget.kind}`)}</Badge>
@@ -109,7 +127,9 @@ export function Inspector({
                         ? { source, statTaskId: '' }
                         : source === 'alarm'
                           ? { source, level: null, status: null }
-                          : { source: 'none' },
+                          : source === 'map'
+                            ? { source, groupId: null, productId: null }
+                            : { source: 'none' },
                 })
               }
               options={sources.map((s) => ({ value: s, label: t(`screen.binding.${s}`) }))}
@@ -144,6 +164,28 @@ export function Inspector({
                     onChange={(e) => onChange({ ...widget, binding: { ...b, variable: e.target.value } })}
                   />
                 ),
+              )}
+            </>
+          )}
+          {b.source === 'map' && (
+            <>
+              {field(
+                t('screen.binding.groupId'),
+                <SelectInput
+                  name={t('screen.binding.groupId')}
+                  value={b.groupId ?? ANY}
+                  onChange={(v) => onChange({ ...widget, binding: { ...b, groupId: v === ANY ? null : v } })}
+                  options={[{ value: ANY, label: t('screen.binding.anyGroup') }, ...(groups.data ?? [])]}
+                />,
+              )}
+              {field(
+                t('screen.binding.productId'),
+                <SelectInput
+                  name={t('screen.binding.productId')}
+                  value={b.productId ?? ANY}
+                  onChange={(v) => onChange({ ...widget, binding: { ...b, productId: v === ANY ? null : v } })}
+                  options={[{ value: ANY, label: t('screen.binding.anyProduct') }, ...(products.data ?? [])]}
+                />,
               )}
             </>
           )}

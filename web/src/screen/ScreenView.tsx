@@ -9,7 +9,7 @@ import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
-import { DATA_REFRESH_MS, SCREENS, useSize } from './useScreen.ts';
+import { DATA_REFRESH_MS, SCREENS, useRecentHistory, useSize } from './useScreen.ts';
 import { Stage, WidgetFrame, useHistory } from './Widgets.tsx';
 
 /** The view of a screen: live values every 5 seconds, the 1920×1080 stage scaled to the window, full screen on demand. */
@@ -23,7 +23,8 @@ export function ScreenView({ screen, onClose }: { screen: ScreenRow; onClose: ()
     queryFn: () => callRoute('screen.data', { query: { id: screen.id } }),
     refetchInterval: DATA_REFRESH_MS,
   });
-  const history = useHistory(widgets, data.data?.widgets);
+  const recent = useRecentHistory(widgets);
+  const history = useHistory(widgets, data.data?.widgets, recent);
   const user = useSession();
   const queryClient = useQueryClient();
   // A switch sets its device variable, after a confirm: for whom may command devices.
