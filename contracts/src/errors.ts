@@ -213,6 +213,12 @@ export const errorCatalogue = {
     zh: '组态元件 {widget} 绑定的 {identifier} 不在设备的物模型中',
     en: "Widget {widget} is bound to {identifier}, which is not in the device's thing model",
   },
+  TOPO_ELEMENT_IN_USE: {
+    status: 400,
+    zh: '该图元正被组态图使用，无法删除：{diagrams}',
+    en: 'The topo element is placed in diagrams and cannot be deleted: {diagrams}',
+  },
+  TOPO_ELEMENT_NAME_TAKEN: { status: 400, zh: '图元名称已存在', en: 'A topo element with this name already exists' },
   PRICE_PERIODS_OVERLAP: { status: 400, zh: '电价时段有重叠', en: 'The price periods overlap' },
   PRICE_PERIODS_GAP: { status: 400, zh: '电价时段须覆盖全天', en: 'The price periods must cover the whole day' },
   PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },

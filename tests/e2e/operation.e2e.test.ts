@@ -196,7 +196,25 @@ describe('operation center screens in a real browser', () => {
       ]);
       expect(saved.widgets[2]!.elementId).toBe(blower);
 
+      // The element is placed now: deleting it is refused, naming the diagram.
       await page.getByRole('button', { name: en ? 'Back to the list' : '返回列表' }).click();
+      await page.getByRole('radio', { name: en ? 'Topo elements' : '拓扑元件' }).click();
+      await page
+        .getByRole('row')
+        .filter({ hasText: `Blower ${lang}` })
+        .getByRole('button', { name: en ? 'Delete' : '删除' })
+        .click();
+      await page
+        .getByRole('alertdialog')
+        .getByRole('button', { name: en ? 'OK' : '确定' })
+        .click();
+      const refused = page.getByText(en ? 'cannot be deleted' : '无法删除');
+      await expect.poll(() => refused.count(), wait).toBeGreaterThan(0);
+      expect(await refused.first().textContent()).toContain(`Pumps ${lang}`);
+      await page.screenshot({ path: path.join(SHOTS, `topo-element-in-use-${lang}.png`), fullPage: true });
+      expect((await api.call('topoElement.list', { query: { name: `Blower ${lang}` } })).total).toBe(1);
+      await page.getByRole('radio', { name: en ? 'Diagrams' : '组态图' }).click();
+
       await row.getByRole('button', { name: en ? 'View' : '查看' }).click();
       // The pump runs (its pressure is not zero); the switch is off (no running value yet) until the operator confirms.
       await expect.poll(() => page.getByTestId('pump-pump1').getAttribute('data-on'), wait).toBe('true');

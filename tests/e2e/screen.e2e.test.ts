@@ -26,13 +26,27 @@ describe('big screen designer in a real browser', () => {
     const pressure = { type: 'property', name: '压力', identifier: 'pressure', dataType: { type: 'float', min: 0, max: 10, unit: 'MPa' } };
     await api.call('product.defineFunction', { body: { productId, function: pressure } });
     await api.call('product.publish', { body: { id: productId } });
-    device = (await api.call('device.create', { body: { sn: 'PUMP-1', name: 'pump 1', productId } })).id;
+    const location = { lng: 121.47, lat: 31.23, address: 'Shanghai' };
+    device = (await api.call('device.create', { body: { sn: 'PUMP-1', name: 'pump 1', productId, location } })).id;
     const at = new Date(Date.now() - 3_600_000).toISOString();
     const raised = manualAlarm('z1', device, 4, at, { ruleName: 'Pressure high', variable: 'pressure', value: 9 });
     await sut.platform.context.store.append('alarm-zulu.z1', [event('AlarmRaised', raised, { tenantId: 'zulu', occurredAt: at })], 'any');
-    await sut.platform.timeseries!.insertTelemetry([
-      { tenantId: 'zulu', deviceId: device, productId, variable: 'pressure', ts: new Date(Date.now() - 60_000), value: 3.5, text: null },
-    ]);
+    // Values from before any page opened (a chart loads them on open), the newest 3.5 MPa.
+    await sut.platform.timeseries!.insertTelemetry(
+      [
+        [20, 2],
+        [10, 3],
+        [1, 3.5],
+      ].map(([minutesAgo, value]) => ({
+        tenantId: 'zulu',
+        deviceId: device,
+        productId,
+        variable: 'pressure',
+        ts: new Date(Date.now() - minutesAgo! * 60_000),
+        value: value!,
+        text: null,
+      })),
+    );
     await sut.platform.runner.catchUp();
   }, 300_000);
   afterAll(async () => sut?.stop());
@@ -49,8 +63,8 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => page.getByTestId('bs-devices').textContent(), wait).toBe('1');
     await page.getByRole('radio', { name: 'My screens' }).click();
     await expect.poll(() => page.getByTestId('screen-empty').count(), wait).toBe(1);
-    await page.getByTestId('screen-create').click();
-    await page.getByLabel('Name').fill('Pump hall');
+    await page.getByRole('button', { name: 'New screen' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Pump hall');
     await page.getByRole('button', { name: 'OK' }).click();
     await expect.poll(() => page.getByTestId('screen-designer').count(), wait).toBe(1);
 
@@ -142,6 +156,8 @@ describe('big screen designer in a real browser', () => {
           { id: 'a', kind: 'alarmList', x: 0, y: 8, w: 12, h: 8, title: '告警', binding: { source: 'alarm' } },
           { id: 'v', kind: 'video', x: 12, y: 8, w: 6, h: 8, title: '摄像头' },
           { id: 's', kind: 'switch', x: 18, y: 3, w: 6, h: 5, title: '泵', binding },
+          { id: 'm', kind: 'map', x: 0, y: 16, w: 12, h: 10, title: '设备分布', binding: { source: 'map' } },
+          { id: 'c', kind: 'line', x: 12, y: 16, w: 12, h: 10, title: '压力曲线', binding },
         ],
       },
     });
@@ -166,6 +182,10 @@ describe('big screen designer in a real browser', () => {
       .click();
     await expect.poll(() => page.getByTestId('switch-s').textContent(), wait).toBe('关闭');
     await expect.poll(() => page.locator('[data-testid=widget-g] canvas').count(), wait).toBe(1);
+    // The map places the pump by its coordinates; the line starts from the values before the page opened.
+    await expect.poll(() => page.getByTestId('map-m').getAttribute('data-count'), wait).toBe('1');
+    await expect.poll(() => page.locator('[data-testid=widget-m] canvas').count(), wait).toBe(1);
+    await expect.poll(() => page.locator('[data-testid=widget-c] [data-count]').getAttribute('data-count'), wait).toBe('3');
     await page.screenshot({ path: path.join(SHOTS, 'screen-view-zh.png') });
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share.token)}`);
@@ -173,6 +193,7 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => visitor.getByTestId('widget-a').textContent(), wait).toContain('pump 1');
     // The gauge and the pie of alarm levels are drawn.
     await expect.poll(() => visitor.locator('[data-testid=widget-g] canvas, [data-testid=widget-p] canvas').count(), wait).toBe(2);
+    await expect.poll(() => visitor.getByTestId('map-m').getAttribute('data-count'), wait).toBe('1');
     await visitor.screenshot({ path: path.join(SHOTS, 'screen-shared-zh.png') });
     // Read-only: a shared link turns no switch.
     expect(await visitor.getByTestId('widget-s').textContent()).toContain('开');

@@ -215,10 +215,34 @@ describe('topo elements and the SCADA widgets of a diagram', () => {
       elementId: id,
     });
 
+    // Placed in a diagram, the element stays; once the diagram is gone it may go.
+    const inUse = await sut.call('topoElement.delete', { token, query: { id } });
+    expect(refusal(inUse)).toBe('TOPO_ELEMENT_IN_USE');
+    expect(inUse.json?.msg).toContain('Blowers');
+    ok(await sut.call('diagram.delete', { token, query: { id: diagram } }));
     ok(await sut.call('topoElement.delete', { token, query: { id } }));
     expect(ok(await sut.call('topoElement.list', { token })).total).toBe(0);
     expect(refusal(await sut.call('topoElement.delete', { token, query: { id } }))).toBe('NOT_FOUND');
     expect(refusal(await sut.call('diagram.create', { token, body: { name: 'Gone', widgets: [placed] } }))).toBe('NOT_FOUND');
+  });
+
+  it('names a topo element once per tenant, whatever its case; a deleted or renamed element frees its name', async () => {
+    const create = (name: string, as = token) => sut.call('topoElement.create', { token: as, body: { name, width: 80, height: 60 } });
+    const first = ok(await create('Compressor')).id;
+    expect(refusal(await create('compressor '))).toBe('TOPO_ELEMENT_NAME_TAKEN');
+    ok(await create('Compressor', theirs));
+    const second = ok(await create('Chiller')).id;
+    expect(refusal(await sut.call('topoElement.update', { token, body: { id: second, name: 'COMPRESSOR', width: 80, height: 60 } }))).toBe(
+      'TOPO_ELEMENT_NAME_TAKEN',
+    );
+    ok(await sut.call('topoElement.update', { token, body: { id: first, name: 'Compressor A', width: 80, height: 60 } }));
+    ok(await create('Compressor'));
+    ok(await sut.call('topoElement.delete', { token, query: { id: second } }));
+    ok(await create('Chiller'));
+    // Two at once: one wins.
+    const both = await Promise.all([create('Cooler'), create('Cooler')]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(ok(await sut.call('topoElement.list', { token, query: { name: 'Cooler' } })).total).toBe(1);
   });
 
   it("refuses a widget bound to a property or a command that is not in the device's thing model", async () => {

@@ -157,4 +157,161 @@ describe('big screens', () => {
     expect(refusal(await sut.call('screen.shared', { query: { token: live.token } }))).toBe('SCREEN_LINK_INVALID');
     expect(refusal(await sut.call('screen.detail', { token, query: { id } }))).toBe('NOT_FOUND');
   });
+
+  it('narrows a link shared by a user narrowed to a station to that station: no other station’s device, alarm or figure', async () => {
+    // Given two stations, a pump in each with a value, an alarm and an hourly figure.
+    const north = ok(await sut.call('group.create', { token, body: { name: 'North', type: 'site' } })).id;
+    const south = ok(await sut.call('group.create', { token, body: { name: 'South', type: 'site' } })).id;
+    const inNorth = ok(
+      await sut.call('device.create', { token, body: { sn: 'BS-N', name: 'North pump', productId: pump, groupId: north } }),
+    ).id;
+    const inSouth = ok(
+      await sut.call('device.create', { token, body: { sn: 'BS-S', name: 'South pump', productId: pump, groupId: south } }),
+    ).id;
+    const now = Date.now();
+    await sut.platform.timeseries!.insertTelemetry(
+      [
+        [inNorth, 1.5],
+        [inSouth, 7.5],
+      ].map(([deviceId, value]) => ({
+        tenantId: 'zulu',
+        deviceId: deviceId as string,
+        productId: pump,
+        variable: 'pressure',
+        ts: new Date(now - 30_000),
+        value: value as number,
+        text: null,
+      })),
+    );
+    const raisedAt = new Date(now - 600_000).toISOString();
+    for (const [alarmId, deviceId] of [
+      ['zn', inNorth],
+      ['zs', inSouth],
+    ] as const)
+      await sut.platform.context.store.append(
+        `alarm-zulu.${alarmId}`,
+        [
+          event('AlarmRaised', manualAlarm(alarmId, deviceId, 2, raisedAt, { variable: 'pressure', value: 9 }), {
+            tenantId: 'zulu',
+            occurredAt: raisedAt,
+          }),
+        ],
+        'any',
+      );
+    const task = (dimension: string, name: string) =>
+      sut.call('statTask.create', {
+        token,
+        body: { name, dataType: 'deviceData', productId: pump, attribute: 'pressure', statType: 'max', cycle: '1h', dimension },
+      });
+    const perDevice = ok(await task('device', 'Peak per pump')).id;
+    const perTenant = ok(await task('tenant', 'Peak of the plant')).id;
+    const windowStart = new Date(Math.floor((now - 5 * 3_600_000) / 3_600_000) * 3_600_000);
+    await sut.platform.timeseries!.putStatResults('zulu', perDevice, [
+      { windowStart, key: inNorth, value: 2, samples: 1 },
+      { windowStart, key: inSouth, value: 8, samples: 1 },
+    ]);
+    await sut.platform.timeseries!.putStatResults('zulu', perTenant, [{ windowStart, key: 'zulu', value: 8, samples: 2 }]);
+    await sut.platform.runner.catchUp();
+    const gauge = (id: string, deviceId: string) => ({
+      ...widgets()[0]!,
+      id,
+      binding: { source: 'device', deviceId, variable: 'pressure' },
+    });
+    const line = (id: string, statTaskId: string, y: number) => ({
+      id,
+      kind: 'line',
+      x: 0,
+      y,
+      w: 8,
+      h: 6,
+      binding: { source: 'stat', statTaskId },
+    });
+    const board = [
+      gauge('n', inNorth),
+      { ...gauge('s', inSouth), x: 6 },
+      { ...widgets()[1]!, x: 12 },
+      line('pd', perDevice, 8),
+      line('pt', perTenant, 14),
+    ];
+    const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Stations', widgets: board } }));
+
+    // When a user narrowed to North shares it, and the link is opened logged out.
+    const { token: link } = ok(await sut.call('screen.share', { token, body: { id, hours: 1 }, query: { stationId: north } }));
+    const { data } = ok(await sut.call('screen.shared', { query: { token: link } }));
+
+    // Then only North shows; South's pump, alarm and figures, and the tenant's sum over both, are not there.
+    expect(data.widgets.n).toMatchObject({ deviceName: 'North pump', value: 1.5 });
+    expect(data.widgets.s).toMatchObject({ deviceName: null, value: null, online: null });
+    expect(JSON.stringify(data)).not.toContain('South pump');
+    expect(data.widgets.a).toMatchObject({ source: 'alarm', byLevel: [{ level: 2, count: 1 }] });
+    expect(data.widgets.a?.source === 'alarm' && data.widgets.a.rows.map((r) => r.id)).toEqual(['zn']);
+    expect(data.widgets.pd?.source === 'stat' && data.widgets.pd.points.map((p) => [p.key, p.value])).toEqual([[inNorth, 2]]);
+    expect(data.widgets.pt?.source === 'stat' && data.widgets.pt.points).toEqual([]);
+
+    // A link shared for the whole tenant shows both, as the tenant's screen does.
+    const whole = ok(await sut.call('screen.share', { token, body: { id, hours: 1 } }));
+    const all = ok(await sut.call('screen.shared', { query: { token: whole.token } })).data;
+    expect(all.widgets.s).toMatchObject({ deviceName: 'South pump', value: 7.5 });
+    expect(all.widgets.pd?.source === 'stat' && all.widgets.pd.points.length).toBe(2);
+    expect(all.widgets.pt?.source === 'stat' && all.widgets.pt.points.map((p) => p.value)).toEqual([8]);
+  });
+
+  it('places a group’s or a product’s devices on a map widget by their coordinates, with status and alarm level', async () => {
+    const east = ok(await sut.call('group.create', { token, body: { name: 'East', type: 'site' } })).id;
+    const west = ok(await sut.call('group.create', { token, body: { name: 'West', type: 'site' } })).id;
+    const meter = ok(await sut.call('product.create', { token, body: { name: 'Meter', code: 'MTR', type: 'direct' } })).id;
+    const place = async (sn: string, productId: string, groupId: string, lng: number | null, lat: number | null) =>
+      ok(
+        await sut.call('device.create', {
+          token,
+          body: { sn, name: sn, productId, groupId, location: { lng, lat, address: null } },
+        }),
+      ).id;
+    const shanghai = await place('MAP-E1', pump, east, 121.47, 31.23);
+    await place('MAP-E2', meter, east, 120.15, 30.28);
+    await place('MAP-E3', pump, east, null, null);
+    await place('MAP-W1', pump, west, 104.06, 30.67);
+    const raisedAt = new Date(Date.now() - 60_000).toISOString();
+    await sut.platform.context.store.append(
+      'alarm-zulu.zm',
+      [
+        event('AlarmRaised', manualAlarm('zm', shanghai, 4, raisedAt, { variable: 'pressure', value: 9 }), {
+          tenantId: 'zulu',
+          occurredAt: raisedAt,
+        }),
+      ],
+      'any',
+    );
+    await sut.platform.runner.catchUp();
+    const map = (id: string, binding: Record<string, unknown>) => ({
+      id,
+      kind: 'map',
+      x: 0,
+      y: 0,
+      w: 12,
+      h: 10,
+      binding: { source: 'map', ...binding },
+    });
+    const { id } = ok(
+      await sut.call('screen.create', {
+        token,
+        body: { name: 'Map', widgets: [map('east', { groupId: east }), { ...map('pumps', { groupId: east, productId: pump }), x: 12 }] },
+      }),
+    );
+    const data = ok(await sut.call('screen.data', { token, query: { id } })).widgets;
+    expect(data.east).toMatchObject({ source: 'map', total: 3, unlocated: 1 });
+    expect(data.east?.source === 'map' && data.east.points.map((p) => [p.sn, p.lng, p.lat, p.online, p.alarmLevel])).toEqual([
+      ['MAP-E1', 121.47, 31.23, false, 4],
+      ['MAP-E2', 120.15, 30.28, false, null],
+    ]);
+    expect(data.pumps?.source === 'map' && data.pumps.points.map((p) => p.sn)).toEqual(['MAP-E1']);
+
+    // A map shows devices only; another tenant's group or product is refused.
+    const save = async (w: Record<string, unknown>) =>
+      refusal(await sut.call('screen.save', { token, body: { id, widgets: [w as never] } }));
+    expect(await save({ ...map('g', {}), kind: 'gauge' })).toBe('VALIDATION');
+    const theirGroup = ok(await sut.call('group.create', { token: theirs, body: { name: 'Theirs', type: 'site' } })).id;
+    expect(await save(map('m', { groupId: theirGroup }))).toBe('NOT_FOUND');
+    expect(await save(map('m', { productId: 'no-such-product' }))).toBe('NOT_FOUND');
+  });
 });

@@ -3,7 +3,9 @@ import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/htt
 import { loadState, newAggregateId } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { deviceWithModel } from '../telemetry/handlers.ts';
+import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
 import { diagramDecider, diagramStream, type DiagramCommand } from './decide.ts';
+import { topoElementNameClaim, topoElementNameScope } from './names.ts';
 import { liveTopoElement, topoElementDecider, topoElementStream, type TopoElementCommand } from './topo-element.ts';
 
 /**
@@ -87,24 +89,35 @@ export async function topoElementOf(ctx: RequestContext, elementId: string): Pro
 const topoElementCommand = (ctx: RequestContext, elementId: string, command: TopoElementCommand) =>
   runCommand(ctx, topoElementDecider, topoElementStream(callerOf(ctx).tenantId, elementId), command);
 
-/** Topo elements (spec §3): the tenant's own pieces of the diagram palette. */
+/**
+ * Topo elements (spec §3): the tenant's own pieces of the diagram palette, each name once per tenant (a claim). An
+ * element placed in a diagram is not deleted; a diagram saved after the delete is refused, since it reads the
+ * element's own stream.
+ */
 export const topoElementHandlers: Pick<Handlers<DiagramRoutes>, 'topoElement.create' | 'topoElement.update' | 'topoElement.delete'> = {
   async 'topoElement.create'({ body }, ctx) {
     await checkImage(ctx, body);
     const elementId = newAggregateId(commandContextOf(ctx));
-    await topoElementCommand(ctx, elementId, { type: 'CreateTopoElement', elementId, fields: body });
+    await withClaim(ctx.ports.db, topoElementNameClaim(callerOf(ctx).tenantId, body.name, elementId), 'TOPO_ELEMENT_NAME_TAKEN', () =>
+      topoElementCommand(ctx, elementId, { type: 'CreateTopoElement', elementId, fields: body }),
+    );
     return { id: elementId };
   },
 
   async 'topoElement.update'({ body }, ctx) {
     const { id, ...fields } = body;
     await checkImage(ctx, fields);
-    await topoElementCommand(ctx, id, { type: 'UpdateTopoElement', elementId: id, fields });
+    await moveClaim(ctx.ports.db, topoElementNameClaim(callerOf(ctx).tenantId, fields.name, id), 'TOPO_ELEMENT_NAME_TAKEN', () =>
+      topoElementCommand(ctx, id, { type: 'UpdateTopoElement', elementId: id, fields }),
+    );
     return { id };
   },
 
   async 'topoElement.delete'({ query }, ctx) {
-    await topoElementCommand(ctx, query.id, { type: 'DeleteTopoElement', elementId: query.id });
+    const { tenantId } = callerOf(ctx);
+    const usedBy = await ctx.ports.lookups.diagramsUsingTopoElement(tenantId, query.id);
+    await topoElementCommand(ctx, query.id, { type: 'DeleteTopoElement', elementId: query.id, usedBy });
+    await releaseClaims(ctx.ports.db, topoElementNameScope(tenantId), query.id);
     return { id: query.id };
   },
 };

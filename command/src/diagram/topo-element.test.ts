@@ -24,7 +24,13 @@ describe('topo element decider', () => {
 
   it('refuses to update or delete an element that does not exist or was deleted', () => {
     expect(codeOf(() => given([]).when({ type: 'UpdateTopoElement', elementId: 'e1', fields: blower }))).toBe('NOT_FOUND');
-    expect(codeOf(() => given([created, deleted]).when({ type: 'DeleteTopoElement', elementId: 'e1' }))).toBe('NOT_FOUND');
-    expect(given([created]).when({ type: 'DeleteTopoElement', elementId: 'e1' })).toEqual([deleted]);
+    expect(codeOf(() => given([created, deleted]).when({ type: 'DeleteTopoElement', elementId: 'e1', usedBy: [] }))).toBe('NOT_FOUND');
+    expect(given([created]).when({ type: 'DeleteTopoElement', elementId: 'e1', usedBy: [] })).toEqual([deleted]);
+  });
+
+  it('refuses to delete an element that a diagram places, naming the diagrams', () => {
+    const refused = () => given([created]).when({ type: 'DeleteTopoElement', elementId: 'e1', usedBy: ['Hall 1', 'Hall 2'] });
+    expect(codeOf(refused)).toBe('TOPO_ELEMENT_IN_USE');
+    expect(() => refused()).toThrow(expect.objectContaining({ details: { diagrams: 'Hall 1, Hall 2' } }));
   });
 });

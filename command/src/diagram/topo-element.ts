@@ -26,7 +26,8 @@ export function evolve(state: TopoElementState, event: TopoElementEvent): TopoEl
 export type TopoElementCommand =
   | { type: 'CreateTopoElement'; elementId: string; fields: TopoElementFields }
   | { type: 'UpdateTopoElement'; elementId: string; fields: TopoElementFields }
-  | { type: 'DeleteTopoElement'; elementId: string };
+  /** `usedBy`: the diagrams that place the element, from their read model; the element stays while any does. */
+  | { type: 'DeleteTopoElement'; elementId: string; usedBy: readonly string[] };
 
 /** The element's fields, when it is created and not deleted. */
 export const liveTopoElement = (state: TopoElementState): TopoElementFields => {
@@ -46,6 +47,7 @@ export function decide(command: TopoElementCommand, state: TopoElementState): To
     }
     case 'DeleteTopoElement':
       liveTopoElement(state);
+      if (command.usedBy.length > 0) throw new DomainError('TOPO_ELEMENT_IN_USE', { diagrams: command.usedBy.join(', ') });
       return [{ type: 'TopoElementDeleted', data: { elementId: command.elementId } }];
     default:
       return unreachable(command);

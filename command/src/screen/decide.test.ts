@@ -18,9 +18,9 @@ const gauge: ScreenWidget = {
 const created: ScreenEvent = { type: 'ScreenCreated', data: { screenId: 's1', name: 'Plant', widgets: [gauge] } };
 const deleted: ScreenEvent = { type: 'ScreenDeleted', data: { screenId: 's1' } };
 const now = '2026-11-26T00:00:00.000Z';
-const shared = (shareId: string, expiresAt = '2026-11-27T00:00:00.000Z'): ScreenEvent => ({
+const shared = (shareId: string, expiresAt = '2026-11-27T00:00:00.000Z', stationId: string | null = null): ScreenEvent => ({
   type: 'ScreenShared',
-  data: { screenId: 's1', shareId, tokenHash: 'h', expiresAt },
+  data: { screenId: 's1', shareId, tokenHash: 'h', expiresAt, stationId },
 });
 const { given } = scenario(screenDecider);
 
@@ -55,9 +55,12 @@ describe('screen decider', () => {
       shareId: 'l1',
       tokenHash: 'h',
       expiresAt: '2026-11-27T00:00:00.000Z',
+      stationId: null,
       now,
     };
     expect(given([created]).when(share)).toEqual([shared('l1')]);
+    // A sharer narrowed to a station shares the screen narrowed to it.
+    expect(given([created]).when({ ...share, stationId: 'g-hall' })).toEqual([shared('l1', undefined, 'g-hall')]);
     expect(codeOf(() => given([]).when(share))).toBe('NOT_FOUND');
     const full = Array.from({ length: SCREEN_SHARE_LIMIT }, (_, i) => shared(`l${i + 2}`));
     expect(codeOf(() => given([created, ...full]).when(share))).toBe('SCREEN_SHARE_LIMIT');

@@ -38,8 +38,11 @@ export type ScreenCommand =
   | { type: 'RenameScreen'; screenId: string; name: string }
   | { type: 'SaveScreenLayout'; screenId: string; widgets: ScreenWidget[] }
   | { type: 'DeleteScreen'; screenId: string }
-  /** `tokenHash`: the SHA-256 of the link's fresh random secret; `now`: the time the live links are counted at. */
-  | { type: 'ShareScreen'; screenId: string; shareId: string; tokenHash: string; expiresAt: string; now: string }
+  /**
+   * `tokenHash`: the SHA-256 of the link's fresh random secret; `now`: the time the live links are counted at;
+   * `stationId`: the group the sharer is narrowed to, that the link stays narrowed to.
+   */
+  | { type: 'ShareScreen'; screenId: string; shareId: string; tokenHash: string; expiresAt: string; stationId: string | null; now: string }
   | { type: 'RevokeScreenShare'; screenId: string; shareId: string };
 
 const live = (state: ScreenState): ScreenState => {
@@ -65,8 +68,8 @@ export function decide(command: ScreenCommand, state: ScreenState): ScreenEvent[
     case 'ShareScreen': {
       const liveLinks = Object.values(live(state).shares).filter((expiresAt) => expiresAt > command.now);
       if (liveLinks.length >= SCREEN_SHARE_LIMIT) throw new DomainError('SCREEN_SHARE_LIMIT');
-      const { shareId, tokenHash, expiresAt } = command;
-      return [{ type: 'ScreenShared', data: { screenId, shareId, tokenHash, expiresAt } }];
+      const { shareId, tokenHash, expiresAt, stationId } = command;
+      return [{ type: 'ScreenShared', data: { screenId, shareId, tokenHash, expiresAt, stationId } }];
     }
     case 'RevokeScreenShare':
       if (!(command.shareId in live(state).shares)) throw new DomainError('NOT_FOUND');

@@ -7,7 +7,7 @@ import { screenDecider, screenStream, type ScreenCommand } from './decide.ts';
 
 const HOUR_MS = 3_600_000;
 
-/** Every device and statistic task a widget is bound to is the caller's tenant's. */
+/** Every device, statistic task, group and product a widget is bound to is the caller's tenant's. */
 async function checkBindings(ctx: RequestContext, widgets: ScreenWidget[]) {
   const { tenantId } = callerOf(ctx);
   const unique = (ids: string[]) => [...new Set(ids)];
@@ -21,6 +21,11 @@ async function checkBindings(ctx: RequestContext, widgets: ScreenWidget[]) {
     const found = new Set(await ctx.ports.lookups.statTasksOfTenant(tenantId, tasks));
     if (tasks.some((id) => !found.has(id))) throw new DomainError('NOT_FOUND', { field: 'statTaskId' });
   }
+  const maps = widgets.flatMap((w) => (w.binding.source === 'map' ? [w.binding] : []));
+  for (const groupId of unique(maps.flatMap((b) => (b.groupId ? [b.groupId] : []))))
+    if ((await ctx.ports.lookups.groupTypeOf(tenantId, groupId)) === undefined) throw new DomainError('NOT_FOUND', { field: 'groupId' });
+  for (const productId of unique(maps.flatMap((b) => (b.productId ? [b.productId] : []))))
+    if ((await ctx.ports.lookups.productNodeType(tenantId, productId)) === null) throw new DomainError('NOT_FOUND', { field: 'productId' });
 }
 
 const screenCommand = (ctx: RequestContext, screenId: string, command: ScreenCommand) =>
@@ -65,6 +70,7 @@ export const screenHandlers: Pick<
       shareId,
       tokenHash: createHash('sha256').update(secret).digest('hex'),
       expiresAt: new Date(now.getTime() + body.hours * HOUR_MS).toISOString(),
+      stationId: callerOf(ctx).stationId,
       now: now.toISOString(),
     });
     return { id: shareId, token: `${shareId}.${secret}` };

@@ -171,7 +171,7 @@ export const diagramRow = z.object({
   updateTime: z.string(),
 });
 export type DiagramRow = z.infer<typeof diagramRow>;
-export const diagramSortable = ['createTime', 'name'] as const;
+export const diagramSortable = ['createTime', 'updateTime', 'name'] as const;
 export const diagramFilters = { name: z.string().trim().max(64).optional() };
 
 /** The newest value of each bound (device, property) of a diagram. */

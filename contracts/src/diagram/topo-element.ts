@@ -32,7 +32,7 @@ export const topoElementRow = z.object({
   updateTime: z.string(),
 });
 export type TopoElementRow = z.infer<typeof topoElementRow>;
-export const topoElementSortable = ['createTime', 'name'] as const;
+export const topoElementSortable = ['createTime', 'updateTime', 'name'] as const;
 export const topoElementFilters = { name: z.string().trim().max(64).optional() };
 
 /** What can happen to a topo element: created, updated, deleted. Stream `topoElement-<tenant>.<id>`. */

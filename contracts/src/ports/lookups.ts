@@ -168,4 +168,9 @@ export interface Lookups {
   groupTypeOf(tenantId: string, groupId: string): Promise<string | null | undefined>;
   /** Those of `taskIds` that are statistic tasks of the tenant (a big screen's widgets bind only the tenant's own). */
   statTasksOfTenant(tenantId: string, taskIds: string[]): Promise<string[]>;
+  // ---------------------------------------------------------------- configuration diagrams (projections/src/diagram/)
+  /** The names of the tenant's diagrams that place a topo element (none: it may be deleted). */
+  diagramsUsingTopoElement(tenantId: string, elementId: string): Promise<string[]>;
+  /** Every topo element's name, oldest first: what name claims taken before claims existed are made from. */
+  topoElementNames(): Promise<NamedRow[]>;
 }

@@ -9,8 +9,9 @@ export type ScreenEvent =
   | DomainEvent<'ScreenDeleted', { screenId: string }>
   /**
    * `tokenHash`: the SHA-256 (hex) of the link's random secret. The secret is answered once, to whoever shared the
-   * screen, and kept nowhere: the event log cannot give a live link away.
+   * screen, and kept nowhere: the event log cannot give a live link away. `stationId`: the group whose subtree the
+   * sharer was narrowed to (spec §6), which every widget of the public page is narrowed to as well; null: the tenant.
    */
-  | DomainEvent<'ScreenShared', { screenId: string; shareId: string; tokenHash: string; expiresAt: string }>
+  | DomainEvent<'ScreenShared', { screenId: string; shareId: string; tokenHash: string; expiresAt: string; stationId: string | null }>
   | DomainEvent<'ScreenShareRevoked', { screenId: string; shareId: string }>;
 export type ScreenEventType = ScreenEvent['type'];

@@ -61,6 +61,14 @@ export const screenBinding = z.discriminatedUnion('source', [
         .transform((v) => v ?? null),
     })
     .strict(),
+  /** A map's devices (those with coordinates): of a group's subtree and of a product, each optional. */
+  z
+    .object({
+      source: z.literal('map'),
+      groupId: entityId.nullish().transform((v) => v ?? null),
+      productId: entityId.nullish().transform((v) => v ?? null),
+    })
+    .strict(),
   z.object({ source: z.literal('none') }).strict(),
 ]);
 export type ScreenBinding = z.output<typeof screenBinding>;
@@ -112,7 +120,8 @@ export const screenWidget = z
   .refine((w) => !unboundWidgetKinds.includes(w.kind) || w.binding.source === 'none', {
     message: 'this kind shows no data',
     path: ['binding'],
-  });
+  })
+  .refine((w) => w.binding.source !== 'map' || w.kind === 'map', { message: 'only a map shows devices on a map', path: ['binding'] });
 export type ScreenWidget = z.output<typeof screenWidget>;
 
 export const screenWidgets = z
@@ -140,6 +149,7 @@ const widgetRow = z.object({
     z.object({ source: z.literal('device'), deviceId: z.string(), variable: z.string() }),
     z.object({ source: z.literal('stat'), statTaskId: z.string() }),
     z.object({ source: z.literal('alarm'), level: z.number().nullable(), status: z.enum(['active', 'cleared']).nullable() }),
+    z.object({ source: z.literal('map'), groupId: z.string().nullable(), productId: z.string().nullable() }),
     z.object({ source: z.literal('none') }),
   ]),
   options: z.record(z.string(), z.unknown()),
@@ -152,7 +162,7 @@ export const screenRow = z.object({
   updateTime: z.string(),
 });
 export type ScreenRow = z.infer<typeof screenRow>;
-export const screenSortable = ['createTime', 'name'] as const;
+export const screenSortable = ['createTime', 'updateTime', 'name'] as const;
 export const screenFilters = { name: z.string().trim().max(64).optional() };
 
 /** A share link of a screen and when it stops working (its token is shown once, when it is made). */
@@ -195,8 +205,28 @@ export const screenWidgetData = z.union([
       }),
     ),
   }),
+  z.object({
+    source: z.literal('map'),
+    /** Devices with coordinates, the alarmed first; `alarmLevel`: the highest of their active alarms. */
+    points: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        sn: z.string(),
+        lng: z.number(),
+        lat: z.number(),
+        online: z.boolean(),
+        alarmLevel: z.number().nullable(),
+      }),
+    ),
+    /** The devices the binding covers, and how many of them have no coordinates. */
+    total: z.number(),
+    unlocated: z.number(),
+  }),
 ]);
 export type ScreenWidgetData = z.infer<typeof screenWidgetData>;
+/** The most devices a map widget places. */
+export const SCREEN_MAP_POINTS = 2_000;
 export const screenData = z.object({ at: z.string(), widgets: z.record(z.string(), screenWidgetData) });
 export type ScreenData = z.infer<typeof screenData>;
 /** A shared screen as its link shows it: layout and current data, read-only. */

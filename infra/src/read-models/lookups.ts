@@ -20,6 +20,7 @@ import {
   productNodeType,
   productsForDevices,
 } from '@iot/projections/device/read.ts';
+import { diagramsUsingTopoElement, topoElementNames } from '@iot/projections/diagram/read.ts';
 import { otaTasksOfDevice } from '@iot/projections/ota/read.ts';
 import { dictCodeTaken, dictCodes } from '@iot/projections/dict/read.ts';
 import { groupAncestry, groupById, groupHasChildren, groupsOf, groupSubtree } from '@iot/projections/group/read.ts';
@@ -125,4 +126,6 @@ export const createLookups = (db: Sql): Lookups => ({
   },
   statTasksOfTenant: async (tenantId, taskIds) =>
     (await Promise.all(taskIds.map((id) => statTaskById(db, tenantId, id)))).flatMap((task) => (task ? [task.id] : [])),
+  diagramsUsingTopoElement: (tenantId, elementId) => diagramsUsingTopoElement(db, tenantId, elementId),
+  topoElementNames: () => topoElementNames(db),
 });

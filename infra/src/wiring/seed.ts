@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { claimExistingAppNames } from '@iot/command/app/names.ts';
 import { claimExistingDictCodes } from '@iot/command/dict/codes.ts';
+import { claimExistingTopoElementNames } from '@iot/command/diagram/names.ts';
 import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
@@ -40,6 +41,7 @@ export async function seedAtStart(
     await claimExistingAppNames(db, lookups);
     await claimExistingEmails(db, lookups);
     await claimExistingPhones(db, lookups);
+    await claimExistingTopoElementNames(db, lookups);
   }
   return { generatedAdminPassword };
 }

@@ -170,10 +170,13 @@ export async function anyDeviceInGroup(db: Sql, tenantId: string, groupId: strin
   return (await db.query('select 1 from rm_devices where tenant_id = $1 and group_id = $2 limit 1', [tenantId, groupId])).rowCount > 0;
 }
 
-/** Those of `deviceIds` that are devices of the tenant. */
-export async function devicesOfTenant(db: Sql, tenantId: string, deviceIds: string[]): Promise<string[]> {
+/** Those of `deviceIds` that are devices of the tenant (in one of `groupIds`, when given: a station's subtree). */
+export async function devicesOfTenant(db: Sql, tenantId: string, deviceIds: string[], groupIds?: readonly string[]): Promise<string[]> {
   if (deviceIds.length === 0) return [];
-  const rows = await db.query<{ id: string }>('select id from rm_devices where tenant_id = $1 and id = any($2)', [tenantId, deviceIds]);
+  const rows = await db.query<{ id: string }>(
+    'select id from rm_devices where tenant_id = $1 and id = any($2) and ($3::text[] is null or group_id = any($3))',
+    [tenantId, deviceIds, groupIds ? [...groupIds] : null],
+  );
   return rows.rows.map((r) => r.id);
 }
 

@@ -20,7 +20,10 @@ export async function diagramById(db: Sql, tenantId: string, id: string): Promis
   );
 }
 
-const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof diagramSortable)[number], string>;
+const sortBy = { createTime: 'created_at', updateTime: 'updated_at', name: 'lower(name)' } satisfies Record<
+  (typeof diagramSortable)[number],
+  string
+>;
 
 /** A page of a tenant's diagrams, newest first unless told; `name` a part of the name, any case. */
 export async function diagramsPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<DiagramRecord>> {
@@ -58,4 +61,22 @@ export async function topoElementsPage(
   };
   if (filter.name) spec.where.push(`name ilike ${param(spec.params, `%${filter.name}%`)}`);
   return pageRows<TopoElementRecord>(db, page, spec);
+}
+
+/** The names of the tenant's diagrams that place the topo element, by name: what keeps it from being deleted. */
+export async function diagramsUsingTopoElement(db: Sql, tenantId: string, elementId: string): Promise<string[]> {
+  const rows = await db.query<{ name: string }>(
+    `select name from rm_diagrams where tenant_id = $1 and widgets @> $2::jsonb order by lower(name)`,
+    [tenantId, JSON.stringify([{ elementId }])],
+  );
+  return rows.rows.map((r) => r.name);
+}
+
+/** Every topo element's name by tenant, oldest first: what name claims taken before claims existed are made from. */
+export async function topoElementNames(db: Sql): Promise<Array<{ id: string; tenantId: string; name: string }>> {
+  return (
+    await db.query<{ id: string; tenantId: string; name: string }>(
+      'select id, tenant_id as "tenantId", name from rm_topo_elements order by created_at',
+    )
+  ).rows;
 }

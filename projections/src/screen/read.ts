@@ -11,7 +11,7 @@ export type ScreenRecord = {
   createdAt: Date;
   updatedAt: Date;
 };
-/** A share link of a screen (rm_screen_shares): the hash of its secret, expiry and revocation. */
+/** A share link of a screen (rm_screen_shares): the hash of its secret, expiry, revocation and the sharer's station. */
 export type ScreenShareRecord = {
   id: string;
   tenantId: string;
@@ -19,11 +19,13 @@ export type ScreenShareRecord = {
   tokenHash: string;
   expiresAt: Date;
   revokedAt: Date | null;
+  /** The group whose subtree the link shows (null: the whole tenant). */
+  stationId: string | null;
   createdAt: Date;
 };
 
 const SCREEN = `id, tenant_id as "tenantId", name, widgets, created_at as "createdAt", updated_at as "updatedAt"`;
-const SHARE = `id, tenant_id as "tenantId", screen_id as "screenId", token_hash as "tokenHash", expires_at as "expiresAt", revoked_at as "revokedAt", created_at as "createdAt"`;
+const SHARE = `id, tenant_id as "tenantId", screen_id as "screenId", token_hash as "tokenHash", expires_at as "expiresAt", revoked_at as "revokedAt", station_id as "stationId", created_at as "createdAt"`;
 
 /** A screen of a tenant, by id. */
 export async function screenById(db: Sql, tenantId: string, id: string): Promise<ScreenRecord | null> {
@@ -32,7 +34,10 @@ export async function screenById(db: Sql, tenantId: string, id: string): Promise
   );
 }
 
-const sortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof screenSortable)[number], string>;
+const sortBy = { createTime: 'created_at', updateTime: 'updated_at', name: 'lower(name)' } satisfies Record<
+  (typeof screenSortable)[number],
+  string
+>;
 
 /** A page of a tenant's screens, newest first unless told; `name` a part of the name, any case. */
 export async function screensPage(db: Sql, tenantId: string, filter: { name?: string }, page: PageQuery): Promise<Page<ScreenRecord>> {

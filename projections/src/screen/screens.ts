@@ -23,9 +23,11 @@ export const screensProjection = projection<ScreenEvent>({
       token_hash text not null,
       expires_at timestamptz not null,
       revoked_at timestamptz,
+      station_id text,
       created_at timestamptz not null
     );
     create index rm_screen_shares_screen on rm_screen_shares (screen_id, created_at desc);`,
+  migrations: [{ version: 2, name: 'the sharer’s station', sql: `alter table rm_screen_shares add column if not exists station_id text;` }],
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     const { tenantId } = event.metadata;
@@ -56,9 +58,9 @@ export const screensProjection = projection<ScreenEvent>({
       case 'ScreenShared': {
         const d = event.data;
         await tx.query(
-          `insert into rm_screen_shares (id, tenant_id, screen_id, token_hash, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)
-           on conflict (id) do nothing`,
-          [d.shareId, tenantId, d.screenId, d.tokenHash, d.expiresAt, at],
+          `insert into rm_screen_shares (id, tenant_id, screen_id, token_hash, expires_at, station_id, created_at)
+           values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
+          [d.shareId, tenantId, d.screenId, d.tokenHash, d.expiresAt, d.stationId ?? null, at],
         );
         return;
       }

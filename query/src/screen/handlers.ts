@@ -1,16 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   DomainError,
+  SCREEN_MAP_POINTS,
   type ScreenData,
   type ScreenRoutes,
   type ScreenRow,
   type ScreenShareRow,
   type ScreenWidget,
   type ScreenWidgetData,
+  type StatDimension,
 } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { activeAlarmCounts, alarmsPage } from '@iot/projections/alarm/read.ts';
-import { deviceById } from '@iot/projections/device/read.ts';
+import { deviceById, devicesOfTenant } from '@iot/projections/device/read.ts';
 import {
   screenById,
   screensPage,
@@ -19,6 +21,8 @@ import {
   type ScreenRecord,
   type ScreenShareRecord,
 } from '@iot/projections/screen/read.ts';
+import { mapPoints } from '@iot/projections/analysis/read.ts';
+import { groupSubtree } from '@iot/projections/group/read.ts';
 import { statTaskById } from '@iot/projections/stat/read.ts';
 import { stationScope } from '../analysis/handlers.ts';
 import { latestValuesOf } from '../telemetry/handlers.ts';
@@ -64,6 +68,61 @@ async function shareOfToken(ctx: RequestContext, token: string): Promise<ScreenS
 
 // ---------------------------------------------------------------- what the widgets show
 
+/**
+ * A map widget's devices with coordinates: of its group's subtree (within the caller's station; outside it, none) and
+ * its product, coloured on the page by status and the highest active alarm.
+ */
+async function mapOf(
+  ctx: RequestContext,
+  binding: { groupId: string | null; productId: string | null },
+  station: string[] | undefined,
+): Promise<ScreenWidgetData> {
+  const { tenantId } = callerOf(ctx);
+  let groupIds = station;
+  if (binding.groupId) {
+    const subtree = await groupSubtree(ctx.ports.db, tenantId, binding.groupId);
+    groupIds = station ? subtree.filter((g) => station.includes(g)) : subtree;
+  }
+  const found = await mapPoints(
+    ctx.ports.db,
+    tenantId,
+    { ...(groupIds ? { groupIds } : {}), ...(binding.productId ? { productId: binding.productId } : {}) },
+    SCREEN_MAP_POINTS,
+  );
+  return {
+    source: 'map',
+    points: found.points.map((p) => ({
+      id: p.id,
+      name: p.name,
+      sn: p.sn,
+      lng: p.lng,
+      lat: p.lat,
+      online: p.status === 'online',
+      alarmLevel: p.alarmLevel,
+    })),
+    total: found.total,
+    unlocated: found.unlocated,
+  };
+}
+
+/**
+ * Which of a statistic's keys a caller narrowed to a station may see: its devices and groups; a product's or the
+ * tenant's figures sum devices outside it, so none of them. Without a station, every key.
+ */
+async function statKeysInScope(
+  ctx: RequestContext,
+  dimension: StatDimension,
+  points: ReadonlyArray<{ key: string }>,
+  groupIds: string[] | undefined,
+): Promise<(key: string) => boolean> {
+  if (!groupIds) return () => true;
+  if (dimension === 'group') return (key) => groupIds.includes(key);
+  if (dimension !== 'device') return () => false;
+  const keys = [...new Set(points.map((p) => p.key))];
+  const seen = new Set(await devicesOfTenant(ctx.ports.db, callerOf(ctx).tenantId, keys, groupIds));
+  return (key) => seen.has(key);
+}
+
 /** A device's newest values, or none when it is gone or outside the caller's station (its widgets then show no value). */
 async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
   try {
@@ -74,7 +133,7 @@ async function valuesOfDevice(ctx: RequestContext, deviceId: string) {
   }
 }
 
-/** What each bound widget of a screen shows now, in the caller's scope (a shared link's: the whole tenant). */
+/** What each bound widget of a screen shows now, in the caller's scope (a shared link's: its sharer's station). */
 async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<ScreenData> {
   const { tenantId } = callerOf(ctx);
   const { db } = ctx.ports;
@@ -123,11 +182,17 @@ async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<Scr
           to: now,
           limit: 10_000,
         });
+        const inScope = await statKeysInScope(ctx, task.dimension, points, groupIds);
         out[w.id] = {
           source: 'stat',
           name: task.name,
-          points: points.slice(-STAT_POINTS).map((p) => ({ windowStart: p.windowStart.toISOString(), key: p.key, value: p.value })),
+          points: points
+            .filter((p) => inScope(p.key))
+            .slice(-STAT_POINTS)
+            .map((p) => ({ windowStart: p.windowStart.toISOString(), key: p.key, value: p.value })),
         };
+      } else if (b.source === 'map') {
+        out[w.id] = await mapOf(ctx, b, groupIds);
       } else if (b.source === 'alarm') {
         counts ??= activeAlarmCounts(db, tenantId, groupIds);
         const page = await alarmsPage(
@@ -154,10 +219,13 @@ async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<Scr
   return { at: new Date().toISOString(), widgets: out };
 }
 
-/** The context a shared link's answer is computed in: the screen's tenant as a caller without a station or any permission. */
+/**
+ * The context a shared link's answer is computed in: the screen's tenant as a caller without any permission, narrowed
+ * to the station its sharer was narrowed to, so a link never shows more than its sharer saw.
+ */
 const shareContext = (ctx: RequestContext, share: ScreenShareRecord): RequestContext => ({
   ...ctx,
-  stationId: null,
+  stationId: share.stationId,
   caller: {
     kind: 'user',
     id: `share:${share.id}`,
@@ -165,7 +233,7 @@ const shareContext = (ctx: RequestContext, share: ScreenShareRecord): RequestCon
     username: 'share',
     isSystemAdmin: false,
     permissions: new Set(),
-    stationId: null,
+    stationId: share.stationId,
     tokenHash: '',
   },
 });

@@ -14,60 +14,32 @@ import { useSession } from '../auth/useSession.ts';
 import { useAlarmFeed } from '../alarm/common.tsx';
 import { formatCoordinate, formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
-import { chinaOutline } from './chinaOutline.ts';
+import { mapKindColours, mapKinds, mapPlane, type MapKind } from './mapPlane.ts';
 
 const DATA_MAP = 'dataMap';
 const ALL = '*';
-const statuses = ['online', 'offline', 'alarm'] as const;
-type Kind = (typeof statuses)[number];
-const kindColours: Record<Kind, string> = { online: '#30A46C', offline: '#8B8D98', alarm: '#E5484D' };
+const statuses = mapKinds;
+type Kind = MapKind;
+const kindColours = mapKindColours;
 const kindOf = (p: MapPoint): Kind => (p.activeAlarms > 0 ? 'alarm' : p.status);
 
 /** The scatter of devices over the outline, on a longitude/latitude plane that zooms and pans. */
 function mapOption(points: MapPoint[], names: Record<Kind, string>, outlineName: string): EChartsOption {
-  // China, widened to every device outside it; a degree's margin. Wheel and drag zoom into a region.
-  const lngs = [73, 135, ...points.map((p) => p.lng)];
-  const lats = [18, 54, ...points.map((p) => p.lat)];
-  const [x0, x1, y0, y1] = [
-    Math.floor(Math.min(...lngs) - 1),
-    Math.ceil(Math.max(...lngs) + 1),
-    Math.floor(Math.min(...lats) - 1),
-    Math.ceil(Math.max(...lats) + 1),
-  ];
+  // Wheel and drag zoom into a region.
+  const plane = mapPlane(points, { outlineName, outline: '#9DB5F5' });
   return {
     animation: false,
     grid: { left: 48, right: 24, top: 24, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => String((p as { data?: { name?: string } }).data?.name ?? '') },
     legend: { bottom: 0, data: statuses.map((k) => names[k]) },
-    xAxis: {
-      type: 'value',
-      min: x0,
-      max: x1,
-      axisLabel: { formatter: '{value}°' },
-      splitLine: { lineStyle: { type: 'dashed', opacity: 0.4 } },
-    },
-    yAxis: {
-      type: 'value',
-      min: y0,
-      max: y1,
-      axisLabel: { formatter: '{value}°' },
-      splitLine: { lineStyle: { type: 'dashed', opacity: 0.4 } },
-    },
+    xAxis: plane.xAxis,
+    yAxis: plane.yAxis,
     dataZoom: [
       { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
       { type: 'inside', yAxisIndex: 0, filterMode: 'none' },
     ],
     series: [
-      ...chinaOutline.map((ring) => ({
-        type: 'line' as const,
-        name: outlineName,
-        data: ring,
-        symbol: 'none',
-        silent: true,
-        lineStyle: { color: '#9DB5F5', width: 1 },
-        areaStyle: undefined,
-        tooltip: { show: false },
-      })),
+      ...plane.outline,
       ...statuses.map((k) => ({
         type: 'scatter' as const,
         name: names[k],

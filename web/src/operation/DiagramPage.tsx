@@ -13,7 +13,7 @@ import {
   type NodeChange,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Heading, SegmentedControl, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Heading, SegmentedControl, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { builtinElements, type TopoElementRow } from '@iot/contracts/diagram/topo-element.ts';
 import { thingFunction, type ThingFunction } from '@iot/contracts/device/thing-model.ts';
@@ -27,6 +27,7 @@ import { deleteQuestion } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { WidgetView, defaultSize, isOn, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
 import { ImagePicker, TopoElements, useTopoElements } from './TopoElements.tsx';
@@ -748,10 +749,6 @@ export function DiagramPage() {
   const [open, setOpen] = useState<{ id: string; editing: boolean } | null>(null);
   const [creating, setCreating] = useState(false);
   const [tab, setTab] = useState<'diagrams' | 'topology' | 'elements'>('diagrams');
-  const list = useQuery({
-    queryKey: [DIAGRAMS, 'list'],
-    queryFn: () => callRoute('diagram.list', { query: { pageSize: 100 } }),
-  });
   const detail = useQuery({
     queryKey: [DIAGRAMS, 'detail', open?.id],
     enabled: !!open,
@@ -785,6 +782,11 @@ export function DiagramPage() {
       notice.error(messageOf(e));
     }
   };
+  const columns: ListColumn<DiagramRow>[] = [
+    { id: 'name', header: t('diagram.name'), value: (d) => d.name, sortable: true },
+    { id: 'widgets', header: t('diagram.widgetsCount'), value: (d) => d.widgets.length, width: 120 },
+    { id: 'updateTime', header: t('diagram.updateTime'), value: (d) => formatDate(d.updateTime, true), sortable: true, width: 180 },
+  ];
   // The topology draws the fleet's gateways: for whom may list devices.
   const tabs = (
     <SegmentedControl.Root
@@ -812,59 +814,44 @@ export function DiagramPage() {
         </Flex>
         {can(user, operationPerm.sceneAdd) && <Button onClick={() => setCreating(true)}>{t('diagram.create')}</Button>}
       </Flex>
-      {list.isError ? (
-        <Text color="red" role="alert">
-          {messageOf(list.error)}
-        </Text>
-      ) : !list.data ? (
-        <Text color="gray">{t('common.loading')}</Text>
-      ) : list.data.rows.length === 0 ? (
-        <Card data-testid="diagram-empty">
-          <Text as="div" weight="bold">
-            {t('diagram.empty')}
-          </Text>
-          <Text as="div" size="2" color="gray">
-            {t('diagram.emptyHint')}
-          </Text>
-        </Card>
-      ) : (
-        <Table.Root variant="surface" data-testid="diagram-list">
-          <Table.Header>
-            <Table.Row>
-              <Table.ColumnHeaderCell>{t('diagram.name')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('diagram.widgetsCount')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('diagram.updateTime')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell />
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {list.data.rows.map((d) => (
-              <Table.Row key={d.id}>
-                <Table.Cell>{d.name}</Table.Cell>
-                <Table.Cell>{d.widgets.length}</Table.Cell>
-                <Table.Cell>{formatDate(d.updateTime, true)}</Table.Cell>
-                <Table.Cell>
-                  <Flex gap="2">
-                    <Button size="1" variant="soft" onClick={() => setOpen({ id: d.id, editing: false })}>
-                      {t('diagram.view')}
-                    </Button>
-                    {can(user, operationPerm.sceneEdit) && (
-                      <Button size="1" variant="soft" onClick={() => setOpen({ id: d.id, editing: true })}>
-                        {t('diagram.edit')}
-                      </Button>
-                    )}
-                    {can(user, operationPerm.sceneDelete) && (
-                      <Button size="1" variant="soft" color="red" onClick={() => void remove(d)}>
-                        {t('diagram.delete')}
-                      </Button>
-                    )}
-                  </Flex>
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
-      )}
+      <div data-testid="diagram-list">
+        <ListPage<DiagramRow>
+          queryKey={DIAGRAMS}
+          route="diagram.list"
+          exportName={t('diagram.title')}
+          columns={columns}
+          selectable={false}
+          defaultSort={{ sort: 'createTime', order: 'desc' }}
+          filters={[{ name: 'name', label: t('diagram.name') }]}
+          empty={
+            <div data-testid="diagram-empty">
+              <Text as="div" weight="bold">
+                {t('diagram.empty')}
+              </Text>
+              <Text as="div" size="2" color="gray">
+                {t('diagram.emptyHint')}
+              </Text>
+            </div>
+          }
+          rowActions={(d) => (
+            <>
+              <Button size="1" variant="soft" onClick={() => setOpen({ id: d.id, editing: false })}>
+                {t('diagram.view')}
+              </Button>
+              {can(user, operationPerm.sceneEdit) && (
+                <Button size="1" variant="soft" onClick={() => setOpen({ id: d.id, editing: true })}>
+                  {t('diagram.edit')}
+                </Button>
+              )}
+              {can(user, operationPerm.sceneDelete) && (
+                <Button size="1" variant="soft" color="red" onClick={() => void remove(d)}>
+                  {t('diagram.delete')}
+                </Button>
+              )}
+            </>
+          )}
+        />
+      </div>
       <CreateDialog
         open={creating}
         onOpenChange={setCreating}

@@ -1,7 +1,7 @@
 import './i18n.ts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Card, Dialog, Flex, Heading, Table, Text, TextArea, TextField } from '@radix-ui/themes';
+import { Button, Dialog, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TopoElementRow } from '@iot/contracts/diagram/topo-element.ts';
 import { operationPerm } from '@iot/contracts/operation/permissions.ts';
@@ -12,6 +12,7 @@ import { useSession } from '../auth/useSession.ts';
 import { deleteQuestion } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
+import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 
 export const TOPO_ELEMENTS = 'topoElements';
@@ -163,7 +164,6 @@ export function TopoElements() {
   const { t } = useTranslation();
   const user = useSession();
   const queryClient = useQueryClient();
-  const elements = useTopoElements();
   const [editing, setEditing] = useState<TopoElementRow | 'new' | null>(null);
   const mayChange = can(user, operationPerm.sceneElement);
   const remove = async (e: TopoElementRow) => {
@@ -173,71 +173,63 @@ export function TopoElements() {
       await callRoute('topoElement.delete', { query: { id: e.id } });
       await queryClient.invalidateQueries({ queryKey: [TOPO_ELEMENTS] });
     } catch (err) {
+      // An element a diagram places stays: the message names the diagrams.
       notice.error(messageOf(err));
     }
   };
+  const columns: ListColumn<TopoElementRow>[] = [
+    {
+      id: 'image',
+      header: t('topoElement.image'),
+      width: 80,
+      exportable: false,
+      cell: (e) => (e.imageFileId ? <img src={imageUrl(e.imageFileId)} alt={e.name} style={{ maxWidth: 48, maxHeight: 32 }} /> : '--'),
+    },
+    { id: 'name', header: t('topoElement.name'), value: (e) => e.name, sortable: true },
+    { id: 'width', header: t('topoElement.width'), value: (e) => e.width, width: 90 },
+    { id: 'height', header: t('topoElement.height'), value: (e) => e.height, width: 90 },
+    { id: 'remark', header: t('topoElement.remark'), value: (e) => e.remark || '--' },
+    { id: 'updateTime', header: t('diagram.updateTime'), value: (e) => formatDate(e.updateTime, true), sortable: true, width: 180 },
+  ];
   return (
     <Flex direction="column" gap="3" data-testid="topo-elements">
-      <Flex justify="between" align="center">
-        <Heading size="3">{t('topoElement.title')}</Heading>
-        {mayChange && <Button onClick={() => setEditing('new')}>{t('topoElement.create')}</Button>}
-      </Flex>
-      {elements.isError ? (
-        <Text color="red" role="alert">
-          {messageOf(elements.error)}
-        </Text>
-      ) : !elements.data ? (
-        <Text color="gray">{t('common.loading')}</Text>
-      ) : elements.data.length === 0 ? (
-        <Card data-testid="topo-elements-empty">
-          <Text as="div" weight="bold">
-            {t('topoElement.empty')}
-          </Text>
-          <Text as="div" size="2" color="gray">
-            {t('topoElement.emptyHint')}
-          </Text>
-        </Card>
-      ) : (
-        <Table.Root variant="surface" data-testid="topo-element-list">
-          <Table.Header>
-            <Table.Row>
-              <Table.ColumnHeaderCell>{t('topoElement.image')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('topoElement.name')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('topoElement.width')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('topoElement.height')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('topoElement.remark')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell>{t('diagram.updateTime')}</Table.ColumnHeaderCell>
-              <Table.ColumnHeaderCell />
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {elements.data.map((e) => (
-              <Table.Row key={e.id}>
-                <Table.Cell>
-                  {e.imageFileId ? <img src={imageUrl(e.imageFileId)} alt={e.name} style={{ maxWidth: 48, maxHeight: 32 }} /> : '--'}
-                </Table.Cell>
-                <Table.Cell>{e.name}</Table.Cell>
-                <Table.Cell>{e.width}</Table.Cell>
-                <Table.Cell>{e.height}</Table.Cell>
-                <Table.Cell>{e.remark || '--'}</Table.Cell>
-                <Table.Cell>{formatDate(e.updateTime, true)}</Table.Cell>
-                <Table.Cell>
-                  {mayChange && (
-                    <Flex gap="2">
-                      <Button size="1" variant="soft" onClick={() => setEditing(e)}>
-                        {t('diagram.edit')}
-                      </Button>
-                      <Button size="1" variant="soft" color="red" onClick={() => void remove(e)}>
-                        {t('topoElement.delete')}
-                      </Button>
-                    </Flex>
-                  )}
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
-      )}
+      <Heading size="3">{t('topoElement.title')}</Heading>
+      <div data-testid="topo-element-list">
+        <ListPage<TopoElementRow>
+          queryKey={TOPO_ELEMENTS}
+          route="topoElement.list"
+          exportName={t('topoElement.title')}
+          columns={columns}
+          selectable={false}
+          defaultSort={{ sort: 'createTime', order: 'desc' }}
+          filters={[{ name: 'name', label: t('topoElement.name') }]}
+          empty={
+            <div data-testid="topo-elements-empty">
+              <Text as="div" weight="bold">
+                {t('topoElement.empty')}
+              </Text>
+              <Text as="div" size="2" color="gray">
+                {t('topoElement.emptyHint')}
+              </Text>
+            </div>
+          }
+          actions={[
+            { label: t('topoElement.create'), permission: operationPerm.sceneElement, select: 'none', onClick: () => setEditing('new') },
+          ]}
+          rowActions={(e) =>
+            mayChange && (
+              <>
+                <Button size="1" variant="soft" onClick={() => setEditing(e)}>
+                  {t('diagram.edit')}
+                </Button>
+                <Button size="1" variant="soft" color="red" onClick={() => void remove(e)}>
+                  {t('topoElement.delete')}
+                </Button>
+              </>
+            )
+          }
+        />
+      </div>
       <ElementDialog element={editing} onClose={() => setEditing(null)} />
     </Flex>
   );

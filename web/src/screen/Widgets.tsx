@@ -5,6 +5,7 @@ import type { ScreenWidget, ScreenWidgetData } from '@iot/contracts/screen/model
 import { SCREEN_HEIGHT, SCREEN_ROWS, SCREEN_COLUMNS, SCREEN_WIDTH } from '@iot/contracts/screen/model.ts';
 import { Chart } from '../analysis/Chart.tsx';
 import { formatDate } from '../ui/format.ts';
+import { mapKindColours, mapKinds, mapPlane, type MapKind } from '../operation/mapPlane.ts';
 
 export const CELL_W = SCREEN_WIDTH / SCREEN_COLUMNS;
 export const CELL_H = SCREEN_HEIGHT / SCREEN_ROWS;
@@ -15,7 +16,10 @@ const LEVEL_COLOURS = ['#8B8D98', '#3E7BFA', '#FFC53D', '#F76B15', '#E5484D'];
 const AXIS = { axisLine: { lineStyle: { color: '#35508A' } }, axisLabel: { color: TEXT }, splitLine: { lineStyle: { color: '#1C2E57' } } };
 const dark = { backgroundColor: 'transparent', textStyle: { color: TEXT } } satisfies EChartsOption;
 
-/** A device variable's values seen by this page since it opened, for charts of a device binding: [time, value]. */
+/** The most values a device chart keeps. */
+export const HISTORY_KEPT = 60;
+
+/** A device variable's recent values, for charts of a device binding: [time, value]. */
 export type History = Record<string, Array<[string, number]>>;
 
 /** The named values a widget's data gives: a statistic's windows, alarms by level, a device's recent values. */
@@ -170,7 +174,45 @@ export function WidgetBody({
         </div>
       );
     }
-    case 'map':
+    case 'map': {
+      if (data?.source === 'map') {
+        const plane = mapPlane(data.points, { outlineName: t('screen.mapOutline'), outline: '#4C7BD9', text: TEXT, split: '#1C2E57' });
+        const kindOf = (p: (typeof data.points)[number]): MapKind => (p.alarmLevel !== null ? 'alarm' : p.online ? 'online' : 'offline');
+        return (
+          <div className="sw-map" data-testid={`map-${widget.id}`} data-count={data.points.length} data-unlocated={data.unlocated}>
+            {chart(
+              {
+                animation: false,
+                grid: { left: 44, right: 12, top: 12, bottom: 36 },
+                tooltip: { trigger: 'item', formatter: (p) => String((p as { data?: { name?: string } }).data?.name ?? '') },
+                legend: { bottom: 0, textStyle: { color: TEXT }, data: mapKinds.map((k) => t(`screen.mapLegend.${k}`)) },
+                xAxis: plane.xAxis,
+                yAxis: plane.yAxis,
+                series: [
+                  ...plane.outline,
+                  ...mapKinds.map((k) => ({
+                    type: 'scatter' as const,
+                    name: t(`screen.mapLegend.${k}`),
+                    itemStyle: { color: k === 'alarm' ? LEVEL_COLOURS[4] : mapKindColours[k] },
+                    symbolSize: k === 'alarm' ? 12 : 8,
+                    z: k === 'alarm' ? 4 : 3,
+                    data: data.points
+                      .filter((p) => kindOf(p) === k)
+                      .map((p) => ({
+                        value: [p.lng, p.lat],
+                        name: p.alarmLevel !== null ? `${p.name} (${p.sn}) · ${levelName(p.alarmLevel)}` : `${p.name} (${p.sn})`,
+                        // An alarm's colour is its level's.
+                        ...(p.alarmLevel !== null ? { itemStyle: { color: LEVEL_COLOURS[p.alarmLevel - 1] } } : {}),
+                      })),
+                  })),
+                ],
+              },
+              data.points.length,
+            )}
+          </div>
+        );
+      }
+      // A map of the first release was bound to one device: it shows that device's status.
       if (!device) return none;
       return (
         <div className="sw-status">
@@ -181,6 +223,7 @@ export function WidgetBody({
           <small>{t('screen.mapHint')}</small>
         </div>
       );
+    }
     case 'alarmList':
     case 'table': {
       if (data?.source === 'alarm')
@@ -384,9 +427,23 @@ export function WidgetFrame({
   );
 }
 
-/** Keeps the values of device-bound widgets seen since the page opened, so that line, bar and scatter charts of a device move. */
-export function useHistory(widgets: ScreenWidget[], data: Record<string, ScreenWidgetData> | undefined): History {
+/**
+ * Keeps the values of device-bound widgets, so that line, bar and scatter charts of a device move: those of `recent`
+ * (loaded when the page opened, where the viewer may read history) and those seen since.
+ */
+export function useHistory(widgets: ScreenWidget[], data: Record<string, ScreenWidgetData> | undefined, recent?: History): History {
   const [history, setHistory] = useState<History>({});
+  useEffect(() => {
+    if (!recent) return;
+    setHistory((old) => {
+      const next: History = { ...old };
+      for (const [id, points] of Object.entries(recent)) {
+        const seen = new Map([...points, ...(old[id] ?? [])]);
+        next[id] = [...seen].sort(([a], [b]) => a.localeCompare(b)).slice(-HISTORY_KEPT);
+      }
+      return next;
+    });
+  }, [recent]);
   useEffect(() => {
     if (!data) return;
     setHistory((old) => {
@@ -398,7 +455,7 @@ export function useHistory(widgets: ScreenWidget[], data: Record<string, ScreenW
           next[w.id] = kept;
           continue;
         }
-        next[w.id] = kept.at(-1)?.[0] === d.ts ? kept : [...kept, [d.ts, d.value] as [string, number]].slice(-60);
+        next[w.id] = kept.at(-1)?.[0] === d.ts ? kept : [...kept, [d.ts, d.value] as [string, number]].slice(-HISTORY_KEPT);
       }
       return next;
     });

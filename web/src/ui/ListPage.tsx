@@ -80,6 +80,8 @@ export interface ListPageProps<T> {
   selectable?: boolean;
   defaultSort?: { sort: string; order: 'asc' | 'desc' };
   params?: ListParams;
+  /** What an empty list shows before any filter is applied (a first-use hint); "no data" unless given. */
+  empty?: ReactNode;
 }
 
 /** The usual order of a list: the newest record first. */
@@ -327,7 +329,13 @@ export function ListPage<T>(props: ListPageProps<T>) {
               <Table.Row>
                 <Table.Cell colSpan={colSpan}>
                   <div className="list-empty">
-                    {query.isLoading ? t('common.loading') : query.error ? messageOf(query.error) : t('common.noData')}
+                    {query.isLoading
+                      ? t('common.loading')
+                      : query.error
+                        ? messageOf(query.error)
+                        : Object.keys(applied).length === 0 && props.empty
+                          ? props.empty
+                          : t('common.noData')}
                   </div>
                 </Table.Cell>
               </Table.Row>
