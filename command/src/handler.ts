@@ -1,7 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError, type Actor, type EventMetadata } from '@iot/contracts';
 import { schemaVersionOf } from '@iot/contracts/upcasters.ts';
-import { VersionConflictError, type EventStore, type NewEvent, type StoredEvent } from '@iot/contracts/ports/event-store.ts';
+import {
+  VersionConflictError,
+  type AppendResult,
+  type EventStore,
+  type NewEvent,
+  type StoredEvent,
+} from '@iot/contracts/ports/event-store.ts';
 import type { Decider, DomainEvent } from './decider.ts';
 
 /** Who asks, on whose behalf, and how to recognise a retry of the same request. */
@@ -153,4 +159,89 @@ export function newAggregateId(context: Pick<CommandContext, 'tenantId' | 'idemp
   if (!context.idempotencyKey) return randomUUID();
   const hex = createHash('sha256').update(`${context.tenantId}\0${context.idempotencyKey}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+interface CachedStream<S> {
+  state: S;
+  version: number;
+  /** The idempotency keys of the stream's events. */
+  keys: Set<string>;
+}
+
+/**
+ * Commands on many long streams of one decider (a rollout's device streams, which take every progress report) without
+ * reading a whole stream per command: each stream's folded state, version and idempotency keys are kept (the `max` most
+ * recently used streams), and a command decides on them and appends at the kept version. The append's expected version
+ * is the check: a stream another process wrote meanwhile conflicts, is forgotten and handled the usual way
+ * (handleCommand), as is a command whose key the stream already holds (a retry) and any failed append. A read (`state`)
+ * asks the store for the stream's last version only, and reloads the stream when it moved.
+ */
+export function streamCache<C, E extends DomainEvent, S>(store: EventStore, decider: Decider<C, E, S>, max = 20_000) {
+  const streams = new Map<string, CachedStream<S>>();
+  const keep = (stream: string, entry: CachedStream<S>) => {
+    streams.delete(stream);
+    streams.set(stream, entry);
+    if (streams.size > max) streams.delete(streams.keys().next().value!);
+    return entry;
+  };
+  const load = async (stream: string): Promise<CachedStream<S>> => {
+    const history = await store.readStream(stream);
+    const keys = new Set<string>();
+    for (const e of history) if (e.metadata.idempotencyKey) keys.add(e.metadata.idempotencyKey);
+    return keep(stream, { state: fold(decider, history), version: history.at(-1)?.version ?? 0, keys });
+  };
+
+  /** The kept entry while the stream's last version is still the kept one (one row read), else the stream loaded again. */
+  const current = async (stream: string): Promise<CachedStream<S>> => {
+    const entry = streams.get(stream);
+    if (entry) {
+      const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
+      if ((last?.version ?? 0) === entry.version) return entry;
+    }
+    return load(stream);
+  };
+
+  return {
+    /** The stream's current state. */
+    async state(stream: string): Promise<{ state: S; version: number }> {
+      const { state, version } = await current(stream);
+      return { state, version };
+    },
+
+    /**
+     * Handles a command on the kept state. `fresh` checks first that the stream has not moved (one row read): what a
+     * command needs when another writer's change could make it a no-op wrongly (a conflict only shows on an append).
+     */
+    async handle(
+      stream: string,
+      command: C,
+      context: CommandContext,
+      options: HandleOptions & { fresh?: boolean } = {},
+    ): Promise<CommandResult<S>> {
+      const entry = options.fresh ? await current(stream) : (streams.get(stream) ?? (await load(stream)));
+      const key = context.idempotencyKey;
+      if (key && entry.keys.has(key)) return handleCommand(store, decider, stream, command, context, options);
+      const decided = decider.decide(command, entry.state);
+      if (decided.length === 0) return { events: [], state: entry.state, version: entry.version, applied: true };
+      const metadata = metadataOf(context, context.correlationId ?? randomUUID(), options);
+      let appended: AppendResult;
+      try {
+        appended = await store.append(stream, newEvents(decided, metadata), entry.version);
+      } catch (error) {
+        streams.delete(stream);
+        if (!(error instanceof VersionConflictError)) throw error;
+        return handleCommand(store, decider, stream, command, context, options);
+      }
+      const state = decided.reduce((s, e) => decider.evolve(s, e), entry.state);
+      if (key) entry.keys.add(key);
+      keep(stream, { state, version: appended.version, keys: entry.keys });
+      context.onAppended?.(appended.events.at(-1)!.position);
+      return { events: appended.events, state, version: appended.version, applied: true };
+    },
+
+    /** Forgets a stream (its next command or read loads it again). */
+    forget(stream: string): void {
+      streams.delete(stream);
+    },
+  };
 }

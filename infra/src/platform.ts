@@ -233,7 +233,11 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       awaitProjections: () => runner.catchUp(),
     };
     const demo = seedsDemo(config, part.projections, options.seedDemo);
-    const { generatedAdminPassword } = await seedAtStart(context, lookups, runner, { projections: part.projections, demo });
+    const { generatedAdminPassword } = await seedAtStart(context, lookups, runner, {
+      projections: part.projections,
+      demo,
+      ota: { dispatch, files: options.fileStore ?? files?.files ?? null },
+    });
     if (demo && timeseries) await seedDemoEnergyHistory(timeseries, DEMO_TENANT.id);
     if (demo && role === 'all' && link?.embeddedUrl && config.DEMO_FLEET !== '0')
       await startDemoSimulator(link.embeddedUrl, runner, logger, stops);

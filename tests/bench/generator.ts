@@ -28,10 +28,21 @@ export interface StepCommand {
   /** `open`: the schedule whatever happens; `ceiling`: as fast as possible until `seconds` pass, `maxInflight` at most. */
   mode: 'open' | 'ceiling';
   maxInflight: number;
+  /** Answer each connection's due times of the messages it wrote, in order (what a bench matches its own observations with). */
+  keepDues?: boolean;
 }
 
 export type GeneratorCommand =
-  | { type: 'connect'; url: string; protocolVersion: ProtocolVersion; vars: number; suffix: string; devices: Device[] }
+  | {
+      type: 'connect';
+      url: string;
+      protocolVersion: ProtocolVersion;
+      vars: number;
+      suffix: string;
+      devices: Device[];
+      /** Telemetry `{"v1":…}` (the default), or OTA progress reports `{"status":"downloading","percent":n}`, n = seq mod 101. */
+      payload?: 'telemetry' | 'ota-progress';
+    }
   | StepCommand
   | { type: 'disconnect' }
   | { type: 'exit' };
@@ -54,8 +65,14 @@ interface StepCounts {
 export type GeneratorReply =
   | { type: 'ready' }
   | { type: 'connected'; connected: number; refused: number[] }
-  | ({ type: 'stepped'; ack: string; sendLag: string } & StepCounts)
+  | ({ type: 'stepped'; ack: string; sendLag: string; dues?: DeviceDues[] } & StepCounts)
   | { type: 'disconnected' };
+
+/** A device's messages of a step: the due time (epoch ms) of each, in the order written. */
+export interface DeviceDues {
+  sn: string;
+  dues: number[];
+}
 
 export interface Device {
   sn: string;
@@ -70,13 +87,19 @@ export interface StepResult extends StepCounts {
   ack: Histogram;
   /** How late the generator wrote each message after it was due: if this grows, the generator is the limit. */
   sendLag: Histogram;
+  /** Per device, the due times of its messages (only when the step kept them). */
+  dues: DeviceDues[];
 }
 
 export interface Generator {
   readonly processes: number;
-  connect(url: string, devices: Device[], options: { vars: number; suffix?: string; protocolVersion?: ProtocolVersion }): Promise<void>;
+  connect(
+    url: string,
+    devices: Device[],
+    options: { vars: number; suffix?: string; protocolVersion?: ProtocolVersion; payload?: 'telemetry' | 'ota-progress' },
+  ): Promise<void>;
   /** Offers `rate` messages a second for `seconds` (open loop) and waits for the PUBACKs up to `drainMs` after. */
-  step(rate: number, seconds: number, drainMs: number): Promise<StepResult>;
+  step(rate: number, seconds: number, drainMs: number, options?: { keepDues?: boolean }): Promise<StepResult>;
   /** Sends as fast as the processes can for `seconds`, at most `maxInflight` unacknowledged per process. */
   ceiling(seconds: number, maxInflight?: number): Promise<StepResult>;
   disconnect(): Promise<void>;
@@ -133,6 +156,7 @@ export async function startGenerator(
       lastAckAt: Math.max(...answers.map((a) => a.lastAckAt)),
       ack: merged(answers.map((a) => a.ack)),
       sendLag: merged(answers.map((a) => a.sendLag)),
+      dues: answers.flatMap((a) => a.dues ?? []),
     };
   };
   // The processes need a moment to get the command: the first message is due a little later.
@@ -140,7 +164,7 @@ export async function startGenerator(
 
   return {
     processes,
-    async connect(url, devices, { vars, suffix = 'telemetry', protocolVersion = 4 }) {
+    async connect(url, devices, { vars, suffix = 'telemetry', protocolVersion = 4, payload = 'telemetry' }) {
       const answers = await Promise.all(
         children.map((child, lane) =>
           ask<Extract<GeneratorReply, { type: 'connected' }>>(child, {
@@ -149,6 +173,7 @@ export async function startGenerator(
             protocolVersion,
             vars,
             suffix,
+            payload,
             devices: devices.filter((_, i) => i % processes === lane),
           }),
         ),
@@ -157,8 +182,9 @@ export async function startGenerator(
       if (refused.length > 0)
         throw new Error(`${refused.length} of ${devices.length} devices not connected (codes ${[...new Set(refused)].join(', ')})`);
     },
-    step: (rate, seconds, drainMs) =>
+    step: (rate, seconds, drainMs, { keepDues = false } = {}) =>
       run({
+        keepDues,
         startAt: startSoon(),
         rate,
         total: Math.round(rate * seconds),

@@ -72,6 +72,44 @@ export class PublishTemplate {
   }
 }
 
+/**
+ * A QoS 1 PUBLISH of an OTA progress report, `{"status":"downloading","percent":NNN}` on `topic`, encoded once: `fill`
+ * writes the packet id and the percent of the connection's `seq`-th report (seq mod 101, right-aligned in three places,
+ * padded with spaces, which JSON allows), so that each report differs from the device's previous one.
+ */
+export class OtaProgressTemplate {
+  readonly length: number;
+  private readonly frame: Buffer;
+  private readonly idAt: number;
+  private readonly percentAt: number;
+
+  constructor(topic: string, protocolVersion: ProtocolVersion) {
+    const payload = Buffer.from('{"status":"downloading","percent":  0}');
+    this.frame = mqttPacket.generate(
+      { cmd: 'publish', topic, payload, qos: 1, messageId: 0xffff, retain: false, dup: false },
+      { protocolVersion },
+    );
+    this.length = this.frame.length;
+    this.idAt = this.frame.length - payload.length - (protocolVersion === 5 ? 1 : 0) - 2;
+    this.percentAt = this.frame.length - payload.length + payload.indexOf('  0}');
+  }
+
+  /** The percent of a connection's `seq`-th report (from 0). */
+  static percentOf(seq: number): number {
+    return seq % 101;
+  }
+
+  fill(out: Buffer, at: number, packetId: number, _sentAtMs: number, seq: number): number {
+    this.frame.copy(out, at);
+    out.writeUInt16BE(packetId, at + this.idAt);
+    const percent = OtaProgressTemplate.percentOf(seq);
+    out[at + this.percentAt] = percent >= 100 ? 0x30 + Math.floor(percent / 100) : 0x20;
+    out[at + this.percentAt + 1] = percent >= 10 ? 0x30 + (Math.floor(percent / 10) % 10) : 0x20;
+    out[at + this.percentAt + 2] = 0x30 + (percent % 10);
+    return at + this.length;
+  }
+}
+
 /** `ms` as 13 integer digits, a point and 3 decimals, written at `at` (no string made per message). */
 export function writeTime(out: Buffer, at: number, ms: number): void {
   let thousandths = Math.round(ms * 1000);

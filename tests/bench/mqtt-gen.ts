@@ -11,6 +11,7 @@ import {
   disconnectFrame,
   FrameSplitter,
   PACKET,
+  OtaProgressTemplate,
   PublishTemplate,
   readPuback,
   type ProtocolVersion,
@@ -28,7 +29,12 @@ const CONNECT_CONCURRENCY = 64;
 
 interface Connection {
   socket: net.Socket;
-  template: PublishTemplate;
+  sn: string;
+  template: PublishTemplate | OtaProgressTemplate;
+  /** Messages written on this connection so far (an OTA report's percent follows from it). */
+  seq: number;
+  /** This step's due times of the messages written, in order, when the step keeps them (keepDues). */
+  dues: number[];
   /** Due time (epoch ms) of the message in flight with packet id i + 1; 0 when that id is free. */
   dueAt: Float64Array;
   nextId: number;
@@ -41,6 +47,7 @@ let ack = histogram();
 let sendLag = histogram();
 let counters = { sent: 0, acked: 0, refused: 0, stray: 0, blocked: 0, failed: 0 };
 let inflight = 0;
+let keepDues = false;
 let lastAckAt = 0;
 
 const reply = (message: GeneratorReply) => process.send!(message);
@@ -64,12 +71,24 @@ function onPuback(connection: Connection, readAt: number, buffer: Buffer, bodySt
   record(ack, readAt - due);
 }
 
-async function connectOne(url: URL, device: { sn: string; secret: string }, vars: number, suffix: string): Promise<Connection | number> {
+async function connectOne(
+  url: URL,
+  device: { sn: string; secret: string },
+  vars: number,
+  suffix: string,
+  payload: 'telemetry' | 'ota-progress',
+): Promise<Connection | number> {
   const socket = net.connect({ host: url.hostname, port: Number(url.port || 1883) });
   socket.setNoDelay(true);
   const connection: Connection = {
     socket,
-    template: new PublishTemplate(`devices/${device.sn}/${suffix}`, vars, protocolVersion),
+    sn: device.sn,
+    template:
+      payload === 'ota-progress'
+        ? new OtaProgressTemplate(`devices/${device.sn}/${suffix}`, protocolVersion)
+        : new PublishTemplate(`devices/${device.sn}/${suffix}`, vars, protocolVersion),
+    seq: 0,
+    dues: [],
     dueAt: new Float64Array(WINDOW),
     nextId: 0,
     open: true,
@@ -117,7 +136,7 @@ async function connectAll(command: Extract<GeneratorCommand, { type: 'connect' }
     Array.from({ length: Math.min(CONNECT_CONCURRENCY, command.devices.length) }, async () => {
       while (next < command.devices.length) {
         const i = next++;
-        results[i] = await connectOne(url, command.devices[i]!, command.vars, command.suffix);
+        results[i] = await connectOne(url, command.devices[i]!, command.vars, command.suffix, command.payload ?? 'telemetry');
       }
     }),
   );
@@ -132,6 +151,8 @@ async function step(command: StepCommand) {
   sendLag = histogram();
   counters = { sent: 0, acked: 0, refused: 0, stray: 0, blocked: 0, failed: 0 };
   lastAckAt = 0;
+  for (const connection of connections) connection.dues = [];
+  keepDues = command.keepDues === true;
   const schedule = new RateSchedule(command.startAt, command.rate, command.total, command.lane, command.processes);
   // The ceiling run sends as fast as it can until the deadline, with a bounded number in flight (no unbounded buffers).
   const deadline = command.mode === 'ceiling' ? command.startAt + command.seconds * 1000 : Infinity;
@@ -183,6 +204,7 @@ async function step(command: StepCommand) {
     lastAckAt,
     ack: encode(ack),
     sendLag: encode(sendLag),
+    ...(keepDues ? { dues: connections.map((c) => ({ sn: c.sn, dues: c.dues })) } : {}),
   });
 }
 
@@ -210,7 +232,9 @@ function send(schedule: RateSchedule, k: number, n: number, now: number, devices
       connection.nextId = (slot + 1) % WINDOW;
       connection.dueAt[slot] = due;
       inflight += 1;
-      at = connection.template.fill(out, at, slot + 1, due);
+      at = connection.template.fill(out, at, slot + 1, due, connection.seq);
+      connection.seq += 1;
+      if (keepDues) connection.dues.push(due);
       record(sendLag, now - due);
     }
     counters.sent += at / connection.template.length;

@@ -1,35 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
-import pino from 'pino';
 import WebSocket from 'ws';
 import { channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
 import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
 import { newDeviceSecret } from '@iot/command/device/secrets.ts';
 import { createOtaTask } from '@iot/command/ota/handlers.ts';
-import { loadConfig } from '@iot/infra/config.ts';
-import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
-import { seedDemoTenant, startPlatform, type Platform } from '@iot/infra/platform.ts';
+import { seedDemoTenant } from '@iot/infra/platform.ts';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
 import { otaCounts } from '@iot/projections/ota/read.ts';
 import { fetchClient } from '../harness/fetch-client.ts';
-import { freePort } from '../harness/free-port.ts';
 import { waitFor } from '../harness/process.ts';
+import { startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
+import { startGenerator } from './generator.ts';
+import { percentileMs } from './latency.ts';
+import { OtaProgressTemplate } from './mqtt-frames.ts';
+import { epochNow } from './schedule.ts';
 import { startSink } from './sink.ts';
 
 const TENANT = 'otabench';
 const CLIENTS = 32;
-/** The measured window, and the rate the devices together offer (each device its share, one report at a time). */
+/** The measured window, and the rate the devices together offer (open loop, each device its share in turn). */
 const WINDOW_S = Number(process.env.BENCH_SECONDS ?? 15);
-const OFFERED_PER_S = Number(process.env.BENCH_OTA_RATE ?? 8_000);
+const OFFERED_PER_S = Number(process.env.BENCH_OTA_RATE ?? 6_000);
 /** Each report differs from the device's previous one (the same report again records nothing): downloading 0..100, round. */
 const reportOf = (n: number) => ({ status: 'downloading', percent: n % 101 });
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** MQTT.js clients, 50 connecting at a time. */
 export async function connectAll(url: string, users: Array<{ username: string; password: string }>): Promise<MqttClient[]> {
@@ -47,63 +44,10 @@ export async function connectAll(url: string, users: Array<{ username: string; p
   return clients;
 }
 
-/**
- * Every device sends its reports for `seconds`, at most `perDevice` a second, one at a time (QoS 1: the next once the
- * platform acknowledged, i.e. recorded, the last). Answers how many were acknowledged within the window, and each
- * device's count (its last report is `reportOf(count - 1)`).
- */
-async function drive(
-  clients: MqttClient[],
-  topicOf: (d: number) => string,
-  seconds: number,
-  perDevice: number,
-  onSend: (d: number, n: number) => void = () => {},
-) {
-  const sent = new Array<number>(clients.length).fill(0);
-  let inWindow = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  const gap = 1000 / perDevice;
-  await Promise.all(
-    clients.map(async (client, d) => {
-      // Spread over the first gap, so that the devices do not all send at once.
-      let next = started + (gap * d) / clients.length;
-      while (next < end) {
-        const wait = next - performance.now();
-        if (wait > 1) await sleep(wait);
-        onSend(d, sent[d]!);
-        await client.publishAsync(topicOf(d), JSON.stringify(reportOf(sent[d]!)), { qos: 1 });
-        sent[d]! += 1;
-        if (performance.now() <= end) inWindow += 1;
-        next = Math.max(next + gap, performance.now() - gap);
-      }
-    }),
-  );
-  return { inWindow, sent };
-}
-
-/** A platform of its own on an embedded PostgreSQL, with a tenant of `count` devices (`OB-<n>`) and the tenant's token. */
+/** A platform of its own (startBenchPlatform), with a tenant of `count` devices (`OB-<n>`) and the tenant's token. */
 export async function startOtaBench(count: number, env: Record<string, string> = {}) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-bench-ota-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
-  const mqttPort = await freePort();
-  const platform: Platform = await startPlatform(
-    loadConfig({
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      ADMIN_PASSWORD: 'Bench#adm1',
-      LOG_LEVEL: 'silent',
-      MQTT_PORT: String(mqttPort),
-      OTA_TICK_MS: '1000',
-      ...env,
-    }),
-    { port: await freePort(), staticDir: null, seedDemo: false, logger: pino({ level: 'silent' }) },
-  );
-  const stop = async () => {
-    await platform.stop();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const started = await startBenchPlatform('ota', { OTA_TICK_MS: '1000', ...env });
+  const { platform, stop } = started;
   try {
     await seedDemoTenant(platform.context, { id: TENANT, name: 'otabenchco', adminUsername: 'otabench', adminPassword: 'Bench#pw1' });
     const base = platform.url!.replace('localhost', '127.0.0.1');
@@ -150,7 +94,7 @@ export async function startOtaBench(count: number, env: Record<string, string> =
       );
       return taskId;
     };
-    return { platform, base, mqttUrl: `mqtt://127.0.0.1:${mqttPort}`, token, users, devices, tenantId: TENANT, rollout, stop };
+    return { platform, base, mqttUrl: started.mqttUrl, token, users, devices, tenantId: TENANT, rollout, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -158,28 +102,48 @@ export async function startOtaBench(count: number, env: Record<string, string> =
 }
 
 /**
+ * When each report was heard on the channel, matched with when it was due: a device's i-th report carries percent
+ * i mod 101 (OtaProgressTemplate), so a change heard at `h` is the latest report of that percent due by `h`.
+ */
+function latenciesOf(dues: Map<string, number[]>, heard: Array<{ deviceId: string; percent: number; at: number }>): number[] {
+  const latencies: number[] = [];
+  const matched = new Set<string>();
+  for (const { deviceId, percent, at } of heard) {
+    const due = dues.get(deviceId);
+    if (!due) continue;
+    let best = -1;
+    for (let i = percent; i < due.length && due[i]! <= at; i += 101) best = i;
+    if (best < 0 || matched.has(`${deviceId}|${best}`)) continue;
+    matched.add(`${deviceId}|${best}`);
+    latencies.push(at - due[best]!);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/**
  * `ota-bookkeeping` (issue 21): progress events per second through a rollout's bookkeeping, from simulated devices'
  * MQTT progress messages (`devices/{sn}/ota/{taskId}/progress`, QoS 1, acknowledged once recorded) to an event on the
- * device's stream, over a fixed window at a fixed offered rate; and the p99 from a device's message to its change on
- * the `ota.progress` websocket channel, heard by a listener of the tenant. After the window, every device's last
- * report must reach the read model (`lost_devices`). The limit, in the same run: raw single-row PostgreSQL inserts
- * from 32 clients over 5 s. The generator's ceiling: the same devices against a sink that acknowledges and drops.
+ * device's stream. The raw-socket generator (generator.ts, pre-encoded frames, several processes) offers a fixed rate
+ * over a fixed window (open loop); the p99 from the time a report was due to its change on the `ota.progress` websocket
+ * channel, heard by a listener of the tenant. After the window, every device's last report must reach the read model
+ * (`lost_devices`). The limit, in the same run: raw single-row PostgreSQL inserts from 32 clients over 5 s. The
+ * generator's ceiling, in the same run: the same devices against a sink that acknowledges and drops.
  */
 export async function benchOtaBookkeeping(): Promise<Figure[]> {
-  const count = Number(process.env.BENCH_OTA_DEVICES ?? 500);
+  const count = Number(process.env.BENCH_OTA_DEVICES ?? 2_000);
   const bench = await startOtaBench(count);
   const { platform, devices, users, token } = bench;
-  let clients: MqttClient[] = [];
   let socket: WebSocket | null = null;
   const sink = await startSink();
+  const generator = await startGenerator();
+  const genDevices = users.map((u) => ({ sn: u.username, secret: u.password }));
   try {
     const { db } = platform.context;
-    // The generator's ceiling first: the same devices and schedule, at 4x the rate, against a sink that drops.
-    const sinkClients = await connectAll(sink.url, users);
-    const ceiling = await drive(sinkClients, (d) => `devices/OB-${d}/ota/t/progress`, 5, (OFFERED_PER_S * 4) / count);
-    await Promise.all(sinkClients.map((c) => c.endAsync(true).catch(() => {})));
+    // The generator's ceiling first: the same devices, as fast as it can, against a sink that drops.
+    await generator.connect(sink.url, genDevices, { vars: 1, suffix: 'ota/t/progress', payload: 'ota-progress' });
+    const ceiling = await generator.ceiling(5);
+    await generator.disconnect();
 
-    clients = await connectAll(bench.mqttUrl, users);
     const taskId = await bench.rollout({
       id: 'fw-bench',
       tenantId: bench.tenantId,
@@ -191,33 +155,26 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
       version: '2.0',
       storageKey: `${bench.tenantId}/fw-bench`,
     });
+    await generator.connect(bench.mqttUrl, genDevices, { vars: 1, suffix: `ota/${taskId}/progress`, payload: 'ota-progress' });
 
-    // The tenant's listener on the channel: when each device's report is heard, against when it was sent.
-    const sentAt = new Map<string, number>();
-    const latencies: number[] = [];
+    // The tenant's listener on the channel: each device's change, and when it was heard.
+    const heard: Array<{ deviceId: string; percent: number; at: number }> = [];
     socket = new WebSocket(`${bench.base.replace('http', 'ws')}${channels['ota.progress'].path}`, { headers: { authentication: token } });
     socket.on('message', (data) => {
+      const at = epochNow();
       const m = JSON.parse(String(data)) as OtaProgressFeed;
-      if (m.type !== 'device' || m.stage !== 'downloading') return;
-      const key = `${m.deviceId}|${m.percent}`;
-      const at = sentAt.get(key);
-      if (at === undefined) return;
-      sentAt.delete(key);
-      latencies.push(performance.now() - at);
+      if (m.type === 'device' && m.stage === 'downloading' && typeof m.percent === 'number')
+        heard.push({ deviceId: m.deviceId, percent: m.percent, at });
     });
     await new Promise((resolve, reject) => socket!.once('open', resolve).once('error', reject));
 
-    const run = await drive(
-      clients,
-      (d) => `devices/OB-${d}/ota/${taskId}/progress`,
-      WINDOW_S,
-      OFFERED_PER_S / count,
-      (d, n) => sentAt.set(`${devices[d]!.deviceId}|${reportOf(n).percent}`, performance.now()),
-    );
-    const events = run.sent.reduce((a, b) => a + b, 0);
+    const run = await generator.step(OFFERED_PER_S, WINDOW_S, 60_000, { keepDues: true });
+    const tookS = Math.max(WINDOW_S, (run.lastAckAt - run.startAt) / 1000);
+    const deviceOf = new Map(devices.map((d) => [d.sn, d.deviceId]));
+    const dues = new Map(run.dues.map((d) => [deviceOf.get(d.sn)!, d.dues]));
 
     // Nothing lost: every device's last report reaches the read model.
-    const lastOf = new Map(devices.map((d, i) => [d.deviceId, reportOf(run.sent[i]! - 1).percent]));
+    const lastOf = new Map([...dues].map(([deviceId, due]) => [deviceId, OtaProgressTemplate.percentOf(due.length - 1)]));
     let lost = count;
     await waitFor(
       "every device's last report in the read model",
@@ -232,7 +189,7 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
       120_000,
       500,
     ).catch(() => undefined);
-    latencies.sort((a, b) => a - b);
+    const latencies = latenciesOf(dues, heard);
 
     // The limit: raw single-row inserts from 32 clients over 5 s.
     await db.query('create table bench_ota_raw (id bigserial primary key, device text, body jsonb)');
@@ -249,7 +206,7 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
     return [
       {
         bench: 'ota-bookkeeping',
-        value: Math.round(run.inWindow / WINDOW_S),
+        value: Math.round(run.acked / tookS),
         unit: 'progress events/s',
         limit: Math.round(raw / 5),
         limit_of: 'raw single-row postgres inserts, 32 clients',
@@ -257,25 +214,32 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
         devices: count,
         window_s: WINDOW_S,
         offered_per_s: OFFERED_PER_S,
-        events,
+        sent: run.sent,
+        acked: run.acked,
+        unacked: run.unacked,
+        refused: run.refused,
+        blocked: run.blocked,
+        took_s: Math.round(tookS * 10) / 10,
+        ack_p99_ms: percentileMs(run.ack, 99),
+        send_lag_p99_ms: percentileMs(run.sendLag, 99),
         lost_devices: lost,
-        generator_ceiling_per_s: Math.round(ceiling.inWindow / 5),
-        generator_ceiling_of: 'the same devices at 4x the offered rate against a sink that acknowledges and drops',
+        generator_ceiling_per_s: Math.round(ceiling.acked / 5),
+        generator_ceiling_of: `${generator.processes} raw-socket generator processes, the same devices as fast as they can against a sink that acknowledges and drops`,
       },
       {
         bench: 'ota-progress-latency',
         value: latencies.length ? Math.round(percentile(latencies, 99)) : null,
-        unit: 'ms (p99 device progress message to the ota.progress websocket)',
+        unit: 'ms (p99 device progress message, from when it was due, to the ota.progress websocket)',
         limit: 500,
         limit_of: 'goal p99',
         p50_ms: Math.round(percentile(latencies, 50)),
         heard: latencies.length,
-        events,
+        sent: run.sent,
       },
     ];
   } finally {
     socket?.close();
-    await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})));
+    await generator.close();
     await sink.close();
     await bench.stop();
   }

@@ -61,6 +61,13 @@ describe('starting twice on the same data', () => {
     const gateways = ok(await injectRoute(first.app!, 'gateway.list', { token }));
     expect(gateways.rows.map((g: { subDeviceCount: number }) => g.subDeviceCount)).toEqual([3, 3]);
     expect(ok(await injectRoute(first.app!, 'template.list', { token })).rows[0]!.variables).toHaveLength(4);
+    // The OTA screens: a firmware file, and a rollout of it to the twelve sensors, finished (the workflow settles them).
+    const files = ok(await injectRoute(first.app!, 'file.list', { token }));
+    expect(files.rows.map((f: { name: string; version: string | null }) => `${f.name}:${f.version}`)).toEqual(['sensor-fw-2.0.bin:2.0']);
+    await first.runner.catchUp(30_000);
+    const tasks = ok(await injectRoute(first.app!, 'otaTask.list', { token }));
+    expect(tasks.rows).toHaveLength(1);
+    expect(tasks.rows[0]).toMatchObject({ status: 'success', counts: { total: 12, success: 12 } });
     const events = (await db.pool.query<{ n: number }>('select count(*)::int as n from es_events')).rows[0]!.n;
     await first.stop();
 

@@ -7,15 +7,19 @@ import {
   type OtaTaskCreate,
   type StoredFile,
 } from '@iot/contracts';
+import { tellOtaDeviceEvent } from '@iot/contracts/ota/feed.ts';
 import { callerOf, type Handlers, type Ports, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { CommandDispatchers, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
-import { handleCommand, loadState, newAggregateId, type CommandContext } from '../handler.ts';
+import { handleCommand, newAggregateId, streamCache, type CommandContext } from '../handler.ts';
 import { commandContextOf, runCommand } from '../request.ts';
 import { otaDeviceDecider, otaDeviceStream, otaTaskDecider, otaTaskStream, type OtaDeviceCommand, type OtaTaskCommand } from './decide.ts';
 import { isSettled } from './device.ts';
 import { waveDevices } from './task.ts';
+
+/** A wave's offers appended at once (one group commit), at most. */
+const OFFERS_AT_ONCE = 500;
 
 /** The most devices one rollout targets. */
 export const OTA_MAX_DEVICES = 10_000;
@@ -102,17 +106,28 @@ const positionOf = (result: { events: Array<{ position: string }> }) => ({ posit
 
 /** The rollout's steps as its process manager and the device link dispatch them; each is idempotent by its stream's state. */
 export function otaDispatchers(
-  ports: Pick<Ports, 'store' | 'lookups' | 'link' | 'downloadLinks'>,
+  ports: Pick<Ports, 'store' | 'lookups' | 'link' | 'downloadLinks'> & Partial<Pick<Ports, 'live'>>,
 ): Pick<CommandDispatchers, OtaDispatched> {
+  // Every report appends to its device's stream, and every settled device to its task's: their states are kept between
+  // commands, so that a report costs a few rows, not its stream's whole history (which grows with every report).
+  const tasks = streamCache(ports.store, otaTaskDecider, 1_000);
+  const devices = streamCache(ports.store, otaDeviceDecider, 20_000);
+  // The task's stream is also written by the operator's routes (pause, resume, cancel): always checked fresh.
   const onTask = (metadata: DispatchMetadata, taskId: string, command: OtaTaskCommand) =>
-    handleCommand(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId), command, { ...metadata });
-  const onDevice = (metadata: DispatchMetadata, command: OtaDeviceCommand, key = metadata.idempotencyKey) =>
-    handleCommand(ports.store, otaDeviceDecider, otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId), command, {
-      ...metadata,
-      idempotencyKey: key,
-    });
-  const taskOf = (metadata: DispatchMetadata, taskId: string) =>
-    loadState(ports.store, otaTaskDecider, otaTaskStream(metadata.tenantId, taskId));
+    tasks.handle(otaTaskStream(metadata.tenantId, taskId), command, { ...metadata }, { fresh: true });
+  /** A device's report decides on the kept state (its session's process writes its reports); the workflow's steps check first. */
+  // What it appends is told to the `ota.progress` listeners at once, before the projections have read it.
+  const onDevice = async (metadata: DispatchMetadata, command: OtaDeviceCommand, key = metadata.idempotencyKey) => {
+    const result = await devices.handle(
+      otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId),
+      command,
+      { ...metadata, idempotencyKey: key },
+      { fresh: !command.type.startsWith('ReportOta') },
+    );
+    if (ports.live && result.applied) for (const event of result.events) tellOtaDeviceEvent(ports.live, event);
+    return result;
+  };
+  const taskOf = (metadata: DispatchMetadata, taskId: string) => tasks.state(otaTaskStream(metadata.tenantId, taskId));
   /**
    * The rollout a report that names no task (ThingsBoard's `fw_state`) belongs to: the newest task whose offer to the
    * device is recorded and not settled. Its stream says so, not the read model, which may not have seen the offer yet
@@ -121,7 +136,7 @@ export function otaDispatchers(
   const runningTaskOf = async (tenantId: string, deviceId: string) => {
     const taskIds = await ports.lookups.otaTasksOfDevice(tenantId, deviceId, ['executing', 'pause', 'nonExecution']);
     for (const taskId of taskIds.toReversed()) {
-      const { state } = await loadState(ports.store, otaDeviceDecider, otaDeviceStream(tenantId, taskId, deviceId));
+      const { state } = await devices.state(otaDeviceStream(tenantId, taskId, deviceId));
       if (state.exists && !isSettled(state.status)) return taskId;
     }
     return null;
@@ -135,29 +150,34 @@ export function otaDispatchers(
     async OfferOtaWave(command, metadata) {
       const { state } = await taskOf(metadata, command.taskId);
       if (state.status === 'cancel') return { position: null };
+      // The wave's offers are appended together, a slice at a time: the store commits each slice as a group.
       let position: string | null = null;
-      for (const d of waveDevices(state, command.wave)) {
-        const result = await onDevice(
-          metadata,
-          {
-            type: 'OfferOtaDevice',
-            taskId: command.taskId,
-            deviceId: d.deviceId,
-            sn: d.sn,
-            wave: command.wave,
-            file: state.file!,
-            fromVersion: d.fromVersion,
-          },
-          `${metadata.idempotencyKey}:${d.deviceId}`,
+      const members = waveDevices(state, command.wave);
+      for (let i = 0; i < members.length; i += OFFERS_AT_ONCE)
+        await Promise.all(
+          members.slice(i, i + OFFERS_AT_ONCE).map(async (d) => {
+            const result = await onDevice(
+              metadata,
+              {
+                type: 'OfferOtaDevice',
+                taskId: command.taskId,
+                deviceId: d.deviceId,
+                sn: d.sn,
+                wave: command.wave,
+                file: state.file!,
+                fromVersion: d.fromVersion,
+              },
+              `${metadata.idempotencyKey}:${d.deviceId}`,
+            );
+            position = positionOf(result).position ?? position;
+          }),
         );
-        position = positionOf(result).position ?? position;
-      }
       return { position };
     },
 
     async DeliverOtaOffer(command, metadata) {
       const stream = otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId);
-      const { state } = await loadState(ports.store, otaDeviceDecider, stream);
+      const { state } = await devices.state(stream);
       const device = { sn: state.sn, deviceId: command.deviceId };
       if (command.resume) {
         // The sweep resumes a paused device that is reachable again; its OtaDeviceResumed makes the workflow deliver the offer.

@@ -6,24 +6,28 @@ import { seedBuiltinMenus } from '@iot/command/menu/builtin.ts';
 import { provisionAllTenants } from '@iot/command/role/builtin.ts';
 import { claimExistingRoleNames } from '@iot/command/role/names.ts';
 import { claimExistingEmails, claimExistingPhones, claimExistingUsernames } from '@iot/command/user/usernames.ts';
+import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
+import type { FileStore } from '@iot/contracts/ports/files.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { ProjectionRunner } from '@iot/projections/index.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
-import { seedDemoData, seedSystemAdmin } from '../seed.ts';
+import { DEMO_TENANT, seedDemoData, seedSystemAdmin } from '../seed.ts';
+import { seedDemoOta } from '../seed-ota.ts';
 import { demoFleetDevices } from '../seed-fleet.ts';
 import { demoReadings, startSimulator } from '../simulator.ts';
 import type { Stops } from './stops.ts';
 
 /**
  * What a start seeds: the system administrator and the menu catalogue; with the projections, the built-in roles
- * of every tenant, the demo tenant when asked, and claims for names made before claims existed.
+ * of every tenant, the demo tenant when asked (with its OTA file and a finished rollout when `ota` gives the dispatch
+ * port and the file store), and claims for names made before claims existed.
  */
 export async function seedAtStart(
   context: AppContext,
   lookups: Lookups,
   runner: ProjectionRunner,
-  seeds: { projections: boolean; demo: boolean },
+  seeds: { projections: boolean; demo: boolean; ota?: { dispatch: Dispatch; files: FileStore | null } },
 ): Promise<{ generatedAdminPassword: string | null }> {
   const { db, store, config, logger } = context;
   // Names of users created before claims existed are claimed by their users.
@@ -35,6 +39,11 @@ export async function seedAtStart(
     await runner.catchUp(30_000).catch((error: Error) => logger.warn({ err: error }, 'projections still catching up'));
     await provisionAllTenants(store, lookups);
     if (seeds.demo) await seedDemoData(context);
+    if (seeds.demo && seeds.ota) {
+      // The rollout targets the demo fleet's sensors: the devices' read model must have them.
+      await runner.catchUp(30_000).catch((error: Error) => logger.warn({ err: error }, 'projections still catching up'));
+      await seedDemoOta({ store, lookups, ...seeds.ota }, DEMO_TENANT.id);
+    }
     // Names and codes of rows made before claims existed are claimed by their rows.
     await claimExistingRoleNames(db, lookups);
     await claimExistingDictCodes(db, lookups);

@@ -1,23 +1,14 @@
-import type { FileTaskStatus, OtaDeviceEvent, OtaProgressFeed, OtaTaskEvent } from '@iot/contracts';
+import type { OtaDeviceEvent, OtaProgressFeed, OtaTaskEvent } from '@iot/contracts';
+import { isOtaDeviceEvent, OTA_PROGRESS_CHANNEL, otaDeviceEventTypes, tellOtaDeviceEvent } from '@iot/contracts/ota/feed.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import type { StoredEventOf } from '@iot/contracts/ports/event-store.ts';
 import { projection } from '../projection.ts';
 import { otaCounts, otaTaskById } from './read.ts';
 
-const CHANNEL = 'ota.progress';
+const CHANNEL = OTA_PROGRESS_CHANNEL;
 /** A task's counts go out at most this often while its devices report (a burst of reports is one count). */
 const COUNTS_EVERY_MS = 250;
 
-const deviceStatus: Record<OtaDeviceEvent['type'], FileTaskStatus> = {
-  OtaDeviceOffered: 'executing',
-  OtaDeviceProgressed: 'executing',
-  OtaDevicePaused: 'pause',
-  OtaDeviceResumed: 'executing',
-  OtaDeviceSucceeded: 'success',
-  OtaDeviceFailed: 'fail',
-  OtaDeviceCancelled: 'cancel',
-};
 const taskTypes = [
   'OtaTaskCreated',
   'OtaWaveStarted',
@@ -29,26 +20,9 @@ const taskTypes = [
 
 type Handled = OtaDeviceEvent | Extract<OtaTaskEvent, { type: (typeof taskTypes)[number] }>;
 
-/** A device's change as the channel carries it, from the event alone (no read). */
-function deviceMessage(event: StoredEventOf<OtaDeviceEvent>): OtaProgressFeed {
-  const { taskId, deviceId } = event.data;
-  const at = event.metadata.occurredAt;
-  const status = deviceStatus[event.type];
-  switch (event.type) {
-    case 'OtaDeviceOffered':
-      return { type: 'device', taskId, deviceId, status, stage: 'offered', percent: null, at };
-    case 'OtaDeviceProgressed':
-      return { type: 'device', taskId, deviceId, status, stage: event.data.stage, percent: event.data.percent, at };
-    case 'OtaDeviceSucceeded':
-      return { type: 'device', taskId, deviceId, status, percent: 100, at };
-    default:
-      return { type: 'device', taskId, deviceId, status, at };
-  }
-}
-
 /**
- * The `ota.progress` feed (the rollout screens listen instead of polling): each device change goes out as its event
- * is read from the log; a task's status and counts follow from the read model, at most every 250 ms per task and once
+ * The `ota.progress` feed (the rollout screens listen instead of polling): each device change goes out as the command
+ * that appended it returns (tellOtaDeviceEvent), or else as its event is read from the log; a task's status and counts follow from the read model, at most every 250 ms per task and once
  * more after its last change, so the counts a screen shows catch up with the devices it was told of.
  */
 export function otaLiveHooks(db: Sql, live: LiveFeed) {
@@ -90,13 +64,13 @@ export function otaLiveHooks(db: Sql, live: LiveFeed) {
 
   return projection<Handled>({
     name: 'reactor-ota-live',
-    handles: [...Object.keys(deviceStatus), ...taskTypes] as Handled['type'][],
+    handles: [...otaDeviceEventTypes, ...taskTypes],
     schema: 'select 1',
     tables: [],
     async apply(_tx, event) {
       if (!live.listening(CHANNEL)) return;
       const { tenantId } = event.metadata;
-      if (event.type in deviceStatus) live.publish(CHANNEL, { tenantId }, deviceMessage(event as StoredEventOf<OtaDeviceEvent>));
+      if (isOtaDeviceEvent(event)) tellOtaDeviceEvent(live, event);
       due.set(event.data.taskId, tenantId);
       // Counts wait for the batch's rows: the read model commits its own transaction beside this one.
       schedule(COUNTS_EVERY_MS);

@@ -1,4 +1,5 @@
 import type { OtaDeviceEvent, OtaTaskEvent } from '@iot/contracts';
+import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { projection } from '../projection.ts';
 
 const deviceStatus: Partial<Record<OtaDeviceEvent['type'], string>> = {
@@ -11,8 +12,38 @@ const deviceStatus: Partial<Record<OtaDeviceEvent['type'], string>> = {
   OtaDeviceCancelled: 'cancel',
 };
 
+type Handled = OtaTaskEvent | OtaDeviceEvent;
+/** A device row's status, stage and percent as an offer or a progress report leaves them. */
+interface StageRow {
+  taskId: string;
+  deviceId: string;
+  status: string;
+  stage: string;
+  percent: number | null;
+  at: string;
+}
+
+/** Writes device rows' status, stage and percent in one statement. */
+async function writeStages(tx: Sql, rows: Iterable<StageRow>) {
+  const list = [...rows];
+  if (list.length === 0) return;
+  await tx.query(
+    `update rm_ota_devices d set status = t.status, stage = t.stage, percent = t.percent, updated_at = t.at
+     from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[]) as t(task_id, device_id, status, stage, percent, at)
+     where d.task_id = t.task_id and d.device_id = t.device_id`,
+    [
+      list.map((r) => r.taskId),
+      list.map((r) => r.deviceId),
+      list.map((r) => r.status),
+      list.map((r) => r.stage),
+      list.map((r) => r.percent),
+      list.map((r) => r.at),
+    ],
+  );
+}
+
 /** Rollout tasks and each of their devices, as the task screens show them and the wave ticker reads them. */
-export const otaTasksProjection = projection<OtaTaskEvent | OtaDeviceEvent>({
+export const otaTasksProjection = projection<Handled>({
   name: 'otaTasks',
   handles: [
     'OtaTaskCreated',
@@ -69,6 +100,34 @@ export const otaTasksProjection = projection<OtaTaskEvent | OtaDeviceEvent>({
     );
     create index rm_ota_devices_status on rm_ota_devices (task_id, status, wave);
     create index rm_ota_devices_device on rm_ota_devices (tenant_id, device_id, status);`,
+  /**
+   * A run of offers and progress reports (a wave's offers, the devices' reports) is one statement, each row written
+   * once with its last values; any other event writes what came before it first, then itself, in log order.
+   */
+  async applyBatch(tx, events) {
+    const stages = new Map<string, StageRow>();
+    for (const event of events) {
+      if (event.type === 'OtaDeviceOffered' || event.type === 'OtaDeviceProgressed') {
+        const { taskId, deviceId } = event.data;
+        const progressed = event.type === 'OtaDeviceProgressed' ? event.data : null;
+        const key = `${taskId}\0${deviceId}`;
+        stages.delete(key);
+        stages.set(key, {
+          taskId,
+          deviceId,
+          status: deviceStatus[event.type]!,
+          stage: progressed?.stage ?? 'offered',
+          percent: progressed?.percent ?? null,
+          at: event.metadata.occurredAt,
+        });
+        continue;
+      }
+      await writeStages(tx, stages.values());
+      stages.clear();
+      await this.apply(tx, event);
+    }
+    await writeStages(tx, stages.values());
+  },
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     const d = event.data;
