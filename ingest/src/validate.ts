@@ -7,22 +7,28 @@ export interface Rejection {
   reason: 'unknown identifier' | 'not a property' | 'wrong type or out of range';
 }
 
-/** The row a value is stored as: numbers (and booleans as 0/1, dates as milliseconds) in `value`, the rest as text. */
-function cell(fn: Extract<ThingFunction, { type: 'property' }>, value: unknown): Pick<TelemetryRow, 'value' | 'text'> {
+/** Sets the cells a value is stored in: numbers (and booleans as 0/1, dates as milliseconds) in `value`, the rest as text. */
+function setCell(row: TelemetryRow, fn: Extract<ThingFunction, { type: 'property' }>, value: unknown): void {
   switch (fn.dataType.type) {
     case 'bool':
-      return { value: value === true || value === 1 ? 1 : 0, text: null };
+      row.value = value === true || value === 1 ? 1 : 0;
+      return;
     case 'date':
-      return { value: typeof value === 'number' ? value : Date.parse(value as string), text: null };
+      row.value = typeof value === 'number' ? value : Date.parse(value as string);
+      return;
     case 'enum':
-      return typeof value === 'number' ? { value, text: null } : { value: null, text: String(value) };
+      if (typeof value === 'number') row.value = value;
+      else row.text = String(value);
+      return;
     case 'text':
-      return { value: null, text: value as string };
+      row.text = value as string;
+      return;
     case 'struct':
     case 'array':
-      return { value: null, text: JSON.stringify(value) };
+      row.text = JSON.stringify(value);
+      return;
     default:
-      return { value: value as number, text: null };
+      row.value = value as number;
   }
 }
 
@@ -43,16 +49,21 @@ export function validateSample(
     if (!fn) rejected.push({ identifier: identifier.slice(0, 64), reason: 'unknown identifier' });
     else if (fn.type !== 'property') rejected.push({ identifier, reason: 'not a property' });
     else if (!valueFits(fn.dataType, value)) rejected.push({ identifier, reason: 'wrong type or out of range' });
-    else
-      rows.push({
+    else {
+      // Built in place, one shape for every row: this runs for every value a device sends.
+      const row: TelemetryRow = {
         tenantId: device.tenantId,
         deviceId: device.deviceId,
         productId: device.productId,
         variable: identifier,
         ts,
-        ...cell(fn, value),
-        ...(device.retentionDays ? { retentionDays: device.retentionDays } : {}),
-      });
+        value: null,
+        text: null,
+      };
+      setCell(row, fn, value);
+      if (device.retentionDays) row.retentionDays = device.retentionDays;
+      rows.push(row);
+    }
   }
   return { rows, rejected };
 }

@@ -236,9 +236,12 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     const { dedupToken } = options;
     if (dedupToken === undefined) return this.writes.enqueue(rows.map(checkedRow));
     // Not group-committed with others: a replay must repeat exactly this insert for its token to match.
-    const dbRows = rows.map(checkedRow);
-    for (let start = 0, part = 0; start < dbRows.length; start += MAX_ROWS_PER_INSERT, part++) {
-      await this.insertDbRows(dbRows.slice(start, start + MAX_ROWS_PER_INSERT), part === 0 ? dedupToken : `${dedupToken}.${part}`);
+    for (const row of rows) checkedRow(row);
+    if (rows.length === 0) return;
+    // One chunk is the caller's own array: a batch the journal encoded already is not encoded again (encodeRowBinary).
+    if (rows.length <= MAX_ROWS_PER_INSERT) return this.insertDbRows(rows, dedupToken);
+    for (let start = 0, part = 0; start < rows.length; start += MAX_ROWS_PER_INSERT, part++) {
+      await this.insertDbRows(rows.slice(start, start + MAX_ROWS_PER_INSERT), part === 0 ? dedupToken : `${dedupToken}.${part}`);
     }
   }
 

@@ -43,6 +43,17 @@ afterEach(() => {
 });
 
 describe('telemetry journal', () => {
+  it('inserts at start the batches a journal of an earlier release (rows as JSON arrays) left unmarked', async () => {
+    const dir = tempDir();
+    const old = [['t1', 'd1', 'p1', 'a', 1_700_000_000_001, 1, null, 30, 0, null]];
+    writeFileSync(join(dir, 'journal-1.log'), `${JSON.stringify({ t: 'old-1', at: 1, k: ['key-1'], r: old })}\n`);
+    const store = fakeStore();
+    const journal = openFileJournal({ dir });
+    expect(await journal.recover(store.insert)).toMatchObject({ batches: 1, rows: 1 });
+    expect(store.rows).toEqual([row('a', 1)]);
+    await journal.close();
+  });
+
   it('belongs to one process: a second one is refused while the first runs, and takes over from one that is gone', async () => {
     const dir = tempDir();
     const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });

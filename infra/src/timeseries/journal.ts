@@ -4,10 +4,11 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TelemetryJournal } from '@iot/contracts/ports/telemetry-journal.ts';
 import type { TelemetryQuality, TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
+import { decodeRowBinary, encodeRowBinary } from './rowbinary.ts';
 
 /**
  * The telemetry journal (contracts/src/ports/telemetry-journal.ts) as files under `DATA_DIR/telemetry-journal`:
- * one JSON line per batch (`{"t":token,"k":[keys],"r":[rows]}`), flushed to disk before the insert, and a line
+ * one JSON line per batch (`{"t":token,"k":[keys],"b":rows}`, the rows as the insert's RowBinary in base64), flushed to disk before the insert, and a line
  * `{"c":token}` after it. A file is closed after `maxFileBytes`; the newest `generations` files are kept, so the
  * journal names the messages of the last few hundred MB of telemetry (minutes at full rate, hours at a fleet's
  * usual one): a device that resends later than that is stored twice, as before.
@@ -29,20 +30,8 @@ export interface FileJournalOptions {
   now?: () => number;
 }
 
-/** A row on disk: [tenant, device, product, variable, ts ms, value, text, retention days, quality, raw]. */
+/** A row on disk in journals of earlier releases (`r`): [tenant, device, product, variable, ts ms, value, text, retention days, quality, raw]. */
 type JournalRow = [string, string, string, string, number, number | null, string | null, number, TelemetryQuality | 0, string | null];
-const toJournal = (r: TelemetryRow): JournalRow => [
-  r.tenantId,
-  r.deviceId,
-  r.productId ?? '',
-  r.variable,
-  r.ts.getTime(),
-  r.value,
-  r.text,
-  r.retentionDays ?? 0,
-  r.quality ?? 0,
-  r.raw ?? null,
-];
 const fromJournal = ([
   tenantId,
   deviceId,
@@ -187,7 +176,11 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
     async write(rows, keys, insert) {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
-      await append(JSON.stringify({ t: token, at: now(), k: keys, r: rows.map(toJournal) }), true);
+      // The rows as the insert's own RowBinary (encoded once: the insert below writes these bytes), in base64.
+      await append(
+        `{"t":${JSON.stringify(token)},"at":${now()},"k":${JSON.stringify(keys)},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
+        true,
+      );
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
       const hashes = keys.map(hashOf);
@@ -211,7 +204,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       let rowCount = 0;
       let keyCount = 0;
       /** Batches journaled and not (yet) marked, in order; a mark may sit in a later file than its batch. */
-      const pending = new Map<string, JournalRow[]>();
+      const pending = new Map<string, TelemetryRow[]>();
       /** Every batch's time and keys, for the tail, and where its keys go. */
       const batchesSeen = new Map<string, { at: number; keys: number[]; generation: Generation }>();
       /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
@@ -225,7 +218,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         }
         for (const line of text.split('\n')) {
           if (line.length === 0) continue;
-          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean };
+          let entry: { t?: string; at?: number; k?: string[]; b?: string; r?: JournalRow[]; c?: string; failed?: boolean };
           try {
             entry = JSON.parse(line) as typeof entry;
           } catch {
@@ -236,7 +229,10 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
             pending.delete(entry.c);
             if (entry.failed) failed.add(entry.c);
           } else if (entry.t !== undefined) {
-            pending.set(entry.t, entry.r ?? []);
+            pending.set(
+              entry.t,
+              entry.b !== undefined ? decodeRowBinary(Buffer.from(entry.b, 'base64')) : (entry.r ?? []).map(fromJournal),
+            );
             batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
           }
         }
@@ -249,7 +245,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         keyCount += batch.keys.length;
       }
       for (const [token, rows] of pending) {
-        if (rows.length > 0) await insert(rows.map(fromJournal), token);
+        if (rows.length > 0) await insert(rows, token);
         batches += 1;
         rowCount += rows.length;
       }
