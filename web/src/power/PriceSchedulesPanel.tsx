@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge, Button, Callout, Card, Flex, Grid, Heading, IconButton, Table, Text, TextField } from '@radix-ui/themes';
 import { Cross2Icon, PlusIcon } from '@radix-ui/react-icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { priceKinds, type PriceKind, type PriceScheduleRow } from '@iot/contracts/power/model.ts';
+import { minuteOfDay, priceKinds, type PriceKind, type PriceScheduleRow } from '@iot/contracts/power/model.ts';
 import { powerPerm } from '@iot/contracts/power/permissions.ts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
@@ -43,11 +43,21 @@ const formOf = (row: PriceScheduleRow): FormValues => ({
 });
 
 /** Adds or edits a schedule: the station it prices (or the default), a price per kind, and the periods of the day. */
-function ScheduleDialog({ editing, taken, onClose }: { editing: PriceScheduleRow | 'new'; taken: Set<string>; onClose: () => void }) {
+function ScheduleDialog({
+  editing,
+  taken,
+  onClose,
+}: {
+  editing: PriceScheduleRow | 'new';
+  /** The default (null) and the stations that have a schedule already: a new one goes to the first that has none. */
+  taken: Set<string | null>;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const client = useQueryClient();
   const stations = useStations();
-  const form = useForm<FormValues>(editing === 'new' ? emptyForm : formOf(editing));
+  const free = taken.has(null) ? (stations.data?.find((s) => !taken.has(s.id))?.id ?? DEFAULT) : DEFAULT;
+  const form = useForm<FormValues>(editing === 'new' ? { ...emptyForm, groupId: free } : formOf(editing));
   const [busy, setBusy] = useState(false);
   const v = form.values;
   const route = editing === 'new' ? 'power.priceAdd' : 'power.priceEdit';
@@ -107,7 +117,7 @@ function ScheduleDialog({ editing, taken, onClose }: { editing: PriceScheduleRow
       <Field label={t('price.currency')} required error={form.errors.currency}>
         <TextField.Root name="currency" value={v.currency} maxLength={8} onChange={(e) => form.set('currency', e.target.value)} />
       </Field>
-      <Field label={t('price.prices')} error={form.errors.prices} hint={t('price.noPrice')}>
+      <Field label={t('price.prices')} error={form.errors.prices} hint={t('price.pricesHint')}>
         <Grid columns="4" gap="2">
           {priceKinds.map((k) => (
             <label key={k}>
@@ -192,19 +202,22 @@ function ScheduleDialog({ editing, taken, onClose }: { editing: PriceScheduleRow
 
 /** A day of 24 hours coloured by the kind of each period: what the schedule looks like at a glance. */
 function DayStrip({ periods }: { periods: PriceScheduleRow['periods'] }) {
+  const { t } = useTranslation();
   const colours: Record<PriceKind, string> = { sharp: '#E5484D', peak: '#F76B15', flat: '#2E68EA', valley: '#30A46C' };
-  const minute = (c: string) => Number(c.slice(0, 2)) * 60 + Number(c.slice(3));
   const parts = periods.flatMap((p) => {
-    const s = minute(p.start);
-    const e = minute(p.end) % 1440 || 1440;
-    return e > s ? [{ kind: p.kind, s, e }] : [{ kind: p.kind, s, e: 1440 }, ...(e > 0 ? [{ kind: p.kind, s: 0, e }] : [])];
+    const s = minuteOfDay(p.start);
+    const e = minuteOfDay(p.end) % 1440 || 1440;
+    const title = `${t(`energy.kinds.${p.kind}`)} ${p.start}–${p.end}`;
+    return e > s
+      ? [{ kind: p.kind, s, e, title }]
+      : [{ kind: p.kind, s, e: 1440, title }, ...(e > 0 ? [{ kind: p.kind, s: 0, e, title }] : [])];
   });
   return (
     <div style={{ position: 'relative', height: 14, borderRadius: 4, overflow: 'hidden', background: 'var(--gray-4)', minWidth: 240 }}>
       {parts.map((p, i) => (
         <div
           key={i}
-          title={`${p.kind}`}
+          title={p.title}
           style={{
             position: 'absolute',
             left: `${(p.s / 1440) * 100}%`,
@@ -230,6 +243,8 @@ export function PriceSchedulesPanel() {
   const list = useQuery({ queryKey: ['power', 'prices'], queryFn: () => callRoute('power.prices', {}) });
   const [editing, setEditing] = useState<PriceScheduleRow | 'new' | null>(null);
   const mayEdit = can(me, powerPerm.price);
+  // The stations are known before the dialog opens, so that a new schedule starts on one that has none.
+  useStations();
   const rows = list.data ?? [];
   const remove = async (row: PriceScheduleRow) => {
     const name = row.groupName ?? t('price.default');
@@ -316,13 +331,7 @@ export function PriceSchedulesPanel() {
           </Flex>
         </Card>
       ))}
-      {editing && (
-        <ScheduleDialog
-          editing={editing}
-          taken={new Set(rows.flatMap((r) => (r.groupId ? [r.groupId] : [])))}
-          onClose={() => setEditing(null)}
-        />
-      )}
+      {editing && <ScheduleDialog editing={editing} taken={new Set(rows.map((r) => r.groupId))} onClose={() => setEditing(null)} />}
     </Flex>
   );
 }

@@ -49,6 +49,7 @@ export const zh = {
     addPeriod: '添加时段',
     removePeriod: '删除时段',
     noPrice: '不使用',
+    pricesHint: '某类型不使用时留空',
     periodsHint: '各时段须无重叠地覆盖全天 24 小时；结束早于开始表示跨越午夜（如 23:00 至 07:00）',
     updateTime: '更新时间',
     empty: '还没有电价方案：新增一个默认方案，或为某个电站单独设置',
@@ -108,6 +109,7 @@ export const en: typeof zh = {
     addPeriod: 'Add a period',
     removePeriod: 'Remove the period',
     noPrice: 'Not used',
+    pricesHint: 'Leave a kind the schedule does not use empty',
     periodsHint:
       'The periods must cover the 24 hours of the day without overlapping; an end before the start crosses midnight (23:00 to 07:00)',
     updateTime: 'Updated',
