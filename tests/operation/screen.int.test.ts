@@ -232,6 +232,7 @@ describe('big screens', () => {
       { ...widgets()[1]!, x: 12 },
       line('pd', perDevice, 8),
       line('pt', perTenant, 14),
+      { id: 'map', kind: 'map', x: 12, y: 10, w: 8, h: 6, binding: { source: 'map' } },
     ];
     const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Stations', widgets: board } }));
 
@@ -247,6 +248,8 @@ describe('big screens', () => {
     expect(data.widgets.a?.source === 'alarm' && data.widgets.a.rows.map((r) => r.id)).toEqual(['zn']);
     expect(data.widgets.pd?.source === 'stat' && data.widgets.pd.points.map((p) => [p.key, p.value])).toEqual([[inNorth, 2]]);
     expect(data.widgets.pt?.source === 'stat' && data.widgets.pt.points).toEqual([]);
+    // The map counts North's one pump (without coordinates), none of the tenant's others.
+    expect(data.widgets.map).toMatchObject({ source: 'map', points: [], total: 1, unlocated: 1 });
 
     // A link shared for the whole tenant shows both, as the tenant's screen does.
     const whole = ok(await sut.call('screen.share', { token, body: { id, hours: 1 } }));

@@ -183,7 +183,7 @@ export function WidgetBody({
             {chart(
               {
                 animation: false,
-                grid: { left: 44, right: 12, top: 12, bottom: 36 },
+                grid: { left: 44, right: 12, top: 12, bottom: 48 },
                 tooltip: { trigger: 'item', formatter: (p) => String((p as { data?: { name?: string } }).data?.name ?? '') },
                 legend: { bottom: 0, textStyle: { color: TEXT }, data: mapKinds.map((k) => t(`screen.mapLegend.${k}`)) },
                 xAxis: plane.xAxis,
