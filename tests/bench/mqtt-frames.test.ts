@@ -1,6 +1,14 @@
 import mqttPacket from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
-import { connectFrame, FrameSplitter, PublishTemplate, readPuback, writeTime, type ProtocolVersion } from './mqtt-frames.ts';
+import {
+  connectFrame,
+  FrameSplitter,
+  OtaProgressTemplate,
+  PublishTemplate,
+  readPuback,
+  writeTime,
+  type ProtocolVersion,
+} from './mqtt-frames.ts';
 
 /** Decodes frames with mqtt-packet's own parser: what a broker would read. */
 function parse(bytes: Buffer, protocolVersion: ProtocolVersion) {
@@ -13,6 +21,22 @@ function parse(bytes: Buffer, protocolVersion: ProtocolVersion) {
   parser.parse(bytes);
   return packets;
 }
+
+describe('OtaProgressTemplate', () => {
+  for (const version of [4, 5] as const) {
+    it(`fills an OTA progress report (MQTT ${version}) whose JSON carries the percent of its sequence number`, () => {
+      const template = new OtaProgressTemplate('devices/SN-7/ota/t1/progress', version);
+      for (const seq of [0, 7, 42, 100, 101, 250]) {
+        const out = Buffer.alloc(template.length);
+        template.fill(out, 0, 300 + seq, 0, seq);
+        const [packet] = parse(out, version) as mqttPacket.IPublishPacket[];
+        expect(packet!.topic).toBe('devices/SN-7/ota/t1/progress');
+        expect(packet!.messageId).toBe(300 + seq);
+        expect(JSON.parse(String(packet!.payload))).toEqual({ status: 'downloading', percent: OtaProgressTemplate.percentOf(seq) });
+      }
+    });
+  }
+});
 
 describe('PublishTemplate', () => {
   for (const version of [4, 5] as const) {

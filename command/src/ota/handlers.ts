@@ -18,7 +18,7 @@ import { otaDeviceDecider, otaDeviceStream, otaTaskDecider, otaTaskStream, type 
 import { isSettled } from './device.ts';
 import { waveDevices } from './task.ts';
 
-/** A wave's offers appended at once (one group commit), at most. */
+/** A wave's offers (or a cancel's devices) appended at once (one group commit), at most. */
 const OFFERS_AT_ONCE = 500;
 
 /** The most devices one rollout targets. */
@@ -228,16 +228,20 @@ export function otaDispatchers(
 
     async CancelOtaDevices(command, metadata) {
       const { state } = await taskOf(metadata, command.taskId);
+      // Appended together, a slice at a time, as a wave's offers are.
       let position: string | null = null;
-      for (const deviceId of state.waveOf.keys()) {
-        if (state.settled.has(deviceId)) continue;
-        const result = await onDevice(
-          metadata,
-          { type: 'CancelOtaDevice', taskId: command.taskId, deviceId },
-          `${metadata.idempotencyKey}:${deviceId}`,
+      const open = [...state.waveOf.keys()].filter((deviceId) => !state.settled.has(deviceId));
+      for (let i = 0; i < open.length; i += OFFERS_AT_ONCE)
+        await Promise.all(
+          open.slice(i, i + OFFERS_AT_ONCE).map(async (deviceId) => {
+            const result = await onDevice(
+              metadata,
+              { type: 'CancelOtaDevice', taskId: command.taskId, deviceId },
+              `${metadata.idempotencyKey}:${deviceId}`,
+            );
+            position = positionOf(result).position ?? position;
+          }),
         );
-        position = positionOf(result).position ?? position;
-      }
       return { position };
     },
 

@@ -9,6 +9,7 @@ import { abandonedUploads, releaseUpload, reserveUpload, touchUpload } from '@io
 import { fileBytesOfTenant } from '@iot/projections/file/read.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { localFileStore } from '../files/local.ts';
+import { cachedFileReads } from '../files/read-cache.ts';
 import { bucketExists, ensureBucket, s3Client, s3FileStore, type S3Settings } from '../files/s3.ts';
 import type { EngineHealth } from '../http/context.ts';
 import type { TusOptions, UploadReservations } from '../http/tus.ts';
@@ -81,7 +82,8 @@ export async function startFiles(config: Config, engines: EngineHealth[], db: Sq
     );
     timer.unref();
     stops.push(async () => clearInterval(timer));
-    return { files, fileLimits, tus: { datastore, reservations }, sweepUploads };
+    // A rollout's package is read by every device, range by range: small files are served from memory.
+    return { files: cachedFileReads(files), fileLimits, tus: { datastore, reservations }, sweepUploads };
   };
   const s3 = s3SettingsOf(config);
   if (!s3) {
