@@ -44,7 +44,11 @@ export function validateSample(
   const rows: TelemetryRow[] = [];
   const rejected: Rejection[] = [];
   const ts = new Date(sample.ts);
-  for (const [identifier, value] of Object.entries(sample.values)) {
+  const values = sample.values;
+  // for…in over the parsed object: no [key, value] pair allocated per value.
+  for (const identifier in values) {
+    if (!Object.hasOwn(values, identifier)) continue;
+    const value = values[identifier];
     const fn = model.get(identifier);
     if (!fn) rejected.push({ identifier: identifier.slice(0, 64), reason: 'unknown identifier' });
     else if (fn.type !== 'property') rejected.push({ identifier, reason: 'not a property' });

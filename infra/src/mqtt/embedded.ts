@@ -145,9 +145,9 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
             messageId: packet.messageId,
             dup: packet.dup,
           };
-          const handling = [...registrations]
-            .filter((r) => matchesTopicFilter(r.topicFilter, message.topic))
-            .map((r) => r.handler(message));
+          // Every message passes here: no copies of the registrations per message.
+          const handling: ReturnType<MqttHandler>[] = [];
+          for (const r of registrations) if (matchesTopicFilter(r.topicFilter, message.topic)) handling.push(r.handler(message));
           handledUpTo.set(client, Promise.allSettled([message.before, ...handling]));
           try {
             const refusal = (await Promise.all(handling)).find((verdict) => !!verdict);
