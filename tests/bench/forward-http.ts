@@ -16,7 +16,7 @@ import { createOutboundHttp } from '@iot/infra/outbound/http.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
-import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { startForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
@@ -70,7 +70,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     const directMs = performance.now() - began;
 
     await db.query(forwardProjection.schema);
-    await db.query(forwardOutboxSchema);
+    await db.query(forwardOutboxSchema + forwardOutboxMessageIds);
     const server: ForwardServerEvent = {
       type: 'ForwardServerCreated',
       data: {

@@ -9,6 +9,7 @@
  * so a chain that falls behind and drops messages (past its in-flight bound) is not counted as keeping up.
  */
 import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -121,6 +122,13 @@ export async function benchRuleChain(): Promise<Figure[]> {
       const before = rules.stats();
       const received0 = sink.received;
       rows0 = await countRows(store.client, 'telemetry');
+      // BENCH_CPU_PROFILE=file.cpuprofile: a CPU profile of this process during the chain's rounds only.
+      const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : null;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       const began = performance.now();
       const watch = process.env.BENCH_TRACE
         ? setInterval(
@@ -133,6 +141,11 @@ export async function benchRuleChain(): Promise<Figure[]> {
       await platform.ingest!.flush();
       await rules.drain();
       if (watch) clearInterval(watch);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        await writeFile(`${process.env.BENCH_CPU_PROFILE}.${round}`, JSON.stringify(profile));
+        profiler.disconnect();
+      }
       // The generator's own time (from its first publish, as for the limit) and what the chain needed after its last.
       chain.seconds += chained.seconds + (performance.now() - loaded) / 1000;
       const after = rules.stats();

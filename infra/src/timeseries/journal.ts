@@ -24,6 +24,11 @@ export interface FileJournalOptions {
   generations?: number;
   /** After each insert, before its mark and the acknowledgements (fault injection for the crash tests). */
   afterInsert?: () => void;
+  /**
+   * The rule chains run each batch after its insert and mark it (`chained`): batches are journaled as awaiting that
+   * mark, and a start hands back those that miss it. Off: no batch awaits a mark.
+   */
+  chains?: boolean;
   /** The last run's final this many ms: messages resent without the DUP flag are matched against them (default 30 s). */
   tailMs?: number;
   now?: () => number;
@@ -87,11 +92,20 @@ function hashOf(key: string): number {
 
 const FILE = /^journal-(\d+)\.log$/;
 
+/** A stored batch the rule chains had not finished when the last run stopped. */
+export interface UnchainedBatch {
+  token: string;
+  rows: TelemetryRow[];
+}
+
 export interface FileJournal extends TelemetryJournal {
-  /** Inserts the batches journaled and not marked inserted (a crash came between); run once, before messages are taken. */
+  /**
+   * Inserts the batches journaled and not marked inserted (a crash came between); run once, before messages are
+   * taken. Answers too the batches that awaited the rule chains' mark and miss it, oldest first, to run again.
+   */
   recover(
     insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>,
-  ): Promise<{ batches: number; rows: number; keys: number; tail: number }>;
+  ): Promise<{ batches: number; rows: number; keys: number; tail: number; unchained: UnchainedBatch[] }>;
   close(): Promise<void>;
 }
 
@@ -187,7 +201,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
     async write(rows, keys, insert) {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
-      await append(JSON.stringify({ t: token, at: now(), k: keys, r: rows.map(toJournal) }), true);
+      await append(JSON.stringify({ t: token, at: now(), k: keys, ...(options.chains ? { x: 1 } : {}), r: rows.map(toJournal) }), true);
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
       const hashes = keys.map(hashOf);
@@ -204,6 +218,12 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       options.afterInsert?.();
       // Not flushed: a mark lost in a crash only makes the next start insert the batch again, which the token drops.
       await append(JSON.stringify({ c: token }), false);
+      return token;
+    },
+
+    chained(token) {
+      // Not flushed either: a mark lost runs the batch through the chains once more (at least once).
+      void append(JSON.stringify({ x: token }), false).catch(() => undefined);
     },
 
     async recover(insert) {
@@ -216,6 +236,8 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       const batchesSeen = new Map<string, { at: number; keys: number[]; generation: Generation }>();
       /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
       const failed = new Set<string>();
+      /** Batches that awaited the chains' mark, until it is read. */
+      const unchained = new Map<string, JournalRow[]>();
       for (const generation of generations) {
         let text: string;
         try {
@@ -225,7 +247,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         }
         for (const line of text.split('\n')) {
           if (line.length === 0) continue;
-          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean };
+          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean; x?: string | 1 };
           try {
             entry = JSON.parse(line) as typeof entry;
           } catch {
@@ -234,9 +256,14 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
           }
           if (entry.c !== undefined) {
             pending.delete(entry.c);
-            if (entry.failed) failed.add(entry.c);
-          } else if (entry.t !== undefined) {
+            if (entry.failed) {
+              failed.add(entry.c);
+              unchained.delete(entry.c);
+            }
+          } else if (typeof entry.x === 'string') unchained.delete(entry.x);
+          else if (entry.t !== undefined) {
             pending.set(entry.t, entry.r ?? []);
+            if (entry.x === 1) unchained.set(entry.t, entry.r ?? []);
             batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
           }
         }
@@ -259,7 +286,13 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       await queue.then(rotate);
       for (const token of pending.keys()) await append(JSON.stringify({ c: token }), false);
       if (pending.size > 0) await queue.then(() => handle!.datasync());
-      return { batches, rows: rowCount, keys: keyCount, tail: tail.size };
+      return {
+        batches,
+        rows: rowCount,
+        keys: keyCount,
+        tail: tail.size,
+        unchained: [...unchained].map(([token, rows]) => ({ token, rows: rows.map(fromJournal) })),
+      };
     },
 
     async close() {
