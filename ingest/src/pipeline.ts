@@ -26,8 +26,8 @@ type DeviceOfRows = { deviceId: string; tenantId: string; productId: string };
 export interface ChainsOnTelemetry {
   observe(device: DeviceOfRows, rows: readonly TelemetryRow[]): void;
   observeEvent(device: DeviceOfRows, identifier: string, payload: unknown, ts: Date): void;
-  /** Settles once every message of the batch went through the chains. */
-  observeBatch(rows: readonly TelemetryRow[], batchId: string | null): Promise<void>;
+  /** Settles once every message of the batch (`sizes`: rows per message, in order) went through the chains. */
+  observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void>;
   /** Resolves once the chains have room for more messages. */
   room(): Promise<void>;
 }
@@ -107,21 +107,25 @@ export async function startIngest(options: IngestOptions) {
   const journal = options.kafka ? null : options.journal;
   const chains = options.chains ?? null;
   /** A stored batch into the chains: marked in the journal once they ran all of it. */
-  const chain = (rows: TelemetryRow[], token: string | null) => {
+  const chain = (rows: TelemetryRow[], sizes: number[], token: string | null) => {
     if (!chains) return;
-    chains.observeBatch(rows, token).then(
+    chains.observeBatch(rows, sizes, token).then(
       () => token !== null && journal?.chained(token),
       (err: unknown) => logger.error({ err }, 'rule chains did not run a batch'),
     );
   };
   const batcher = new WriteBatcher<TelemetryRow, string>(
-    async (rows, keys) => {
+    async (rows, keys, sizes) => {
       // A batch of no QoS 1 message (HTTP reports, QoS 0) is not resent by anyone: no journal, no token.
       if (journal && keys.length > 0)
-        chain(rows, await journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken })));
+        chain(
+          rows,
+          sizes,
+          await journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }), sizes),
+        );
       else {
         await timeseries.insertTelemetry(rows);
-        chain(rows, null);
+        chain(rows, sizes, null);
       }
       await chains?.room();
     },

@@ -96,6 +96,8 @@ const FILE = /^journal-(\d+)\.log$/;
 export interface UnchainedBatch {
   token: string;
   rows: TelemetryRow[];
+  /** Rows per message, in order. */
+  sizes: number[];
 }
 
 export interface FileJournal extends TelemetryJournal {
@@ -198,10 +200,11 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       return false;
     },
 
-    async write(rows, keys, insert) {
+    async write(rows, keys, insert, sizes) {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
-      await append(JSON.stringify({ t: token, at: now(), k: keys, ...(options.chains ? { x: 1 } : {}), r: rows.map(toJournal) }), true);
+      const chained = options.chains ? { x: 1, s: sizes ?? [rows.length] } : {};
+      await append(JSON.stringify({ t: token, at: now(), k: keys, ...chained, r: rows.map(toJournal) }), true);
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
       const hashes = keys.map(hashOf);
@@ -237,7 +240,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
       const failed = new Set<string>();
       /** Batches that awaited the chains' mark, until it is read. */
-      const unchained = new Map<string, JournalRow[]>();
+      const unchained = new Map<string, { rows: JournalRow[]; sizes: number[] }>();
       for (const generation of generations) {
         let text: string;
         try {
@@ -247,7 +250,16 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         }
         for (const line of text.split('\n')) {
           if (line.length === 0) continue;
-          let entry: { t?: string; at?: number; k?: string[]; r?: JournalRow[]; c?: string; failed?: boolean; x?: string | 1 };
+          let entry: {
+            t?: string;
+            at?: number;
+            k?: string[];
+            r?: JournalRow[];
+            c?: string;
+            failed?: boolean;
+            x?: string | 1;
+            s?: number[];
+          };
           try {
             entry = JSON.parse(line) as typeof entry;
           } catch {
@@ -263,7 +275,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
           } else if (typeof entry.x === 'string') unchained.delete(entry.x);
           else if (entry.t !== undefined) {
             pending.set(entry.t, entry.r ?? []);
-            if (entry.x === 1) unchained.set(entry.t, entry.r ?? []);
+            if (entry.x === 1) unchained.set(entry.t, { rows: entry.r ?? [], sizes: entry.s ?? [entry.r?.length ?? 0] });
             batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
           }
         }
@@ -291,7 +303,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         rows: rowCount,
         keys: keyCount,
         tail: tail.size,
-        unchained: [...unchained].map(([token, rows]) => ({ token, rows: rows.map(fromJournal) })),
+        unchained: [...unchained].map(([token, batch]) => ({ token, rows: batch.rows.map(fromJournal), sizes: batch.sizes })),
       };
     },
 

@@ -101,8 +101,8 @@ export async function startTelemetry(
     resumeChains() {
       const chains = w.chains;
       if (!chains || !journal) return;
-      for (const { token, rows } of opened!.unchained)
-        chains.observeBatch(rows, token).then(
+      for (const { token, rows, sizes } of opened!.unchained)
+        chains.observeBatch(rows, sizes, token).then(
           () => journal.chained(token),
           (err: unknown) => logger.error({ err }, 'rule chains did not run a recovered batch'),
         );

@@ -255,32 +255,41 @@ export function createRuleChainReactor(options: {
     },
 
     /**
-     * A batch as it was stored: each run of rows of one device at one time is a telemetry message. Settles once every
-     * message of the batch went through its chain. `batchId` names the batch durably (the telemetry journal's token):
-     * message `n` of it is `<batchId>.<n>` in every run, so a batch run again after a crash acts once where its
-     * nodes are idempotent by message (alarms, commands, notifications, the forwarding outbox).
+     * A batch as it was stored, `sizes` its messages' rows in order: each device's rows of a message are a telemetry
+     * message (as `observe` sees them). Settles once every message of the batch went through its chain. `batchId`
+     * names the batch durably (the telemetry journal's token): message `n` of it is `<batchId>.<n>` in every run, so a
+     * batch run again after a crash acts once where its nodes are idempotent by message (alarms, commands,
+     * notifications, the forwarding outbox).
      */
-    observeBatch(rows: readonly TelemetryRow[], batchId: string | null): Promise<void> {
+    observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void> {
       const runs: Promise<void>[] = [];
       let n = 0;
       let lastTenant = '';
-      for (let i = 0; i < rows.length;) {
-        const first = rows[i]!;
-        const at = first.ts.getTime();
-        const data: Record<string, unknown> = {};
-        let j = i;
-        for (; j < rows.length; j++) {
-          const row = rows[j]!;
-          if (row.deviceId !== first.deviceId || row.tenantId !== first.tenantId || row.ts.getTime() !== at) break;
-          data[row.variable] = row.value ?? row.text;
-        }
-        i = j;
+      const enter = (own: readonly TelemetryRow[]) => {
+        const first = own[0]!;
         const id = batchId === null ? randomUUID() : `${batchId}.${n}`;
         n++;
         if (first.tenantId !== lastTenant) options.onRun?.(first.tenantId, ROOT_CHAIN_ID);
         lastTenant = first.tenantId;
         const chain = roots.get(first.tenantId);
-        if (chain) runs.push(run(telemetryMessage(id, { ...first, productId: first.productId ?? '' }, first.ts, data), chain));
+        if (!chain) return;
+        const data: Record<string, unknown> = {};
+        for (const row of own) data[row.variable] = row.value ?? row.text;
+        const device = { tenantId: first.tenantId, deviceId: first.deviceId, productId: first.productId ?? '' };
+        runs.push(run(telemetryMessage(id, device, first.ts, data), chain));
+      };
+      let at = 0;
+      for (const size of sizes) {
+        const message = rows.slice(at, at + size);
+        at += size;
+        if (message.length === 0) continue;
+        // A gateway's message carries rows of several devices: one message each, as the intake hands them over.
+        if (message.every((row) => row.deviceId === message[0]!.deviceId)) enter(message);
+        else {
+          const byDevice = new Map<string, TelemetryRow[]>();
+          for (const row of message) byDevice.set(row.deviceId, [...(byDevice.get(row.deviceId) ?? []), row]);
+          for (const own of byDevice.values()) enter(own);
+        }
       }
       return runs.length === 0 ? Promise.resolve() : Promise.all(runs).then(() => undefined);
     },
