@@ -153,6 +153,8 @@ export const configSchema = z.object({
   CHDB_INDEX_CACHE_MB: z.coerce.number().int().min(0).default(32),
   /** Fault injection for the crash tests only: the process dies after its Nth telemetry insert, before the PUBACKs. */
   FAULT_CRASH_AFTER_INSERT: z.coerce.number().int().min(1).optional(),
+  /** Fault injection for the crash tests only: a rule chain's forwarded messages after the Nth never reach the outbox (the test kills the process). */
+  FAULT_STALL_FORWARD_AFTER: z.coerce.number().int().min(0).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -150,11 +150,22 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       }),
     );
     let alarms: AlarmReactor | null = null;
+    let resumeChains = () => undefined as void;
     const notifyCaps = { tenantPerMinute: config.NOTIFY_TENANT_PER_MIN, contactPerMinute: config.NOTIFY_CONTACT_PER_MIN };
-    const rules = link && timeseries ? createRuleChains({ db, timeseries, dispatch, logger, caps: notifyCaps }) : null;
+    const rules =
+      link && timeseries
+        ? createRuleChains({
+            db,
+            timeseries,
+            dispatch,
+            logger,
+            caps: notifyCaps,
+            ...(config.FAULT_STALL_FORWARD_AFTER === undefined ? {} : { stallForwardAfter: config.FAULT_STALL_FORWARD_AFTER }),
+          })
+        : null;
     const scenes = createScenes({ db, timeseries, dispatch, logger, caps: notifyCaps });
     if (link && timeseries) {
-      ({ ingest, alarms } = await startTelemetry(
+      ({ ingest, alarms, resumeChains } = await startTelemetry(
         {
           config,
           db,
@@ -164,7 +175,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           dispatch,
           live,
           logger,
-          reactors: [...(rules ? [rules.reactor] : []), ...(forwarding.reactor ? [forwarding.reactor] : []), scenes.reactor],
+          reactors: [...(forwarding.reactor ? [forwarding.reactor] : []), scenes.reactor],
+          chains: rules?.reactor ?? null,
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
           files: options.fileStore ?? files?.files ?? null,
         },
@@ -193,6 +205,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     );
     await forwarding.loadRules();
     if (rules) await loadRuleChains(rules, logger, stops);
+    resumeChains();
     await loadScenes(scenes.reactor, logger, stops);
     let delivery: Delivery | null = null;
     if (part.projections) {

@@ -17,8 +17,11 @@ export class WriteBatcher<Row, Tag = never> {
   private gathered: (() => void) | null = null;
 
   constructor(
-    /** `tags`: what the callers of this write tagged their rows with (a journal's message keys). */
-    private readonly write: (rows: Row[], tags: Tag[]) => Promise<void>,
+    /**
+     * `tags`: what the callers of this write tagged their rows with (a journal's message keys); `sizes`: how many of
+     * the rows each caller handed in, in order (where one message ends and the next begins).
+     */
+    private readonly write: (rows: Row[], tags: Tag[], sizes: number[]) => Promise<void>,
     private readonly maxRowsPerWrite: number,
     /**
      * Callers that call again once answered (HTTP clients, devices with a window of QoS 1 messages) would split into
@@ -73,6 +76,7 @@ export class WriteBatcher<Row, Tag = never> {
         await this.writeChunks(
           callers.flatMap((caller) => caller.rows),
           tagsOf(callers),
+          callers.map((caller) => caller.rows.length),
         );
         this.lastWriteMs = performance.now() - started;
         this.circulating = callers.length + this.pending.length;
@@ -84,7 +88,7 @@ export class WriteBatcher<Row, Tag = never> {
         }
         // One caller's bad rows must not fail the others it was batched with: retry each alone.
         for (const caller of callers) {
-          await this.writeChunks(caller.rows, tagsOf([caller])).then(caller.resolve, caller.reject);
+          await this.writeChunks(caller.rows, tagsOf([caller]), [caller.rows.length]).then(caller.resolve, caller.reject);
         }
       }
     }
@@ -108,10 +112,12 @@ export class WriteBatcher<Row, Tag = never> {
   }
 
   /** The tags go with the last chunk (only one caller's rows can exceed a write): a tag is written once all its rows are. */
-  private async writeChunks(rows: Row[], tags: Tag[]): Promise<void> {
+  private async writeChunks(rows: Row[], tags: Tag[], sizes: number[]): Promise<void> {
+    if (rows.length <= this.maxRowsPerWrite) return this.write(rows, tags, sizes);
     for (let start = 0; start < rows.length; start += this.maxRowsPerWrite) {
       const last = start + this.maxRowsPerWrite >= rows.length;
-      await this.write(rows.slice(start, start + this.maxRowsPerWrite), last ? tags : []);
+      const chunk = rows.slice(start, start + this.maxRowsPerWrite);
+      await this.write(chunk, last ? tags : [], [chunk.length]);
     }
   }
 }

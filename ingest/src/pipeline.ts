@@ -20,6 +20,18 @@ import type { TelemetryJournal } from '@iot/contracts/ports/telemetry-journal.ts
 import { WriteBatcher } from './batcher.ts';
 import { busTelemetrySink, startTimeseriesWriter } from './writer.ts';
 
+type DeviceOfRows = { deviceId: string; tenantId: string; productId: string };
+
+/** The rule chains as the pipeline feeds them (projections/src/rule/reactor.ts). */
+export interface ChainsOnTelemetry {
+  observe(device: DeviceOfRows, rows: readonly TelemetryRow[]): void;
+  observeEvent(device: DeviceOfRows, identifier: string, payload: unknown, ts: Date): void;
+  /** Settles once every message of the batch (`sizes`: rows per message, in order) went through the chains. */
+  observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void>;
+  /** Resolves once the chains have room for more messages. */
+  room(): Promise<void>;
+}
+
 /** Where the pipeline reports what went wrong: the process's log. */
 export interface IngestLog {
   error(context: object, message: string): void;
@@ -44,6 +56,12 @@ export interface IngestOptions {
     observe(device: { deviceId: string; tenantId: string; productId: string }, rows: readonly TelemetryRow[]): void;
     observeEvent(device: { deviceId: string; tenantId: string; productId: string }, identifier: string, payload: unknown, ts: Date): void;
   }[];
+  /**
+   * The tenants' rule chains (issue 19). Without Kafka each stored batch enters them whole once inserted, under its
+   * journal token when it has one (marked in the journal once they ran it, so a crash runs it again at the next start),
+   * and a writer waits while they are past their bound (back-pressure); with Kafka each stored message enters alone.
+   */
+  chains?: ChainsOnTelemetry | null;
   live?: LiveFeed;
   /** The event log: devices the intake keeps are forgotten as they change (disabled, deleted, rotated, tenant stopped). */
   events?: Pick<EventStore, 'subscribe' | 'headPosition' | 'readStream'>;
@@ -87,14 +105,30 @@ export async function startIngest(options: IngestOptions) {
     onError: (err) => logger.error({ err }, 'presence not recorded'),
   });
   const journal = options.kafka ? null : options.journal;
+  const chains = options.chains ?? null;
+  /** A stored batch into the chains: marked in the journal once they ran all of it. */
+  const chain = (rows: TelemetryRow[], sizes: number[], token: string | null) => {
+    if (!chains) return;
+    chains.observeBatch(rows, sizes, token).then(
+      () => token !== null && journal?.chained(token),
+      (err: unknown) => logger.error({ err }, 'rule chains did not run a batch'),
+    );
+  };
   const batcher = new WriteBatcher<TelemetryRow, string>(
-    journal
-      ? // A batch of no QoS 1 message (HTTP reports, QoS 0) is not resent by anyone: no journal, no token.
-        (rows, keys) =>
-          keys.length === 0
-            ? timeseries.insertTelemetry(rows)
-            : journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }))
-      : (rows) => timeseries.insertTelemetry(rows),
+    async (rows, keys, sizes) => {
+      // A batch of no QoS 1 message (HTTP reports, QoS 0) is not resent by anyone: no journal, no token.
+      if (journal && keys.length > 0)
+        chain(
+          rows,
+          sizes,
+          await journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }), sizes),
+        );
+      else {
+        await timeseries.insertTelemetry(rows);
+        chain(rows, sizes, null);
+      }
+      await chains?.room();
+    },
     100_000,
     // HTTP clients and devices with a window of QoS 1 messages call again once answered: few rows wait for the others.
     { maxMs: 250, belowRows: 1_000 },
@@ -144,9 +178,12 @@ export async function startIngest(options: IngestOptions) {
     onReport: (device, at) => tables.report(device.deviceId, device.tenantId, at),
     onReply: downlink.onReply,
     onEvent: (device, identifier, payload, ts) => {
+      chains?.observeEvent(device, identifier, payload, ts);
       for (const reactor of options.reactors ?? []) reactor.observeEvent(device, identifier, payload, ts);
     },
     onStored: (device, rows) => {
+      // Without Kafka the chains took the whole batch as it was stored.
+      if (options.kafka) chains?.observe(device, rows);
       for (const reactor of options.reactors ?? []) reactor.observe(device, rows);
       const live = options.live;
       if (!live?.listening('telemetry.live')) return;

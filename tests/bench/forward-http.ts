@@ -6,8 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ForwardServerEvent } from '@iot/contracts';
@@ -16,34 +14,13 @@ import { createOutboundHttp } from '@iot/infra/outbound/http.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
-import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { startForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
+import { startHttpSink } from './http-sink.ts';
 
 const IN_FLIGHT = 16;
-
-/** A sink that answers 200 to every POST once its body is read, and counts them. */
-async function startHttpSink() {
-  let received = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/ingest`,
-    get received() {
-      return received;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 export async function benchForwardHttp(options: { messages?: number; devices?: number } = {}): Promise<Figure[]> {
   const total = options.messages ?? 6_000;
@@ -70,7 +47,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     const directMs = performance.now() - began;
 
     await db.query(forwardProjection.schema);
-    await db.query(forwardOutboxSchema);
+    await db.query(forwardOutboxSchema + forwardOutboxMessageIds);
     const server: ForwardServerEvent = {
       type: 'ForwardServerCreated',
       data: {
@@ -108,7 +85,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
        select 't1', 'r1', 's1', 'd' || (n % $2), $3 from generate_series(1, $1) as n`,
       [total, devices, body],
     );
-    const before = sink.received;
+    const before = await sink.count();
     const started = performance.now();
     const errors: unknown[] = [];
     const worker = startForwardDelivery({
@@ -122,7 +99,8 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
       onError: (error) => void errors.push(error),
     });
     const deadline = Date.now() + 600_000;
-    while (sink.received - before < total && Date.now() < deadline && errors.length === 0)
+    let delivered = 0;
+    while ((delivered = (await sink.count()) - before) < total && Date.now() < deadline && errors.length === 0)
       await new Promise((resolve) => setTimeout(resolve, 20));
     const outboxMs = performance.now() - started;
     await worker.stop();
@@ -130,7 +108,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     return [
       {
         bench: 'forward-http',
-        value: Math.round(((sink.received - before) * 1000) / outboxMs),
+        value: Math.round((delivered * 1000) / outboxMs),
         unit: 'messages/s',
         limit: Math.round((total * 1000) / directMs),
         limit_of: `the same local HTTP sink driven directly by the same client, ${IN_FLIGHT} requests in flight`,

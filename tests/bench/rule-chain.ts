@@ -9,41 +9,19 @@
  * so a chain that falls behind and drops messages (past its in-flight bound) is not counted as keeping up.
  */
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { ROOT_CHAIN_ID, type RuleChainDefinitionIn } from '@iot/contracts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { benchProduct, benchTenantApi, countRows, registerDevices, startBenchPlatform } from './bare.ts';
 import { rssPeak, type Figure } from './figure.ts';
+import { startHttpSink } from './http-sink.ts';
 import { load } from './ingest.ts';
 
 const DEVICES = 100;
 const VARS = 3;
 /** Rounds of limit then chain, alternating, so that the machine's noise weighs on both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-
-/** A sink that answers 200 to every POST once its body is read, and counts them. */
-async function startHttpSink() {
-  let received = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/ingest`,
-    get received() {
-      return received;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The issue's chain: every node a telemetry message meets on its way to the store and the forwarding server. */
 export function benchChain(serverId: string): RuleChainDefinitionIn {
@@ -119,8 +97,15 @@ export async function benchRuleChain(): Promise<Figure[]> {
 
       await running(2);
       const before = rules.stats();
-      const received0 = sink.received;
+      const received0 = await sink.count();
       rows0 = await countRows(store.client, 'telemetry');
+      // BENCH_CPU_PROFILE=file.cpuprofile: a CPU profile of this process during the chain's rounds only.
+      const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : null;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       const began = performance.now();
       const watch = process.env.BENCH_TRACE
         ? setInterval(
@@ -133,6 +118,11 @@ export async function benchRuleChain(): Promise<Figure[]> {
       await platform.ingest!.flush();
       await rules.drain();
       if (watch) clearInterval(watch);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        await writeFile(`${process.env.BENCH_CPU_PROFILE}.${round}`, JSON.stringify(profile));
+        profiler.disconnect();
+      }
       // The generator's own time (from its first publish, as for the limit) and what the chain needed after its last.
       chain.seconds += chained.seconds + (performance.now() - loaded) / 1000;
       const after = rules.stats();
@@ -144,9 +134,9 @@ export async function benchRuleChain(): Promise<Figure[]> {
       // Delivery to the sink goes on at the outbox's pace (the `forward-http` bench); it ends before the next round,
       // so that the limit is not measured beside it.
       const deadline = Date.now() + 300_000;
-      while (sink.received - received0 < after.done - before.done && Date.now() < deadline)
+      while ((await sink.count()) - received0 < after.done - before.done && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 100));
-      chain.forwarded += sink.received - received0;
+      chain.forwarded += (await sink.count()) - received0;
     }
     const limitDps = (bare.acked * VARS) / bare.seconds;
     const dps = (chain.through * VARS) / chain.seconds;

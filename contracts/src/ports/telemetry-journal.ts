@@ -16,6 +16,19 @@ export interface TelemetryJournal {
    * before it stopped, and matches once.
    */
   holds(key: string, dup: boolean): boolean;
-  /** Journals the batch, inserts it through `insert` with the batch's token, then marks it inserted. */
-  write(rows: TelemetryRow[], keys: readonly string[], insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>): Promise<void>;
+  /**
+   * Journals the batch, inserts it through `insert` with the batch's token, then marks it inserted; answers the token.
+   * `sizes` (rows per message, in order) is kept for the rule chains, which run the batch message by message.
+   */
+  write(
+    rows: TelemetryRow[],
+    keys: readonly string[],
+    insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>,
+    sizes?: readonly number[],
+  ): Promise<string>;
+  /**
+   * The rule chains ran every message of the batch `token` (issue 19): the chains' durable position. A batch stored
+   * and not marked so is run through them again at the next start (at least once from the stored telemetry on).
+   */
+  chained(token: string): void;
 }

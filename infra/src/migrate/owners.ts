@@ -20,7 +20,7 @@ import {
   notifyRecordsSchema,
 } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
-import { forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { ruleChainRunsSchema, ruleJournalSchema } from '@iot/projections/rule/journal.ts';
 import { statTaskRunsSchema } from '@iot/projections/stat/runs.ts';
@@ -82,7 +82,14 @@ export const commandOwners: MigrationOwner[] = [
   v1('alarm.ruleStates', ['alarm_rule_states'], alarmRuleStatesSchema),
   v1('notify.rate', ['notify_rate'], notifyRateSchema),
   v1('forward.secrets', ['forward_server_secrets'], forwardSecretsSchema),
-  v1('forward.outbox', ['forward_outbox'], forwardOutboxSchema),
+  {
+    owner: 'forward.outbox',
+    tables: ['forward_outbox'],
+    migrations: [
+      { version: 1, name: 'create', sql: forwardOutboxSchema },
+      { version: 2, name: 'message ids', sql: forwardOutboxMessageIds },
+    ],
+  },
   v1('stat.runs', ['stat_task_runs'], statTaskRunsSchema),
   {
     owner: 'rule.journal',

@@ -25,6 +25,11 @@ export interface FileJournalOptions {
   generations?: number;
   /** After each insert, before its mark and the acknowledgements (fault injection for the crash tests). */
   afterInsert?: () => void;
+  /**
+   * The rule chains run each batch after its insert and mark it (`chained`): batches are journaled as awaiting that
+   * mark, and a start hands back those that miss it. Off: no batch awaits a mark.
+   */
+  chains?: boolean;
   /** The last run's final this many ms: messages resent without the DUP flag are matched against them (default 30 s). */
   tailMs?: number;
   now?: () => number;
@@ -76,11 +81,22 @@ function hashOf(key: string): number {
 
 const FILE = /^journal-(\d+)\.log$/;
 
+/** A stored batch the rule chains had not finished when the last run stopped. */
+export interface UnchainedBatch {
+  token: string;
+  rows: TelemetryRow[];
+  /** Rows per message, in order. */
+  sizes: number[];
+}
+
 export interface FileJournal extends TelemetryJournal {
-  /** Inserts the batches journaled and not marked inserted (a crash came between); run once, before messages are taken. */
+  /**
+   * Inserts the batches journaled and not marked inserted (a crash came between); run once, before messages are
+   * taken. Answers too the batches that awaited the rule chains' mark and miss it, oldest first, to run again.
+   */
   recover(
     insert: (rows: TelemetryRow[], dedupToken: string) => Promise<void>,
-  ): Promise<{ batches: number; rows: number; keys: number; tail: number }>;
+  ): Promise<{ batches: number; rows: number; keys: number; tail: number; unchained: UnchainedBatch[] }>;
   close(): Promise<void>;
 }
 
@@ -173,12 +189,13 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       return false;
     },
 
-    async write(rows, keys, insert) {
+    async write(rows, keys, insert, sizes) {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
+      const chained = options.chains ? `,"x":1,"s":${JSON.stringify(sizes ?? [rows.length])}` : '';
       // The rows as the insert's own RowBinary (encoded once: the insert below writes these bytes), in base64.
       await append(
-        `{"t":${JSON.stringify(token)},"at":${now()},"k":${JSON.stringify(keys)},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
+        `{"t":${JSON.stringify(token)},"at":${now()},"k":${JSON.stringify(keys)}${chained},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
         true,
       );
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
@@ -197,6 +214,12 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       options.afterInsert?.();
       // Not flushed: a mark lost in a crash only makes the next start insert the batch again, which the token drops.
       await append(JSON.stringify({ c: token }), false);
+      return token;
+    },
+
+    chained(token) {
+      // Not flushed either: a mark lost runs the batch through the chains once more (at least once).
+      void append(JSON.stringify({ x: token }), false).catch(() => undefined);
     },
 
     async recover(insert) {
@@ -209,6 +232,8 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       const batchesSeen = new Map<string, { at: number; keys: number[]; generation: Generation }>();
       /** Batches whose insert failed while the process lived: neither inserted now nor holding their keys. */
       const failed = new Set<string>();
+      /** Batches that awaited the chains' mark, until it is read. */
+      const unchained = new Map<string, { rows: TelemetryRow[]; sizes: number[] }>();
       for (const generation of generations) {
         let text: string;
         try {
@@ -218,7 +243,17 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
         }
         for (const line of text.split('\n')) {
           if (line.length === 0) continue;
-          let entry: { t?: string; at?: number; k?: string[]; b?: string; r?: JournalRow[]; c?: string; failed?: boolean };
+          let entry: {
+            t?: string;
+            at?: number;
+            k?: string[];
+            b?: string;
+            r?: JournalRow[];
+            c?: string;
+            failed?: boolean;
+            x?: string | 1;
+            s?: number[];
+          };
           try {
             entry = JSON.parse(line) as typeof entry;
           } catch {
@@ -227,12 +262,15 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
           }
           if (entry.c !== undefined) {
             pending.delete(entry.c);
-            if (entry.failed) failed.add(entry.c);
-          } else if (entry.t !== undefined) {
-            pending.set(
-              entry.t,
-              entry.b !== undefined ? decodeRowBinary(Buffer.from(entry.b, 'base64')) : (entry.r ?? []).map(fromJournal),
-            );
+            if (entry.failed) {
+              failed.add(entry.c);
+              unchained.delete(entry.c);
+            }
+          } else if (typeof entry.x === 'string') unchained.delete(entry.x);
+          else if (entry.t !== undefined) {
+            const rows = entry.b !== undefined ? decodeRowBinary(Buffer.from(entry.b, 'base64')) : (entry.r ?? []).map(fromJournal);
+            pending.set(entry.t, rows);
+            if (entry.x === 1) unchained.set(entry.t, { rows, sizes: entry.s ?? [rows.length] });
             batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
           }
         }
@@ -255,7 +293,13 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       await queue.then(rotate);
       for (const token of pending.keys()) await append(JSON.stringify({ c: token }), false);
       if (pending.size > 0) await queue.then(() => handle!.datasync());
-      return { batches, rows: rowCount, keys: keyCount, tail: tail.size };
+      return {
+        batches,
+        rows: rowCount,
+        keys: keyCount,
+        tail: tail.size,
+        unchained: [...unchained].map(([token, batch]) => ({ token, rows: batch.rows, sizes: batch.sizes })),
+      };
     },
 
     async close() {

@@ -19,8 +19,13 @@ export function createRuleChains(w: {
   dispatch: Dispatch;
   logger: Logger;
   caps: NotificationCaps;
+  /** Fault injection for the crash tests: the messages forwarded after the Nth never reach the outbox. */
+  stallForwardAfter?: number;
 }) {
   const { db, timeseries, logger } = w;
+  const enqueue = createForwardEnqueuer(db);
+  let forwarded = 0;
+  const stallAfter = w.stallForwardAfter;
   const notifyThrough = configNotifier(db, w.caps);
   const journal = createRuleJournal(db, (err) => logger.error({ err }, 'rule chain failures and traces not written'));
   const reactor = createRuleChainReactor({
@@ -46,7 +51,8 @@ export function createRuleChains(w: {
         const sn = (await deviceForRules(db, n.tenantId, deviceId))?.sn;
         await enqueueInboxNotification(db, { ...n, sn: typeof sn === 'string' ? sn : null });
       },
-      forward: createForwardEnqueuer(db),
+      forward:
+        stallAfter === undefined ? enqueue : (item) => (++forwarded > stallAfter ? new Promise<void>(() => undefined) : enqueue(item)),
     },
     onFailure: (failure) => {
       logger.warn({ chainId: failure.chainId, nodeId: failure.nodeId, error: failure.error }, 'rule chain node failed');

@@ -7,7 +7,7 @@ import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 import type { TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
-import { startIngest, uplinkFilters, type Ingest, type IngestOptions } from '@iot/ingest';
+import { startIngest, uplinkFilters, type ChainsOnTelemetry, type Ingest, type IngestOptions } from '@iot/ingest';
 import { createAlarmReactor, type AlarmReactor } from '@iot/projections/index.ts';
 import type { Config } from '../config.ts';
 import type { EventStore } from '../event-store/port.ts';
@@ -29,6 +29,8 @@ export interface TelemetryWiring {
   logger: Logger;
   /** More reactors on the telemetry beside the alarm rules (forwarding). */
   reactors?: NonNullable<IngestOptions['reactors']>;
+  /** The tenants' rule chains, fed each stored batch. */
+  chains?: ChainsOnTelemetry | null;
   /** Where uploaded files are (ThingsBoard's firmware chunks read rollout files from it); null without one. */
   files?: FileStore | null;
   /** Clients whose messages are not device messages (MQTT users): for other subscribers, not the platform's telemetry. */
@@ -36,12 +38,16 @@ export interface TelemetryWiring {
 }
 
 /** The intake of device messages (ingest/src/pipeline.ts) on this process's broker, with the alarm rules' evaluator on its samples. */
-export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<{ ingest: Ingest; alarms: AlarmReactor }> {
+export async function startTelemetry(
+  w: TelemetryWiring,
+  stops: Stops,
+): Promise<{ ingest: Ingest; alarms: AlarmReactor; resumeChains(): void }> {
   const { config, mqtt, logger } = w;
   const alarms = createAlarmReactor({ db: w.db, dispatch: w.dispatch, onError: (err) => logger.error({ err }, 'alarm evaluation failed') });
   const publishTo = mqtt.publishTo?.bind(mqtt);
   const disconnect = mqtt.disconnect?.bind(mqtt);
-  const journal = config.KAFKA_BROKERS || config.TELEMETRY_JOURNAL === 'false' ? null : await openTelemetryJournal(w);
+  const opened = config.KAFKA_BROKERS || config.TELEMETRY_JOURNAL === 'false' ? null : await openTelemetryJournal(w);
+  const journal = opened?.journal ?? null;
   if (journal) stops.push(() => journal.close());
   const ingest = await startIngest({
     db: w.db,
@@ -72,6 +78,7 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
     // Over an external broker a command's reply may reach another ingest process: the waiting one watches for it too.
     watch: config.MQTT_URL ? (filter, handler) => mqtt.onMessage(filter, handler, { shared: false }) : undefined,
     reactors: [alarms, ...(w.reactors ?? [])],
+    chains: w.chains ?? null,
     firmware: w.files ? { store: w.files, fileOf: (device) => otaFileOfDevice(w.db, device.tenantId, device.deviceId) } : undefined,
   });
   const registrations = await Promise.all(
@@ -87,7 +94,22 @@ export async function startTelemetry(w: TelemetryWiring, stops: Stops): Promise<
     else await Promise.all(registrations.map((r) => r.off()));
     await ingest.stop();
   });
-  return { ingest, alarms };
+  return {
+    ingest,
+    alarms,
+    /** Once the chains are loaded: the batches the last run stored and had not run through them go through now. */
+    resumeChains() {
+      const chains = w.chains;
+      if (!chains || !journal) return;
+      for (const { token, rows, sizes } of opened!.unchained)
+        chains.observeBatch(rows, sizes, token).then(
+          () => journal.chained(token),
+          (err: unknown) => logger.error({ err }, 'rule chains did not run a recovered batch'),
+        );
+      if (opened!.unchained.length > 0)
+        logger.warn({ batches: opened!.unchained.length }, 'rule chains: batches of the last run run again');
+    },
+  };
 }
 
 /**
@@ -103,9 +125,10 @@ async function openTelemetryJournal(w: TelemetryWiring) {
     dir: path.resolve(config.DATA_DIR, config.MQTT_CLIENT_ID ? `telemetry-journal-${config.MQTT_CLIENT_ID}` : 'telemetry-journal'),
     // Fault injection for the crash tests: die like a killed process between an insert and its PUBACKs.
     afterInsert: crashAfter ? () => void (++inserts >= crashAfter && process.kill(process.pid, 'SIGKILL')) : undefined,
+    chains: Boolean(w.chains),
   });
-  const recovered = await journal.recover((rows, dedupToken) => w.timeseries.insertTelemetry(rows, { dedupToken }));
+  const { unchained, ...recovered } = await journal.recover((rows, dedupToken) => w.timeseries.insertTelemetry(rows, { dedupToken }));
   if (recovered.batches > 0)
     logger.warn(recovered, 'telemetry journal: batches of the last run inserted again (their repeats are dropped)');
-  return journal;
+  return { journal, unchained };
 }

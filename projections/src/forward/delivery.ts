@@ -12,6 +12,7 @@ type Claimed = {
   topic: string | null;
   payload: string;
   attempts: number;
+  messageId: string | null;
 };
 
 export interface ForwardDeliveryOptions {
@@ -67,7 +68,8 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
        from ranked r
        where o.id = r.id and r.n <= $2 and r.head_at <= now() and not r.busy
          and o.status = 'pending' and (o.claimed_until is null or o.claimed_until <= now())
-       returning o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload, o.attempts`,
+       returning o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload, o.attempts,
+         o.message_id as "messageId"`,
       [leaseMs, PER_GROUP],
     );
     return rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
@@ -85,7 +87,10 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
       if (server.type === 'http') {
         const answer = await options.outbound.request(server.url!, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          // At least once: a target drops a repeat by the message's id.
+          headers: row.messageId
+            ? { 'content-type': 'application/json', 'x-message-id': row.messageId }
+            : { 'content-type': 'application/json' },
           body: row.payload,
           timeoutMs: 10_000,
         });

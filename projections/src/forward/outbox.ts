@@ -25,6 +25,14 @@ create table forward_outbox (
 create index forward_outbox_pending on forward_outbox (server_id, device_id, id) where status = 'pending';
 create index forward_outbox_dead on forward_outbox (tenant_id, id desc) where status = 'dead';`;
 
+/**
+ * The message a row forwards (a rule chain's message id): a chain that runs a stored batch again after a crash
+ * enqueues nothing twice while the first row waits, and the target is sent the id to drop a repeat once delivered.
+ */
+export const forwardOutboxMessageIds = `
+alter table forward_outbox add column message_id text;
+create unique index forward_outbox_message on forward_outbox (rule_id, server_id, message_id) where message_id is not null;`;
+
 /** A row of the outbox as it is written: one message for one server. */
 export interface OutboxItem {
   tenantId: string;
@@ -33,14 +41,17 @@ export interface OutboxItem {
   deviceId: string;
   topic: string | null;
   payload: string;
+  /** The message it forwards, when it has a durable id (a rule chain's). */
+  messageId?: string | null;
 }
 
 /** Rows into the outbox in one statement, their ids in the order given (the order each device's messages go out in). */
 export async function insertOutboxRows(db: Sql, rows: readonly OutboxItem[]): Promise<void> {
   await db.query(
-    `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, topic, payload)
-     select t, r, s, d, tp, p from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-       with ordinality as m(t, r, s, d, tp, p, n) order by n`,
+    `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, topic, payload, message_id)
+     select t, r, s, d, tp, p, mi from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+       with ordinality as m(t, r, s, d, tp, p, mi, n) order by n
+     on conflict (rule_id, server_id, message_id) where message_id is not null do nothing`,
     [
       rows.map((r) => r.tenantId),
       rows.map((r) => r.ruleId),
@@ -48,6 +59,7 @@ export async function insertOutboxRows(db: Sql, rows: readonly OutboxItem[]): Pr
       rows.map((r) => r.deviceId),
       rows.map((r) => r.topic),
       rows.map((r) => r.payload),
+      rows.map((r) => r.messageId ?? null),
     ],
   );
 }

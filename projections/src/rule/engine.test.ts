@@ -287,6 +287,7 @@ describe('rule engine nodes', () => {
       deviceId: 'd1',
       topic: 'up/d1',
       payload: '{"sn":"d1","v":{"temp":31.5,"hum":40}}',
+      messageId: 'm1',
     });
     expect(JSON.parse(forwarded[1]!.payload)).toMatchObject({ deviceId: 'd1', type: 'telemetry', values: { temp: 31.5, hum: 40 } });
   });

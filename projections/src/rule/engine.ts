@@ -43,8 +43,19 @@ export interface RuleEnginePorts {
     body: string;
     configId?: string;
   }): Promise<void>;
-  /** A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node). */
-  forward(item: { tenantId: string; ruleId: string; serverId: string; deviceId: string; topic: string; payload: string }): Promise<void>;
+  /**
+   * A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node); `messageId` makes
+   * a message run twice enqueue once while the first waits, and goes to the target to drop a repeat.
+   */
+  forward(item: {
+    tenantId: string;
+    ruleId: string;
+    serverId: string;
+    deviceId: string;
+    topic: string;
+    payload: string;
+    messageId: string;
+  }): Promise<void>;
 }
 
 /** Ports that act on nothing: what a replay runs side-effect nodes with (they go out by Success, marked dry-run). */
@@ -91,8 +102,11 @@ export interface RuleFailure {
 }
 
 export interface RunResult {
+  /** What each node did: every node's by default, only the wanted ones' when `trace` says (the live chains). */
   traces: NodeTrace[];
   failures: RuleFailure[];
+  /** The chains the message ran through: the one it entered first, then those rule-chain nodes called. */
+  chains: string[];
 }
 
 /** A chain with many branches stops here rather than multiplying a message without end. */
@@ -103,7 +117,9 @@ export const MAX_CHAIN_DEPTH = 8;
 /** A failure of a node: its message is the error that is captured. */
 class NodeError extends Error {}
 
-type Step = (message: RuleMessage, run: RunContext) => Promise<{ labels: string[]; message: RuleMessage }>;
+type StepOut = { labels: string[]; message: RuleMessage };
+/** A node's work on one message: answered at once by the nodes that wait for nothing (most), so they cost no promise. */
+type Step = (message: RuleMessage, run: RunContext) => StepOut | Promise<StepOut>;
 interface CompiledChain {
   chainId: string;
   chain: RuleChainDefinition;
@@ -119,7 +135,17 @@ interface RunContext {
   /** The path of the calling chains' nodes, for failures inside a called chain. */
   prefix: string[];
   dryRun: boolean;
+  /** Which nodes' traces to keep: all when absent. */
+  trace?: (chainId: string, nodeId: string) => boolean;
 }
+
+/** The nodes a message went through to reach a node, newest first: shared by the branches, listed only for a failure. */
+type Path = { nodeId: string; up: Path | null } | null;
+const pathOf = (path: Path): string[] => {
+  const ids: string[] = [];
+  for (let at = path; at; at = at.up) ids.push(at.nodeId);
+  return ids.reverse();
+};
 
 const variables = (m: RuleMessage) => ({
   msg: m.data,
@@ -162,28 +188,29 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
     case 'router': {
       const labels = new Set(links.map((l) => l.label));
       const { by } = node.config;
-      return async (message) => {
+      return (message) => {
         const value = by === 'messageType' ? message.type : by === 'device' ? message.deviceId : (message.productId ?? '');
         return { labels: [labels.has(value) ? value : 'Other'], message };
       };
     }
     case 'switch': {
       const cases = node.config.cases.map((c) => ({ label: c.label, when: compileExpression(c.expression) }));
-      return async (message) => ({
+      return (message) => ({
         labels: [cases.find((c) => evaluateBoolean(c.when, message))?.label ?? 'Default'],
         message,
       });
     }
     case 'filter': {
       const expression = compileExpression(node.config.expression);
-      return async (message) => ({ labels: [evaluateBoolean(expression, message) ? 'True' : 'False'], message });
+      return (message) => ({ labels: [evaluateBoolean(expression, message) ? 'True' : 'False'], message });
     }
     case 'transform': {
       const set = node.config.set.map((s) => ({ field: s.field, value: compileExpression(s.expression) }));
       const { remove } = node.config;
-      return async (message) => {
-        let out = { ...message, data: { ...message.data } };
-        for (const { field, value } of set) out = { ...out, data: { ...out.data, [field]: evaluate(value, out) } };
+      return (message) => {
+        // One copy of the data: each field's expression sees the fields set before it.
+        const out = { ...message, data: { ...message.data } };
+        for (const { field, value } of set) out.data[field] = evaluate(value, out);
         for (const field of remove) delete out.data[field];
         return success(out);
       };
@@ -204,9 +231,9 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
       };
     }
     case 'warehousing':
-      return async (message, { ports }) => {
-        await ports.store?.(message);
-        return success(message);
+      return (message, { ports }) => {
+        const stored = ports.store?.(message);
+        return stored ? stored.then(() => success(message)) : success(message);
       };
     case 'createAlarm': {
       const { alarmName, level, variable, cause } = node.config;
@@ -277,6 +304,7 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
         if (run.depth >= MAX_CHAIN_DEPTH) throw new NodeError(`chains call each other deeper than ${MAX_CHAIN_DEPTH}`);
         const chain = await run.ports.chain(message.tenantId, target);
         if (!chain) throw new NodeError(`no rule chain ${target}`);
+        if (!run.result.chains.includes(target)) run.result.chains.push(target);
         await runCompiled(compileChain(target, chain), message, {
           ...run,
           depth: run.depth + 1,
@@ -312,6 +340,7 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
           deviceId: message.deviceId,
           topic: renderTopic(topic, forwarded),
           payload: renderPayload(payloadTemplate, forwarded),
+          messageId: message.id,
         });
         return success(message);
       };
@@ -335,7 +364,7 @@ function safeStepOf(chainId: string, node: RuleNode, links: readonly RuleLink[])
     return stepOf(chainId, node, links);
   } catch (error) {
     const text = `node does not compile: ${(error as Error).message}`;
-    return async () => {
+    return () => {
       throw new NodeError(text);
     };
   }
@@ -357,38 +386,41 @@ export function compileChain(chainId: string, chain: RuleChainDefinition): Compi
 
 async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunContext): Promise<void> {
   const { nodes } = target;
-  const queue: Array<{ nodeId: string; message: RuleMessage; path: string[] }> = [
-    { nodeId: target.chain.firstNodeId, message: entry, path: [] },
+  const queue: Array<{ nodeId: string; message: RuleMessage; path: Path }> = [
+    { nodeId: target.chain.firstNodeId, message: entry, path: null },
   ];
-  while (queue.length > 0) {
-    const { nodeId, message, path } = queue.shift()!;
+  for (let at = 0; at < queue.length; at++) {
+    const { nodeId, message, path } = queue[at]!;
     const node = nodes.get(nodeId);
     const step = target.steps.get(nodeId);
     if (!node || !step) continue;
-    const here = [...path, nodeId];
+    const here: Path = { nodeId, up: path };
     if (--run.budget.runs < 0) {
       capture(run, target, node, message, here, `more than ${MAX_NODE_RUNS} node runs for one message`, 0);
       return;
     }
     let labels: string[];
     let out = message;
-    const started = performance.now();
+    const traced = !run.trace || run.trace(target.chainId, nodeId);
+    const started = traced ? performance.now() : 0;
     try {
-      ({ labels, message: out } = await step(message, run));
-      run.result.traces.push({
-        chainId: target.chainId,
-        nodeId,
-        kind: node.kind,
-        labels,
-        input: message,
-        message: out,
-        error: null,
-        dryRun: run.dryRun && sideEffectKinds.has(node.kind),
-        ms: performance.now() - started,
-      });
+      const answer = step(message, run);
+      ({ labels, message: out } = answer instanceof Promise ? await answer : answer);
+      if (traced)
+        run.result.traces.push({
+          chainId: target.chainId,
+          nodeId,
+          kind: node.kind,
+          labels,
+          input: message,
+          message: out,
+          error: null,
+          dryRun: run.dryRun && sideEffectKinds.has(node.kind),
+          ms: performance.now() - started,
+        });
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      capture(run, target, node, message, here, text, performance.now() - started);
+      capture(run, target, node, message, here, text, traced ? performance.now() - started : 0);
       labels = ['Failure'];
     }
     for (const link of target.next.get(nodeId) ?? []) {
@@ -397,7 +429,7 @@ async function runCompiled(target: CompiledChain, entry: RuleMessage, run: RunCo
   }
 }
 
-function capture(run: RunContext, target: CompiledChain, node: RuleNode, message: RuleMessage, path: string[], error: string, ms: number) {
+function capture(run: RunContext, target: CompiledChain, node: RuleNode, message: RuleMessage, path: Path, error: string, ms: number) {
   run.result.traces.push({
     chainId: target.chainId,
     nodeId: node.id,
@@ -416,19 +448,22 @@ function capture(run: RunContext, target: CompiledChain, node: RuleNode, message
     kind: node.kind,
     error,
     message,
-    path: [...run.prefix, ...path.map((id) => (run.prefix.length > 0 ? `${target.chainId}/${id}` : id))],
+    path: [...run.prefix, ...pathOf(path).map((id) => (run.prefix.length > 0 ? `${target.chainId}/${id}` : id))],
   });
 }
 
-/** Runs one message through a chain version; never throws for what a node does. `dryRun` marks the traces of a replay. */
+/**
+ * Runs one message through a chain version; never throws for what a node does. `dryRun` marks the traces of a replay;
+ * `trace` keeps only the traces of the nodes it names (a failure is always traced).
+ */
 export async function runChain(
   ports: RuleEnginePorts,
   chainId: string,
   chain: RuleChainDefinition,
   message: RuleMessage,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; trace?: (chainId: string, nodeId: string) => boolean } = {},
 ): Promise<RunResult> {
-  const result: RunResult = { traces: [], failures: [] };
+  const result: RunResult = { traces: [], failures: [], chains: [chainId] };
   await runCompiled(compileChain(chainId, chain), message, {
     ports,
     depth: 0,
@@ -436,6 +471,7 @@ export async function runChain(
     result,
     prefix: [],
     dryRun: options.dryRun ?? false,
+    ...(options.trace ? { trace: options.trace } : {}),
   });
   return result;
 }

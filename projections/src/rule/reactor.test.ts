@@ -103,6 +103,27 @@ describe('root chains on the telemetry', () => {
     expect([...Array(1000).keys()].map((i) => versionAt.get(i))).toEqual([...Array(1000).keys()].map((i) => (i >= 400 && i < 700 ? 2 : 1)));
   });
 
+  it('runs a stored batch message by message, under ids of the batch that a second run repeats', async () => {
+    const { reactor, messages } = sut();
+    await reactor.onEvent(
+      stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: versionOf(1) } }),
+    );
+    const at = new Date(1_700_000_000_000);
+    const row = (deviceId: string, variable: string, value: number) => ({ tenantId: 't1', deviceId, variable, ts: at, value, text: null });
+    // Two messages of d1 at the same time, then a gateway's message with rows of d2 and d3.
+    const rows = [row('d1', 'n', 1), row('d1', 'n', 2), row('d2', 'n', 3), row('d3', 'n', 4), row('d2', 'm', 5)];
+    await reactor.observeBatch(rows, [1, 1, 3], 'j-b-7');
+    await reactor.observeBatch(rows, [1, 1, 3], 'j-b-7');
+    const seen = messages.map((m) => `${m.id} ${m.deviceId} ${JSON.stringify(m.data)}`);
+    const once = [
+      'j-b-7.0 d1 {"n":1,"version":1}',
+      'j-b-7.1 d1 {"n":2,"version":1}',
+      'j-b-7.2 d2 {"n":3,"m":5,"version":1}',
+      'j-b-7.3 d3 {"n":4,"version":1}',
+    ];
+    expect(seen).toEqual([...once, ...once]);
+  });
+
   it('a deleted or store-only root chain stops running chains at once', async () => {
     const { reactor, messages } = sut();
     await reactor.onEvent(

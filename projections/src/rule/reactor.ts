@@ -23,8 +23,23 @@ interface DeviceOf {
 /** Presence changes and alarms older than this when they are read (a log replayed from its start) enter no chain. */
 const STALE_MS = 5 * 60_000;
 
-/** Messages running through chains at once; past it a message is counted as dropped rather than queued without end. */
+/**
+ * Messages running through chains at once. Past it a stored batch's writer waits for room (back-pressure on the
+ * intake: a batch is never dropped, its chain position is durable); a lone message (the Kafka path) is counted as
+ * dropped rather than queued without end.
+ */
 const MAX_IN_FLIGHT = 2_000;
+
+const telemetryMessage = (id: string, device: DeviceOf, ts: Date, data: Record<string, unknown>): RuleMessage => ({
+  id,
+  type: 'telemetry',
+  tenantId: device.tenantId,
+  deviceId: device.deviceId,
+  productId: device.productId,
+  ts: ts.toISOString(),
+  data,
+  metadata: {},
+});
 
 /**
  * A chain that only stores (the default root chain: one Warehousing node) does what the intake already did:
@@ -101,6 +116,9 @@ export function createRuleChainReactor(options: {
   /** Nodes whose debug traces are on, by `tenant\0chain\0node`: until when (ms) and the share of messages. */
   const debug = new Map<string, { until: number; sampleRate: number }>();
   const debugKey = (tenantId: string, chainId: string, nodeId: string) => `${tenantId}\0${chainId}\0${nodeId}`;
+  /** Only the nodes whose debug traces are on are traced (a failure always is, for its capture). */
+  const wanted = (tenantId: string) => (chainId: string, nodeId: string) => debug.has(debugKey(tenantId, chainId, nodeId));
+  const none = () => false;
   function traced(tenantId: string, traces: readonly NodeTrace[]) {
     if (debug.size === 0 || !options.onTrace) return;
     const at = now();
@@ -130,6 +148,8 @@ export function createRuleChainReactor(options: {
   let dropped = 0;
   let done = 0;
   const idle: Array<() => void> = [];
+  /** Writers waiting for the in-flight messages to fall below the bound. */
+  const waiting: Array<() => void> = [];
 
   const ports: RuleEnginePorts = {
     ...options.ports,
@@ -151,23 +171,29 @@ export function createRuleChainReactor(options: {
     else roots.delete(tenantId);
   }
 
-  function run(message: RuleMessage, chain: RuleChainDefinition) {
-    if (inFlight >= maxInFlight) {
-      dropped++;
-      return;
-    }
+  /** One message through the tenant's root chain: settles once it went all the way (never rejects). */
+  function run(message: RuleMessage, chain: RuleChainDefinition): Promise<void> {
     inFlight++;
-    runChain(ports, ROOT_CHAIN_ID, chain, message)
+    return runChain(ports, ROOT_CHAIN_ID, chain, message, { trace: debug.size === 0 ? none : wanted(message.tenantId) })
       .then((result) => {
-        if (options.onRun) for (const chainId of new Set(result.traces.map((t) => t.chainId))) options.onRun(message.tenantId, chainId);
-        result.failures.forEach((f) => options.onFailure(f));
+        if (options.onRun) for (const chainId of result.chains) options.onRun(message.tenantId, chainId);
+        for (const failure of result.failures) options.onFailure(failure);
         traced(message.tenantId, result.traces);
       }, options.onError)
       .finally(() => {
         inFlight--;
         done++;
+        if (inFlight < maxInFlight) waiting.splice(0).forEach((resolve) => resolve());
         if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
       });
+  }
+  /** A lone message: dropped (and counted) past the bound. */
+  function runOne(message: RuleMessage, chain: RuleChainDefinition) {
+    if (inFlight >= maxInFlight) {
+      dropped++;
+      return;
+    }
+    void run(message, chain);
   }
 
   return {
@@ -216,7 +242,7 @@ export function createRuleChainReactor(options: {
       }
     },
 
-    /** Stored samples of one device: one telemetry message, its values by variable. */
+    /** Stored samples of one device: one telemetry message, its values by variable (the Kafka path, message by message). */
     observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
       if (rows.length === 0) return;
       // A root chain that only stores is run by the intake's own storing: triggered all the same.
@@ -225,27 +251,58 @@ export function createRuleChainReactor(options: {
       if (!chain) return;
       const data: Record<string, unknown> = {};
       for (const row of rows) data[row.variable] = row.value ?? row.text;
-      run(
-        {
-          id: randomUUID(),
-          type: 'telemetry',
-          tenantId: device.tenantId,
-          deviceId: device.deviceId,
-          productId: device.productId,
-          ts: rows[0]!.ts.toISOString(),
-          data,
-          metadata: {},
-        },
-        chain,
-      );
+      runOne(telemetryMessage(randomUUID(), device, rows[0]!.ts, data), chain);
     },
+
+    /**
+     * A batch as it was stored, `sizes` its messages' rows in order: each device's rows of a message are a telemetry
+     * message (as `observe` sees them). Settles once every message of the batch went through its chain. `batchId`
+     * names the batch durably (the telemetry journal's token): message `n` of it is `<batchId>.<n>` in every run, so a
+     * batch run again after a crash acts once where its nodes are idempotent by message (alarms, commands,
+     * notifications, the forwarding outbox).
+     */
+    observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void> {
+      const runs: Promise<void>[] = [];
+      let n = 0;
+      let lastTenant = '';
+      const enter = (own: readonly TelemetryRow[]) => {
+        const first = own[0]!;
+        const id = batchId === null ? randomUUID() : `${batchId}.${n}`;
+        n++;
+        if (first.tenantId !== lastTenant) options.onRun?.(first.tenantId, ROOT_CHAIN_ID);
+        lastTenant = first.tenantId;
+        const chain = roots.get(first.tenantId);
+        if (!chain) return;
+        const data: Record<string, unknown> = {};
+        for (const row of own) data[row.variable] = row.value ?? row.text;
+        const device = { tenantId: first.tenantId, deviceId: first.deviceId, productId: first.productId ?? '' };
+        runs.push(run(telemetryMessage(id, device, first.ts, data), chain));
+      };
+      let at = 0;
+      for (const size of sizes) {
+        const message = rows.slice(at, at + size);
+        at += size;
+        if (message.length === 0) continue;
+        // A gateway's message carries rows of several devices: one message each, as the intake hands them over.
+        if (message.every((row) => row.deviceId === message[0]!.deviceId)) enter(message);
+        else {
+          const byDevice = new Map<string, TelemetryRow[]>();
+          for (const row of message) byDevice.set(row.deviceId, [...(byDevice.get(row.deviceId) ?? []), row]);
+          for (const own of byDevice.values()) enter(own);
+        }
+      }
+      return runs.length === 0 ? Promise.resolve() : Promise.all(runs).then(() => undefined);
+    },
+
+    /** Resolves once fewer messages than the bound run: a writer that waits for it holds the intake back. */
+    room: (): Promise<void> => (inFlight < maxInFlight ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
 
     /** A thing-model event a device reported. */
     observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
       options.onRun?.(device.tenantId, ROOT_CHAIN_ID);
       const chain = roots.get(device.tenantId);
       if (!chain) return;
-      run(
+      runOne(
         {
           id: randomUUID(),
           type: 'event',
@@ -286,12 +343,12 @@ export function createRuleChainReactor(options: {
       });
       switch (event.type) {
         case 'DeviceWentOnline':
-          return run(message('presence', event.data.deviceId, event.data.at, { online: true }), chain);
+          return runOne(message('presence', event.data.deviceId, event.data.at, { online: true }), chain);
         case 'DeviceWentOffline':
-          return run(message('presence', event.data.deviceId, event.data.at, { online: false, reason: event.data.reason }), chain);
+          return runOne(message('presence', event.data.deviceId, event.data.at, { online: false, reason: event.data.reason }), chain);
         case 'AlarmRaised': {
           const { alarmId, deviceId, at, level, ruleId, ruleName, variable, value, text } = event.data;
-          return run(message('alarm', deviceId, at, { alarmId, level, ruleId, ruleName, variable, value, text }), chain);
+          return runOne(message('alarm', deviceId, at, { alarmId, level, ruleId, ruleName, variable, value, text }), chain);
         }
         default:
           return;
