@@ -225,7 +225,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       stops.push(() => d.stop());
       forwarding.startDelivery();
       // Statistic tasks run where the read models and the time-series store meet (role all).
-      if (timeseries) startStatScheduler(db, timeseries, logger, stops);
+      if (timeseries) startStatScheduler(db, timeseries, live, logger, stops);
       startOtaTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);
       // Restart tasks keep the same clock as the rollouts (OTA_TICK_MS).
       startRestartTicker(db, dispatch, logger, stops, config.OTA_TICK_MS);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
 import { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { rowBinaryDir } from '@iot/infra/timeseries/rowbinary.ts';
-import { createTimeSeriesStore, type TelemetryRow, type TimeSeriesStore } from '@iot/infra/timeseries/index.ts';
+import { createTimeSeriesStore, type AggregateRow, type TelemetryRow, type TimeSeriesStore } from '@iot/infra/timeseries/index.ts';
 import { ClickHouseServerTimeSeriesStore } from '@iot/infra/timeseries/server.ts';
 
 /** One adapter under test: `open` may be called again after `close` on the same storage. */
@@ -269,6 +269,54 @@ function contract(name: string, subject: () => Subject): void {
         { deviceId: 'd1', bucket: start, value: 24 },
         { deviceId: 'd2', bucket: start, value: 3 },
       ]);
+    });
+
+    it('reads several variables side by side, a day at a time, the same figures as one variable at a time, in cycle then device order', async () => {
+      const tenant = `${tenantA}-rows`;
+      // Three devices over three days, a sample every 7 minutes; `hum` only on even samples and never on d-c.
+      const samples: TelemetryRow[] = [];
+      for (const [k, deviceId] of ['d-a', 'd-b', 'd-c'].entries())
+        for (let i = 0; i < (3 * 1440) / 7; i++) {
+          const ts = new Date(start.getTime() + i * 7 * 60_000 + k * 1000);
+          samples.push({ tenantId: tenant, deviceId, variable: 'temp', ts, value: (i * (k + 3)) % 41, text: null });
+          if (i % 2 === 0 && deviceId !== 'd-c')
+            samples.push({ tenantId: tenant, deviceId, variable: 'hum', ts, value: 50 + ((i * 13) % 17), text: null });
+        }
+      await sut.insertTelemetry(samples);
+      // 200 devices asked (the most a report names): a day of 10-minute rows is then past a slice, so the range is read in slices.
+      const deviceIds = ['d-c', 'd-a', ...Array.from({ length: 197 }, (_, i) => `absent-${i}`), 'd-b'];
+      const cuts = [
+        { timeZone: 'Asia/Shanghai', bucket: '10m', from: start, to: new Date(start.getTime() + 3 * 86_400_000) },
+        {
+          timeZone: 'Asia/Kolkata',
+          bucket: '1h',
+          from: new Date(start.getTime() + 61_000),
+          to: new Date(start.getTime() + 2.5 * 86_400_000),
+        },
+        { timeZone: 'Asia/Shanghai', bucket: '1w', from: start, to: new Date(start.getTime() + 3 * 86_400_000) },
+      ] as const;
+      for (const cut of cuts)
+        for (const fn of ['avg', 'max', 'last'] as const) {
+          const query = { tenantId: tenant, deviceIds, fn, ...cut };
+          const pages: AggregateRow[][] = [];
+          for await (const page of sut.aggregateRows({ ...query, variables: ['temp', 'hum'] })) pages.push(page);
+          const rows = pages.flat();
+          const expected = new Map<string, AggregateRow>();
+          for (const [i, variable] of ['temp', 'hum'].entries())
+            for (const p of await sut.aggregate({ ...query, variable })) {
+              const key = `${p.bucket.getTime()} ${deviceIds.indexOf(p.deviceId)}`;
+              const row = expected.get(key) ?? { bucket: p.bucket, deviceId: p.deviceId, values: [null, null] };
+              row.values[i] = p.value;
+              expected.set(key, row);
+            }
+          const order = [...expected.values()].sort(
+            (a, b) => a.bucket.getTime() - b.bucket.getTime() || deviceIds.indexOf(a.deviceId) - deviceIds.indexOf(b.deviceId),
+          );
+          const label = `${fn} per ${cut.bucket} in ${cut.timeZone}`;
+          expect(rows, label).toEqual(order);
+          expect(rows.length, label).toBeGreaterThan(0);
+          if (cut.bucket === '10m') expect(pages.length, label).toBeGreaterThanOrEqual(3);
+        }
     });
 
     it('aligns day, week and month buckets to the time zone asked for', async () => {

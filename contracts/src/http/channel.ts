@@ -5,6 +5,8 @@ import { devicePerm } from '../device/permissions.ts';
 import { alarmPerm } from '../alarm/permissions.ts';
 import { otaProgressFeed } from '../ota/model.ts';
 import { otaPerm } from '../ota/permissions.ts';
+import { statBackfillFeed } from '../stat/model.ts';
+import { statPerm } from '../stat/permissions.ts';
 import type { RoutePermission } from './principal.ts';
 
 /**
@@ -103,6 +105,14 @@ export const channels = {
     summary:
       "Progress of the tenant's OTA rollouts: each device's status, stage and percent as it reports them, and each task's status and device counts",
     message: otaProgressFeed,
+  }),
+  'stat.backfill': channel({
+    path: '/api/ws/stat/backfill',
+    permission: statPerm.list,
+    scope: 'tenant',
+    summary:
+      "Progress of the tenant's statistic-task backfills over past data: each task's status and share done, as each chunk is computed",
+    message: statBackfillFeed,
   }),
 };
 export type Channels = typeof channels;

@@ -76,6 +76,21 @@ export interface AggregatePoint {
   value: number | null;
 }
 
+/** Several variables of the same devices folded alike, one row per bucket and device (a report's table). */
+export interface AggregateRowsQuery extends Omit<AggregateQuery, 'variable' | 'deviceIds'> {
+  /** The rows of a bucket come in this order. */
+  deviceIds: readonly string[];
+  variables: readonly string[];
+}
+
+export interface AggregateRow {
+  /** Start of the bucket. */
+  bucket: Date;
+  deviceId: string;
+  /** One per variable of the query, null where the bucket has no numeric sample of it. */
+  values: (number | null)[];
+}
+
 export interface LatestQuery {
   tenantId: string;
   deviceIds: readonly string[];
@@ -188,6 +203,12 @@ export interface TimeSeriesStore {
   queryHistory(query: HistoryQuery): Promise<HistoryPage>;
   /** One point per device and bucket that has samples, ordered by device then bucket. */
   aggregate(query: AggregateQuery): Promise<AggregatePoint[]>;
+  /**
+   * The rows of `aggregate` for several variables at once, in pages, oldest bucket first, then in the order of the
+   * query's devices: a bucket and device with no sample of any variable has no row. Read a bounded slice of the range
+   * at a time, so that a long report is never held whole, by the store or by the caller.
+   */
+  aggregateRows(query: AggregateRowsQuery): AsyncIterable<AggregateRow[]>;
   /** The last sample per device and variable. */
   latest(query: LatestQuery): Promise<TelemetryRow[]>;
   /** Computes a statistic task's windows inside the store and keeps the results there. */

@@ -48,6 +48,22 @@ export const statTaskUpdateBody = statTaskFields.safeExtend({ id: entityId });
 /** Enabling or stopping a task is its own route: the screen asks for a confirm first (spec §4). */
 export const statTaskStatusBody = z.object({ id: entityId, status: z.enum(enabledStatuses) }).strict();
 
+/** A backfill over past data: its range, where it stands, and how far it got (0 to 1). */
+export const statBackfillState = z.object({
+  from: z.string(),
+  to: z.string(),
+  status: z.enum(['running', 'done', 'cancelled', 'failed']),
+  progress: z.number().min(0).max(1),
+});
+/** How far a backfill of [from, to) got once computed up to `doneUntil` (none yet: 0), from 0 to 1. */
+export function backfillProgress(from: Date, to: Date, doneUntil: Date | null): number {
+  const span = to.getTime() - from.getTime();
+  return span <= 0 ? 1 : Math.min(1, Math.max(0, ((doneUntil ?? from).getTime() - from.getTime()) / span));
+}
+/** A message of the `stat.backfill` channel: a task's backfill moved on (a chunk computed) or ended. */
+export const statBackfillFeed = statBackfillState.extend({ taskId: z.string() });
+export type StatBackfillFeed = z.infer<typeof statBackfillFeed>;
+
 export const statTaskRow = z.object({
   id: z.string(),
   name: z.string(),
@@ -68,14 +84,7 @@ export const statTaskRow = z.object({
   createTime: z.string(),
   updateTime: z.string(),
   /** The task's latest backfill over past data: its range, where it stands, and how far it got (0 to 1). */
-  backfill: z
-    .object({
-      from: z.string(),
-      to: z.string(),
-      status: z.enum(['running', 'done', 'cancelled', 'failed']),
-      progress: z.number().min(0).max(1),
-    })
-    .nullable(),
+  backfill: statBackfillState.nullable(),
 });
 export type StatTaskRow = z.infer<typeof statTaskRow>;
 export const statTaskSortable = ['createTime', 'name'] as const;

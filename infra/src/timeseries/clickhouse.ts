@@ -4,6 +4,8 @@ import type {
   AggregateFn,
   AggregatePoint,
   AggregateQuery,
+  AggregateRow,
+  AggregateRowsQuery,
   EnergyPoint,
   EnergyQuery,
   HistoryPage,
@@ -49,6 +51,9 @@ import { STAT_RESULTS_TABLE, statInsertSql, statParams, statResultsDdl, statRoll
 export const MAX_HISTORY_LIMIT = 10_000;
 /** ClickHouse advises inserts of 10k-100k rows: each is a part to merge, and chDB merges many small ones at a cost. */
 const MAX_ROWS_PER_INSERT = 100_000;
+/** About this many rows of `aggregateRows` are read at once (a slice of whole days of the range). */
+const ROWS_PER_SLICE = 50_000;
+const DAY_MS = 86_400_000;
 
 /** A telemetry row as the table stores it. */
 export interface TelemetryDbRow {
@@ -136,7 +141,7 @@ function offsetMinutes(timeZone: string, at: Date): number {
  * and after the last whole step are folded from the raw samples, in the same query), and the query's buckets
  * (in its time zone) must be whole rollup buckets: the hourly one only where the zone's offset is whole hours.
  */
-function rollupFor(query: AggregateQuery): Rollup | null {
+function rollupFor(query: Pick<AggregateQuery, 'fn' | 'bucket' | 'timeZone' | 'from' | 'to'>): Rollup | null {
   if (!(query.fn in foldRollup)) return null;
   const tz = query.timeZone ?? 'UTC';
   for (const rollup of [...rollups].reverse()) {
@@ -156,7 +161,7 @@ function rollupFor(query: AggregateQuery): Rollup | null {
 }
 
 /** The whole rollup steps within the range: [lo, hi) in epoch ms. */
-function wholeSteps(query: AggregateQuery, rollup: Rollup): { lo: number; hi: number } {
+function wholeSteps(query: Pick<AggregateQuery, 'from' | 'to'>, rollup: Rollup): { lo: number; hi: number } {
   return {
     lo: Math.ceil(query.from.getTime() / rollup.stepMs) * rollup.stepMs,
     hi: Math.floor(query.to.getTime() / rollup.stepMs) * rollup.stepMs,
@@ -278,61 +283,123 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
 
   async aggregate(query: AggregateQuery): Promise<AggregatePoint[]> {
     this.assertOpen();
-    const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
     if (query.deviceIds?.length === 0) return [];
+    const { sql, params } = this.foldSql(query, { kind: 'one', variable: query.variable });
+    const rows = await this.select<{ device_id: string; bucket_s: string | number; folded: number | null }>(
+      `${sql} ORDER BY device_id, bucket_s`,
+      params,
+    );
+    return rows.map((row) => ({
+      deviceId: row.device_id,
+      bucket: new Date(Number(row.bucket_s) * 1000),
+      value: row.folded,
+    }));
+  }
+
+  async *aggregateRows(query: AggregateRowsQuery): AsyncGenerator<AggregateRow[]> {
+    this.assertOpen();
+    if (query.deviceIds.length === 0 || query.variables.length === 0) return;
+    for (const slice of await this.slicesOf(query)) {
+      const { sql, params } = this.foldSql(slice, { kind: 'many', variables: query.variables });
+      // One row per bucket and device, the variables side by side; `any` of a Nullable skips the variables with no row.
+      const values = query.variables.map((_, i) => `anyIf(toNullable(folded), variable = {variables:Array(String)}[${i + 1}])`);
+      const result = await this.client.query({
+        query: `SELECT bucket_s, device_id, [${values.join(', ')}] AS vs
+                FROM (${sql})
+                GROUP BY bucket_s, device_id
+                ORDER BY bucket_s, indexOf({deviceIds:Array(String)}, device_id)`,
+        query_params: { ...params, variables: query.variables, deviceIds: query.deviceIds },
+        format: 'JSONCompactEachRow',
+      });
+      for await (const batch of result.stream<[string | number, string, (number | null)[]]>()) {
+        const page: AggregateRow[] = [];
+        for (const row of batch) {
+          const [bucket, deviceId, vs] = row.json();
+          page.push({ bucket: new Date(Number(bucket) * 1000), deviceId, values: vs });
+        }
+        if (page.length > 0) yield page;
+      }
+    }
+  }
+
+  /**
+   * The slices `aggregateRows` reads one at a time: whole local days (every bucket up to a day starts at the day's
+   * start, so none straddles two slices), as many as hold about `ROWS_PER_SLICE` rows; weeks and months whole.
+   */
+  private async slicesOf(query: AggregateRowsQuery): Promise<AggregateRowsQuery[]> {
+    const perDay = query.deviceIds.length * Math.max(1, 1440 / bucketMinutes[query.bucket]);
+    const sliceMs = Math.max(1, Math.floor(ROWS_PER_SLICE / perDay)) * DAY_MS;
+    const from = query.from.getTime();
+    const to = query.to.getTime();
+    if (query.bucket === '1w' || query.bucket === '1M' || to - from <= sliceMs) return [query];
+    const candidates: number[] = [];
+    for (let at = from + sliceMs; at < to; at += sliceMs) candidates.push(Math.floor(at / 1000));
+    // The start of the local day of each candidate, as ClickHouse cuts days in the zone (DST included).
+    const [row] = await this.select<{ starts: (string | number)[] }>(
+      'SELECT arrayMap(x -> toUnixTimestamp(toStartOfDay(toDateTime(x, {tz:String}))), {at:Array(UInt32)}) AS starts',
+      { at: candidates, tz: query.timeZone ?? 'UTC' },
+    );
+    const cuts = [...new Set((row?.starts ?? []).map((x) => Number(x) * 1000).filter((x) => x > from && x < to))].sort((a, b) => a - b);
+    const edges = [from, ...cuts, to];
+    return edges.slice(1).map((end, i) => ({ ...query, from: new Date(edges[i]!), to: new Date(end) }));
+  }
+
+  /**
+   * The folding of `aggregate`: one row per device and bucket (`device_id`, `bucket_s`, `folded`), and per variable
+   * too when several are asked for (`variable`). From the rollup that answers it exactly where there is one (its rows
+   * for the whole steps, the edges off its steps folded from the raw samples in the same query), else the samples.
+   */
+  private foldSql(
+    query: Omit<AggregateQuery, 'variable'>,
+    which: { kind: 'one'; variable: string } | { kind: 'many'; variables: readonly string[] },
+  ): { sql: string; params: Record<string, unknown> } {
+    const byDevice = query.deviceIds ? 'AND device_id IN {deviceIds:Array(String)}' : '';
+    const byVariable = which.kind === 'one' ? 'variable = {variable:String}' : 'variable IN {variables:Array(String)}';
+    const variable = which.kind === 'one' ? '' : 'variable, ';
     const rollup = this.withRollups ? rollupFor(query) : null;
     const steps = rollup ? wholeSteps(query, rollup) : null;
     // The edges of a range off the rollup's steps: the same states, folded from the raw samples.
     const edges =
       rollup && steps && (steps.lo !== query.from.getTime() || steps.hi !== query.to.getTime())
         ? `UNION ALL
-           SELECT device_id, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
+           SELECT device_id, ${variable}toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
                   max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
-           FROM (SELECT device_id, ts, assumeNotNull(value) AS v FROM ${this.table}
-                 WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
+           FROM (SELECT device_id, ${variable}ts, assumeNotNull(value) AS v FROM ${this.table}
+                 WHERE ${inRange} AND ${byVariable} AND value IS NOT NULL ${byDevice}
                    AND (ts < fromUnixTimestamp64Milli({loMs:Int64}, 'UTC') OR ts >= fromUnixTimestamp64Milli({hiMs:Int64}, 'UTC')))
-           GROUP BY device_id, bucket`
+           GROUP BY device_id, ${variable}bucket`
         : '';
     // The result alias must not be `value`: ClickHouse resolves aliases in WHERE, too.
-    // With a rollup: its rows for the whole steps, and the edges.
     const sql = rollup
-      ? `SELECT device_id,
+      ? `SELECT device_id, ${variable}
                 toUnixTimestamp(toDateTime(${bucketStart[query.bucket].replaceAll('(ts,', '(bucket,')}, {tz:String})) AS bucket_s,
                 toFloat64(${foldRollup[query.fn as RollupFn]}) AS folded
          FROM (
-           SELECT device_id, bucket, avg_s, toFloat64(sum_s) AS sum_s, toFloat64(min_s) AS min_s, toFloat64(max_s) AS max_s,
+           SELECT device_id, ${variable}bucket, avg_s, toFloat64(sum_s) AS sum_s, toFloat64(min_s) AS min_s, toFloat64(max_s) AS max_s,
                   toUInt64(cnt_s) AS cnt_s, first_s, last_s
            FROM ${this.table}_${rollup.suffix}
            WHERE tenant_id = {tenantId:String}
              AND bucket >= toDateTime(intDiv({loMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({hiMs:Int64}, 1000), 'UTC')
-             AND variable = {variable:String} ${byDevice}
+             AND ${byVariable} ${byDevice}
            ${edges}
          )
-         GROUP BY device_id, bucket_s
-         ORDER BY device_id, bucket_s`
-      : `SELECT device_id,
+         GROUP BY device_id, ${variable}bucket_s`
+      : `SELECT device_id, ${variable}
               toUnixTimestamp(toDateTime(${bucketStart[query.bucket]}, {tz:String})) AS bucket_s,
               toFloat64(${fold[query.fn]}) AS folded
        FROM ${this.table}
-       WHERE ${inRange} AND variable = {variable:String} AND value IS NOT NULL ${byDevice}
-       GROUP BY device_id, bucket_s
-       ORDER BY device_id, bucket_s`;
-    const rows = await this.select<{
-      device_id: string;
-      bucket_s: string | number;
-      folded: number | null;
-    }>(sql, {
-      ...rangeParams(query.tenantId, query.from, query.to),
-      ...(steps ? { loMs: steps.lo, hiMs: steps.hi } : {}),
-      variable: query.variable,
-      tz: query.timeZone ?? 'UTC',
-      ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
-    });
-    return rows.map((row) => ({
-      deviceId: row.device_id,
-      bucket: new Date(Number(row.bucket_s) * 1000),
-      value: row.folded,
-    }));
+       WHERE ${inRange} AND ${byVariable} AND value IS NOT NULL ${byDevice}
+       GROUP BY device_id, ${variable}bucket_s`;
+    return {
+      sql,
+      params: {
+        ...rangeParams(query.tenantId, query.from, query.to),
+        ...(steps ? { loMs: steps.lo, hiMs: steps.hi } : {}),
+        ...(which.kind === 'one' ? { variable: which.variable } : { variables: which.variables }),
+        tz: query.timeZone ?? 'UTC',
+        ...(query.deviceIds ? { deviceIds: query.deviceIds } : {}),
+      },
+    };
   }
 
   /** The statistic results beside this store's telemetry table (`stat_results`, or `<table>_stat` for a test's own table). */

@@ -113,6 +113,17 @@ describe('statistic tasks computed in ClickHouse (chDB)', () => {
     ]);
   });
 
+  it('folds each type per device in one step, the same figures as each device its own group, from the rollup and the samples', async () => {
+    const types = ['avg', 'sum', 'max', 'min', 'count', 'start', 'end', 'history', 'diff', 'distinctCount'] as const;
+    const own = { kind: 'map' as const, keyOf: { d1: 'd1', d2: 'd2' } };
+    for (const statType of types)
+      for (const exclusion of [{ mode: 'none' as const }, { mode: 'range' as const, min: -1e9, max: 1e9 }]) {
+        const perDevice = await results({ statType, cycle: '1d', exclusion });
+        expect(perDevice.length, statType).toBe(4);
+        expect(perDevice, `${statType} ${exclusion.mode}`).toEqual(await results({ statType, cycle: '1d', exclusion, keys: own }));
+      }
+  });
+
   it('aligns days, hours and months to Shanghai', async () => {
     expect(await results({ statType: 'count', cycle: '1d', keys: { kind: 'device', deviceIds: ['d1'] } })).toEqual([
       '2026-02-28T16:00:00.000Z d1=1/1',

@@ -96,19 +96,23 @@ export function statInsertSql(c: StatComputation, source: { table: string; rollu
       : c.keys.kind === 'device' && c.keys.deviceIds
         ? 'AND device_id IN {deviceIds:Array(String)}'
         : '';
-  const key =
-    c.keys.kind === 'map' ? '{keyOf:Map(String, String)}[device_id]' : c.keys.kind === 'tenant' ? '{tenantId:String}' : 'device_id';
-  const perDevice = source.rollup
-    ? `SELECT device_id, toUnixTimestamp(${w('bucket')}) AS w, ${stat.rollup} AS d, sum(cnt_s) AS n
-       FROM ${source.table}_${source.rollup.suffix}
-       WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND bucket >= ${lo} AND bucket < ${hi} ${devices}
-       GROUP BY device_id, w`
-    : `SELECT device_id, w, ${stat.raw} AS d, count() AS n
-       FROM (${samples(c, source.table, lo, hi, devices)})
-       GROUP BY device_id, w`;
-  return `INSERT INTO ${results} (tenant_id, task_id, window_start, key, value, samples, computed_at)
+  const key = c.keys.kind === 'map' ? '{keyOf:Map(String, String)}[device_id]' : '{tenantId:String}';
+  const rows = source.rollup
+    ? `FROM ${source.table}_${source.rollup.suffix}
+       WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND bucket >= ${lo} AND bucket < ${hi} ${devices}`
+    : `FROM (${samples(c, source.table, lo, hi, devices)})`;
+  const window = source.rollup ? `toUnixTimestamp(${w('bucket')}) AS w` : 'w';
+  const count = source.rollup ? 'sum(cnt_s)' : 'count()';
+  const fold = source.rollup ? stat.rollup! : stat.raw;
+  const insert = `INSERT INTO ${results} (tenant_id, task_id, window_start, key, value, samples, computed_at)`;
+  // Each device its own key: one fold per device and window, the state's final value taken at once (avgState → avg).
+  if (c.keys.kind === 'device')
+    return `${insert}
+SELECT {tenantId:String}, {taskId:String}, toDateTime(w, 'UTC'), device_id, toFloat64(d), n, now64(3, 'UTC')
+FROM (SELECT device_id, ${window}, ${fold.replace('State(', '(')} AS d, ${count} AS n ${rows} GROUP BY device_id, w)`;
+  return `${insert}
 SELECT {tenantId:String}, {taskId:String}, toDateTime(w, 'UTC'), k, toFloat64(${stat.key}), sum(n), now64(3, 'UTC')
-FROM (SELECT ${key} AS k, w, d, n FROM (${perDevice}))
+FROM (SELECT ${key} AS k, w, d, n FROM (SELECT device_id, ${window}, ${fold} AS d, ${count} AS n ${rows} GROUP BY device_id, w))
 GROUP BY k, w`;
 }
 

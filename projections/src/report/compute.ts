@@ -56,47 +56,49 @@ async function columnsOf(db: Sql, tenantId: string, devices: ReportDevice[], var
   });
 }
 
+/** A report whose rows are read as they are written out: a slice of the range at a time, never the whole table. */
+export interface ReportStream extends Omit<ReportResult, 'rows'> {
+  rows: AsyncIterable<ReportResult['rows'][number]>;
+}
+
 /**
- * Computes a report in the time-series store: one aggregate per variable over the devices (the store folds the
- * samples and answers one point per device and cycle; no sample comes into Node), joined here into one row per
- * cycle and device, oldest cycle first, devices in serial-number order.
+ * A report computed in the time-series store: every variable folded in one query over the devices (the store folds
+ * the samples and answers one row per cycle and device, no sample comes into Node), oldest cycle first, devices in
+ * serial-number order. The devices and sizes are checked before the first row is read.
  */
+export async function streamReport(
+  deps: { db: Sql; timeseries: TimeSeriesStore },
+  caller: { tenantId: string; stationId: string | null },
+  spec: ReportSpec,
+): Promise<ReportStream> {
+  const devices = await devicesOf(deps.db, caller.tenantId, caller.stationId, spec);
+  const cycles = Math.ceil((spec.to.getTime() - spec.from.getTime()) / (cycleMinutes[spec.cycle] * 60_000));
+  if (cycles * devices.length * spec.variables.length > REPORT_MAX_CELLS) throw new DomainError('REPORT_TOO_LARGE');
+  const columns = await columnsOf(deps.db, caller.tenantId, devices, spec.variables);
+  const pages = deps.timeseries.aggregateRows({
+    tenantId: caller.tenantId,
+    deviceIds: devices.map((d) => d.id),
+    variables: spec.variables,
+    from: spec.from,
+    to: spec.to,
+    bucket: spec.cycle,
+    fn: spec.fn,
+    timeZone: spec.timeZone,
+  });
+  async function* rows() {
+    for await (const page of pages) for (const r of page) yield { time: r.bucket.toISOString(), deviceId: r.deviceId, values: r.values };
+  }
+  return { columns, devices: devices.map(({ id, sn, name }) => ({ id, sn, name })), rows: rows() };
+}
+
+/** A report whole, every row in memory: for what keeps or sends it at once (a mail's file, a data set's answer). */
 export async function computeReport(
   deps: { db: Sql; timeseries: TimeSeriesStore },
   caller: { tenantId: string; stationId: string | null },
   spec: ReportSpec,
 ): Promise<ReportResult> {
-  const devices = await devicesOf(deps.db, caller.tenantId, caller.stationId, spec);
-  const cycles = Math.ceil((spec.to.getTime() - spec.from.getTime()) / (cycleMinutes[spec.cycle] * 60_000));
-  if (cycles * devices.length * spec.variables.length > REPORT_MAX_CELLS) throw new DomainError('REPORT_TOO_LARGE');
-  const columns = await columnsOf(deps.db, caller.tenantId, devices, spec.variables);
-  if (devices.length === 0) return { columns, devices: [], rows: [] };
-  const order = new Map(devices.map((d, i) => [d.id, i]));
-  const cells = new Map<string, { time: number; deviceId: string; values: (number | null)[] }>();
-  const deviceIds = devices.map((d) => d.id);
-  for (const [i, variable] of spec.variables.entries()) {
-    const points = await deps.timeseries.aggregate({
-      tenantId: caller.tenantId,
-      deviceIds,
-      variable,
-      from: spec.from,
-      to: spec.to,
-      bucket: spec.cycle,
-      fn: spec.fn,
-      timeZone: spec.timeZone,
-    });
-    for (const p of points) {
-      const key = `${p.bucket.getTime()}|${p.deviceId}`;
-      let row = cells.get(key);
-      if (!row) {
-        row = { time: p.bucket.getTime(), deviceId: p.deviceId, values: spec.variables.map(() => null) };
-        cells.set(key, row);
-      }
-      row.values[i] = p.value;
-    }
-  }
-  const rows = [...cells.values()]
-    .sort((a, b) => a.time - b.time || (order.get(a.deviceId) ?? 0) - (order.get(b.deviceId) ?? 0))
-    .map((r) => ({ time: new Date(r.time).toISOString(), deviceId: r.deviceId, values: r.values }));
-  return { columns, devices: devices.map(({ id, sn, name }) => ({ id, sn, name })), rows };
+  const stream = await streamReport(deps, caller, spec);
+  const rows: ReportResult['rows'] = [];
+  for await (const row of stream.rows) rows.push(row);
+  return { ...stream, rows };
 }

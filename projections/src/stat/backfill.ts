@@ -1,3 +1,5 @@
+import { backfillProgress, type StatBackfillFeed } from '@iot/contracts';
+import type { LiveFeed } from '@iot/contracts/ports/live.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
 import { pendingStatBackfills, statTaskById, type StatTaskRecord } from './read.ts';
 import type { StatScheduler } from './scheduler.ts';
@@ -24,17 +26,33 @@ const chunkMs = (cycle: StatTaskRecord['cycle']) => (cycle === '1M' ? 31 * DAY_M
 /** A chunk that fails this many times in a row ends its backfill as failed. */
 const MAX_FAILURES = 3;
 
+const CHANNEL = 'stat.backfill';
+
 /**
  * Works the pending backfills chunk by chunk (each chunk one run of the task, as the scheduler runs it), oldest asked
  * first; a cancel is seen between two chunks, and the windows computed so far stay. `step` works for about `budgetMs`
- * and answers how many chunks it computed.
+ * and answers how many chunks it computed. Each chunk and each end goes out on the `stat.backfill` channel.
  */
 export function createStatBackfiller(deps: {
   db: Sql;
   scheduler: Pick<StatScheduler, 'runTask'>;
+  live?: LiveFeed;
   onError?: (task: StatTaskRecord, error: unknown) => void;
 }) {
   const { db } = deps;
+  /** Where a backfill stands, to the task screens that listen. */
+  function publish(task: StatTaskRecord, status: StatBackfillFeed['status'], doneUntil: Date) {
+    const { live } = deps;
+    const backfill = task.backfill!;
+    if (!live?.listening(CHANNEL)) return;
+    live.publish(CHANNEL, { tenantId: task.tenantId }, {
+      taskId: task.id,
+      from: backfill.from.toISOString(),
+      to: backfill.to.toISOString(),
+      status,
+      progress: backfillProgress(backfill.from, backfill.to, doneUntil),
+    } satisfies StatBackfillFeed);
+  }
   async function lease(backfillId: string, from: Date): Promise<Date | null> {
     await db.query('insert into stat_backfills (backfill_id, done_until) values ($1, $2) on conflict do nothing', [backfillId, from]);
     const rows = await db.query<{ doneUntil: Date }>(
@@ -63,6 +81,7 @@ export function createStatBackfiller(deps: {
         const now = await statTaskById(db, task.tenantId, task.id);
         if (!now || now.backfill?.id !== backfill.id || now.backfill.cancelled) {
           await end(backfill.id, 'cancelled');
+          publish(task, 'cancelled', doneUntil);
           return chunks;
         }
         const next = new Date(Math.min(doneUntil.getTime() + chunkMs(task.cycle), backfill.to.getTime()));
@@ -75,7 +94,10 @@ export function createStatBackfiller(deps: {
              where backfill_id = $1 returning failures`,
             [backfill.id, (error instanceof Error ? error.message : String(error)).slice(0, 500)],
           );
-          if ((failures.rows[0]?.failures ?? 0) >= MAX_FAILURES) await end(backfill.id, 'failed');
+          if ((failures.rows[0]?.failures ?? 0) >= MAX_FAILURES) {
+            await end(backfill.id, 'failed');
+            publish(task, 'failed', doneUntil);
+          }
           return chunks;
         }
         doneUntil = next;
@@ -84,8 +106,12 @@ export function createStatBackfiller(deps: {
           backfill.id,
           doneUntil,
         ]);
+        if (doneUntil.getTime() < backfill.to.getTime()) publish(task, 'running', doneUntil);
       }
-      if (doneUntil.getTime() >= backfill.to.getTime()) await end(backfill.id, 'done');
+      if (doneUntil.getTime() >= backfill.to.getTime()) {
+        await end(backfill.id, 'done');
+        publish(task, 'done', doneUntil);
+      }
       return chunks;
     } finally {
       await db.query('update stat_backfills set leased_until = null where backfill_id = $1 and finished is null', [backfill.id]);

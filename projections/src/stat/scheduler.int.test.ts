@@ -9,6 +9,7 @@ import { statBackfillsSchema } from './backfill.ts';
 import { statTasksProjection } from './tasks.ts';
 import { createStatScheduler, STAT_LATENESS_MS, statWindowName } from './scheduler.ts';
 import { statTaskRuns, statTaskRunsSchema } from './runs.ts';
+import { createStatWorker } from './worker.ts';
 
 describe('statistic windows in a time zone', () => {
   it('change at Monday 00:00 and the first of the month in Shanghai, not in UTC', () => {
@@ -141,6 +142,47 @@ describe('the statistic scheduler', () => {
     expect(computed).toEqual([expect.objectContaining({ taskId: 'hourly', from: new Date(at.getTime() - STAT_LATENESS_MS), to: at })]);
     expect(await scheduler.runRequested(at)).toEqual([]);
     expect((await statTaskRuns(sut.db, 't1')).get('hourly')!.requested).toBe(false);
+  });
+});
+
+describe('the statistic worker', () => {
+  it('runs each pass what was asked now, the tasks whose cycle ended once a minute turns, then the backfills, telling their progress', async () => {
+    const published: Array<{ channel: string; tenantId: string; message: unknown }> = [];
+    const live = {
+      listening: (channel: string) => channel === 'stat.backfill',
+      publish: (channel: string, delivery: { tenantId: string }, message: unknown) =>
+        void published.push({ channel, tenantId: delivery.tenantId, message }),
+    };
+    const worker = createStatWorker({ db: sut.db, timeseries, live, since: new Date('2026-03-05T03:59:10Z') });
+    // Within the minute: nothing ended, nothing asked.
+    expect(await worker.pass(new Date('2026-03-05T03:59:40Z'))).toEqual({ requested: [], ended: null, chunks: 0 });
+    // The hour ends in the next minute; and the daily task asked to run now, and backfilled over three past days.
+    await sut.db.query(
+      `insert into stat_task_runs (task_id, tenant_id, requested_at) values ('daily', 't1', now())
+       on conflict (task_id) do update set requested_at = now()`,
+    );
+    const backfill = { taskId: 'daily', backfillId: 'bf1', from: '2026-02-28T16:00:00.000Z', to: '2026-03-03T16:00:00.000Z' };
+    await sut.given(statTasksProjection, { type: 'StatTaskBackfillRequested', data: backfill } satisfies StatTaskEvent, { tenantId: 't1' });
+    computed.length = 0;
+    expect(await worker.pass(new Date('2026-03-05T04:00:10Z'))).toEqual({
+      requested: ['daily'],
+      ended: ['hourly', 'alarms', 'alarmingDevices'],
+      chunks: 3,
+    });
+    expect(computed.map((c) => [c.taskId, c.from.toISOString(), c.to.toISOString()])).toEqual([
+      ['daily', '2026-03-05T03:00:10.000Z', '2026-03-05T04:00:10.000Z'],
+      ['hourly', '2026-03-05T03:00:10.000Z', '2026-03-05T03:59:10.001Z'],
+      ['daily', '2026-02-28T16:00:00.000Z', '2026-03-01T16:00:00.000Z'],
+      ['daily', '2026-03-01T16:00:00.000Z', '2026-03-02T16:00:00.000Z'],
+      ['daily', '2026-03-02T16:00:00.000Z', '2026-03-03T16:00:00.000Z'],
+    ]);
+    const message = (status: string, progress: number) => ({
+      channel: 'stat.backfill',
+      tenantId: 't1',
+      message: { taskId: 'daily', from: backfill.from, to: backfill.to, status, progress },
+    });
+    expect(published).toEqual([message('running', 1 / 3), message('running', 2 / 3), message('done', 1)]);
+    expect((await statTaskById(sut.db, 't1', 'daily'))?.backfill).toMatchObject({ finished: 'done', doneUntil: new Date(backfill.to) });
   });
 });
 

@@ -1,7 +1,7 @@
-import { DomainError, REPORT_VIEW_ROWS, type ReportRoutes, type ReportRow } from '@iot/contracts';
+import { DomainError, REPORT_VIEW_ROWS, type ReportRoutes, type ReportRow, type ReportTable } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
-import { computeReport, type ReportSpec } from '@iot/projections/report/compute.ts';
+import { streamReport, type ReportSpec } from '@iot/projections/report/compute.ts';
 import { reportById, reportsPage, type ReportRecord } from '@iot/projections/report/read.ts';
 import { reportCsv, reportPdf, reportXlsx } from './render.ts';
 
@@ -23,18 +23,22 @@ const toRow = (r: ReportRecord): ReportRow => ({
   updateTime: r.updatedAt.toISOString(),
 });
 
-/** A report of the caller's tenant, narrowed to their station, computed in the time-series store. */
+/** A report of the caller's tenant, narrowed to their station, computed in the time-series store and read as it is used. */
 function run(ctx: RequestContext, spec: ReportSpec) {
   const { tenantId, stationId } = callerOf(ctx);
   if (!ctx.ports.timeseries) throw new DomainError('INTERNAL');
-  return computeReport({ db: ctx.ports.db, timeseries: ctx.ports.timeseries }, { tenantId, stationId: stationId ?? null }, spec);
+  return streamReport({ db: ctx.ports.db, timeseries: ctx.ports.timeseries }, { tenantId, stationId: stationId ?? null }, spec);
 }
 
 /** Custom reports (issue 20): run for the screen, exported as CSV, XLSX or PDF, and the saved ones listed. */
 export const reportQueryHandlers: Pick<Handlers<ReportRoutes>, 'report.run' | 'report.export' | 'report.list' | 'report.detail'> = {
   async 'report.run'({ query: q }, ctx) {
     const result = await run(ctx, { ...q, from: new Date(q.from), to: new Date(q.to) });
-    return { ...result, rows: result.rows.slice(0, REPORT_VIEW_ROWS), total: result.rows.length };
+    // The screen's first rows, and how many there are in all.
+    const rows: ReportTable['rows'] = [];
+    let total = 0;
+    for await (const row of result.rows) if (total++ < REPORT_VIEW_ROWS) rows.push(row);
+    return { ...result, rows, total };
   },
 
   async 'report.export'({ query: q }, ctx) {

@@ -39,48 +39,76 @@ const words: Record<Lang, { time: string; device: string; sn: string; range: str
   },
 };
 
+/** A report to write out: its rows in memory, or read as they are written (`streamReport`). */
+export type ReportSource = Omit<ReportResult, 'rows'> & { rows: Iterable<ReportRow> | AsyncIterable<ReportRow> };
+type ReportRow = ReportResult['rows'][number];
+
 /** The file's header: time, device, serial number, then each variable by its name and unit. */
-export function reportHeader(result: ReportResult, lang: Lang): string[] {
+export function reportHeader(result: Pick<ReportResult, 'columns'>, lang: Lang): string[] {
   const w = words[lang];
   return [w.time, w.device, w.sn, ...result.columns.map((c) => `${c.name ?? c.variable}${c.unit ? ` (${c.unit})` : ''}`)];
 }
 
 /** One line per row: local time, device name and serial number, then the values (blank where a cycle has none). */
-function* reportLines(result: ReportResult, heading: ReportHeading): Generator<(string | number | null)[]> {
+async function* reportLines(result: ReportSource, heading: ReportHeading): AsyncGenerator<(string | number | null)[]> {
   const devices = new Map(result.devices.map((d) => [d.id, d]));
   // Rows come a cycle at a time (every device of one cycle, then the next): the local time is formatted once per cycle.
   let time = '';
   let local = '';
-  for (const row of result.rows) {
+  for await (const row of result.rows) {
     const d = devices.get(row.deviceId);
     if (row.time !== time) [time, local] = [row.time, localTime(row.time, heading.timeZone, heading.cycle)];
     yield [local, d?.name ?? row.deviceId, d?.sn ?? '', ...row.values];
   }
 }
 
-async function* fromSync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
-}
+export const reportCsv = (result: ReportSource, heading: ReportHeading) =>
+  csvStream(reportHeader(result, heading.lang), reportLines(result, heading));
 
-export const reportCsv = (result: ReportResult, heading: ReportHeading) =>
-  csvStream(reportHeader(result, heading.lang), fromSync(reportLines(result, heading)));
-
-/** XLSX written as a stream (rows committed as they go, no shared strings), numbers as numbers. */
-export async function* reportXlsx(result: ReportResult, heading: ReportHeading): AsyncGenerator<Uint8Array> {
+/**
+ * XLSX written as a stream (rows committed as they go, no shared strings), numbers as numbers. Rows are read only as
+ * fast as the reader takes the file: the writer waits while the file's buffer is full (the zip stops taking rows then,
+ * and would keep them all), and stops if the reader goes.
+ */
+export async function* reportXlsx(result: ReportSource, heading: ReportHeading): AsyncGenerator<Uint8Array> {
   const out = new PassThrough();
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('report');
   const header = reportHeader(result, heading.lang);
   sheet.columns = header.map((h, i) => ({ header: h, key: `c${i}`, width: i === 0 ? 18 : 16 }));
+  // Wakes the writer when the reader took a chunk.
+  const reader: { pulled: (() => void) | null } = { pulled: null };
+  const full = () => !out.destroyed && out.readableLength >= out.readableHighWaterMark;
   const writing = (async () => {
-    for (const line of reportLines(result, heading))
+    let n = 0;
+    for await (const line of reportLines(result, heading)) {
+      if (out.destroyed) return;
       sheet.addRow(line.map((cell) => (typeof cell === 'string' ? formulaSafe(cell) : cell))).commit();
+      if (++n % XLSX_ROWS_BETWEEN_WAITS !== 0) continue;
+      // The zip compresses off the event loop: let it catch up, then wait for the reader while the file is full.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (full()) await new Promise<void>((resolve) => (reader.pulled = resolve));
+      if (out.destroyed) return;
+    }
+    if (out.destroyed) return;
     sheet.commit();
     await book.commit();
   })();
-  for await (const chunk of out) yield chunk as Uint8Array;
-  await writing;
+  // A writer that fails ends the file with its error; one the reader left (a destroyed file) has nothing to say.
+  writing.catch((error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))));
+  try {
+    for await (const chunk of out) {
+      yield chunk as Uint8Array;
+      reader.pulled?.();
+    }
+    await writing;
+  } finally {
+    out.destroy();
+    reader.pulled?.();
+  }
 }
+/** Rows the XLSX writer commits between two looks at whether the reader keeps up. */
+const XLSX_ROWS_BETWEEN_WAITS = 500;
 
 /** Rows a PDF lists at most: a printable document, not the data set (XLSX and CSV hold every row). */
 export const PDF_ROWS = 3_000;
@@ -91,8 +119,14 @@ const CJK_FONTS = [
   { path: '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc', family: 'WenQuanYiMicroHei' },
 ];
 
-/** A landscape A4 table: the heading, then the rows, the header repeated on every page. */
-export function reportPdf(result: ReportResult, heading: ReportHeading): Promise<Uint8Array> {
+/** A landscape A4 table: the heading, then the first `PDF_ROWS` rows, the header repeated on every page. */
+export async function reportPdf(result: ReportSource, heading: ReportHeading): Promise<Uint8Array> {
+  const lines: (string | number | null)[][] = [];
+  for await (const cells of reportLines(result, heading)) {
+    // One past the cut, to know whether to say the list is cut.
+    lines.push(cells);
+    if (lines.length > PDF_ROWS) break;
+  }
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: heading.name } });
   const font = CJK_FONTS.find((f) => existsSync(f.path));
   if (font) doc.registerFont('body', font.path, font.family);
@@ -108,7 +142,7 @@ export function reportPdf(result: ReportResult, heading: ReportHeading): Promise
   doc
     .fontSize(9)
     .text(`${w.range}: ${heading.from} — ${heading.to} (${heading.timeZone})   ${w.cycle}: ${heading.cycle}   ${w.fn}: ${heading.fn}`);
-  if (result.rows.length > PDF_ROWS) doc.text(w.cut.replace('{n}', String(PDF_ROWS)));
+  if (lines.length > PDF_ROWS) doc.text(w.cut.replace('{n}', String(PDF_ROWS)));
   doc.moveDown();
   const header = reportHeader(result, heading.lang);
   const left = doc.page.margins.left;
@@ -131,11 +165,7 @@ export function reportPdf(result: ReportResult, heading: ReportHeading): Promise
   };
   doc.fontSize(8);
   line(header);
-  let n = 0;
-  for (const cells of reportLines(result, heading)) {
-    if (++n > PDF_ROWS) break;
-    line(cells.map((c) => (typeof c === 'number' ? Number(c.toFixed(4)) : c)));
-  }
+  for (const cells of lines.slice(0, PDF_ROWS)) line(cells.map((c) => (typeof c === 'number' ? Number(c.toFixed(4)) : c)));
   doc.end();
   return done;
 }

@@ -1,4 +1,4 @@
-import { DomainError, type StatRoutes, type StatTaskRow } from '@iot/contracts';
+import { backfillProgress, DomainError, type StatRoutes, type StatTaskRow } from '@iot/contracts';
 import { callerOf, type Handlers } from '@iot/contracts/http/handler.ts';
 import { productById, type ProductRecord } from '@iot/projections/device/product-read.ts';
 import { statTaskById, statTasksPage, type StatTaskRecord } from '@iot/projections/stat/read.ts';
@@ -37,14 +37,7 @@ const toRow = (t: StatTaskRecord, products: ReadonlyMap<string, ProductRecord>):
       from: t.backfill.from.toISOString(),
       to: t.backfill.to.toISOString(),
       status: t.backfill.finished ?? (t.backfill.cancelled ? 'cancelled' : 'running'),
-      progress: Math.min(
-        1,
-        Math.max(
-          0,
-          ((t.backfill.doneUntil ?? t.backfill.from).getTime() - t.backfill.from.getTime()) /
-            (t.backfill.to.getTime() - t.backfill.from.getTime()),
-        ),
-      ),
+      progress: backfillProgress(t.backfill.from, t.backfill.to, t.backfill.doneUntil),
     },
   };
 };

@@ -1,13 +1,13 @@
 import './i18n.ts';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button, Dialog, Flex, Progress, Table, Text, TextField } from '@radix-ui/themes';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { statCycles, statDataTypes, statTypes } from '@iot/contracts/constants.ts';
 import { thingFunction } from '@iot/contracts/device/thing-model.ts';
-import { statDimensions } from '@iot/contracts/stat/model.ts';
+import { statDimensions, type StatBackfillFeed } from '@iot/contracts/stat/model.ts';
 import { statPerm } from '@iot/contracts/stat/permissions.ts';
-import { callRoute } from '../api/client.ts';
+import { callRoute, channelUrl } from '../api/client.ts';
 import {
   crudActions,
   deleteQuestion,
@@ -260,14 +260,31 @@ function BackfillDialog({ task, onClose }: { task: TaskRow | null; onClose: () =
   );
 }
 
-/** A task's latest backfill: a progress bar, refreshed every two seconds while it runs. */
+/** How often a running backfill's progress is asked again beside the `stat.backfill` channel (a missed message, a reconnect). */
+const BACKFILL_POLL_MS = 15_000;
+const backfillKey = (taskId: string) => ['statTaskBackfill', taskId];
+
+/** Writes each backfill's progress from the `stat.backfill` channel where the task's progress bar reads it, while the screen is open. */
+function useBackfillFeed() {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    const socket = new WebSocket(channelUrl('stat.backfill'));
+    socket.onmessage = (m) => {
+      const { taskId, ...backfill } = JSON.parse(String(m.data)) as StatBackfillFeed;
+      queryClient.setQueryData(backfillKey(taskId), backfill);
+    };
+    return () => socket.close();
+  }, [queryClient]);
+}
+
+/** A task's latest backfill: a progress bar, moved by the `stat.backfill` channel while it runs. */
 function BackfillCell({ task }: { task: TaskRow }) {
   const { t } = useTranslation();
   const running = task.backfill?.status === 'running';
   const live = useQuery({
-    queryKey: ['statTaskBackfill', task.id],
+    queryKey: backfillKey(task.id),
     enabled: running,
-    refetchInterval: (q) => (q.state.data?.status === 'running' || (!q.state.data && running) ? 2_000 : false),
+    refetchInterval: (q) => (q.state.data?.status === 'running' || (!q.state.data && running) ? BACKFILL_POLL_MS : false),
     queryFn: async () => (await callRoute('statTask.detail', { query: { id: task.id } })).backfill,
   });
   const backfill = (running ? live.data : null) ?? task.backfill;
@@ -289,6 +306,7 @@ export function StatTaskPage() {
   const [editing, setEditing] = useState<TaskRow | 'new' | null>(null);
   const [viewing, setViewing] = useState<TaskRow | null>(null);
   const [backfilling, setBackfilling] = useState<TaskRow | null>(null);
+  useBackfillFeed();
   const deleteRows = useListDelete(TASKS);
   const change = useListChange(TASKS);
   const toggle = (r: TaskRow) => {
