@@ -470,6 +470,8 @@ export const en: Shape<typeof zh> = {
     RuleChainCreated: 'Rule chain created',
     RuleChainSaved: 'Rule chain saved',
     RuleChainVersionSwitched: 'Rule chain running version switched',
+    PriceScheduleSet: 'Price schedule saved',
+    PriceScheduleRemoved: 'Price schedule deleted',
     RuleChainDeleted: 'Rule chain deleted',
     ForwardServerCreated: 'Forwarding server created',
     ForwardServerUpdated: 'Forwarding server updated',

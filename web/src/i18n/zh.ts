@@ -460,6 +460,8 @@ export const zh = {
     RuleChainCreated: '规则链创建',
     RuleChainSaved: '规则链保存',
     RuleChainVersionSwitched: '规则链切换运行版本',
+    PriceScheduleSet: '电价方案保存',
+    PriceScheduleRemoved: '电价方案删除',
     RuleChainDeleted: '规则链删除',
     ForwardServerCreated: '转发服务创建',
     ForwardServerUpdated: '转发服务修改',

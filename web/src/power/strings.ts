@@ -1,9 +1,5 @@
 /** Strings of the power area's energy statistics and price schedules, zh and en, added to the app's dictionaries when they load. */
 export const zh = {
-  event: {
-    PriceScheduleSet: '电价方案保存',
-    PriceScheduleRemoved: '电价方案删除',
-  },
   energy: {
     tabAlarms: '告警统计',
     tabEnergy: '能耗统计',
@@ -60,10 +56,6 @@ export const zh = {
 };
 
 export const en: typeof zh = {
-  event: {
-    PriceScheduleSet: 'Price schedule saved',
-    PriceScheduleRemoved: 'Price schedule deleted',
-  },
   energy: {
     tabAlarms: 'Alarm statistics',
     tabEnergy: 'Energy',
