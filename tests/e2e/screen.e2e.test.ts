@@ -194,6 +194,7 @@ describe('big screen designer in a real browser', () => {
     // The gauge and the pie of alarm levels are drawn.
     await expect.poll(() => visitor.locator('[data-testid=widget-g] canvas, [data-testid=widget-p] canvas').count(), wait).toBe(2);
     await expect.poll(() => visitor.getByTestId('map-m').getAttribute('data-count'), wait).toBe('1');
+    await expect.poll(() => visitor.locator('[data-testid=widget-c] [data-count]').getAttribute('data-count'), wait).toBe('3');
     await visitor.screenshot({ path: path.join(SHOTS, 'screen-shared-zh.png') });
     // Read-only: a shared link turns no switch.
     expect(await visitor.getByTestId('widget-s').textContent()).toContain('开');

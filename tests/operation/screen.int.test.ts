@@ -233,6 +233,8 @@ describe('big screens', () => {
       line('pd', perDevice, 8),
       line('pt', perTenant, 14),
       { id: 'map', kind: 'map', x: 12, y: 10, w: 8, h: 6, binding: { source: 'map' } },
+      { ...gauge('ln', inNorth), kind: 'line', x: 20, y: 10, w: 4, h: 6 },
+      { ...gauge('ls', inSouth), kind: 'line', x: 20, y: 16, w: 4, h: 6 },
     ];
     const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Stations', widgets: board } }));
 
@@ -250,6 +252,11 @@ describe('big screens', () => {
     expect(data.widgets.pt?.source === 'stat' && data.widgets.pt.points).toEqual([]);
     // The map counts North's one pump (without coordinates), none of the tenant's others.
     expect(data.widgets.map).toMatchObject({ source: 'map', points: [], total: 1, unlocated: 1 });
+    // The charts' recent values, asked once when the page opens: North's pump only, and only when asked.
+    const opened = ok(await sut.call('screen.shared', { query: { token: link, recent: 'true' } }));
+    expect(opened.recent?.ln?.map(([, value]) => value)).toEqual([1.5]);
+    expect(opened.recent?.ls).toEqual([]);
+    expect(ok(await sut.call('screen.shared', { query: { token: link } })).recent).toBeUndefined();
 
     // A link shared for the whole tenant shows both, as the tenant's screen does.
     const whole = ok(await sut.call('screen.share', { token, body: { id, hours: 1 } }));

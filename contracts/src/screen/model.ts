@@ -29,6 +29,11 @@ export const screenWidgetKinds = [
   'video',
 ] as const;
 export type ScreenWidgetKind = (typeof screenWidgetKinds)[number];
+/** Kinds that chart a device variable's recent values (the others show its newest value only). */
+export const historyWidgetKinds: readonly ScreenWidgetKind[] = ['line', 'bar', 'scatter', 'radar', 'heatmap'];
+/** How far back a chart's device values are loaded when a screen opens, and how many a chart keeps. */
+export const SCREEN_RECENT_MS = 30 * 60_000;
+export const SCREEN_HISTORY_POINTS = 60;
 /** Kinds that show no data: they take no binding. */
 export const unboundWidgetKinds: readonly ScreenWidgetKind[] = ['text', 'image', 'clock', 'video'];
 export const SCREEN_COLUMNS = 24;
@@ -135,7 +140,16 @@ export const screenRenameBody = z.object({ id: entityId, name: screenName }).str
 export const screenSaveBody = z.object({ id: entityId, widgets: screenWidgets }).strict();
 export const screenShareBody = z.object({ id: entityId, hours: z.number().int().min(1).max(SCREEN_SHARE_MAX_HOURS) }).strict();
 export const screenShareQuery = z.object({ id: entityId, shareId: entityId }).strict();
-export const screenTokenQuery = z.object({ token: z.string().min(1).max(1_000) }).strict();
+export const screenTokenQuery = z
+  .object({
+    token: z.string().min(1).max(1_000),
+    /** `true`: also the recent values of the device charts (once, when the page opens). */
+    recent: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((v) => v === 'true'),
+  })
+  .strict();
 
 const widgetRow = z.object({
   id: z.string(),
@@ -230,5 +244,11 @@ export const SCREEN_MAP_POINTS = 2_000;
 export const screenData = z.object({ at: z.string(), widgets: z.record(z.string(), screenWidgetData) });
 export type ScreenData = z.infer<typeof screenData>;
 /** A shared screen as its link shows it: layout and current data, read-only. */
-export const sharedScreen = z.object({ screen: screenRow, data: screenData, expiresAt: z.string() });
+export const sharedScreen = z.object({
+  screen: screenRow,
+  data: screenData,
+  expiresAt: z.string(),
+  /** Asked with `recent`: per device chart, its values of the last half hour, [time, value]. */
+  recent: z.record(z.string(), z.array(z.tuple([z.string(), z.number()]))).optional(),
+});
 export type SharedScreen = z.infer<typeof sharedScreen>;

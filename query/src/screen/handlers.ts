@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   DomainError,
+  SCREEN_HISTORY_POINTS,
   SCREEN_MAP_POINTS,
+  SCREEN_RECENT_MS,
+  historyWidgetKinds,
   type ScreenData,
   type ScreenRoutes,
   type ScreenRow,
@@ -25,7 +28,7 @@ import { mapPoints } from '@iot/projections/analysis/read.ts';
 import { groupSubtree } from '@iot/projections/group/read.ts';
 import { statTaskById } from '@iot/projections/stat/read.ts';
 import { stationScope } from '../analysis/handlers.ts';
-import { latestValuesOf } from '../telemetry/handlers.ts';
+import { latestValuesOf, telemetryQueryHandlers } from '../telemetry/handlers.ts';
 
 /** The statistic windows a widget shows at most, and how far back they are looked for. */
 const STAT_POINTS = 48;
@@ -220,6 +223,40 @@ async function dataOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<Scr
 }
 
 /**
+ * The recent values of a screen's device charts, as the telemetry history route answers them to the caller (a device
+ * gone or outside the caller's station has none): what a page that cannot call that route (a shared link) starts from.
+ */
+async function recentOf(ctx: RequestContext, widgets: ScreenWidget[]): Promise<Record<string, Array<[string, number]>>> {
+  const to = new Date(Date.now() + 60_000);
+  const from = new Date(to.getTime() - SCREEN_RECENT_MS);
+  const out: Record<string, Array<[string, number]>> = {};
+  for (const w of widgets) {
+    const b = w.binding;
+    if (b.source !== 'device' || !historyWidgetKinds.includes(w.kind)) continue;
+    const query = {
+      id: b.deviceId,
+      variables: [b.variable],
+      from: from.toISOString(),
+      to: to.toISOString(),
+      bucket: 'raw' as const,
+      fn: 'avg' as const,
+      page: 1,
+      pageSize: 1000,
+      timeZone: 'UTC',
+    };
+    const answer = await telemetryQueryHandlers['telemetry.history']({ body: undefined, query }, ctx).catch((e: unknown) => {
+      if (e instanceof DomainError && e.code === 'NOT_FOUND') return [];
+      throw e;
+    });
+    const series = Array.isArray(answer) ? answer : [];
+    out[w.id] = (series[0]?.points ?? [])
+      .flatMap((p) => (p.value === null ? [] : [[p.ts, p.value] as [string, number]]))
+      .slice(-SCREEN_HISTORY_POINTS);
+  }
+  return out;
+}
+
+/**
  * The context a shared link's answer is computed in: the screen's tenant as a caller without any permission, narrowed
  * to the station its sharer was narrowed to, so a link never shows more than its sharer saw.
  */
@@ -274,10 +311,12 @@ export const screenQueryHandlers: Pick<
     const share = await shareOfToken(ctx, query.token);
     const screen = await screenById(ctx.ports.db, share.tenantId, share.screenId);
     if (!screen) throw new DomainError('SCREEN_LINK_INVALID');
+    const as = shareContext(ctx, share);
     return {
       screen: toRow(screen),
-      data: await dataOf(shareContext(ctx, share), screen.widgets),
+      data: await dataOf(as, screen.widgets),
       expiresAt: share.expiresAt.toISOString(),
+      ...(query.recent ? { recent: await recentOf(as, screen.widgets) } : {}),
     };
   },
 };

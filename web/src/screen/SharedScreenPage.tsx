@@ -40,8 +40,16 @@ export function SharedScreenPage() {
     refetchInterval: (q) => (q.state.error ? false : REFRESH_MS),
     retry: false,
   });
+  // The device charts' recent values, once when the page opens: a visitor cannot call the history route.
+  const recent = useQuery({
+    queryKey: ['sharedScreen', token, 'recent'],
+    enabled: token !== '',
+    staleTime: Infinity,
+    queryFn: () => callRoute('screen.shared', { query: { token, recent: 'true' } }, { noRedirect: true, noStation: true }),
+    retry: false,
+  });
   const widgets = (shared.data?.screen.widgets ?? []) as ScreenWidget[];
-  const history = useHistory(widgets, shared.data?.data.widgets);
+  const history = useHistory(widgets, shared.data?.data.widgets, recent.data?.recent);
   useEffect(() => {
     if (shared.data) document.title = shared.data.screen.name;
   }, [shared.data]);

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EChartsOption } from 'echarts';
 import type { ScreenWidget, ScreenWidgetData } from '@iot/contracts/screen/model.ts';
-import { SCREEN_HEIGHT, SCREEN_ROWS, SCREEN_COLUMNS, SCREEN_WIDTH } from '@iot/contracts/screen/model.ts';
+import { SCREEN_HEIGHT, SCREEN_HISTORY_POINTS, SCREEN_ROWS, SCREEN_COLUMNS, SCREEN_WIDTH } from '@iot/contracts/screen/model.ts';
 import { Chart } from '../analysis/Chart.tsx';
 import { formatDate } from '../ui/format.ts';
 import { mapKindColours, mapKinds, mapPlane, type MapKind } from '../operation/mapPlane.ts';
@@ -17,7 +17,7 @@ const AXIS = { axisLine: { lineStyle: { color: '#35508A' } }, axisLabel: { color
 const dark = { backgroundColor: 'transparent', textStyle: { color: TEXT } } satisfies EChartsOption;
 
 /** The most values a device chart keeps. */
-export const HISTORY_KEPT = 60;
+export const HISTORY_KEPT = SCREEN_HISTORY_POINTS;
 
 /** A device variable's recent values, for charts of a device binding: [time, value]. */
 export type History = Record<string, Array<[string, number]>>;

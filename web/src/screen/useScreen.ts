@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { ScreenWidget, ScreenWidgetKind } from '@iot/contracts/screen/model.ts';
+import { SCREEN_RECENT_MS, historyWidgetKinds, type ScreenWidget } from '@iot/contracts/screen/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
@@ -28,11 +28,6 @@ export function useSize<T extends HTMLElement>() {
   return [ref, size] as const;
 }
 
-/** Kinds that chart a device variable's recent values (the others show its newest value only). */
-const CHARTING_KINDS: ReadonlySet<ScreenWidgetKind> = new Set(['line', 'bar', 'scatter', 'radar', 'heatmap']);
-/** How far back a chart's values are loaded when the page opens. */
-const RECENT_MS = 30 * 60_000;
-
 /**
  * The recent values of the device variables the screen's charts show, loaded once when the page opens from the
  * telemetry history route (for whom may read it), so that a chart does not start empty: per widget, [time, value].
@@ -40,7 +35,7 @@ const RECENT_MS = 30 * 60_000;
 export function useRecentHistory(widgets: ScreenWidget[]): History | undefined {
   const user = useSession();
   const charts = widgets.flatMap((w) =>
-    CHARTING_KINDS.has(w.kind) && w.binding.source === 'device' && w.binding.deviceId && w.binding.variable
+    historyWidgetKinds.includes(w.kind) && w.binding.source === 'device' && w.binding.deviceId && w.binding.variable
       ? [{ id: w.id, deviceId: w.binding.deviceId, variable: w.binding.variable }]
       : [],
   );
@@ -50,7 +45,7 @@ export function useRecentHistory(widgets: ScreenWidget[]): History | undefined {
     staleTime: Infinity,
     queryFn: async () => {
       const to = new Date(Date.now() + 60_000);
-      const from = new Date(to.getTime() - RECENT_MS);
+      const from = new Date(to.getTime() - SCREEN_RECENT_MS);
       const seriesOf = new Map<string, Promise<Array<[string, number]>>>();
       const load = (deviceId: string, variable: string) =>
         callRoute('telemetry.history', {
