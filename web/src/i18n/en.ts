@@ -56,7 +56,7 @@ export const en: Shape<typeof zh> = {
     createdAt: 'Created',
     inputPlaceholder: 'Enter the {{field, lowerFirst}}',
     selectPlaceholder: 'Select',
-    pickDate: 'Pick from a calendar',
+    pickDate: 'Calendar',
   },
   error: {
     network: 'server busy, try again later',

@@ -52,7 +52,7 @@ export const zh = {
     createdAt: '创建时间',
     inputPlaceholder: '请输入{{field}}',
     selectPlaceholder: '请选择',
-    pickDate: '从日历中选择',
+    pickDate: '日历',
   },
   error: {
     network: '服务器繁忙，请稍后再试',
