@@ -130,6 +130,9 @@ class Bridge extends Duplex implements MqttConnectionSide {
   private reason: number | null = null;
   /** The largest packet the client takes (bytes), 0 for no limit. */
   private maximumPacketSize = 0;
+  /** Packets for the client, written together once per turn of the event loop (`flush`). */
+  private readonly outgoing: Buffer[] = [];
+  private flushing: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly broker: Broker,
@@ -208,6 +211,8 @@ class Bridge extends Duplex implements MqttConnectionSide {
   /** Ends the socket once what was written went out, and destroys it if the client does not close in time. */
   private lingerThenClose() {
     if (this.socket.destroyed) return;
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flush();
     this.socket.end();
     setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
   }
@@ -222,7 +227,21 @@ class Bridge extends Duplex implements MqttConnectionSide {
     const bytes = mqtt.generate(packet, { protocolVersion: 5 });
     // A packet larger than the client takes is not sent (MQTT 5 §3.1.2.11.4): a publish is dropped as if delivered.
     if (this.maximumPacketSize > 0 && bytes.length > this.maximumPacketSize) return;
-    this.socket.write(bytes);
+    this.outgoing.push(bytes);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * Writes what went to the client since the last turn, once the event loop has read what arrived meanwhile. A client
+   * that sent its last packets and closed while this process was busy answers a write with a reset, and Node destroys
+   * the socket at the next failed write, with those packets still unread in the kernel: read first, they are kept
+   * (and the client's end is seen, so nothing more is written to it).
+   */
+  private flush() {
+    this.flushing = null;
+    const bytes = this.outgoing.splice(0);
+    if (bytes.length === 0 || this.socket.destroyed || !this.socket.writable) return;
+    this.socket.write(bytes.length === 1 ? bytes[0]! : Buffer.concat(bytes));
   }
 
   private fail(error: Error, reasonCode: number) {

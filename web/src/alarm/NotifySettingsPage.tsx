@@ -11,6 +11,7 @@ import { useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 const SETTINGS = 'notifySettings';
 const plainKeys = ['smtpFrom', 'smsEndpoint', 'smsSignName', 'smsTemplateCode'] as const;
@@ -147,10 +148,22 @@ function SettingsDialog({ editing, onClose }: { editing: NotifySettingsAnswer | 
       {v.quiet && (
         <Grid columns="2" gap="2">
           <Field label={t('notify.fields.quietStart')} error={form.errors.quietHours}>
-            <TextField.Root name="quietStart" type="time" value={v.quietStart} onChange={(e) => form.set('quietStart', e.target.value)} />
+            <DateTimeInput
+              kind="time"
+              name="quietStart"
+              aria-label={t('notify.fields.quietStart')}
+              value={v.quietStart}
+              onChange={(x) => form.set('quietStart', x)}
+            />
           </Field>
           <Field label={t('notify.fields.quietEnd')}>
-            <TextField.Root name="quietEnd" type="time" value={v.quietEnd} onChange={(e) => form.set('quietEnd', e.target.value)} />
+            <DateTimeInput
+              kind="time"
+              name="quietEnd"
+              aria-label={t('notify.fields.quietEnd')}
+              value={v.quietEnd}
+              onChange={(x) => form.set('quietEnd', x)}
+            />
           </Field>
           <Field label={t('notify.fields.quietMinLevel')}>
             <SelectInput

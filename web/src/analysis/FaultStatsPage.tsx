@@ -2,7 +2,7 @@ import './faultI18n.ts';
 import '../alarm/i18n.ts';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Callout, Card, DropdownMenu, Flex, Grid, Heading, Table, Text, TextField } from '@radix-ui/themes';
+import { Button, Callout, Card, DropdownMenu, Flex, Grid, Heading, Table, Text } from '@radix-ui/themes';
 import { DownloadIcon } from '@radix-ui/react-icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { FaultStats, FaultView } from '@iot/contracts/analysis/model.ts';
@@ -15,6 +15,7 @@ import { downloadRoute } from '../fleet/download.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { Chart, barOption, lineOption, pieOption } from './Chart.tsx';
 import { daysOf, durationText, instantsOf, lastDays, type DayRange } from './range.ts';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 const statsRoute = {
   business: 'analysis.business',
@@ -136,23 +137,13 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
             <Text as="div" size="1" color="gray">
               {t('fault.from')}
             </Text>
-            <TextField.Root
-              type="date"
-              value={draft.from}
-              aria-label={t('fault.from')}
-              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-            />
+            <DateTimeInput kind="date" value={draft.from} aria-label={t('fault.from')} onChange={(v) => setDraft({ ...draft, from: v })} />
           </label>
           <label>
             <Text as="div" size="1" color="gray">
               {t('fault.to')}
             </Text>
-            <TextField.Root
-              type="date"
-              value={draft.to}
-              aria-label={t('fault.to')}
-              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-            />
+            <DateTimeInput kind="date" value={draft.to} aria-label={t('fault.to')} onChange={(v) => setDraft({ ...draft, to: v })} />
           </label>
           {view !== 'national' && (
             <div style={{ minWidth: 220 }}>

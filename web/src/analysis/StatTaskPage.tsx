@@ -22,6 +22,7 @@ import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 type TaskRow = Awaited<ReturnType<typeof callRoute<'statTask.list'>>>['rows'][number];
 const TASKS = 'statTasks';
@@ -240,11 +241,11 @@ function BackfillDialog({ task, onClose }: { task: TaskRow | null; onClose: () =
         <Flex direction="column" gap="3">
           <label>
             <Text size="2">{t('stat.backfillFrom')}</Text>
-            <TextField.Root type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} data-testid="backfill-from" />
+            <DateTimeInput value={from} onChange={setFrom} data-testid="backfill-from" />
           </label>
           <label>
             <Text size="2">{t('stat.backfillTo')}</Text>
-            <TextField.Root type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} data-testid="backfill-to" />
+            <DateTimeInput value={to} onChange={setTo} data-testid="backfill-to" />
           </label>
         </Flex>
         <Flex justify="end" gap="2" mt="4">

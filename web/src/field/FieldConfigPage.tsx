@@ -12,6 +12,7 @@ import { useListChange } from '../ui/crud.tsx';
 import { Field } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 /** The query key every read of the screen sits under: a save refreshes them all. */
 const FIELD = 'fieldConfig';
@@ -150,7 +151,12 @@ function ParametersForm({ groupId, definitions, mayEdit }: { groupId: string; de
         <Flex gap="3" wrap="wrap">
           <div style={{ flex: '1 1 200px' }}>
             <Field label={t('field.commissioningDate')}>
-              <TextField.Root type="date" value={form.commissioningDate} onChange={(e) => set({ commissioningDate: e.target.value })} />
+              <DateTimeInput
+                kind="date"
+                aria-label={t('field.commissioningDate')}
+                value={form.commissioningDate}
+                onChange={(v) => set({ commissioningDate: v })}
+              />
             </Field>
           </div>
           <div style={{ flex: '1 1 200px' }}>

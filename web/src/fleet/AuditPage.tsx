@@ -1,7 +1,7 @@
 import './i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Card, Flex, Grid, Heading, Text, TextField } from '@radix-ui/themes';
+import { Button, Card, Flex, Grid, Heading, Text } from '@radix-ui/themes';
 import type { OplogRow } from '@iot/contracts/identity/oplog.ts';
 import { useLogNames } from '../system/logNames.ts';
 import { callRoute, messageOf } from '../api/client.ts';
@@ -9,6 +9,7 @@ import { notice } from '../ui/feedback.tsx';
 import { Field } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 const entityTypes = ['device', 'product', 'template', 'mqttconfig', 'user', 'role', 'group', 'menu', 'app', 'dict', 'settings', 'tenant'];
 
@@ -41,13 +42,7 @@ function TenantAsOf() {
       </Heading>
       <Flex gap="2" align="end" mb="3">
         <Field label={t('fleet.asOfAt')}>
-          <TextField.Root
-            type="datetime-local"
-            step="1"
-            value={at}
-            onChange={(e) => setAt(e.target.value)}
-            aria-label={t('fleet.asOfAt')}
-          />
+          <DateTimeInput seconds value={at} onChange={setAt} aria-label={t('fleet.asOfAt')} />
         </Field>
         <Button onClick={() => void look()} disabled={!at}>
           {t('fleet.show')}

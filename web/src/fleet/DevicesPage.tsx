@@ -36,6 +36,7 @@ import { useGroupOptions } from './groups.ts';
 import { describeSpec, useProductOptions } from './ProductsPage.tsx';
 import { DeviceCommands, Passthrough } from './CommandDialog.tsx';
 import { TrendChart } from './TrendChart.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 const DEVICES = 'devices';
 
@@ -525,13 +526,7 @@ function History({ id }: { id: string }) {
     <Flex direction="column" gap="3" mt="3">
       <Flex gap="2" align="end">
         <Field label={t('fleet.asOfAt')}>
-          <TextField.Root
-            type="datetime-local"
-            step="1"
-            value={at}
-            onChange={(e) => setAt(e.target.value)}
-            aria-label={t('fleet.asOfAt')}
-          />
+          <DateTimeInput seconds value={at} onChange={setAt} aria-label={t('fleet.asOfAt')} />
         </Field>
         <Button onClick={() => void look()} disabled={!at}>
           {t('fleet.show')}

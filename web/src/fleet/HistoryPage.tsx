@@ -2,7 +2,7 @@ import './i18n.ts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Card, Flex, Table, Text, TextField } from '@radix-ui/themes';
+import { Button, Card, Flex, Table, Text } from '@radix-ui/themes';
 import { callRoute, messageOf } from '../api/client.ts';
 import { notice } from '../ui/feedback.tsx';
 import { Field } from '../ui/form.tsx';
@@ -10,6 +10,7 @@ import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { downloadRoute } from './download.ts';
 import { TrendChart } from './TrendChart.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 type Series = Awaited<ReturnType<typeof callRoute<'telemetry.history'>>>;
 const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -69,10 +70,10 @@ export function HistoryPage() {
             />
           </Field>
           <Field label={t('fleet.from')}>
-            <TextField.Root type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+            <DateTimeInput aria-label={t('fleet.from')} value={from} onChange={setFrom} />
           </Field>
           <Field label={t('fleet.to')}>
-            <TextField.Root type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+            <DateTimeInput aria-label={t('fleet.to')} value={to} onChange={setTo} />
           </Field>
           <Button onClick={() => void run()}>{t('fleet.query')}</Button>
           <Button

@@ -56,6 +56,7 @@ export const en: Shape<typeof zh> = {
     createdAt: 'Created',
     inputPlaceholder: 'Enter the {{field, lowerFirst}}',
     selectPlaceholder: 'Select',
+    pickDate: 'Calendar',
   },
   error: {
     network: 'server busy, try again later',
@@ -72,6 +73,7 @@ export const en: Shape<typeof zh> = {
     required: 'This field is required',
     selectRequired: 'Please make a choice',
     invalid: 'The format is not valid',
+    dateTimeFormat: 'Enter it as {{example}}',
     length: '{{field}} must be {{min}}-{{max}} characters',
     maxLength: '{{field}} can be at most {{max}} characters',
     method: 'Please choose a registration method',

@@ -52,6 +52,7 @@ export const zh = {
     createdAt: '创建时间',
     inputPlaceholder: '请输入{{field}}',
     selectPlaceholder: '请选择',
+    pickDate: '日历',
   },
   error: {
     network: '服务器繁忙，请稍后再试',
@@ -68,6 +69,7 @@ export const zh = {
     required: '此项为必填项',
     selectRequired: '请选择此项',
     invalid: '格式不正确',
+    dateTimeFormat: '请按 {{example}} 的格式输入',
     length: '{{field}}长度为 {{min}}-{{max}} 个字符',
     maxLength: '{{field}}最多 {{max}} 个字符',
     method: '请选择注册方式',

@@ -11,6 +11,7 @@ import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 type TaskRow = Awaited<ReturnType<typeof callRoute<'restartTask.list'>>>['rows'][number];
 const TASKS = 'restartTasks';
@@ -77,9 +78,13 @@ function CreateDialog({ open, onClose }: { open: boolean; onClose: () => void })
       await done(t('common.created'));
     });
   };
-  const text = (key: keyof Values, label: string, required = false, type?: 'datetime-local') => (
+  const text = (key: keyof Values, label: string, required = false, kind?: 'datetime') => (
     <Field label={label} required={required} error={form.errors[key]}>
-      <TextField.Root name={key} type={type} value={v[key]} onChange={(e) => form.set(key, e.target.value)} />
+      {kind ? (
+        <DateTimeInput name={key} aria-label={label} value={v[key]} onChange={(x) => form.set(key, x)} />
+      ) : (
+        <TextField.Root name={key} value={v[key]} onChange={(e) => form.set(key, e.target.value)} />
+      )}
     </Field>
   );
   const select = (key: keyof Values, label: string, options: Array<{ value: string; label: string }>) => (
@@ -105,8 +110,8 @@ function CreateDialog({ open, onClose }: { open: boolean; onClose: () => void })
       {v.kind === 'product' && select('productId', t('ota.product'), products.data ?? [])}
       {v.kind === 'group' && select('groupId', t('ota.group'), groups.data ?? [])}
       {v.kind === 'devices' && text('deviceIds', t('ota.deviceIds'), true)}
-      {text('taskTime', t('restart.taskTime'), true, 'datetime-local')}
-      {text('expiry', t('restart.expiry'), true, 'datetime-local')}
+      {text('taskTime', t('restart.taskTime'), true, 'datetime')}
+      {text('expiry', t('restart.expiry'), true, 'datetime')}
       <Text size="1" color="gray">
         {t('restart.hint')}
       </Text>

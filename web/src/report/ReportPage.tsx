@@ -22,6 +22,7 @@ import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 
 type Table = Awaited<ReturnType<typeof callRoute<'report.run'>>>;
 type Saved = Awaited<ReturnType<typeof callRoute<'report.list'>>>['rows'][number];
@@ -401,10 +402,10 @@ export function ReportPage() {
               />
             </Field>
             <Field label={t('report.from')}>
-              <TextField.Root type="datetime-local" value={d.from} onChange={(e) => set('from', e.target.value)} />
+              <DateTimeInput aria-label={t('report.from')} value={d.from} onChange={(v) => set('from', v)} />
             </Field>
             <Field label={t('report.to')}>
-              <TextField.Root type="datetime-local" value={d.to} onChange={(e) => set('to', e.target.value)} />
+              <DateTimeInput aria-label={t('report.to')} value={d.to} onChange={(v) => set('to', v)} />
             </Field>
             <Field label={t('report.timeZone')}>
               <TextField.Root value={d.timeZone} onChange={(e) => set('timeZone', e.target.value)} />

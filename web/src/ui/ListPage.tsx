@@ -30,6 +30,7 @@ import { notice } from './feedback.tsx';
 import { Ellipsis } from './Ellipsis.tsx';
 import { exportRows } from './exportRows.ts';
 import { display } from './format.ts';
+import { DateTimeInput } from './DateTimeInput.tsx';
 
 export interface ListColumn<T> {
   id: string;
@@ -223,12 +224,11 @@ export function ListPage<T>(props: ListPageProps<T>) {
                   </Select.Content>
                 </Select.Root>
               ) : f.type === 'datetime' ? (
-                <TextField.Root
-                  type="datetime-local"
-                  step="1"
+                <DateTimeInput
+                  seconds
                   aria-label={f.label}
                   value={draft[f.name] ?? ''}
-                  onChange={(e) => setDraft({ ...draft, [f.name]: e.target.value })}
+                  onChange={(v) => setDraft({ ...draft, [f.name]: v })}
                 />
               ) : (
                 <TextField.Root
