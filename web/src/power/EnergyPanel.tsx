@@ -1,20 +1,8 @@
 import './i18n.ts';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  Badge,
-  Button,
-  Callout,
-  Card,
-  DropdownMenu,
-  Flex,
-  Grid,
-  Heading,
-  SegmentedControl,
-  Table,
-  Text,
-  TextField,
-} from '@radix-ui/themes';
+import { Badge, Button, Callout, Card, DropdownMenu, Flex, Grid, Heading, SegmentedControl, Table, Text } from '@radix-ui/themes';
 import { DownloadIcon } from '@radix-ui/react-icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { EChartsOption } from 'echarts';
@@ -117,23 +105,13 @@ export function EnergyPanel() {
             <Text as="div" size="1" color="gray">
               {t('energy.from')}
             </Text>
-            <TextField.Root
-              type="date"
-              value={draft.from}
-              aria-label={t('energy.from')}
-              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-            />
+            <DateTimeInput kind="date" value={draft.from} aria-label={t('energy.from')} onChange={(x) => setDraft({ ...draft, from: x })} />
           </label>
           <label>
             <Text as="div" size="1" color="gray">
               {t('energy.to')}
             </Text>
-            <TextField.Root
-              type="date"
-              value={draft.to}
-              aria-label={t('energy.to')}
-              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-            />
+            <DateTimeInput kind="date" value={draft.to} aria-label={t('energy.to')} onChange={(x) => setDraft({ ...draft, to: x })} />
           </label>
           <div style={{ minWidth: 220 }}>
             <Text as="div" size="1" color="gray">

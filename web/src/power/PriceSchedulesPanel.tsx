@@ -1,4 +1,5 @@
 import './i18n.ts';
+import { DateTimeInput } from '../ui/DateTimeInput.tsx';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Button, Callout, Card, Flex, Grid, Heading, IconButton, Table, Text, TextField } from '@radix-ui/themes';
@@ -150,20 +151,18 @@ function ScheduleDialog({
                   options={priceKinds.map((k) => ({ value: k, label: t(`energy.kinds.${k}`) }))}
                 />
               </div>
-              <TextField.Root
-                type="time"
-                step={300}
+              <DateTimeInput
+                kind="time"
                 aria-label={`${t('price.start')} ${i + 1}`}
                 value={p.start}
-                onChange={(e) => setPeriod(i, { start: e.target.value })}
+                onChange={(x) => setPeriod(i, { start: x })}
               />
               <Text color="gray">–</Text>
-              <TextField.Root
-                type="time"
-                step={300}
+              <DateTimeInput
+                kind="time"
                 aria-label={`${t('price.end')} ${i + 1}`}
                 value={p.end}
-                onChange={(e) => setPeriod(i, { end: e.target.value })}
+                onChange={(x) => setPeriod(i, { end: x })}
               />
               <IconButton
                 type="button"
