@@ -216,6 +216,11 @@ export const errorCatalogue = {
   PRICE_PERIODS_OVERLAP: { status: 400, zh: '电价时段有重叠', en: 'The price periods overlap' },
   PRICE_PERIODS_GAP: { status: 400, zh: '电价时段须覆盖全天', en: 'The price periods must cover the whole day' },
   PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },
+  MQTT_USERNAME_IS_DEVICE: {
+    status: 400,
+    zh: 'MQTT新增失败：用户名已是设备序列号',
+    en: "MQTT add failed: the username is a device's serial number",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
