@@ -224,6 +224,11 @@ export const errorCatalogue = {
   PRICE_MISSING: { status: 400, zh: '所用时段类型缺少电价', en: 'A period kind in use has no price' },
   PRICE_SCHEDULE_EXISTS: { status: 409, zh: '该电站已有电价方案', en: 'This station already has a price schedule' },
   NOT_A_STATION: { status: 400, zh: '所选分组不是电站或站点', en: 'The group is not a power station or site' },
+  MQTT_USERNAME_IS_DEVICE: {
+    status: 400,
+    zh: 'MQTT新增失败：用户名已是设备序列号',
+    en: "MQTT add failed: the username is a device's serial number",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

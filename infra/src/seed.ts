@@ -11,6 +11,7 @@ import { userDecider, userStream } from '@iot/command/user/decide.ts';
 import { claimEmail, claimPhone, claimUsername } from '@iot/command/user/usernames.ts';
 import type { AppContext } from '@iot/infra/http/context.ts';
 import { seedDemoAlarms, seedDemoFleet } from './seed-fleet.ts';
+import { seedDemoScenes } from './seed-scenes.ts';
 
 /** What a fresh platform holds before anyone uses it: the system administrator, and the demo tenant. */
 
@@ -117,6 +118,7 @@ export async function seedDemoData(context: AppContext): Promise<void> {
   }
   await seedDemoFleet(context, tenantId, groupId);
   await seedDemoAlarms(context, tenantId);
+  await seedDemoScenes(context, tenantId);
   await seedDemoAnalysis(context, tenantId);
 }
 

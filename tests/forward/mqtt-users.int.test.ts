@@ -68,6 +68,27 @@ describe('MQTT users and topic rules', () => {
     ]);
   });
 
+  it("refuses a username that is a device's SN, and an SN that an MQTT user has: one name on the broker, platform-wide", async () => {
+    const productId = ok(await sut.call('product.create', { token, body: { name: 'Meter', code: 'MQU-METER', type: 'direct' } })).id;
+    ok(await sut.call('device.create', { token, body: { sn: 'MQU-DEV-1', name: 'meter 1', productId } }));
+    for (const [lang, msg] of [
+      ['en', "MQTT add failed: the username is a device's serial number"],
+      ['zh', 'MQTT新增失败：用户名已是设备序列号'],
+    ] as const) {
+      const refused = await sut.call('mqttUser.create', {
+        token,
+        body: { username: 'MQU-DEV-1', password: 'Other#pw1' },
+        headers: { lang },
+      });
+      expect([refusal(refused), refused.json!.msg]).toEqual(['MQTT_USERNAME_IS_DEVICE', msg]);
+    }
+    // The other way: a device cannot take an MQTT user's name as its SN, until the user is deleted.
+    const userId = await mqttUser('MQU-DEV-2', 'Gate#pw12', []);
+    expect(refusal(await sut.call('device.create', { token, body: { sn: 'MQU-DEV-2', name: 'meter 2', productId } }))).toBe('SN_TAKEN');
+    ok(await sut.call('mqttUser.delete', { token, query: { ids: [userId] } }));
+    ok(await sut.call('device.create', { token, body: { sn: 'MQU-DEV-2', name: 'meter 2', productId } }));
+  });
+
   it('lets an MQTT user in with its password only, and subscribes it only where a rule grants it', async () => {
     await expect(login('scada', 'wrong#pw1')).rejects.toThrow();
     const scada = await login('scada', 'Scada#pw1');

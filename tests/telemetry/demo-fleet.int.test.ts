@@ -61,4 +61,17 @@ describe('demo fleet', () => {
     for (const kind of ['sharp', 'peak', 'flat', 'valley'] as const) expect(plant.total[kind]).toBeGreaterThan(0);
     expect(plant.total.cost).toBeGreaterThan(plant.total.kwh * 0.31);
   }, 60_000);
+
+  it('shows a timing scene, a device-property scene and a rule chain beside the root one', async () => {
+    const token = await sut.login('demo', 'demo123456');
+    const scenes = ok(await sut.call('scene.list', { token, query: { pageSize: 100 } })).rows;
+    expect(scenes.map((s) => [s.name, s.status]).sort()).toEqual(
+      [
+        ['每日巡检提醒', 'enabled'],
+        ['机房高温联动', 'stopped'],
+      ].sort(),
+    );
+    const chains = ok(await sut.call('ruleChain.list', { token, query: { pageSize: 100 } })).rows;
+    expect(chains.map((c) => [c.name, c.root])).toContainEqual(['温度处理', false]);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import {
   DomainError,
+  deviceSnScope,
   forwardServerNameScope,
   mqttUsernameScope,
   type ErrorCode,
@@ -254,10 +255,12 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
       ctx.ports.db,
       { scope: mqttUsernameScope, key: fields.username.toLowerCase(), owner: id },
       'MQTT_ADD_FAILED',
-      async () => {
-        await setPassword(ctx.ports.db, mqttUserSubject(id), tenantId, password);
-        return runCommand(ctx, mqttUserDecider, mqttUserStream(tenantId, id), { type: 'Create', id, fields });
-      },
+      // A device logs in to the broker with its SN as username: a name is one or the other, platform-wide.
+      () =>
+        withClaim(ctx.ports.db, { scope: deviceSnScope, key: fields.username, owner: id }, 'MQTT_USERNAME_IS_DEVICE', async () => {
+          await setPassword(ctx.ports.db, mqttUserSubject(id), tenantId, password);
+          return runCommand(ctx, mqttUserDecider, mqttUserStream(tenantId, id), { type: 'Create', id, fields });
+        }),
     );
     return { id };
   },
@@ -284,6 +287,7 @@ export const forwardHandlers: Pick<Handlers<ForwardRoutes>, ForwardWrites> = {
       async (id) => {
         await runCommand(ctx, mqttUserDecider, mqttUserStream(tenantId, id), { type: 'Delete', id });
         await releaseClaims(ctx.ports.db, mqttUsernameScope, id);
+        await releaseClaims(ctx.ports.db, deviceSnScope, id);
         await ctx.ports.db.query('delete from auth_credentials where subject_id = $1', [mqttUserSubject(id)]);
       },
       ctx.lang,

@@ -235,11 +235,11 @@ export const forwardRoutes = {
     path: '/api/iot/mqserver/user',
     permission: p.mqttUserAdd,
     tag: 'mqserver',
-    summary: 'Add an MQTT user (username unique on the broker; password 6-16, stored as an argon2id hash)',
+    summary: "Add an MQTT user (username unique on the broker, never a device's SN; password 6-16, stored as an argon2id hash)",
     body: mqttUserCreateBody,
     response: idResult,
     reads: ['mqttAuth'],
-    errors: ['MQTT_ADD_FAILED'],
+    errors: ['MQTT_ADD_FAILED', 'MQTT_USERNAME_IS_DEVICE'],
   }),
   'mqttUser.update': route({
     method: 'PUT',

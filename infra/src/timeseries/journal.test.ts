@@ -112,6 +112,34 @@ describe('telemetry journal', () => {
     await third.close();
   });
 
+  it('hands back at start the stored batches the rule chains had not marked, with their messages, until they are marked', async () => {
+    const dir = tempDir();
+    const store = fakeStore();
+    const first = openFileJournal({ dir, chains: true });
+    await first.recover(store.insert);
+    const ran = await first.write([row('a', 1)], ['k1'], store.insert, [1]);
+    await first.write([row('a', 2), row('b', 2), row('a', 3)], ['k2', 'k3'], store.insert, [2, 1]);
+    first.chained(ran);
+    await first.close();
+
+    // The second batch was stored and never went through the chains: it comes back, its two messages told apart.
+    const second = openFileJournal({ dir, chains: true });
+    const { unchained } = await second.recover(store.insert);
+    expect(unchained.map((b) => [b.rows.map((r) => r.value), b.sizes])).toEqual([
+      [
+        [2, 2, 3],
+        [2, 1],
+      ],
+    ]);
+    second.chained(unchained[0]!.token);
+    await second.close();
+    expect(store.rows).toHaveLength(4);
+
+    const third = openFileJournal({ dir, chains: true });
+    expect((await third.recover(store.insert)).unchained).toEqual([]);
+    await third.close();
+  });
+
   it("matches a resend without the DUP flag only against the last run's final seconds, and only once", async () => {
     const dir = tempDir();
     const store = fakeStore();
