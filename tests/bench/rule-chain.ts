@@ -8,7 +8,7 @@
  * points whose message went through the whole chain, from the first publish until the last message left the chain,
  * so a chain that falls behind and drops messages (past its in-flight bound) is not counted as keeping up.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { ROOT_CHAIN_ID, type RuleChainDefinitionIn } from '@iot/contracts';
@@ -99,8 +99,9 @@ export async function benchRuleChain(): Promise<Figure[]> {
       const before = rules.stats();
       const received0 = await sink.count();
       rows0 = await countRows(store.client, 'telemetry');
-      // BENCH_CPU_PROFILE=file.cpuprofile: a CPU profile of this process during the chain's rounds only.
-      const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : null;
+      // BENCH_CPU_PROF=<dir>, as for ingest-cpu: a CPU profile of this process during each chain round only.
+      const profileDir = process.env.BENCH_CPU_PROF;
+      const profiler = profileDir ? new Session() : null;
       if (profiler) {
         profiler.connect();
         await profiler.post('Profiler.enable');
@@ -120,7 +121,8 @@ export async function benchRuleChain(): Promise<Figure[]> {
       if (watch) clearInterval(watch);
       if (profiler) {
         const { profile } = await profiler.post('Profiler.stop');
-        await writeFile(`${process.env.BENCH_CPU_PROFILE}.${round}`, JSON.stringify(profile));
+        await mkdir(profileDir!, { recursive: true });
+        await writeFile(path.join(profileDir!, `rule-chain-round-${round}.cpuprofile`), JSON.stringify(profile));
         profiler.disconnect();
       }
       // The generator's own time (from its first publish, as for the limit) and what the chain needed after its last.
