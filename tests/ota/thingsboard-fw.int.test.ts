@@ -23,14 +23,24 @@ import { waitFor } from '../harness/process.ts';
  */
 const firmware = randomBytes(200_000);
 const sha256 = createHash('sha256').update(firmware).digest('hex');
-/** The files capability's store, here in memory: what the chunks are read from, by range. */
+/** The files capability's store, here in memory: what the chunks are read from, by range (the demo seed puts its own). */
+const objects = new Map<string, Buffer>([['mem/fw-2.1', firmware]]);
 const memoryStore: FileStore = {
-  put: () => Promise.reject(new Error('read-only')),
-  size: async (key) => (key === 'mem/fw-2.1' ? firmware.length : null),
-  remove: async () => {},
+  async put(key, body) {
+    const parts: Uint8Array[] = [];
+    for await (const part of body) parts.push(part);
+    const bytes = Buffer.concat(parts);
+    objects.set(key, bytes);
+    return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  },
+  size: async (key) => objects.get(key)?.length ?? null,
+  remove: async (key) => {
+    objects.delete(key);
+  },
   async read(key, range) {
-    if (key !== 'mem/fw-2.1') return null;
-    const bytes = range ? firmware.subarray(range.start, range.end + 1) : firmware;
+    const object = objects.get(key);
+    if (!object) return null;
+    const bytes = range ? object.subarray(range.start, range.end + 1) : object;
     return (async function* () {
       yield bytes;
     })();
