@@ -13,7 +13,7 @@ import {
   type NodeChange,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { Badge, Box, Button, Card, Checkbox, Dialog, Flex, Heading, SegmentedControl, Text, TextField } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, Checkbox, Flex, Heading, SegmentedControl, Text, TextField } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { builtinElements, type TopoElementRow } from '@iot/contracts/diagram/topo-element.ts';
 import { thingFunction, type ThingFunction } from '@iot/contracts/device/thing-model.ts';
@@ -27,6 +27,7 @@ import { deleteQuestion } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
+import { NameDialog } from '../ui/NameDialog.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
 import { WidgetView, defaultSize, isOn, type Widget, type WidgetNode } from './DiagramWidgets.tsx';
@@ -681,62 +682,6 @@ function DiagramCanvas({ diagram, editing, onBack }: { diagram: DiagramRow; edit
   );
 }
 
-function CreateDialog({
-  open,
-  onOpenChange,
-  onCreated,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  onCreated: (id: string) => void;
-}) {
-  const { t } = useTranslation();
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (open) setName('');
-  }, [open]);
-  const create = async () => {
-    setBusy(true);
-    try {
-      const { id } = await callRoute('diagram.create', { body: { name, remark: null, background: '#0B1A3A', widgets: [], edges: [] } });
-      onCreated(id);
-    } catch (e) {
-      notice.error(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Content maxWidth="420px">
-        <Dialog.Title>{t('diagram.create')}</Dialog.Title>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create();
-          }}
-        >
-          <label>
-            <Text size="2">{t('diagram.name')}</Text>
-            <TextField.Root aria-label={t('diagram.name')} value={name} maxLength={64} required onChange={(e) => setName(e.target.value)} />
-          </label>
-          <Flex justify="end" gap="2" mt="3">
-            <Dialog.Close>
-              <Button type="button" variant="soft" color="gray">
-                {t('common.cancel')}
-              </Button>
-            </Dialog.Close>
-            <Button type="submit" disabled={busy || !name.trim()}>
-              {t('common.confirm')}
-            </Button>
-          </Flex>
-        </form>
-      </Dialog.Content>
-    </Dialog.Root>
-  );
-}
-
 /**
  * Operation center → scene: configuration diagrams (组态, issue 20). A list of the tenant's diagrams; each opens in
  * view mode (live values of the bound device properties over the websocket, switches that send commands) or, with the
@@ -852,15 +797,22 @@ export function DiagramPage() {
           )}
         />
       </div>
-      <CreateDialog
-        open={creating}
-        onOpenChange={setCreating}
-        onCreated={(id) => {
-          setCreating(false);
-          void queryClient.invalidateQueries({ queryKey: [DIAGRAMS] });
-          setOpen({ id, editing: true });
-        }}
-      />
+      {creating && (
+        <NameDialog
+          title={t('diagram.create')}
+          label={t('diagram.name')}
+          initial=""
+          onClose={() => setCreating(false)}
+          onDone={async (name) => {
+            const { id } = await callRoute('diagram.create', {
+              body: { name, remark: null, background: '#0B1A3A', widgets: [], edges: [] },
+            });
+            setCreating(false);
+            void queryClient.invalidateQueries({ queryKey: [DIAGRAMS] });
+            setOpen({ id, editing: true });
+          }}
+        />
+      )}
     </Flex>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button, Dialog, Flex, Text, TextField } from '@radix-ui/themes';
+import { Button, Text } from '@radix-ui/themes';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ScreenRow } from '@iot/contracts/screen/model.ts';
 import { screenPerm } from '@iot/contracts/screen/permissions.ts';
@@ -11,58 +11,11 @@ import { deleteQuestion } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
+import { NameDialog } from '../ui/NameDialog.tsx';
 import { Designer } from './Designer.tsx';
 import { ScreenView } from './ScreenView.tsx';
 import { SharesDialog } from './SharesDialog.tsx';
 import { SCREENS } from './useScreen.ts';
-
-/** A name asked in a dialog: for a new screen or a renamed one. */
-function NameDialog({
-  title,
-  initial,
-  onDone,
-  onClose,
-}: {
-  title: string;
-  initial: string;
-  onDone: (name: string) => Promise<void>;
-  onClose: () => void;
-}) {
-  const { t } = useTranslation();
-  const [name, setName] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  return (
-    <Dialog.Root open onOpenChange={(open) => !open && onClose()}>
-      <Dialog.Content maxWidth="420px">
-        <Dialog.Title>{title}</Dialog.Title>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            setBusy(true);
-            onDone(name.trim())
-              .catch((error: unknown) => notice.error(messageOf(error)))
-              .finally(() => setBusy(false));
-          }}
-        >
-          <label>
-            <Text size="2">{t('screen.name')}</Text>
-            <TextField.Root aria-label={t('screen.name')} value={name} maxLength={64} required onChange={(e) => setName(e.target.value)} />
-          </label>
-          <Flex justify="end" gap="2" mt="3">
-            <Dialog.Close>
-              <Button type="button" variant="soft" color="gray">
-                {t('common.cancel')}
-              </Button>
-            </Dialog.Close>
-            <Button type="submit" disabled={busy || !name.trim()}>
-              {t('common.confirm')}
-            </Button>
-          </Flex>
-        </form>
-      </Dialog.Content>
-    </Dialog.Root>
-  );
-}
 
 /** The tenant's designed screens: a list (paged, sorted, filtered by name, exported), each viewed, designed, renamed, shared or deleted. */
 export function ScreenList() {
@@ -165,6 +118,7 @@ export function ScreenList() {
       {naming && (
         <NameDialog
           title={naming === 'new' ? t('screen.create') : t('screen.rename')}
+          label={t('screen.name')}
           initial={naming === 'new' ? '' : naming.name}
           onClose={() => setNaming(null)}
           onDone={async (name) => {
