@@ -115,9 +115,11 @@ const DEMO_HISTORY_DAYS = 30;
 const QUARTER_HOUR = 15 * 60_000;
 
 /**
- * The demo meters' readings every 15 minutes over the last 30 days up to today's Shanghai midnight, from the same
- * curve the simulator publishes, so that the energy screen has a month to show; written once (a store that already
- * holds a reading of the first meter before today is left alone).
+ * The demo meters' readings every 15 minutes over the last 30 days up to this instant, from the same curve the
+ * simulator publishes, so that the energy screen has a month to show. Each meter is filled from its newest stored
+ * reading on: the live readings then follow on from the last seeded one. A history that stopped earlier (at a day's
+ * end, or when the platform stopped) would leave a gap whose whole use the first live reading counts in one 5-minute
+ * bucket, in one price period.
  */
 export async function seedDemoEnergyHistory(timeseries: TimeSeriesStore, tenantId: string, now = Date.now()): Promise<void> {
   const idOf = (key: string) => newAggregateId({ tenantId, idempotencyKey: key });
@@ -125,19 +127,29 @@ export async function seedDemoEnergyHistory(timeseries: TimeSeriesStore, tenantI
   const shanghai = 8 * 3_600_000;
   const today = Math.floor((now + shanghai) / 86_400_000) * 86_400_000 - shanghai;
   const from = today - DEMO_HISTORY_DAYS * 86_400_000;
-  const counted = await timeseries.countSamples({
-    tenantId,
-    deviceIds: [idOf(`demo-device:${meters[0]}`)],
-    since: new Date(from),
-    recentSince: new Date(today),
-  });
-  if (counted.since > counted.recent) return;
   const productId = idOf('demo-product:meter');
+  const newest = new Map(
+    (await timeseries.latest({ tenantId, deviceIds: meters.map((sn) => idOf(`demo-device:${sn}`)), variables: ['energy'] })).map((row) => [
+      row.deviceId,
+      row.ts.getTime(),
+    ]),
+  );
   const rows: TelemetryRow[] = [];
   for (const sn of meters) {
     const deviceId = idOf(`demo-device:${sn}`);
-    for (let at = from; at < today; at += QUARTER_HOUR)
-      rows.push({ tenantId, deviceId, productId, variable: 'energy', ts: new Date(at), value: demoEnergy(sn, at), text: null });
+    const after = newest.get(deviceId);
+    const first = after === undefined || after < from ? from : (Math.floor(after / QUARTER_HOUR) + 1) * QUARTER_HOUR;
+    const at = (ts: number) => ({
+      tenantId,
+      deviceId,
+      productId,
+      variable: 'energy',
+      ts: new Date(ts),
+      value: demoEnergy(sn, ts),
+      text: null,
+    });
+    for (let ts = first; ts < now; ts += QUARTER_HOUR) rows.push(at(ts));
+    if (after === undefined || after < now) rows.push(at(now));
   }
-  await timeseries.insertTelemetry(rows);
+  if (rows.length) await timeseries.insertTelemetry(rows);
 }

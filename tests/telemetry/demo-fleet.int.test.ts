@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../harness/api.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
+import { demoEnergy } from '@iot/infra/simulator.ts';
 
 /** `npm start` shows live data: the demo fleet's simulator publishes over the embedded broker as real devices. */
 let sut: TestPlatform;
+let started: number;
 beforeAll(async () => {
+  started = Date.now();
   sut = await startTestPlatform({ DEMO_DATA: 'true' });
 }, 120_000);
 afterAll(async () => sut?.stop());
@@ -60,6 +63,20 @@ describe('demo fleet', () => {
     for (const day of plant.windows.slice(1)) expect(Math.abs(day.kwh - perDay)).toBeLessThan(0.2);
     for (const kind of ['sharp', 'peak', 'flat', 'valley'] as const) expect(plant.total[kind]).toBeGreaterThan(0);
     expect(plant.total.cost).toBeGreaterThan(plant.total.kwh * 0.31);
+  }, 60_000);
+
+  it('counts the last half hour of the meters as used in it: the seeded history reaches the live readings', async () => {
+    const token = await sut.login('demo', 'demo123456');
+    const quarter = 15 * 60_000;
+    const from = Math.floor((started - 30 * 60_000) / quarter) * quarter;
+    const query = { from: new Date(from).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), timeZone: 'UTC' };
+    const plant = ok(await sut.call('power.statistics', { token, query })).stations.find((s) => s.stationName === '浦东配电站')!;
+    // Readings every 15 minutes up to the start, then the simulator's: what was used since the reading before `from`
+    // up to the newest one. A history that stopped at midnight put the whole day so far into the first live bucket.
+    const meters = [11, 12, 13, 21, 22, 23].map((n) => `DEMO-PM-${n}`);
+    const used = (since: number, until: number) => meters.reduce((kwh, sn) => kwh + demoEnergy(sn, until) - demoEnergy(sn, since), 0);
+    expect(plant.total.kwh).toBeGreaterThanOrEqual(used(from, started) - 0.1);
+    expect(plant.total.kwh).toBeLessThanOrEqual(used(from - quarter, Date.now()) + 0.1);
   }, 60_000);
 
   it('shows a timing scene, a device-property scene and a rule chain beside the root one', async () => {
