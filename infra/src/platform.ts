@@ -29,6 +29,7 @@ import { seedDemoEnergyHistory } from './seed-analysis.ts';
 import { runs, stopInReverse, type Stops } from './wiring/stops.ts';
 import { startStorage, startTimeseries } from './wiring/storage.ts';
 import { startTelemetry } from './wiring/telemetry.ts';
+import { createOtaFileLookup } from './files/ota-files.ts';
 import { startForwarding, type ForwardingWiring } from './wiring/forward.ts';
 import { createRuleChains, loadRuleChains } from './wiring/rules.ts';
 import type { RuleChainReactor } from '@iot/projections/rule/reactor.ts';
@@ -112,6 +113,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const { outgoing, outbound, notifier } = await startOutgoing(config, db, logger, stops);
     // The API serves uploads and downloads; the ingest reads rollout files for ThingsBoard's firmware chunks.
     const files = part.api || part.ingest ? await startFiles(config, engines, db, logger, stops) : null;
+    // Which file a rollout sends a device, asked at every range and chunk of its download: kept, ended by the event log.
+    const otaFiles = files || options.fileStore ? createOtaFileLookup(db, store) : null;
+    if (otaFiles) {
+      await otaFiles.start();
+      stops.push(() => otaFiles.stop());
+    }
     const forwarding = startForwarding(
       {
         config,
@@ -179,6 +186,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
           chains: rules?.reactor ?? null,
           notDevice: (clientId) => mqttUsers?.owns(clientId) ?? false,
           files: options.fileStore ?? files?.files ?? null,
+          otaFiles,
         },
         stops,
       ));
@@ -279,6 +287,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
               notifySettings: notifySettingsOf(config),
               forwarding: { mqtt: forwarding.mqtt, localPorts: forwarding.localPorts, retryDeadLetters: forwarding.retryDeadLetters },
               ...(files ? { files: files.files, fileLimits: files.fileLimits, downloadLinks } : {}),
+              ...(otaFiles ? { otaFiles } : {}),
               ...(brokerAdmin ? { brokerAdmin } : {}),
             },
             ...(files ? { tus: files.tus } : {}),

@@ -137,6 +137,26 @@ export function createIntake(options: IntakeOptions) {
   const now = options.now ?? Date.now;
   /** Connected clients by client id: the device each authenticated as. */
   const sessions = new Map<string, Session>();
+  /** The client ids of each device's sessions: a downlink finds its device's session without a scan of every session. */
+  const clientIdsOf = new Map<string, Set<string>>();
+  const keepSession = (clientId: string, session: Session) => {
+    dropSession(clientId);
+    sessions.set(clientId, session);
+    let ids = clientIdsOf.get(session.device.deviceId);
+    if (!ids) clientIdsOf.set(session.device.deviceId, (ids = new Set()));
+    ids.add(clientId);
+  };
+  const dropSession = (clientId: string) => {
+    const session = sessions.get(clientId);
+    if (!session) return;
+    sessions.delete(clientId);
+    const ids = clientIdsOf.get(session.device.deviceId);
+    ids?.delete(clientId);
+    if (ids?.size === 0) clientIdsOf.delete(session.device.deviceId);
+  };
+  const sessionsOfDevice = function* (deviceId: string) {
+    for (const clientId of clientIdsOf.get(deviceId) ?? []) yield [clientId, sessions.get(clientId)!] as const;
+  };
   /**
    * Sessions that ended normally (the device disconnected), for the messages it sent before and the broker still
    * handles: those are taken (a device publishing and disconnecting at once loses nothing). A cut session is not here.
@@ -206,7 +226,7 @@ export function createIntake(options: IntakeOptions) {
       const sessionId = sessionIdOf(device.deviceId, clientId);
       closed.delete(sessionId);
       const before = sessions.get(sessionId);
-      sessions.set(sessionId, { device, connectionId, thingsboard: !password });
+      keepSession(sessionId, { device, connectionId, thingsboard: !password });
       options.presence?.connected(device);
       if (before) options.presence?.disconnected(before.device);
       options.onConnect?.(device);
@@ -222,7 +242,7 @@ export function createIntake(options: IntakeOptions) {
       for (const [sessionId, session] of closed) if (lost(session.device)) closed.delete(sessionId);
       for (const [sessionId, session] of sessions) {
         if (!lost(session.device)) continue;
-        sessions.delete(sessionId);
+        dropSession(sessionId);
         ended.push({ sessionId, device: session.device });
         options.onDisconnect?.(session.device);
       }
@@ -231,14 +251,14 @@ export function createIntake(options: IntakeOptions) {
 
     /** A device changed in what its sessions carry (group, gateway, name, model version): they carry the change from now on. */
     update(deviceId: string, change: Partial<Pick<DeviceRef, 'groupId' | 'gatewayId' | 'name' | 'modelVersion'>>) {
-      for (const session of sessions.values()) if (session.device.deviceId === deviceId) session.device = { ...session.device, ...change };
+      for (const [, session] of sessionsOfDevice(deviceId)) session.device = { ...session.device, ...change };
     },
 
     /** The end of one connection; a later connection that took the client id over stays. */
     disconnect(clientId: string, connectionId: number) {
       const session = sessions.get(clientId);
       if (!session || session.connectionId !== connectionId) return;
-      sessions.delete(clientId);
+      dropSession(clientId);
       closed.set(clientId, session);
       if (closed.size > 10_000) closed.delete(closed.keys().next().value!);
       options.presence?.disconnected(session.device);
@@ -248,8 +268,8 @@ export function createIntake(options: IntakeOptions) {
     /** The newest session of a device, with its client id (commands go to it). */
     sessionOf(deviceId: string): (Session & { clientId: string }) | null {
       let found: (Session & { clientId: string }) | null = null;
-      for (const [clientId, session] of sessions)
-        if (session.device.deviceId === deviceId && (!found || session.connectionId > found.connectionId)) found = { ...session, clientId };
+      for (const [clientId, session] of sessionsOfDevice(deviceId))
+        if (!found || session.connectionId > found.connectionId) found = { ...session, clientId };
       return found;
     },
 

@@ -10,6 +10,7 @@ import { waitFor } from '../harness/process.ts';
 import { tusClient } from '../files/tus.ts';
 import { rssPeak, type Figure } from './figure.ts';
 import { connectAll, startOtaBench } from './ota.ts';
+import { cpuProfile } from './profile.ts';
 
 const SIZE = 1_048_576;
 /** HTTP devices fetch the file in ranges of this size (a resumable download's steps); MQTT devices ask chunks of it. */
@@ -118,10 +119,12 @@ export async function benchOtaRollout(): Promise<Figure[]> {
 
     const rssBefore = process.memoryUsage.rss();
     const rss = rssPeak();
+    const stopProfile = await cpuProfile('ota-rollout');
     const started = performance.now();
     await bench.rollout(file, { waitOffered: false });
     await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 1_200_000).unref())]);
     const seconds = (performance.now() - started) / 1000;
+    await stopProfile();
     const peakMb = rss.stop();
 
     // The limit: the same file from disk by a bare Node HTTP server, every device's bytes fetched by the same client.
@@ -159,6 +162,7 @@ export async function benchOtaRollout(): Promise<Figure[]> {
         sha256_matches: sample,
         rss_mb: peakMb,
         rss_growth_mb: Math.round(peakMb - rssBefore / 2 ** 20),
+        load_1m: Math.round(os.loadavg()[0]! * 10) / 10,
       },
     ];
   } finally {

@@ -13,6 +13,9 @@ export function createFleet(url: string) {
   const scripts = new Map<string, Script>();
   const offers = new Map<string, number>();
   const held = new Map<string, () => void>();
+  /** Each device's last offer's download link, and the devices whose `done` the platform acknowledged. */
+  const links = new Map<string, string | null>();
+  const done = new Set<string>();
   const secrets = new Map<string, string>();
 
   const report = (client: MqttClient, sn: string, taskId: string, body: object) =>
@@ -39,6 +42,7 @@ export function createFleet(url: string) {
     await report(client, sn, taskId, { status: 'verifying' });
     await report(client, sn, taskId, { status: 'installing', percent: 50 });
     await report(client, sn, taskId, { status: 'done', version: '2.0' });
+    done.add(sn);
   }
 
   async function connect(sn: string) {
@@ -47,7 +51,8 @@ export function createFleet(url: string) {
     client.on('error', () => {});
     client.on('message', (topic, payload) => {
       if (!topic.startsWith(`devices/${sn}/command/ota-`)) return;
-      const offer = JSON.parse(payload.toString()) as { identifier: string; params: { taskId: string } };
+      const offer = JSON.parse(payload.toString()) as { identifier: string; params: { taskId: string; url: string | null } };
+      if (offer.identifier === 'ota') links.set(sn, offer.params.url);
       if (offer.identifier === 'ota') void onOffer(sn, client, offer.params.taskId).catch(() => {});
     });
     await client.subscribeAsync(`devices/${sn}/command/#`, { qos: 1 });
@@ -58,6 +63,8 @@ export function createFleet(url: string) {
   return {
     scripts,
     offers,
+    links,
+    done,
     add(sn: string, secret: string, script: Script = 'ok') {
       secrets.set(sn, secret);
       scripts.set(sn, script);

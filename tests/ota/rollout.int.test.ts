@@ -20,7 +20,8 @@ import { createFleet, type Fleet, type Script } from './devices.ts';
 
 /**
  * An OTA rollout over simulated MQTT devices (issue 21): waves, devices failing and going offline (paused, resumed
- * on reconnect), an operator's pause and resume, the failure-rate stop, and a platform restart mid-rollout.
+ * on reconnect), an operator's pause and resume, the failure-rate stop, a cancel mid-download, and a platform restart
+ * mid-rollout.
  */
 const DEVICES = Number(process.env.OTA_TEST_DEVICES ?? 50);
 /** How long each rollout may take: longer for the 1,000-device run (`OTA_TEST_DEVICES=1000`). */
@@ -94,7 +95,7 @@ beforeAll(async () => {
   const productId = ok(
     await injectRoute(platform.app!, 'product.create', { token, body: { name: 'meter', code: 'OTA-METER', type: 'direct' } }),
   ).id;
-  for (let i = 0; i < DEVICES + 20; i++) sns.push(`OTA-${String(i).padStart(4, '0')}`);
+  for (let i = 0; i < DEVICES + 30; i++) sns.push(`OTA-${String(i).padStart(4, '0')}`);
   // The first device through the API; the rest in bulk as the device import creates them (1,000 one by one is too slow).
   const first = ok(
     await injectRoute(platform.app!, 'device.create', { token, body: { sn: sns[0]!, name: sns[0]!, productId, version: '1.0' } }),
@@ -193,8 +194,60 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
     expect((await devicesOf(id)).filter((d) => d.status === 'executing' || d.status === 'pause')).toEqual([]);
   });
 
+  it('cancels a running rollout: devices mid-download are cancelled, and nothing is offered or served after', async () => {
+    const fleetOf = sns.slice(DEVICES + 20);
+    const [upgraded, held, later] = [fleetOf.slice(0, 2), fleetOf.slice(2, 5), fleetOf.slice(5)];
+    held.forEach((sn) => fleet.scripts.set(sn, 'hold'));
+    const idsOf = async (list: string[]) =>
+      (await db.pool.query<{ id: string }>('select id from rm_devices where sn = any($1)', [list])).rows.map((r) => r.id);
+    const id = await create({
+      name: 'cancelled to 2.0',
+      fileId: 'fw-2.0',
+      target: { kind: 'devices', deviceIds: await idsOf(fleetOf) },
+      waves: { size: 5, pauseSec: 0, failurePercent: 50 },
+    });
+    await waitLong('wave 1 mid-download', async () => {
+      const s = await statusBySn(id);
+      return held.every((sn) => fleet.held(sn) && s[sn] === 'executing') && upgraded.every((sn) => s[sn] === 'success');
+    });
+    const link = (sn: string) => fleet.links.get(sn)!.replace('localhost', '127.0.0.1');
+    const fetchStatus = async (sn: string) => (await fetch(link(sn), { headers: { range: 'bytes=0-9' } })).status;
+    expect(await fetchStatus(held[0]!)).not.toBe(403);
+
+    ok(await injectRoute(platform.app!, 'otaTask.cancel', { token, body: { id } }));
+    await waitLong('the held devices cancelled', async () => {
+      const s = await statusBySn(id);
+      return held.every((sn) => s[sn] === 'cancel');
+    });
+    // Their links are refused at once, though each was good a moment ago.
+    expect(await Promise.all(held.map(fetchStatus))).toEqual([403, 403, 403]);
+    // They go on and report done: the platform takes the reports (acknowledged) and changes nothing.
+    held.forEach((sn) => fleet.release(sn));
+    await waitLong('the held devices reported done', () => held.every((sn) => fleet.done.has(sn)));
+    // A later rollout to one of wave 2's devices runs to its end: the cancelled task offered nothing meanwhile.
+    const next = await create({
+      name: 'after the cancel',
+      fileId: 'fw-2.0',
+      target: { kind: 'devices', deviceIds: await idsOf(later.slice(0, 1)) },
+      waves: { size: 5, pauseSec: 0, failurePercent: 50 },
+    });
+    await waitLong('the later rollout to succeed', async () => (await detail(next)).status === 'success');
+    await platform.runner.catchUp();
+
+    const cancelled = await detail(id);
+    expect([cancelled.status, cancelled.wave]).toEqual(['cancel', 1]);
+    expect(await statusBySn(id)).toEqual(
+      Object.fromEntries([
+        ...upgraded.map((sn) => [sn, 'success']),
+        ...held.map((sn) => [sn, 'cancel']),
+        ...later.map((sn) => [sn, 'cancel']),
+      ]),
+    );
+    expect(later.map((sn) => fleet.offers.get(sn) ?? 0)).toEqual([1, 0, 0, 0, 0]);
+  });
+
   it('loses no device state when the platform restarts mid-rollout', async () => {
-    const rest = sns.slice(DEVICES);
+    const rest = sns.slice(DEVICES, DEVICES + 20);
     rest.slice(5, 10).forEach((sn) => fleet.scripts.set(sn, 'hold'));
     const id = await create({
       name: 'the rest to 2.0',

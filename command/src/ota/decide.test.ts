@@ -169,3 +169,42 @@ describe('rollout device decider', () => {
     expect(device.given([offered]).when({ type: 'OfferOtaDevice', ...ids, sn: 'SN-d1', wave: 1, file, fromVersion: null })).toEqual([]);
   });
 });
+
+describe('rollout task decider at scale', () => {
+  it('settles 10,000 devices over two waves on counters, and the look-ahead at the end of a wave leaves the folded state alone', () => {
+    const many: OtaPlannedDevice[] = Array.from({ length: 10_000 }, (_, i) => ({ deviceId: `d${i}`, sn: `SN${i}`, fromVersion: '1.0' }));
+    const ids = many.map((d) => d.deviceId);
+    const start: OtaTaskEvent = {
+      type: 'OtaTaskCreated',
+      data: {
+        taskId: 't1',
+        name: 'big',
+        file,
+        target: { kind: 'devices', deviceIds: ids },
+        waves: { size: 5_000, pauseSec: 0, failurePercent: 50 },
+        devices: many,
+      },
+    };
+    let state = [start, wave(1, ids.slice(0, 5_000))].reduce(otaTaskDecider.evolve, otaTaskDecider.initialState);
+    const finals: OtaTaskEvent[][] = [];
+    for (const [i, deviceId] of ids.entries()) {
+      const events = otaTaskDecider.decide(
+        { type: 'SettleOtaDevice', taskId: 't1', deviceId, outcome: i % 4 === 0 ? 'fail' : 'success', at },
+        state,
+      );
+      if (events.length > 1) finals.push(events.slice(1));
+      state = events.reduce(otaTaskDecider.evolve, state);
+    }
+    expect(finals).toEqual([
+      [
+        { type: 'OtaWaveCompleted', data: { taskId: 't1', wave: 1, failed: 1_250, total: 5_000, nextWaveAt: at } },
+        wave(2, ids.slice(5_000)),
+      ],
+      [
+        { type: 'OtaWaveCompleted', data: { taskId: 't1', wave: 2, failed: 1_250, total: 5_000, nextWaveAt: null } },
+        { type: 'OtaTaskFinished', data: { taskId: 't1', status: 'success' } },
+      ],
+    ]);
+    expect([state.status, state.failed, [...state.settled.keys()].length]).toEqual(['success', 2_500, 10_000]);
+  });
+});

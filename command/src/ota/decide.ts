@@ -10,7 +10,7 @@ import {
 } from '@iot/contracts';
 import { unreachable, type Decider } from '../decider.ts';
 import { evolveDevice, initialDeviceState, isSettled, type OtaDeviceEvent, type OtaDeviceState } from './device.ts';
-import { evolve, initialState, waveCountOf, waveDevices, type OtaTaskEvent, type OtaTaskState } from './task.ts';
+import { evolve, initialState, waveCountOf, waveDevices, waveSizeOf, type OtaTaskEvent, type OtaTaskState } from './task.ts';
 
 export type OtaTaskCommand =
   | {
@@ -59,19 +59,18 @@ function settle(command: Extract<OtaTaskCommand, { type: 'SettleOtaDevice' }>, s
     { type: 'OtaTaskDeviceSettled', data: { taskId, deviceId: command.deviceId, wave, outcome: command.outcome } },
   ];
   if (state.status === 'cancel' || wave !== state.wave) return events;
-  const members = waveDevices(state, wave);
-  const outcomes = members.map((d) => (d.deviceId === command.deviceId ? command.outcome : state.settled.get(d.deviceId)));
-  if (outcomes.some((o) => o === undefined)) return events;
-  const failed = outcomes.filter((o) => o === 'fail').length;
+  const total = waveSizeOf(state, wave);
+  if (state.waveSettled + 1 < total) return events;
+  const failed = state.waveFailed + (command.outcome === 'fail' ? 1 : 0);
   const last = wave >= waveCountOf(state);
-  const halted = (failed * 100) / members.length > state.waves.failurePercent;
+  const halted = (failed * 100) / total > state.waves.failurePercent;
   const nextWaveAt = halted || last ? null : new Date(Date.parse(command.at) + state.waves.pauseSec * 1000).toISOString();
-  events.push({ type: 'OtaWaveCompleted', data: { taskId, wave, failed, total: members.length, nextWaveAt } });
+  events.push({ type: 'OtaWaveCompleted', data: { taskId, wave, failed, total, nextWaveAt } });
   if (halted) {
-    events.push({ type: 'OtaTaskHalted', data: { taskId, wave, failurePercent: Math.round((failed * 10_000) / members.length) / 100 } });
+    events.push({ type: 'OtaTaskHalted', data: { taskId, wave, failurePercent: Math.round((failed * 10_000) / total) / 100 } });
     events.push({ type: 'OtaTaskFinished', data: { taskId, status: 'fail' } });
   } else if (last) {
-    const allFailed = [...state.settled.values()].filter((o) => o === 'fail').length + (command.outcome === 'fail' ? 1 : 0);
+    const allFailed = state.failed + (command.outcome === 'fail' ? 1 : 0);
     const status = (allFailed * 100) / state.devices.length > state.waves.failurePercent ? 'fail' : 'success';
     events.push({ type: 'OtaTaskFinished', data: { taskId, status } });
   } else if (state.waves.pauseSec === 0) {

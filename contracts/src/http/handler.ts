@@ -11,7 +11,7 @@ import type { BrokerAdminPort } from '../ports/broker-admin.ts';
 import type { TimeSeriesStore } from '../ports/timeseries.ts';
 import type { OutboundHttp } from '../ports/outbound-http.ts';
 import type { FileLimits } from '../file/model.ts';
-import type { FileStore } from '../ports/files.ts';
+import type { FileStore, OtaFileLookup } from '../ports/files.ts';
 import type { DownloadLinks } from '../ports/download-links.ts';
 import type { Principal } from './principal.ts';
 import type { NotifySettings } from '../alarm/model.ts';
@@ -45,6 +45,8 @@ export interface Ports {
   fileLimits?: FileLimits;
   /** Signed links a device downloads a rollout's file at over HTTP (a process without it offers MQTT chunks only). */
   downloadLinks?: DownloadLinks;
+  /** The file a rollout sends a device, kept per device and task (without it, the read model is asked each time). */
+  otaFiles?: OtaFileLookup;
   /** The MQTT broker's clients and rates, and cutting a session (a process without a broker has none). */
   brokerAdmin?: BrokerAdminPort;
 }

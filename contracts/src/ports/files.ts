@@ -1,3 +1,5 @@
+import type { OtaTaskFile } from '../ota/events.ts';
+
 /**
  * Where the bytes of uploaded files live (ARCHITECTURE.md ports): local disk under DATA_DIR by default, an
  * S3-compatible object store at scale (S3_URL). Keys are opaque to callers; the files capability makes them and
@@ -12,4 +14,15 @@ export interface FileStore {
   size(key: string): Promise<number | null>;
   /** Removes the object; removing one that is not there is not an error. */
   remove(key: string): Promise<void>;
+}
+
+/**
+ * The file a rollout sends a device, asked at every HTTP range and MQTT chunk of its download: kept in memory, and
+ * refused from the moment this process sees the device's part end, the task stop or the file go.
+ */
+export interface OtaFileLookup {
+  /** The file task `taskId` sends the device while its part runs (its signed link's grant); null once it ended. */
+  forTask(tenantId: string, taskId: string, deviceId: string): Promise<OtaTaskFile | null>;
+  /** The file the device's newest running rollout sends it (ThingsBoard's chunks name no task); null when none. */
+  ofDevice(tenantId: string, deviceId: string): Promise<OtaTaskFile | null>;
 }

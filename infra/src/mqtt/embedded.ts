@@ -185,7 +185,7 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     aedes.on('clientDisconnect', (client) => onDisconnect(info(client)));
   }
 
-  // MQTT 5 clients reach Aedes (3.1/3.1.1 only) through a bridge; 3.1/3.1.1 clients straight.
+  // MQTT 5 clients reach Aedes (3.1/3.1.1 only) through a bridge; 3.1/3.1.1 clients byte for byte, their writes queued alike.
   const server: Server = createServer(mqttFront(aedes, (error) => console.warn(`mqtt 5 client dropped: ${error.message}`)));
   const requested = options.port ?? Number(process.env.MQTT_PORT ?? 1883);
   await new Promise<void>((resolve, reject) => {

@@ -4,10 +4,10 @@ import mqtt, { type IConnackPacket, type IConnectPacket, type IPublishPacket, ty
 
 /**
  * MQTT 5 in front of Aedes, which speaks 3.1 and 3.1.1 only (ARCHITECTURE.md "Facts checked"). Each TCP
- * connection's CONNECT is peeked at: 3.1/3.1.1 go to Aedes untouched; a 5 client gets a bridge that parses its
- * packets as MQTT 5, hands Aedes their 3.1.1 form, and turns Aedes' 3.1.1 answers back into MQTT 5 (CONNACK and
- * SUBACK reason codes, PUBACK reason codes for refused messages, a DISCONNECT with a reason before the server
- * closes). What 3.1.1 cannot carry is dropped: user properties, response topic and correlation data, message
+ * connection's CONNECT is peeked at: 3.1/3.1.1 go to Aedes byte for byte (writes queued as the bridge's are); a
+ * 5 client gets a bridge that parses its packets as MQTT 5, hands Aedes their 3.1.1 form, and turns Aedes' 3.1.1
+ * answers back into MQTT 5 (CONNACK and SUBACK reason codes, PUBACK reason codes for refused messages, a DISCONNECT
+ * with a reason before the server closes). What 3.1.1 cannot carry is dropped: user properties, response topic and correlation data, message
  * expiry, subscription options; topic aliases from the client are resolved here, and none is used towards it.
  */
 
@@ -96,9 +96,8 @@ export function mqttFront(broker: Broker, onError?: (error: Error) => void) {
       socket.off('readable', decide);
       socket.off('end', ended);
       if (level === 5) return void new Bridge(broker, socket, head, onError);
-      // 3.1/3.1.1 (or not MQTT at all, which Aedes refuses): Aedes reads the socket itself.
-      socket.unshift(head);
-      broker.handle(socket);
+      // 3.1/3.1.1 (or not MQTT at all, which Aedes refuses): the bytes as they are, with the same care for the client's last ones.
+      new PassThroughSide(broker, socket, head);
     };
     const ended = () => socket.destroy();
     socket.on('readable', decide);
@@ -108,59 +107,47 @@ export function mqttFront(broker: Broker, onError?: (error: Error) => void) {
 }
 
 /**
- * One MQTT 5 client: the socket side speaks 5, the Duplex side (what Aedes reads and writes) 3.1.1.
- * Aedes sets `conn.client` on the Duplex, as it does on a socket.
+ * A client's connection as Aedes sees it: what the client sends is pushed to Aedes (the socket paused while Aedes is
+ * behind), what Aedes writes goes to the client queued once per event-loop turn (`flush`), and once the client's end is
+ * seen nothing more is written. Aedes writing to the socket itself loses a client's last packets (below).
  */
-class Bridge extends Duplex implements MqttConnectionSide {
-  private readonly fromClient = mqtt.parser({ protocolVersion: 5 });
-  private readonly fromBroker = mqtt.parser({ protocolVersion: 4 });
-  /** Topic aliases the client set (alias -> topic). */
-  private readonly aliases = new Map<number, string>();
-  private topicAliasMaximum = 0;
-  /** Refused publishes' reason codes, by message id, until their acknowledgement goes out. */
-  private readonly refused = new Map<number, number>();
-  /** Topic counts of pending UNSUBSCRIBEs, by message id: a 5 UNSUBACK carries one reason code per topic. */
-  private readonly unsubscribing = new Map<number, number>();
-  private clientIdGiven = true;
-  /** The CONNACK went out and let the client in: from then on the server says why it closes. */
-  private accepted = false;
-  private clientDisconnected = false;
+abstract class ClientSide extends Duplex {
   /** Aedes was told the client sent its last bytes. */
   private endPushed = false;
-  private reason: number | null = null;
-  /** The largest packet the client takes (bytes), 0 for no limit. */
-  private maximumPacketSize = 0;
   /** Packets for the client, written together once per turn of the event loop (`flush`). */
   private readonly outgoing: Buffer[] = [];
   private flushing: NodeJS.Immediate | null = null;
 
-  constructor(
-    private readonly broker: Broker,
-    private readonly socket: Socket,
-    head: Buffer,
-    private readonly onError?: (error: Error) => void,
-  ) {
+  constructor(protected readonly socket: Socket) {
     super({ allowHalfOpen: false });
-    this.fromClient.on('packet', (packet: Packet) => this.fromClientPacket(packet));
-    this.fromClient.on('error', (error: Error) => this.fail(error, ReasonCode.malformedPacket));
-    this.fromBroker.on('packet', (packet: Packet) => this.fromBrokerPacket(packet));
-    this.fromBroker.on('error', (error: Error) => this.destroy(error));
-    socket.on('data', (chunk: Buffer) => this.fromClient.parse(chunk));
+    socket.on('data', (chunk: Buffer) => this.fromClientBytes(chunk));
     socket.on('end', () => this.endForBroker());
     socket.on('error', (error) => this.socketGone(error));
     socket.on('close', () => this.socketGone(null));
+  }
+
+  /** The client's address, as on a socket (the MQTT screen lists it). */
+  get remoteAddress() {
+    return this.socket.remoteAddress;
+  }
+
+  get remotePort() {
+    return this.socket.remotePort;
+  }
+
+  /** Bytes from the client. */
+  protected abstract fromClientBytes(chunk: Buffer): void;
+  /** Bytes Aedes wrote for the client. */
+  protected abstract fromBrokerBytes(chunk: Buffer): void;
+
+  /** Starts reading the socket, read by hand until now: from here on it flows, paused while Aedes is behind. */
+  protected start(broker: Broker) {
     broker.handle(this);
-    this.fromClient.parse(head);
-    // The socket was read by hand until now: from here on it flows, paused while Aedes is behind.
-    socket.resume();
+    this.socket.resume();
   }
 
-  refusePublish(messageId: number, reasonCode: number) {
-    this.refused.set(messageId, reasonCode);
-  }
-
-  closeReason(reasonCode: number) {
-    this.reason = reasonCode;
+  protected pushToBroker(bytes: Buffer) {
+    if (!this.push(bytes)) this.socket.pause();
   }
 
   /**
@@ -186,7 +173,7 @@ class Bridge extends Duplex implements MqttConnectionSide {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
-    this.fromBroker.parse(chunk);
+    this.fromBrokerBytes(chunk);
     if (!this.socket.writableNeedDrain || this.socket.destroyed) return done();
     // Aedes writes on once the client takes more, or once the client is gone (then there is no one to wait for).
     const go = () => {
@@ -199,17 +186,12 @@ class Bridge extends Duplex implements MqttConnectionSide {
   }
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void) {
-    // A 5 server says why it closes, unless the client left or the CONNACK already refused it.
-    if (this.accepted && !this.clientDisconnected && !this.socket.destroyed && this.socket.writable) {
-      const reasonCode = this.reason ?? reasonOf(error, this.broker.closed);
-      this.toClient({ cmd: 'disconnect', reasonCode });
-    }
     this.lingerThenClose();
     done(error);
   }
 
   /** Ends the socket once what was written went out, and destroys it if the client does not close in time. */
-  private lingerThenClose() {
+  protected lingerThenClose() {
     if (this.socket.destroyed) return;
     if (this.flushing) clearImmediate(this.flushing);
     this.flush();
@@ -217,16 +199,9 @@ class Bridge extends Duplex implements MqttConnectionSide {
     setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
   }
 
-  private toBroker(packet: Packet) {
-    if (!this.push(mqtt.generate(packet, { protocolVersion: 4 }))) this.socket.pause();
-  }
-
-  private toClient(packet: Packet) {
-    // The client is gone: its acknowledgements (of the messages it sent before it went) have no one to go to.
+  /** Queues bytes for the client; nothing once it is gone (its acknowledgements have no one to go to). */
+  protected toClientBytes(bytes: Buffer) {
     if (this.socket.destroyed || !this.socket.writable) return;
-    const bytes = mqtt.generate(packet, { protocolVersion: 5 });
-    // A packet larger than the client takes is not sent (MQTT 5 §3.1.2.11.4): a publish is dropped as if delivered.
-    if (this.maximumPacketSize > 0 && bytes.length > this.maximumPacketSize) return;
     this.outgoing.push(bytes);
     this.flushing ??= setImmediate(() => this.flush());
   }
@@ -242,6 +217,97 @@ class Bridge extends Duplex implements MqttConnectionSide {
     const bytes = this.outgoing.splice(0);
     if (bytes.length === 0 || this.socket.destroyed || !this.socket.writable) return;
     this.socket.write(bytes.length === 1 ? bytes[0]! : Buffer.concat(bytes));
+  }
+}
+
+/** One MQTT 3.1/3.1.1 client: its bytes as they are, both ways. */
+class PassThroughSide extends ClientSide {
+  constructor(broker: Broker, socket: Socket, head: Buffer) {
+    super(socket);
+    this.start(broker);
+    this.pushToBroker(head);
+  }
+
+  protected fromClientBytes(chunk: Buffer) {
+    this.pushToBroker(chunk);
+  }
+
+  protected fromBrokerBytes(chunk: Buffer) {
+    this.toClientBytes(chunk);
+  }
+}
+
+/**
+ * One MQTT 5 client: the socket side speaks 5, the Duplex side (what Aedes reads and writes) 3.1.1.
+ * Aedes sets `conn.client` on the Duplex, as it does on a socket.
+ */
+class Bridge extends ClientSide implements MqttConnectionSide {
+  private readonly fromClient = mqtt.parser({ protocolVersion: 5 });
+  private readonly fromBroker = mqtt.parser({ protocolVersion: 4 });
+  /** Topic aliases the client set (alias -> topic). */
+  private readonly aliases = new Map<number, string>();
+  private topicAliasMaximum = 0;
+  /** Refused publishes' reason codes, by message id, until their acknowledgement goes out. */
+  private readonly refused = new Map<number, number>();
+  /** Topic counts of pending UNSUBSCRIBEs, by message id: a 5 UNSUBACK carries one reason code per topic. */
+  private readonly unsubscribing = new Map<number, number>();
+  private clientIdGiven = true;
+  /** The CONNACK went out and let the client in: from then on the server says why it closes. */
+  private accepted = false;
+  private clientDisconnected = false;
+  private reason: number | null = null;
+  /** The largest packet the client takes (bytes), 0 for no limit. */
+  private maximumPacketSize = 0;
+
+  constructor(
+    private readonly broker: Broker,
+    socket: Socket,
+    head: Buffer,
+    private readonly onError?: (error: Error) => void,
+  ) {
+    super(socket);
+    this.fromClient.on('packet', (packet: Packet) => this.fromClientPacket(packet));
+    this.fromClient.on('error', (error: Error) => this.fail(error, ReasonCode.malformedPacket));
+    this.fromBroker.on('packet', (packet: Packet) => this.fromBrokerPacket(packet));
+    this.fromBroker.on('error', (error: Error) => this.destroy(error));
+    this.start(broker);
+    this.fromClient.parse(head);
+  }
+
+  protected fromClientBytes(chunk: Buffer) {
+    this.fromClient.parse(chunk);
+  }
+
+  protected fromBrokerBytes(chunk: Buffer) {
+    this.fromBroker.parse(chunk);
+  }
+
+  refusePublish(messageId: number, reasonCode: number) {
+    this.refused.set(messageId, reasonCode);
+  }
+
+  closeReason(reasonCode: number) {
+    this.reason = reasonCode;
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void) {
+    // A 5 server says why it closes, unless the client left or the CONNACK already refused it.
+    if (this.accepted && !this.clientDisconnected && !this.socket.destroyed && this.socket.writable) {
+      const reasonCode = this.reason ?? reasonOf(error, this.broker.closed);
+      this.toClient({ cmd: 'disconnect', reasonCode });
+    }
+    super._destroy(error, done);
+  }
+
+  private toBroker(packet: Packet) {
+    this.pushToBroker(mqtt.generate(packet, { protocolVersion: 4 }));
+  }
+
+  private toClient(packet: Packet) {
+    const bytes = mqtt.generate(packet, { protocolVersion: 5 });
+    // A packet larger than the client takes is not sent (MQTT 5 §3.1.2.11.4): a publish is dropped as if delivered.
+    if (this.maximumPacketSize > 0 && bytes.length > this.maximumPacketSize) return;
+    this.toClientBytes(bytes);
   }
 
   private fail(error: Error, reasonCode: number) {

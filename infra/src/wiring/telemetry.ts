@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { FileStore } from '@iot/contracts/ports/files.ts';
+import type { FileStore, OtaFileLookup } from '@iot/contracts/ports/files.ts';
 import { otaFileOfDevice } from '@iot/projections/ota/read.ts';
 import { createDeviceDirectory } from '../read-models/device-directory.ts';
 import type { Bus } from '@iot/contracts/ports/bus.ts';
@@ -33,6 +33,8 @@ export interface TelemetryWiring {
   chains?: ChainsOnTelemetry | null;
   /** Where uploaded files are (ThingsBoard's firmware chunks read rollout files from it); null without one. */
   files?: FileStore | null;
+  /** The file a rollout sends a device, kept between its chunks (without it, the read model is asked at each). */
+  otaFiles?: OtaFileLookup | null;
   /** Clients whose messages are not device messages (MQTT users): for other subscribers, not the platform's telemetry. */
   notDevice?: (clientId: string) => boolean;
 }
@@ -79,7 +81,13 @@ export async function startTelemetry(
     watch: config.MQTT_URL ? (filter, handler) => mqtt.onMessage(filter, handler, { shared: false }) : undefined,
     reactors: [alarms, ...(w.reactors ?? [])],
     chains: w.chains ?? null,
-    firmware: w.files ? { store: w.files, fileOf: (device) => otaFileOfDevice(w.db, device.tenantId, device.deviceId) } : undefined,
+    firmware: w.files
+      ? {
+          store: w.files,
+          fileOf: (device) =>
+            w.otaFiles ? w.otaFiles.ofDevice(device.tenantId, device.deviceId) : otaFileOfDevice(w.db, device.tenantId, device.deviceId),
+        }
+      : undefined,
   });
   const registrations = await Promise.all(
     (config.MQTT_URL ? uplinkFilters : ['#']).map((filter) =>

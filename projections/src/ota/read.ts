@@ -144,18 +144,19 @@ export async function productUpgradeProgress(db: Sql, tenantId: string, productI
 }
 
 /**
- * The file a device's running rollout sends it, newest task first; null when none. A device whose offer the read model
+ * The file a device's running rollout sends it, and that task, newest task first; null when none. A device whose offer the read model
  * has not seen yet (its row still nonExecution) is served too: ThingsBoard's client asks for chunks as soon as it is told.
  */
-export async function otaFileOfDevice(db: Sql, tenantId: string, deviceId: string): Promise<OtaTaskFile | null> {
-  const rows = await db.query<{ file: OtaTaskFile }>(
-    `select t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
+export async function otaFileOfDevice(db: Sql, tenantId: string, deviceId: string): Promise<(OtaTaskFile & { taskId: string }) | null> {
+  const rows = await db.query<{ taskId: string; file: OtaTaskFile }>(
+    `select t.id as "taskId", t.file from rm_ota_devices d join rm_ota_tasks t on t.id = d.task_id
      where d.tenant_id = $1 and d.device_id = $2 and d.status in ('executing', 'pause', 'nonExecution')
        and t.status in ('nonExecution', 'executing', 'pause')
      order by t.created_at desc limit 1`,
     [tenantId, deviceId],
   );
-  return rows.rows[0]?.file ?? null;
+  const row = rows.rows[0];
+  return row ? { ...row.file, taskId: row.taskId } : null;
 }
 
 /** Whether a rollout of the tenant that has not ended (not started, running or paused) sends the file. */

@@ -64,7 +64,9 @@ export const otaQueryHandlers: Pick<Handlers<OtaRoutes>, 'otaTask.list' | 'otaTa
     if (grant === 'expired') throw new DomainError('OTA_LINK_EXPIRED');
     if (!grant || grant.sn !== query.sn) throw new DomainError('OTA_LINK_INVALID');
     // A link is good only while the device's part in the task runs: once done, failed or cancelled it fetches no more.
-    const file = await otaFileForDevice(ctx.ports.db, grant.tenantId, grant.taskId, grant.deviceId);
+    const file = ctx.ports.otaFiles
+      ? await ctx.ports.otaFiles.forTask(grant.tenantId, grant.taskId, grant.deviceId)
+      : await otaFileForDevice(ctx.ports.db, grant.tenantId, grant.taskId, grant.deviceId);
     if (!file) throw new DomainError('OTA_LINK_INVALID');
     return fileAnswer(ctx.ports.files, file, ctx.range);
   },
