@@ -101,7 +101,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   const stops: Stops = [];
   const stopAll = stopInReverse(stops, logger);
   try {
-    const { db, projectionDb, store, lookups, engines } = await startStorage(config, logger, stops);
+    const { db, databaseUrl, projectionDb, store, lookups, engines } = await startStorage(config, logger, stops);
     const metrics = createMetrics();
     const timeseries = part.timeseries ? await startTimeseries(config, stops, engines) : null;
     const accounts = await startBrokerAccounts(config, part.ingest, logger, stops, engines);
@@ -123,6 +123,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       {
         config,
         db,
+        databaseUrl,
         outbound,
         logger,
         withIntake: Boolean(link && part.timeseries),

@@ -24,7 +24,6 @@ type DeviceOfRows = { deviceId: string; tenantId: string; productId: string };
 
 /** The rule chains as the pipeline feeds them (projections/src/rule/reactor.ts). */
 export interface ChainsOnTelemetry {
-  observe(device: DeviceOfRows, rows: readonly TelemetryRow[]): void;
   observeEvent(device: DeviceOfRows, identifier: string, payload: unknown, ts: Date): void;
   /** Settles once every message of the batch (`sizes`: rows per message, in order) went through the chains. */
   observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void>;
@@ -59,7 +58,8 @@ export interface IngestOptions {
   /**
    * The tenants' rule chains (issue 19). Without Kafka each stored batch enters them whole once inserted, under its
    * journal token when it has one (marked in the journal once they ran it, so a crash runs it again at the next start),
-   * and a writer waits while they are past their bound (back-pressure); with Kafka each stored message enters alone.
+   * and a writer waits while they are past their bound (back-pressure); with Kafka the writer runs each consumed batch
+   * through them before the bus moves its position, each message under an id named by its offset.
    */
   chains?: ChainsOnTelemetry | null;
   live?: LiveFeed;
@@ -135,12 +135,16 @@ export async function startIngest(options: IngestOptions) {
   );
   let consumer: { stop(): Promise<void> } | null = null;
   let sink: TelemetrySink;
+  /** Opened once the running chains are loaded: the Kafka writer runs no batch through them before. */
+  let chainsLoaded = () => undefined as void;
+  const chainsReady = new Promise<void>((resolve) => (chainsLoaded = resolve));
   if (options.kafka) {
     // Kafka: acknowledged once Kafka has the rows; the writer inserts each consumed batch alone, with its token.
     sink = busTelemetrySink(options.kafka);
     consumer = await startTimeseriesWriter({
       bus: options.kafka,
       timeseries,
+      chains: chains ? { observeBatch: (rows, sizes, id) => chains.observeBatch(rows, sizes, id), ready: chainsReady } : null,
       onMalformed: (message, err) =>
         logger.error({ err, partition: message.partition, offset: message.offset }, 'telemetry message skipped'),
     });
@@ -182,8 +186,6 @@ export async function startIngest(options: IngestOptions) {
       for (const reactor of options.reactors ?? []) reactor.observeEvent(device, identifier, payload, ts);
     },
     onStored: (device, rows) => {
-      // Without Kafka the chains took the whole batch as it was stored.
-      if (options.kafka) chains?.observe(device, rows);
       for (const reactor of options.reactors ?? []) reactor.observe(device, rows);
       const live = options.live;
       if (!live?.listening('telemetry.live')) return;
@@ -223,6 +225,8 @@ export async function startIngest(options: IngestOptions) {
     registry,
     presence,
     tables,
+    /** The running chains are loaded: stored messages may go through them. */
+    chainsLoaded: () => chainsLoaded(),
     flush: async () => {
       await batcher.flush();
       await tables.flush();
@@ -232,6 +236,8 @@ export async function startIngest(options: IngestOptions) {
       await changes?.stop();
       downlink.stop();
       presence.stop();
+      // A batch held for chains that never loaded (a start that failed) lets the consumer stop.
+      chainsLoaded();
       await consumer?.stop();
       await batcher.flush();
       await tables.stop();

@@ -66,17 +66,26 @@ export const dedupTokenOf = (batch: readonly BusMessage[]): string => {
   return `${first.topic}:${first.partition}:${first.offset}-${batch[batch.length - 1]!.offset}:${first.timestamp.getTime()}`;
 };
 
-export function rowsOf(batch: readonly BusMessage[], onMalformed: (message: BusMessage, error: unknown) => void): TelemetryRow[] {
-  const rows: TelemetryRow[] = [];
+/** Names one message by where it is in the log, the same each time it is delivered, whatever batch it comes in. */
+const messageTokenOf = (message: BusMessage): string =>
+  `${message.topic}:${message.partition}:${message.offset}:${message.timestamp.getTime()}`;
+
+/** Each message's rows (one device's, of one publish), the malformed ones skipped. */
+function messagesOf(batch: readonly BusMessage[], onMalformed: (message: BusMessage, error: unknown) => void) {
+  const messages: Array<{ message: BusMessage; rows: TelemetryRow[] }> = [];
   for (const message of batch) {
     try {
-      for (const wire of JSON.parse(textOf(message.value)) as WireRow[]) rows.push(fromWire(wire));
+      messages.push({ message, rows: (JSON.parse(textOf(message.value)) as WireRow[]).map(fromWire) });
     } catch (error) {
       // Not ours (only the intake publishes here): skipped, since delivering it again cannot mend it.
       onMalformed(message, error);
     }
   }
-  return rows;
+  return messages;
+}
+
+export function rowsOf(batch: readonly BusMessage[], onMalformed: (message: BusMessage, error: unknown) => void): TelemetryRow[] {
+  return messagesOf(batch, onMalformed).flatMap((m) => m.rows);
 }
 
 /**
@@ -92,16 +101,34 @@ export function startTimeseriesWriter(options: {
   afterInsert?: (batch: readonly BusMessage[]) => void;
   /** Another topic than the platform's (a benchmark's). */
   topic?: string;
+  /**
+   * The rule chains (issue 19): each stored message enters them under an id named by its place in the log, and the
+   * bus moves its position only once they ran the batch, so a crash runs it again under the same ids (at least once;
+   * the nodes drop a repeat by message id). `ready` holds the first run until the running chains are loaded.
+   */
+  chains?: {
+    observeBatch(rows: readonly TelemetryRow[], sizes: readonly number[], batchId: string | null): Promise<void>;
+    ready: Promise<void>;
+  } | null;
 }): Promise<Subscription> {
-  const { bus, timeseries } = options;
+  const { bus, timeseries, chains } = options;
   return bus.subscribe({
     topic: options.topic ?? TELEMETRY_TOPIC,
     group: TIMESERIES_WRITER_GROUP,
     fromBeginning: true,
     onMessages: async (batch) => {
-      const rows = rowsOf(batch, options.onMalformed ?? (() => undefined));
+      const messages = messagesOf(batch, options.onMalformed ?? (() => undefined));
+      const rows = messages.flatMap((m) => m.rows);
       if (rows.length > 0) await timeseries.insertTelemetry(rows, { dedupToken: dedupTokenOf(batch) });
       options.afterInsert?.(batch);
+      if (chains && rows.length > 0) {
+        await chains.ready;
+        await Promise.all(
+          messages.map(({ message, rows: own }) =>
+            own.length === 0 ? undefined : chains.observeBatch(own, [own.length], messageTokenOf(message)),
+          ),
+        );
+      }
     },
   });
 }

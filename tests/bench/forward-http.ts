@@ -2,7 +2,7 @@
  * `forward-http` (issue 19): messages per second the forwarding outbox delivers, at least once and in order per
  * device, to a local HTTP sink, against the limit measured in the same run: the same sink driven directly by the same
  * HTTP client (the platform's outbound adapter) with as many requests in flight as the delivery worker keeps (its
- * PARALLEL groups).
+ * PARALLEL groups). The delivery runs as in the platform, in its own worker thread.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
-import { startForwardDelivery } from '@iot/projections/forward/delivery.ts';
+import { startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 import { startHttpSink } from './http-sink.ts';
@@ -88,16 +88,11 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     const before = await sink.count();
     const started = performance.now();
     const errors: unknown[] = [];
-    const worker = startForwardDelivery({
-      db,
-      outbound,
-      mqtt: { publish: async () => undefined, test: async () => undefined, close: async () => undefined },
-      backoffMs: 100,
-      maxAttempts: 4,
-      pollMs: 5,
-      log: () => undefined,
-      onError: (error) => void errors.push(error),
-    });
+    // As the platform runs it: in a thread of its own, with its own pool and outbound client (the loopback range allowed).
+    const worker = startForwardDeliveryThread(
+      { databaseUrl: pg.url, poolSize: 4, allowCidrs: '127.0.0.0/8', backoffMs: 100, maxAttempts: 4, pollMs: 5 },
+      { log: () => undefined, onError: (error) => void errors.push(error) },
+    );
     const deadline = Date.now() + 600_000;
     let delivered = 0;
     while ((delivered = (await sink.count()) - before) < total && Date.now() < deadline && errors.length === 0)

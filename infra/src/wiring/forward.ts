@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
 import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { createForwardReactor, type ForwardReactor } from '@iot/projections/forward/reactor.ts';
-import { startForwardDelivery, type ForwardDelivery } from '@iot/projections/forward/delivery.ts';
+import type { ForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { retryDeadLetters } from '@iot/projections/forward/outbox.ts';
 import type { Config } from '../config.ts';
+import { startForwardDeliveryThread } from '../forward/delivery-thread.ts';
 import { createForwardMqtt } from '../forward/mqtt.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 import type { Stops } from './stops.ts';
@@ -16,19 +17,30 @@ export interface ForwardingWiring {
   localPorts: number[];
   /** The rules on the telemetry (with the intake). */
   reactor: ForwardReactor | null;
-  /** The outbox's delivery worker (with the projections). */
+  /** The outbox's delivery worker (with the projections), in a thread of its own. */
   delivery: ForwardDelivery | null;
   /** Once the read models exist: the rules loaded, and reloaded where the projections run elsewhere. */
   loadRules(): Promise<void>;
-  /** Starts the delivery worker: in the processes that run the projections. */
+  /** Starts the delivery worker's thread: in the processes that run the projections. */
   startDelivery(): void;
   /** Dead letters sent again (the route's side of the outbox). */
   retryDeadLetters(tenantId: string, ids: readonly string[]): Promise<number>;
 }
 
+/** Connections of the delivery thread: a claim, a delete and the failures' updates per round. */
+const DELIVERY_POOL_SIZE = 4;
+
 /** Forwarding to MQTT and HTTP servers: the reactor that puts messages in the outbox, and the worker that delivers them. */
 export function startForwarding(
-  w: { config: Config; db: SqlPool; outbound: OutboundHttp; logger: Logger; withIntake: boolean; mqttPort: number | null },
+  w: {
+    config: Config;
+    db: SqlPool;
+    databaseUrl: string;
+    outbound: OutboundHttp;
+    logger: Logger;
+    withIntake: boolean;
+    mqttPort: number | null;
+  },
   stops: Stops,
 ): ForwardingWiring {
   const { config, db, logger } = w;
@@ -51,15 +63,20 @@ export function startForwarding(
       stops.push(async () => clearInterval(reload));
     },
     startDelivery() {
-      const worker = startForwardDelivery({
-        db,
-        outbound: w.outbound,
-        mqtt,
-        backoffMs: config.FORWARD_RETRY_MS,
-        maxAttempts: config.FORWARD_MAX_ATTEMPTS,
-        log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
-        onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
-      });
+      // Outbound HTTP and MQTT off this process's event loop (the intake and the chains): the thread has its own pool.
+      const worker = startForwardDeliveryThread(
+        {
+          databaseUrl: w.databaseUrl,
+          poolSize: DELIVERY_POOL_SIZE,
+          allowCidrs: config.OUTBOUND_ALLOW_CIDRS,
+          backoffMs: config.FORWARD_RETRY_MS,
+          maxAttempts: config.FORWARD_MAX_ATTEMPTS,
+        },
+        {
+          log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
+          onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
+        },
+      );
       forwarding.delivery = worker;
       stops.push(() => worker.stop());
     },

@@ -18,6 +18,8 @@ import type { Stops } from './stops.ts';
 export interface Storage {
   /** The read models' database (and the write side's own tables). */
   db: SqlPool;
+  /** Where PostgreSQL is (the embedded one's address when DATABASE_URL is unset): for pools of other threads. */
+  databaseUrl: string;
   /** Connections of the projections' own, so that a burst of API requests cannot queue them out. */
   projectionDb: SqlPool;
   store: EventStore;
@@ -53,7 +55,7 @@ export async function startStorage(config: Config, logger: Logger, stops: Stops)
     { name: 'postgres', check: async () => (await db.query('select 1'), { ok: true }) },
     { name: `eventstore:${store.kind}`, check: () => store.health() },
   ];
-  return { db, projectionDb, store, lookups, engines };
+  return { db, databaseUrl, projectionDb, store, lookups, engines };
 }
 
 /** The time-series store: chDB in-process, or a ClickHouse server when CLICKHOUSE_URL. */

@@ -107,6 +107,7 @@ export async function startTelemetry(
     alarms,
     /** Once the chains are loaded: the batches the last run stored and had not run through them go through now. */
     resumeChains() {
+      ingest.chainsLoaded();
       const chains = w.chains;
       if (!chains || !journal) return;
       for (const { token, rows, sizes } of opened!.unchained)

@@ -28,6 +28,7 @@ describe('a forwarded message', () => {
       data: { temperature: 21.5, mode: 'auto' },
       unknown: '{{nope}}',
     });
+    expect(renderPayload('{{toString}}-{{}}', reading)).toBe('{{toString}}-{{}}');
   });
 
   it('carries an event with its identifier and payload', () => {

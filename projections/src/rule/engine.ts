@@ -9,7 +9,7 @@ import {
   type RuleNode,
 } from '@iot/contracts';
 import type { Dispatch, DispatchMetadata } from '@iot/contracts/ports/dispatch.ts';
-import { renderPayload, renderTopic, type ForwardMessage } from '../forward/messages.ts';
+import { compilePayload, compileTopic, type ForwardMessage } from '../forward/messages.ts';
 
 /**
  * The rule engine: runs a message through a chain version, node by node along the links its nodes name.
@@ -331,15 +331,18 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
     }
     case 'forward': {
       const { serverId, topic, payloadTemplate } = node.config;
+      const ruleId = `chain:${chainId}:${node.id}`;
+      const topicOf = compileTopic(topic);
+      const payloadOf = compilePayload(payloadTemplate);
       return async (message, { ports }) => {
         const forwarded = forwardMessageOf(message);
         await ports.forward({
           tenantId: message.tenantId,
-          ruleId: `chain:${chainId}:${node.id}`,
+          ruleId,
           serverId,
           deviceId: message.deviceId,
-          topic: renderTopic(topic, forwarded),
-          payload: renderPayload(payloadTemplate, forwarded),
+          topic: topicOf(forwarded),
+          payload: payloadOf(forwarded),
           messageId: message.id,
         });
         return success(message);

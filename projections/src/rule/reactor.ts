@@ -242,7 +242,7 @@ export function createRuleChainReactor(options: {
       }
     },
 
-    /** Stored samples of one device: one telemetry message, its values by variable (the Kafka path, message by message). */
+    /** Stored samples of one device: one telemetry message, its values by variable (a lone message, dropped past the bound). */
     observe(device: DeviceOf, rows: readonly TelemetryRow[]) {
       if (rows.length === 0) return;
       // A root chain that only stores is run by the intake's own storing: triggered all the same.
