@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pgClient from 'pg';
 import pino from 'pino';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '@iot/infra/config.ts';
@@ -33,7 +34,15 @@ export function bareRows(message: { topic: string; payload: Uint8Array }): Telem
  */
 export async function startBenchPlatform(name: string, env: Record<string, string> = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), `dc-bench-${name}-`));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+  // BENCH_PG_STATS=1 prints the statements that took PostgreSQL's time, when the benchmark stops.
+  const pgStats = !!process.env.BENCH_PG_STATS;
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dir, 'pg'),
+    port: await freePort(),
+    database: 'postgres',
+    ...(pgStats ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } } : {}),
+  });
+  if (pgStats) await withPg(pg.url, (client) => client.query('create extension if not exists pg_stat_statements'));
   const mqttPort = await freePort();
   const platform = await startPlatform(
     loadConfig({
@@ -57,11 +66,33 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
     /** The platform's own MQTT broker. */
     mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
     async stop() {
+      if (pgStats) await withPg(pg.url, printPgStats);
       await platform.stop();
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function withPg(url: string, fn: (client: pgClient.Client) => Promise<unknown>): Promise<void> {
+  const client = new pgClient.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The 20 statements that took most of PostgreSQL's time, to stderr: total and mean ms, calls, rows. */
+async function printPgStats(client: pgClient.Client): Promise<void> {
+  const { rows } = await client.query<{ total_ms: number; mean_ms: number; calls: string; rows: string; query: string }>(
+    `select round(total_exec_time::numeric, 0)::float8 as total_ms, round(mean_exec_time::numeric, 2)::float8 as mean_ms, calls, rows,
+       regexp_replace(left(query, 160), '\\s+', ' ', 'g') as query
+     from pg_stat_statements order by total_exec_time desc limit 20`,
+  );
+  for (const row of rows)
+    process.stderr.write(`[pg] ${row.total_ms} ms ${row.mean_ms} ms/call ${row.calls} calls ${row.rows} rows: ${row.query}\n`);
 }
 
 /** Rows in a table of the time-series store. */

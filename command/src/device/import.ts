@@ -239,17 +239,28 @@ export async function importDevices(
 
   const faults: ImportFault[] = [];
   const flushFaults = async () => {
-    if (faults.length === 0) return;
+    // Taken at once: the batch being saved meanwhile may add its own.
+    const rows = faults.splice(0);
+    if (rows.length === 0) return;
     await ctx.ports.db.query(
       `insert into device_import_faults (tenant_id, job_id, row, sn, field, reason)
        select $1, $2, r.row, r.sn, r.field, r.reason from jsonb_to_recordset($3::jsonb) as r(row int, sn text, field text, reason text)`,
-      [tenantId, jobId, JSON.stringify(faults)],
+      [tenantId, jobId, JSON.stringify(rows)],
     );
-    faults.length = 0;
   };
 
+  /** The previous batch's devices being saved while the next batch is read and checked. */
+  let saving: Promise<void> = Promise.resolve();
+
+  /** Checks a batch's rows, then hands its valid devices over to be saved once the batch before it is. */
   async function importBatch(batch: Numbered[]) {
-    const gatewaySns = [...new Set(batch.map((b) => b.values.gateway).filter((g): g is string => !!g && !gateways.has(g)))];
+    const unknownGateways = () => [...new Set(batch.map((b) => b.values.gateway).filter((g): g is string => !!g && !gateways.has(g)))];
+    let gatewaySns = unknownGateways();
+    // A gateway of the batch being saved is known once it is saved.
+    if (gatewaySns.length > 0) {
+      await saving;
+      gatewaySns = unknownGateways();
+    }
     for (const g of await ctx.ports.lookups.devicesBySn(tenantId, gatewaySns))
       gateways.set(g.sn, { id: g.id, isGateway: g.nodeType === 'gateway' });
     const valid: { row: number; device: NewDevice }[] = [];
@@ -324,7 +335,13 @@ export async function importDevices(
       });
     }
     if (valid.length === 0) return;
+    const previous = saving;
+    saving = previous.then(() => saveBatch(valid));
+    // Met when awaited (by the next batch or the end of the file), not as an unhandled rejection meanwhile.
+    saving.catch(() => {});
+  }
 
+  async function saveBatch(valid: { row: number; device: NewDevice }[]) {
     // A key already held is this tenant's device (unchanged) or another's (refused).
     const outcomes = await createDevices(
       ctx.ports,
@@ -383,11 +400,13 @@ export async function importDevices(
       // The rows before an unreadable one are imported (as the answer says); it and the rest are not.
       if (!(error instanceof DomainError && error.code === 'FILE_ROW_INVALID')) throw error;
       await importBatch(batch);
+      await saving;
       await flushFaults();
       throw new DomainError('FILE_ROW_INVALID', { ...(error.details as object), created: progress.created });
     }
     if (progress.rows === 0) throw new DomainError('FILE_EMPTY');
     await importBatch(batch);
+    await saving;
     await flushFaults();
     progress.done = true;
     publish();
@@ -398,6 +417,8 @@ export async function importDevices(
     );
     return { jobId, total: progress.rows, created: progress.created, unchanged, failed: progress.failed };
   } catch (error) {
+    // Nothing is left being saved when the job is marked failed.
+    await saving.catch(() => {});
     await ctx.ports.db.query(
       `update device_import_jobs set status = 'failed', created = $3, finished_at = now() where tenant_id = $1 and job_id = $2`,
       [tenantId, jobId, progress.created],

@@ -23,6 +23,8 @@ export interface EmbeddedPostgresOptions {
   port: number;
   database?: string;
   log?: (line: string) => void;
+  /** Server settings on top of the defaults (`-c name=value`), e.g. a benchmark's `shared_preload_libraries`. */
+  settings?: Record<string, string>;
 }
 
 const USER = 'postgres';
@@ -59,6 +61,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       'shared_buffers=256MB',
       '-c',
       'synchronous_commit=on',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (line: string) => options.log?.(line),
     onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),

@@ -33,10 +33,10 @@ async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
     `insert into rm_devices (id, tenant_id, sn, name, product_id, model_version, node_type, group_id, gateway_id, lng, lat, address,
        version, tags, remark, secret_hash, created_by, created_at, updated_at)
      select r.id, r.tenant_id, r.sn, r.name, r.product_id, r.model_version, r.node_type, r.group_id, r.gateway_id, r.lng, r.lat, r.address,
-       r.version, coalesce((select array_agg(t) from jsonb_array_elements_text(r.tags) t), '{}'), r.remark, r.secret_hash, r.created_by,
+       r.version, coalesce(r.tags, '{}'), r.remark, r.secret_hash, r.created_by,
        r.created_at, r.created_at
      from jsonb_to_recordset($1::jsonb) as r(id text, tenant_id text, sn text, name text, product_id text, model_version int, node_type text,
-       group_id text, gateway_id text, lng float8, lat float8, address text, version text, tags jsonb, remark text, secret_hash text, created_by text,
+       group_id text, gateway_id text, lng float8, lat float8, address text, version text, tags text[], remark text, secret_hash text, created_by text,
        created_at timestamptz)
      on conflict (id) do nothing`,
     [JSON.stringify(rows)],

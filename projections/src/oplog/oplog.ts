@@ -13,6 +13,12 @@ const targetNameOf = (event: StoredEvent): string | null => {
 };
 
 /**
+ * An event without a name takes its stream's last named row: without this index that look-up walked every row of a
+ * stream whose events carry no name (a rollout's device stream, one row per progress report).
+ */
+const namedIndex = `create index if not exists rm_oplog_stream_named on rm_oplog (stream, occurred_at desc) where target_name is not null;`;
+
+/**
  * The operation log: who did what, when and from where, for every event in the log: its metadata and the
  * name of its target (for "Menu · Users" rather than a stream id), never the rest of the payload.
  */
@@ -36,7 +42,9 @@ export const oplogProjection: Projection = {
     );
     create index rm_oplog_tenant on rm_oplog (tenant_id, occurred_at desc);
     create index rm_oplog_actor on rm_oplog (tenant_id, actor_id, occurred_at desc);
-    create index rm_oplog_stream on rm_oplog (stream, occurred_at desc);`,
+    create index rm_oplog_stream on rm_oplog (stream, occurred_at desc);
+    ${namedIndex}`,
+  migrations: [{ version: 2, name: "a stream's last target name, one index row away", sql: namedIndex }],
   // Every event of the platform passes here: a batch goes in as one insert.
   async applyBatch(tx, events) {
     // An event without a name (UserStopped, ...) takes its stream's last one: earlier in this batch, else stored.
