@@ -151,6 +151,9 @@ export const configSchema = z.object({
   CHDB_MARK_CACHE_MB: z.coerce.number().int().min(0).default(64),
   CHDB_UNCOMPRESSED_CACHE_MB: z.coerce.number().int().min(0).default(0),
   CHDB_INDEX_CACHE_MB: z.coerce.number().int().min(0).default(32),
+  /** The rollup job (infra/src/timeseries/rollup-job.ts): ms between runs (0: not in this process), and the grace of a sample's receipt. */
+  TIMESERIES_ROLLUP_EVERY_MS: z.coerce.number().int().min(0).default(10_000),
+  TIMESERIES_ROLLUP_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Fault injection for the crash tests only: the process dies after its Nth telemetry insert, before the PUBACKs. */
   FAULT_CRASH_AFTER_INSERT: z.coerce.number().int().min(1).optional(),
   /** Fault injection for the crash tests only: a rule chain's forwarded messages after the Nth never reach the outbox (the test kills the process). */

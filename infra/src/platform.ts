@@ -103,7 +103,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   try {
     const { db, databaseUrl, projectionDb, store, lookups, engines } = await startStorage(config, logger, stops);
     const metrics = createMetrics();
-    const timeseries = part.timeseries ? await startTimeseries(config, stops, engines) : null;
+    const timeseries = part.timeseries ? await startTimeseries(config, stops, engines, part.ingest) : null;
     const accounts = await startBrokerAccounts(config, part.ingest, logger, stops, engines);
     let ingest: Ingest | null = null;
     const mqttUsers = part.ingest && !config.MQTT_URL ? createMqttUserAuth(db) : null;

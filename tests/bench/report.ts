@@ -39,9 +39,9 @@ export async function benchReportExport(): Promise<Figure[]> {
     const perSeries = Math.floor((to - from) / (stepS * 1000));
     const series = DEVICES * VARIABLES.length;
     const rows = perSeries * series;
-    // In chunks: one insert's block goes through the rollup views at once, and chDB's memory is bounded (1 GB).
+    // In chunks, each rolled up once made: chDB's memory is bounded (1 GB).
     const chunk = 250_000;
-    for (let start = 0; start < rows; start += chunk)
+    for (let start = 0; start < rows; start += chunk) {
       await store.client.command({
         query: `INSERT INTO telemetry (tenant_id, device_id, product_id, variable, ts, value)
           SELECT 'bench', arrayElement({ids:Array(String)}, toUInt32(number % ${DEVICES}) + 1), {productId:String},
@@ -51,6 +51,8 @@ export async function benchReportExport(): Promise<Figure[]> {
           FROM numbers(${start}, ${Math.min(chunk, rows - start)})`,
         query_params: { ids, productId: product.id, variables: VARIABLES },
       });
+      await store.flushRollups();
+    }
     say(`${rows} samples loaded`);
     const query = {
       deviceIds: ids,

@@ -39,6 +39,16 @@ const benches: Record<string, () => Promise<Figure[]>> = {
         limit_of: 'the same insert (RowBinary through a file) into a table without rollups',
         json_rows_per_s: Math.round(result.json.rowsPerSec),
       },
+      {
+        bench: 'rollup_job',
+        value: result.rollupJob.rowsPerSec,
+        unit: 'rows/s',
+        limit: Math.round(result.port.rowsPerSec),
+        limit_of: 'the insert rate of the same rows (one run of the job folded all of them into both rollups and the per-second counts)',
+        run_ms: result.rollupJob.ms,
+        rows: result.rows,
+        peak_query_mb: result.rollupJob.peakMb,
+      },
     ];
   },
 };

@@ -46,7 +46,7 @@ export async function benchStatTask(): Promise<Figure[]> {
       throw new Error(`stat-task needs about ${Math.round(needBytes / 2 ** 30)} GB free under ${bench.dir}; it has less`);
     const insertStarted = performance.now();
     const deadline = insertStarted + MAX_GENERATION_S * 1000;
-    // Made inside chDB, a chunk of devices per insert (whole days of samples, so that the rollup views fold each
+    // Made inside chDB, a chunk of devices per insert (whole days of samples, so that the rollup job folds each
     // device's hours once); a sample every 86,400,000 / PER_DEVICE ms, shifted by the device so that devices differ.
     for (let first = 0; first < DEVICES; first += DEVICES_PER_INSERT) {
       if (performance.now() > deadline) throw new Error(`stat-task: making the samples took over ${MAX_GENERATION_S} s`);
@@ -60,6 +60,7 @@ export async function benchStatTask(): Promise<Figure[]> {
                 FROM numbers({rows:UInt64}))`,
         query_params: { fromMs: from.getTime(), perDevice: PER_DEVICE, first, rows: count * PER_DEVICE },
       });
+      await store.flushRollups();
       say(`${(first + count) * PER_DEVICE} samples made`);
     }
     const insertSeconds = (performance.now() - insertStarted) / 1000;

@@ -221,16 +221,19 @@ function contract(name: string, subject: () => Subject): void {
       const rawOnly = new ClickHouseTimeSeriesStore((sut as ClickHouseTimeSeriesStore).client, sut.engine, 'telemetry', false);
       // Samples every 97 s over 3 hours, so that ranges off the 5-minute and hour steps cut through buckets.
       const tenant = `${tenantA}-edges`;
-      await sut.insertTelemetry(
-        Array.from({ length: 112 }, (_, i) => ({
-          tenantId: tenant,
-          deviceId: `d${i % 2}`,
-          variable: 'temp',
-          ts: new Date(start.getTime() + i * 97_000 + 13),
-          value: ((i * 37) % 101) - 50.5,
-          text: null,
-        })),
-      );
+      const samples = Array.from({ length: 112 }, (_, i) => ({
+        tenantId: tenant,
+        deviceId: `d${i % 2}`,
+        variable: 'temp',
+        ts: new Date(start.getTime() + i * 97_000 + 13),
+        value: ((i * 37) % 101) - 50.5,
+        text: null,
+      }));
+      // Every other sample rolled up by the job, the rest not yet (and in buckets it has rolled): then all rolled.
+      const rollups = sut as ClickHouseTimeSeriesStore;
+      await sut.insertTelemetry(samples.filter((_, i) => i % 2 === 0));
+      await rollups.flushRollups();
+      await sut.insertTelemetry(samples.filter((_, i) => i % 2 === 1));
       const ranges: [Date, Date][] = [
         [start, hour(3)],
         [new Date(start.getTime() + 127_000), new Date(hour(3).getTime() - 61_001)],
@@ -243,17 +246,20 @@ function contract(name: string, subject: () => Subject): void {
         ['Asia/Shanghai', '1d'],
         ['Asia/Kolkata', '1h'],
       ] as const;
-      for (const [from, to] of ranges)
-        for (const [timeZone, bucket] of cuts)
-          for (const fn of ['avg', 'sum', 'min', 'max', 'count', 'first', 'last', 'diff'] as const) {
-            const query = { tenantId: tenant, variable: 'temp', bucket, fn, timeZone, from, to };
-            const rolled = await sut.aggregate(query);
-            const raw = await rawOnly.aggregate(query);
-            const label = `${fn} per ${bucket} in ${timeZone} over ${from.toISOString()}..${to.toISOString()}`;
-            expect(rolled.map((p) => [p.deviceId, p.bucket])).toEqual(raw.map((p) => [p.deviceId, p.bucket]));
-            rolled.forEach((p, i) => expect(p.value, label).toBeCloseTo(raw[i]!.value!, 9));
-            expect(rolled.length, label).toBeGreaterThan(0);
-          }
+      for (const phase of ['half rolled', 'all rolled']) {
+        if (phase === 'all rolled') await rollups.flushRollups();
+        for (const [from, to] of ranges)
+          for (const [timeZone, bucket] of cuts)
+            for (const fn of ['avg', 'sum', 'min', 'max', 'count', 'first', 'last', 'diff'] as const) {
+              const query = { tenantId: tenant, variable: 'temp', bucket, fn, timeZone, from, to };
+              const rolled = await sut.aggregate(query);
+              const raw = await rawOnly.aggregate(query);
+              const label = `${phase}: ${fn} per ${bucket} in ${timeZone} over ${from.toISOString()}..${to.toISOString()}`;
+              expect(rolled.map((p) => [p.deviceId, p.bucket])).toEqual(raw.map((p) => [p.deviceId, p.bucket]));
+              rolled.forEach((p, i) => expect(p.value, label).toBeCloseTo(raw[i]!.value!, 9));
+              expect(rolled.length, label).toBeGreaterThan(0);
+            }
+      }
     });
 
     it('aggregates every device of the tenant when no device is named, one series each', async () => {
@@ -594,6 +600,7 @@ describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
       (await rowsOf<{ device_id: string }>(`SELECT DISTINCT device_id FROM ${table} WHERE tenant_id = 'ttl' ORDER BY device_id`)).map(
         (r) => r.device_id,
       );
+    await sut.flushRollups();
     // A row already past its retention may be dropped as its part is written; at the latest, the next merge drops it.
     for (const table of ['telemetry', 'telemetry_5m', 'telemetry_1h']) await sut.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
 
@@ -677,7 +684,7 @@ describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
     }
   });
 
-  it("upgrades a previous release's tables in place: codec, retention column, TTL, and rollup views that carry retention", async () => {
+  it("upgrades a previous release's tables in place: codec, retention column, TTL, and rollups (fed by the job now) that carry retention", async () => {
     // The previous release's DDL (before codecs on value, retention and TTL), with its rollups and their views.
     const legacy = new ClickHouseTimeSeriesStore(sut.client, 'chdb', 'legacy');
     await sut.client.command({
@@ -718,10 +725,12 @@ describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
     expect(table).toMatch(/`value` Nullable\(Float64\) CODEC\(Gorilla\(8\), ZSTD\(1\)\)/);
     expect(table).toContain('TTL toDateTime(ts) + toIntervalDay(retention_days) WHERE retention_days > 0');
     expect(await showCreate('legacy_1h')).toContain('TTL bucket + toIntervalDay(retention_days) WHERE retention_days < 65535');
-    // New rows carry their retention into both rollups through the views made again.
+    // The views are gone (the job feeds the rollups); new rows carry their retention into both rollups through it.
+    expect(await rowsOf(`SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'legacy%mv'`)).toEqual([]);
     await legacy.insertTelemetry([
       { tenantId: 't', deviceId: 'new', variable: 'v', ts: new Date(old), value: 2, text: null, retentionDays: 30 },
     ]);
+    await legacy.flushRollups();
     for (const suffix of ['', '_5m', '_1h']) await sut.client.command({ query: `OPTIMIZE TABLE legacy${suffix} FINAL` });
     for (const suffix of ['', '_5m', '_1h'])
       expect(
@@ -737,5 +746,7 @@ describe('chDB telemetry schema: codecs, retention, RowBinary inserts', () => {
       fn: 'sum',
     });
     expect(rolled?.value).toBe(1);
+    // It shares the suite's client: its job stops here, the client closes with the suite's store.
+    await legacy.rollupJob?.stop();
   });
 });

@@ -44,6 +44,7 @@ describe('telemetry inserts with a deduplication token (chDB)', () => {
   it('stores a batch inserted twice with the same token once, in the table and its rollups', async () => {
     await sut.insertTelemetry(rows('d1', 100), { dedupToken: 'telemetry:0:0-99' });
     await sut.insertTelemetry(rows('d1', 100), { dedupToken: 'telemetry:0:0-99' });
+    await sut.flushRollups();
     expect(await count('telemetry', 'd1')).toBe(100);
     expect(await count('telemetry_5m', 'd1')).toBe(100);
     expect(await count('telemetry_1h', 'd1')).toBe(100);

@@ -14,12 +14,14 @@ export interface InsertRate {
 export interface TelemetryInsertBench {
   rows: number;
   batchSize: number;
-  /** `insertTelemetry` of the port, batch by batch (RowBinary through a file, both rollups kept). */
+  /** `insertTelemetry` of the port, batch by batch (RowBinary through a file; the rollups are the job's, off this path). */
   port: InsertRate;
   /** The limit: the same rows through the same insert into a twin table without rollups (the fastest insert). */
   raw: InsertRate;
   /** For comparison: the same rows, already JSONEachRow text, as plain `INSERT ... FORMAT JSONEachRow`, no rollups. */
   json: InsertRate;
+  /** The rollup job's one run over all the rows the port took (5-minute, hourly and per-second tables), and its peak memory. */
+  rollupJob: InsertRate & { peakMb: number | null };
 }
 
 const variables = ['temp', 'humidity', 'voltage', 'current'];
@@ -60,6 +62,8 @@ export async function benchTelemetryInsert(
   const store = new ChdbTimeSeriesStore({
     path: join(dataDir, 'chdb'),
     table: portTable,
+    // Runs once, timed, after the inserts.
+    rollups: { everyMs: 0, graceMs: 0 },
   });
   try {
     await store.migrate();
@@ -94,14 +98,33 @@ export async function benchTelemetryInsert(
     const port = rate(count, portMs);
     const raw = rate(count, rawMs);
     const json = rate(count, jsonMs);
+    const rollupMs = await elapsed(() => store.flushRollups());
+    const rollupJob = { ...rate(count, rollupMs), peakMb: await rollupPeakMb(store, portTable) };
 
-    for (const table of [`${portTable}_1h_mv`, `${portTable}_5m_mv`]) await store.client.command({ query: `DROP VIEW ${table}` });
-    for (const table of [portTable, `${portTable}_5m`, `${portTable}_1h`, rawTable, jsonTable])
-      await store.client.command({ query: `DROP TABLE ${table}` });
-    return { rows: count, batchSize, port, raw, json };
+    for (const suffix of ['', '_5m', '_1h', '_counts', '_rolled', '_stat'])
+      await store.client.command({ query: `DROP TABLE IF EXISTS ${portTable}${suffix}` });
+    for (const table of [rawTable, `${rawTable}_stat`, jsonTable]) await store.client.command({ query: `DROP TABLE IF EXISTS ${table}` });
+    return { rows: count, batchSize, port, raw, json, rollupJob };
   } finally {
     await store.close();
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The largest memory one of the job's inserts took, from the query log (null where the engine keeps none). */
+async function rollupPeakMb(store: ClickHouseTimeSeriesStore, table: string): Promise<number | null> {
+  try {
+    await store.client.command({ query: 'SYSTEM FLUSH LOGS' });
+    const result = await store.client.query({
+      query: `SELECT max(memory_usage) AS peak FROM system.query_log
+              WHERE type = 'QueryFinish' AND query LIKE {like:String}`,
+      query_params: { like: `%'rollup:${table}%` },
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ peak: string | number | null }>();
+    return row?.peak == null || Number(row.peak) === 0 ? null : Math.round(Number(row.peak) / 2 ** 20);
+  } catch {
+    return null;
   }
 }
 

@@ -4,6 +4,7 @@ import { createClient, type ClickHouseClientConfigOptions } from '@clickhouse/cl
 import { createChdbConnection } from 'chdb/connection';
 import { Session } from 'chdb';
 import { ClickHouseTimeSeriesStore } from './clickhouse.ts';
+import type { RollupSchedule } from './rollup-job.ts';
 
 // On globalThis, not a module variable, so a second copy of this module (tests, bundlers) sees it too.
 const OWNER = Symbol.for('@iot/infra/timeseries/chdb-owner');
@@ -63,7 +64,7 @@ export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
   private readonly engineSession: Session;
 
   /** `table` is for benchmarks and tests; the product uses the default. */
-  constructor(options: { path: string; table?: string; memory?: ChdbMemory }) {
+  constructor(options: { path: string; table?: string; memory?: ChdbMemory; rollups?: RollupSchedule }) {
     const path = resolve(options.path);
     const slot = globalThis as OwnerSlot;
     const owner = slot[OWNER];
@@ -81,7 +82,7 @@ export class ChdbTimeSeriesStore extends ClickHouseTimeSeriesStore {
       path,
     }) as unknown as ClickHouseClientConfigOptions['connection'];
     const client = createClient({ connection });
-    super(client, 'chdb', options.table);
+    super(client, 'chdb', options.table, true, options.rollups);
     slot[OWNER] = path;
     this.path = path;
     this.engineSession = engineSession;

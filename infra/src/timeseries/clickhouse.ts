@@ -31,10 +31,15 @@ import {
   ROW_BINARY_COLUMNS,
   rowBinaryFile,
 } from './rowbinary.ts';
+import { ROLLUP_SCHEDULE_DEFAULTS, RollupJob, type RollupSchedule } from './rollup-job.ts';
 import {
+  RECEIVED_INDEX,
+  receivedIndexDdl,
+  rolledRows,
   rollupMigrations,
   rollupSelect,
   rollupTableDdl,
+  rollupWatermarkDdl,
   rollups,
   SAMPLE_COUNTS_DAYS,
   sampleCountsDdl,
@@ -43,6 +48,7 @@ import {
   dedupSettingDdl,
   telemetryMigrations,
   telemetryTableDdl,
+  watermarkOf,
   type Rollup,
 } from './schema.ts';
 import { STAT_RESULTS_TABLE, statInsertSql, statParams, statResultsDdl, statRollupFor } from './stat.ts';
@@ -178,6 +184,8 @@ const inRange = `tenant_id = {tenantId:String}
  */
 export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
   private readonly writes: WriteBatcher<TelemetryRow>;
+  /** Feeds the rollups (none for a bare table); reads of the rollups go through its `reading`. */
+  readonly rollupJob: RollupJob | null;
   /** Names the RowBinary files of this store's inserts. */
   private fileSeq = 0;
   private closed = false;
@@ -189,51 +197,82 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     readonly table: string = TELEMETRY_TABLE,
     /** The 5-minute and hourly rollups (off for a benchmark's bare table). */
     private readonly withRollups = true,
+    rollupSchedule: RollupSchedule = ROLLUP_SCHEDULE_DEFAULTS,
   ) {
     this.writes = new WriteBatcher((rows) => this.insertDbRows(rows), MAX_ROWS_PER_INSERT);
+    this.rollupJob = withRollups ? new RollupJob(client, table, rollupSchedule) : null;
   }
 
   async migrate(): Promise<void> {
     if (this.engine === 'chdb') removeOrphanedRowBinaryFiles();
-    await this.client.command({ query: telemetryTableDdl(this.table) });
+    await this.client.command({ query: telemetryTableDdl(this.table, this.withRollups) });
     await this.client.command({ query: dedupSettingDdl(this.table) });
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
     await this.client.command({ query: statResultsDdl(this.statResultsTable) });
-    if (!this.withRollups) return;
-    await this.migrateSampleCounts();
+    if (!this.rollupJob) return;
+    await this.migrateReceivedIndex();
+    // An older release fed the rollups by materialized views on every insert: the job does now (rollup-job.ts).
+    for (const view of ['1h', '5m', 'counts']) await this.client.command({ query: `DROP VIEW IF EXISTS ${this.table}_${view}_mv` });
+    if (!(await this.exists(`${this.table}_rolled`))) {
+      // Every sample stored so far is in the rollups (by the views, or by the backfills below): the job starts now.
+      await this.client.command({ query: rollupWatermarkDdl(this.table) });
+      await this.client.command({ query: `INSERT INTO ${this.table}_rolled (wm, next) SELECT now64(3), now64(3)` });
+    }
+    const rolled = `received_at < ${watermarkOf(this.table)}`;
+    await this.migrateSampleCounts(rolled);
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
-      const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
-      if (Number(exists[0]?.result ?? 0) === 1) {
+      if (await this.exists(target)) {
         await this.client.command({ query: dedupSettingDdl(target) });
-        const changes = rollupMigrations(target, await this.shapeOf(target));
-        // The view selects what the table had: made again below with the new columns.
-        if (changes.length > 0) await this.client.command({ query: `DROP VIEW IF EXISTS ${target}_mv` });
-        for (const query of changes) await this.alter(query);
+        for (const query of rollupMigrations(target, await this.shapeOf(target))) await this.alter(query);
       } else {
         await this.client.command({ query: rollupTableDdl(this.table, rollup) });
-        // Rows stored before the rollup existed (an upgraded deployment): folded in once, before inserts resume.
-        await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup)}` });
+        // Rows stored before the rollup existed (an upgraded deployment): folded in once, up to the job's watermark.
+        await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup, rolled)}` });
       }
-      await this.client.command({
-        query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${rollupSelect(this.table, rollup)}`,
-      });
     }
+    await this.rollupJob.start();
   }
 
-  /** The per-second sample counts; made once with the last days' samples counted, before inserts resume. */
-  private async migrateSampleCounts(): Promise<void> {
+  /** The rollup job's index on the receipt time; built for the parts of an older release in the background. */
+  private async migrateReceivedIndex(): Promise<void> {
+    const [has] = await this.select<{ n: string | number }>(
+      'SELECT count() AS n FROM system.data_skipping_indices WHERE database = currentDatabase() AND table = {table:String} AND name = {name:String}',
+      { table: this.table, name: RECEIVED_INDEX },
+    );
+    if (Number(has?.n ?? 0) > 0) return;
+    await this.client.command({ query: receivedIndexDdl(this.table) });
+    await this.client.command({ query: `ALTER TABLE ${this.table} MATERIALIZE INDEX ${RECEIVED_INDEX}` });
+  }
+
+  private async exists(table: string): Promise<boolean> {
+    const rows = await this.select<{ result: number }>(`EXISTS TABLE ${table}`, {});
+    return Number(rows[0]?.result ?? 0) === 1;
+  }
+
+  /** The per-second sample counts; made once with the last days' rolled samples counted. */
+  private async migrateSampleCounts(rolled: string): Promise<void> {
     const target = `${this.table}_counts`;
-    const exists = await this.select<{ result: number }>(`EXISTS TABLE ${target}`, {});
-    if (Number(exists[0]?.result ?? 0) !== 1) {
-      await this.client.command({ query: sampleCountsDdl(this.table) });
-      await this.client.command({
-        query: `INSERT INTO ${target} ${sampleCountsSelect(this.table, `WHERE ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
-      });
-    }
+    if (await this.exists(target)) return;
+    await this.client.command({ query: sampleCountsDdl(this.table) });
     await this.client.command({
-      query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target}_mv TO ${target} AS ${sampleCountsSelect(this.table)}`,
+      query: `INSERT INTO ${target} ${sampleCountsSelect(this.table, `WHERE ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS}) AND ${rolled}`)}`,
     });
+  }
+
+  /**
+   * Rolls up every sample stored so far (the bucket still open included: later samples add to it). For tests and
+   * benchmarks that look into the rollup tables themselves; the port's reads need no flush.
+   */
+  async flushRollups(): Promise<void> {
+    this.assertOpen();
+    await this.writes.flush();
+    await this.rollupJob?.run(true);
+  }
+
+  /** A read of the rollups, never in the middle of a rollup run. */
+  private rollupRead<T>(read: () => Promise<T>): Promise<T> {
+    return this.rollupJob ? this.rollupJob.reading(read) : read();
   }
 
   async insertTelemetry(rows: TelemetryRow[], options: InsertOptions = {}): Promise<void> {
@@ -285,9 +324,8 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     this.assertOpen();
     if (query.deviceIds?.length === 0) return [];
     const { sql, params } = this.foldSql(query, { kind: 'one', variable: query.variable });
-    const rows = await this.select<{ device_id: string; bucket_s: string | number; folded: number | null }>(
-      `${sql} ORDER BY device_id, bucket_s`,
-      params,
+    const rows = await this.rollupRead(() =>
+      this.select<{ device_id: string; bucket_s: string | number; folded: number | null }>(`${sql} ORDER BY device_id, bucket_s`, params),
     );
     return rows.map((row) => ({
       deviceId: row.device_id,
@@ -303,14 +341,16 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
       const { sql, params } = this.foldSql(slice, { kind: 'many', variables: query.variables });
       // One row per bucket and device, the variables side by side; `any` of a Nullable skips the variables with no row.
       const values = query.variables.map((_, i) => `anyIf(toNullable(folded), variable = {variables:Array(String)}[${i + 1}])`);
-      const result = await this.client.query({
-        query: `SELECT bucket_s, device_id, [${values.join(', ')}] AS vs
+      const result = await this.rollupRead(() =>
+        this.client.query({
+          query: `SELECT bucket_s, device_id, [${values.join(', ')}] AS vs
                 FROM (${sql})
                 GROUP BY bucket_s, device_id
                 ORDER BY bucket_s, indexOf({deviceIds:Array(String)}, device_id)`,
-        query_params: { ...params, variables: query.variables, deviceIds: query.deviceIds },
-        format: 'JSONCompactEachRow',
-      });
+          query_params: { ...params, variables: query.variables, deviceIds: query.deviceIds },
+          format: 'JSONCompactEachRow',
+        }),
+      );
       for await (const batch of result.stream<[string | number, string, (number | null)[]]>()) {
         const page: AggregateRow[] = [];
         for (const row of batch) {
@@ -362,12 +402,12 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     const edges =
       rollup && steps && (steps.lo !== query.from.getTime() || steps.hi !== query.to.getTime())
         ? `UNION ALL
-           SELECT device_id, ${variable}toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
+           SELECT device_id, variable, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
                   max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
-           FROM (SELECT device_id, ${variable}ts, assumeNotNull(value) AS v FROM ${this.table}
+           FROM (SELECT device_id, variable, ts, assumeNotNull(value) AS v FROM ${this.table}
                  WHERE ${inRange} AND ${byVariable} AND value IS NOT NULL ${byDevice}
                    AND (ts < fromUnixTimestamp64Milli({loMs:Int64}, 'UTC') OR ts >= fromUnixTimestamp64Milli({hiMs:Int64}, 'UTC')))
-           GROUP BY device_id, ${variable}bucket`
+           GROUP BY device_id, variable, bucket`
         : '';
     // The result alias must not be `value`: ClickHouse resolves aliases in WHERE, too.
     const sql = rollup
@@ -375,12 +415,13 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
                 toUnixTimestamp(toDateTime(${bucketStart[query.bucket].replaceAll('(ts,', '(bucket,')}, {tz:String})) AS bucket_s,
                 toFloat64(${foldRollup[query.fn as RollupFn]}) AS folded
          FROM (
-           SELECT device_id, ${variable}bucket, avg_s, toFloat64(sum_s) AS sum_s, toFloat64(min_s) AS min_s, toFloat64(max_s) AS max_s,
-                  toUInt64(cnt_s) AS cnt_s, first_s, last_s
-           FROM ${this.table}_${rollup.suffix}
-           WHERE tenant_id = {tenantId:String}
-             AND bucket >= toDateTime(intDiv({loMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({hiMs:Int64}, 1000), 'UTC')
-             AND ${byVariable} ${byDevice}
+           ${rolledRows(
+             this.table,
+             rollup,
+             `tenant_id = {tenantId:String} AND ${byVariable} ${byDevice}`,
+             "toDateTime(intDiv({loMs:Int64}, 1000), 'UTC')",
+             "toDateTime(intDiv({hiMs:Int64}, 1000), 'UTC')",
+           )}
            ${edges}
          )
          GROUP BY device_id, ${variable}bucket_s`
@@ -414,10 +455,12 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (computation.keys.kind === 'device' && computation.keys.deviceIds?.length === 0) return;
     if (computation.keys.kind === 'map' && Object.keys(computation.keys.keyOf).length === 0) return;
     const rollup = this.withRollups ? statRollupFor(computation, [offsetMinutes(timeZone, from), offsetMinutes(timeZone, to)]) : null;
-    await this.client.command({
-      query: statInsertSql(computation, { table: this.table, rollup }, this.statResultsTable),
-      query_params: statParams(computation),
-    });
+    await this.rollupRead(() =>
+      this.client.command({
+        query: statInsertSql(computation, { table: this.table, rollup }, this.statResultsTable),
+        query_params: statParams(computation),
+      }),
+    );
   }
 
   async putStatResults(tenantId: string, taskId: string, points: readonly StatResultPoint[]): Promise<void> {
@@ -473,15 +516,23 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (query.deviceIds?.length === 0) return { since: 0, recent: 0 };
     // The tenant's whole count over the last days, from the per-second counts: `recent` from its first whole second.
     if (this.withRollups && !query.deviceIds && Date.now() - query.since.getTime() < (SAMPLE_COUNTS_DAYS - 1) * 86_400_000) {
-      const rows = await this.select<{ since: string | number; recent: string | number }>(
-        `SELECT sum(n) AS since, sumIf(n, second >= toDateTime(intDiv({recentMs:Int64} + 999, 1000), 'UTC')) AS recent
-         FROM ${this.table}_counts
-         WHERE tenant_id = {tenantId:String} AND second >= toDateTime(intDiv({sinceMs:Int64} + 999, 1000), 'UTC')`,
-        {
-          tenantId: requireId('tenantId', query.tenantId),
-          sinceMs: epochMs('since', query.since),
-          recentMs: epochMs('recentSince', query.recentSince),
-        },
+      const since = "toDateTime(intDiv({sinceMs:Int64} + 999, 1000), 'UTC')";
+      const rows = await this.rollupRead(() =>
+        this.select<{ since: string | number; recent: string | number }>(
+          `SELECT sum(n) AS since, sumIf(n, second >= toDateTime(intDiv({recentMs:Int64} + 999, 1000), 'UTC')) AS recent
+         FROM (
+           SELECT second, n FROM ${this.table}_counts WHERE tenant_id = {tenantId:String} AND second >= ${since}
+           UNION ALL
+           SELECT toDateTime(ts, 'UTC') AS second, count() AS n FROM ${this.table}
+           WHERE tenant_id = {tenantId:String} AND ts >= ${since} AND received_at >= ${watermarkOf(this.table)}
+           GROUP BY second
+         )`,
+          {
+            tenantId: requireId('tenantId', query.tenantId),
+            sinceMs: epochMs('since', query.since),
+            recentMs: epochMs('recentSince', query.recentSince),
+          },
+        ),
       );
       return { since: Number(rows[0]?.since ?? 0), recent: Number(rows[0]?.recent ?? 0) };
     }
@@ -506,8 +557,10 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     const window = query.window === '1M' ? 'toStartOfMonth(bucket, {tz:String})' : 'toStartOfDay(bucket, {tz:String})';
     // Each 5-minute bucket's last reading less the one before it (of the same meter) is what was used up to it,
     // counted in the bucket's window and in the price period its local minute of the day falls in.
-    const rows = await this.select<{ w: string | number; p: string | number; kwh: number }>(
-      `SELECT toUnixTimestamp(toDateTime(${window}, {tz:String})) AS w,
+    const fiveMinutes = rollups.find((r) => r.suffix === '5m')!;
+    const rows = await this.rollupRead(() =>
+      this.select<{ w: string | number; p: string | number; kwh: number }>(
+        `SELECT toUnixTimestamp(toDateTime(${window}, {tz:String})) AS w,
               arrayFirstIndex((s, e) -> if(s < e, m >= s AND m < e, m >= s OR m < e), {starts:Array(UInt16)}, {ends:Array(UInt16)}) AS p,
               sum(if(used < 0, reading, used)) AS kwh
        FROM (
@@ -516,26 +569,32 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
                 row_number() OVER (PARTITION BY device_id ORDER BY bucket) AS n,
                 toHour(bucket, {tz:String}) * 60 + toMinute(bucket, {tz:String}) AS m
          FROM (
-           SELECT device_id, bucket, argMaxMerge(last_s) AS reading FROM ${this.table}_5m
-           WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND device_id IN {deviceIds:Array(String)}
-             AND bucket >= toDateTime(intDiv({lookbackMs:Int64}, 1000), 'UTC') AND bucket < toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')
+           SELECT device_id, bucket, argMaxMerge(last_s) AS reading
+           FROM (${rolledRows(
+             this.table,
+             fiveMinutes,
+             'tenant_id = {tenantId:String} AND variable = {variable:String} AND device_id IN {deviceIds:Array(String)}',
+             "toDateTime(intDiv({lookbackMs:Int64}, 1000), 'UTC')",
+             "toDateTime(intDiv({toMs:Int64}, 1000), 'UTC')",
+           )})
            GROUP BY device_id, bucket
          )
        )
        WHERE n > 1 AND bucket >= toDateTime(intDiv({fromMs:Int64}, 1000), 'UTC')
        GROUP BY w, p
        ORDER BY w, p`,
-      {
-        tenantId: requireId('tenantId', query.tenantId),
-        variable: query.variable,
-        deviceIds: [...query.deviceIds],
-        lookbackMs: fromMs - 86_400_000,
-        fromMs,
-        toMs: epochMs('to', query.to),
-        tz: query.timeZone,
-        starts: query.periods.map((p) => p.startMinute),
-        ends: query.periods.map((p) => p.endMinute),
-      },
+        {
+          tenantId: requireId('tenantId', query.tenantId),
+          variable: query.variable,
+          deviceIds: [...query.deviceIds],
+          lookbackMs: fromMs - 86_400_000,
+          fromMs,
+          toMs: epochMs('to', query.to),
+          tz: query.timeZone,
+          starts: query.periods.map((p) => p.startMinute),
+          ends: query.periods.map((p) => p.endMinute),
+        },
+      ),
     );
     return rows.map((r) => ({
       windowStart: new Date(Number(r.w) * 1000),
@@ -602,6 +661,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (this.closed) return;
     this.closed = true;
     await this.writes.flush();
+    await this.rollupJob?.stop();
     await this.client.close();
   }
 

@@ -35,7 +35,7 @@ export function telemetryMigrations(table: string, has: { codecs: Map<string, st
   return out;
 }
 
-/** The same for a rollup table of an older release (its materialized view is dropped first and made again). */
+/** The same for a rollup table of an older release (whose materialized view is dropped first: the rollup job feeds it now). */
 export function rollupMigrations(target: string, has: { codecs: Map<string, string>; engineFull: string }): string[] {
   const out: string[] = [];
   if (!has.codecs.has('retention_days'))
@@ -44,7 +44,16 @@ export function rollupMigrations(target: string, has: { codecs: Map<string, stri
   return out;
 }
 
-export const telemetryTableDdl = (table: string = TELEMETRY_TABLE): string => `
+/**
+ * The rollup job's index: which granules hold rows received since a time (rows are written in time order, so a
+ * granule's receive times lie close together). Lets the job and the reads' unrolled tail skip the rolled samples.
+ */
+export const RECEIVED_INDEX = 'received_at_minmax';
+const receivedIndex = `${RECEIVED_INDEX} received_at TYPE minmax GRANULARITY 1`;
+export const receivedIndexDdl = (table: string): string => `ALTER TABLE ${table} ADD INDEX IF NOT EXISTS ${receivedIndex}`;
+
+/** `withRollups` false: a benchmark's bare table, without the rollup job's index. */
+export const telemetryTableDdl = (table: string = TELEMETRY_TABLE, withRollups = true): string => `
 CREATE TABLE IF NOT EXISTS ${table}
 (
   tenant_id   LowCardinality(String),
@@ -57,7 +66,12 @@ CREATE TABLE IF NOT EXISTS ${table}
   quality     Enum8('good' = 0, 'uncertain' = 1, 'bad' = 2) DEFAULT 'good',
   raw         Nullable(String) CODEC(ZSTD(3)),
   received_at DateTime64(3, 'UTC') DEFAULT now64(3),
-  retention_days UInt16 DEFAULT 0
+  retention_days UInt16 DEFAULT 0${
+    withRollups
+      ? `,
+  INDEX ${receivedIndex}`
+      : ''
+  }
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(ts)
@@ -66,8 +80,8 @@ TTL ${TELEMETRY_TTL}
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
 
 /**
- * The 5-minute and hourly rollups (ClickHouse's time-series guidance): AggregatingMergeTree tables fed by
- * materialized views on every insert, holding the states of avg, sum, min, max, count, first and last, so
+ * The 5-minute and hourly rollups (ClickHouse's time-series guidance): AggregatingMergeTree tables fed by the
+ * rollup job (rollup-job.ts) off the insert path, holding the states of avg, sum, min, max, count, first and last, so
  * that day charts and statistic cycles read a few rows per bucket instead of every sample. Buckets are UTC;
  * a query in a time zone folds them into its own buckets (every real offset is a multiple of 5 minutes).
  */
@@ -100,29 +114,57 @@ TTL ${ROLLUP_TTL}
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
 
 /**
- * What the materialized view (and the one-time backfill of rows stored before the rollup existed) selects:
- * the 5-minute rollup from the raw samples, the hourly one from the 5-minute rows (chained, so that each
- * insert groups the raw samples once).
+ * What the rollup job (and the one-time backfill of rows stored before the rollup existed) inserts: the samples
+ * that `where` picks, folded into the rollup's buckets. States add up, so folding a bucket's samples in several
+ * runs (a late sample, a bucket still open) gives the bucket's figures, never twice the same sample.
  */
-export const rollupSelect = (table: string, rollup: Rollup): string =>
-  rollup.suffix === '1h'
-    ? `
-SELECT tenant_id, device_id, variable, toStartOfHour(bucket) AS bucket,
-       avgMergeState(avg_s) AS avg_s, sum(sum_s) AS sum_s, min(min_s) AS min_s, max(max_s) AS max_s, sum(cnt_s) AS cnt_s,
-       argMinMergeState(first_s) AS first_s, argMaxMergeState(last_s) AS last_s, max(retention_days) AS retention_days
-FROM ${table}_5m
-GROUP BY tenant_id, device_id, variable, bucket`
-    : `
+export const rollupSelect = (table: string, rollup: Rollup, where = 'true'): string => `
 SELECT tenant_id, device_id, variable, ${rollup.start} AS bucket,
        avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s, max(v) AS max_s, count() AS cnt_s,
        argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s, max(keep) AS retention_days
 FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v, if(retention_days = 0, toUInt16(${KEEP_DAYS}), retention_days) AS keep
-      FROM ${table} WHERE value IS NOT NULL)
+      FROM ${table} WHERE value IS NOT NULL AND (${where}))
 GROUP BY tenant_id, device_id, variable, bucket`;
 
 /**
- * Samples stored per tenant and second (the home dashboard's "today's data points" and ingest rate): a materialized
- * view counts each insert's rows, so that a day's count reads at most 86,400 rows instead of every sample. Kept 3 days
+ * The rollup job's watermark: every sample received before the newest `wm` is in the rollups, none after it. A run
+ * first records its interval (`wm` its start, `next` its end), then inserts, then records `next` as the new `wm`; a
+ * run cut short is found at start by `next > wm` and repeated with the same deduplication tokens.
+ */
+export const rollupWatermarkDdl = (table: string): string => `
+CREATE TABLE IF NOT EXISTS ${table}_rolled
+(
+  wm   DateTime64(3, 'UTC'),
+  next DateTime64(3, 'UTC'),
+  at   DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = ReplacingMergeTree(next)
+ORDER BY tuple()`;
+/** The watermark as a scalar in a query (the epoch before the first run). */
+export const watermarkOf = (table: string): string => `(SELECT max(wm) FROM ${table}_rolled)`;
+
+/**
+ * A rollup's rows for the buckets that start in [from, to) (SQL DateTime expressions) whose samples
+ * `filter` picks (on tenant_id, device_id, variable): the rolled rows, and the samples received since the watermark
+ * folded the same way, so that a read answers as if every sample were rolled. Columns: device_id, variable, bucket,
+ * avg_s, sum_s, min_s, max_s, cnt_s, first_s, last_s.
+ */
+export const rolledRows = (table: string, rollup: Rollup, filter: string, from: string, to: string): string => `
+SELECT device_id, variable, bucket, avg_s, toFloat64(sum_s) AS sum_s, toFloat64(min_s) AS min_s, toFloat64(max_s) AS max_s,
+       toUInt64(cnt_s) AS cnt_s, first_s, last_s
+FROM ${table}_${rollup.suffix}
+WHERE ${filter} AND bucket >= ${from} AND bucket < ${to}
+UNION ALL
+SELECT device_id, variable, toDateTime(${rollup.start}, 'UTC') AS bucket, avgState(v) AS avg_s, sum(v) AS sum_s, min(v) AS min_s,
+       max(v) AS max_s, count() AS cnt_s, argMinState(v, ts) AS first_s, argMaxState(v, ts) AS last_s
+FROM (SELECT device_id, variable, ts, assumeNotNull(value) AS v FROM ${table}
+      WHERE ${filter} AND value IS NOT NULL AND ${rollup.start} >= ${from} AND ${rollup.start} < ${to}
+        AND received_at >= ${watermarkOf(table)})
+GROUP BY device_id, variable, bucket`;
+
+/**
+ * Samples stored per tenant and second (the home dashboard's "today's data points" and ingest rate): the rollup job
+ * counts the rows it rolls (SummingMergeTree, so counts of one second from several runs add up), so that a day's count reads at most 86,400 rows instead of every sample. Kept 3 days
  * (a day cut in any zone starts less than 38 hours ago); older counts are asked of the raw table.
  */
 export const SAMPLE_COUNTS_DAYS = 3;

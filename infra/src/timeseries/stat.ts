@@ -1,5 +1,5 @@
 import type { StatComputation, StatCycle } from '@iot/contracts/ports/timeseries.ts';
-import { rollups, type Rollup } from './schema.ts';
+import { rolledRows, rollups, type Rollup } from './schema.ts';
 
 /**
  * Statistic results live in ClickHouse beside the samples they are folded from: a run is one
@@ -98,8 +98,7 @@ export function statInsertSql(c: StatComputation, source: { table: string; rollu
         : '';
   const key = c.keys.kind === 'map' ? '{keyOf:Map(String, String)}[device_id]' : '{tenantId:String}';
   const rows = source.rollup
-    ? `FROM ${source.table}_${source.rollup.suffix}
-       WHERE tenant_id = {tenantId:String} AND variable = {variable:String} AND bucket >= ${lo} AND bucket < ${hi} ${devices}`
+    ? `FROM (${rolledRows(source.table, source.rollup, `tenant_id = {tenantId:String} AND variable = {variable:String} ${devices}`, lo, hi)})`
     : `FROM (${samples(c, source.table, lo, hi, devices)})`;
   const window = source.rollup ? `toUnixTimestamp(${w('bucket')}) AS w` : 'w';
   const count = source.rollup ? 'sum(cnt_s)' : 'count()';

@@ -58,8 +58,8 @@ export async function startStorage(config: Config, logger: Logger, stops: Stops)
   return { db, databaseUrl, projectionDb, store, lookups, engines };
 }
 
-/** The time-series store: chDB in-process, or a ClickHouse server when CLICKHOUSE_URL. */
-export async function startTimeseries(config: Config, stops: Stops, engines: EngineHealth[]): Promise<TimeSeriesStore> {
+/** The time-series store: chDB in-process, or a ClickHouse server when CLICKHOUSE_URL; `rollupOwner` runs the rollup job. */
+export async function startTimeseries(config: Config, stops: Stops, engines: EngineHealth[], rollupOwner = true): Promise<TimeSeriesStore> {
   const ts = createTimeSeriesStore({
     clickhouseUrl: config.CLICKHOUSE_URL,
     dataDir: config.DATA_DIR,
@@ -69,6 +69,7 @@ export async function startTimeseries(config: Config, stops: Stops, engines: Eng
       uncompressedCacheMb: config.CHDB_UNCOMPRESSED_CACHE_MB,
       indexCacheMb: config.CHDB_INDEX_CACHE_MB,
     },
+    rollups: { everyMs: rollupOwner ? config.TIMESERIES_ROLLUP_EVERY_MS : 0, graceMs: config.TIMESERIES_ROLLUP_GRACE_MS },
   });
   await ts.migrate();
   stops.push(() => ts.close());

@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ChdbTimeSeriesStore } from './chdb.ts';
+import type { AggregateQuery, TelemetryRow } from './port.ts';
+
+const tenantId = 'rollup';
+const bucket = Date.UTC(2026, 2, 1, 10, 0);
+const sample = (deviceId: string, offsetMs: number, value: number): TelemetryRow => ({
+  tenantId,
+  deviceId,
+  variable: 'temp',
+  ts: new Date(bucket + offsetMs),
+  value,
+  text: null,
+});
+/** The figures of the 5-minute bucket from 10:00 (the hour reads the 5-minute rollup for its 12 steps). */
+const perHour = (deviceId: string, fn: AggregateQuery['fn']): AggregateQuery => ({
+  tenantId,
+  variable: 'temp',
+  deviceIds: [deviceId],
+  from: new Date(bucket),
+  to: new Date(bucket + 3_600_000),
+  bucket: '1h',
+  fn,
+});
+
+describe('the rollup job (rollups off the insert path)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rollup-job-'));
+  const path = join(dataDir, 'chdb');
+  let sut: ChdbTimeSeriesStore | null = null;
+  // No schedule: each test runs the job where it says so.
+  const open = async () => {
+    sut = new ChdbTimeSeriesStore({ path, rollups: { everyMs: 0, graceMs: 0 } });
+    await sut.migrate();
+    return sut;
+  };
+  const rows = async <Row>(query: string): Promise<Row[]> => (await sut!.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+  /** The 5-minute rollup table itself: samples counted and summed per device, all its rows of the device folded. */
+  const rolled = async (deviceId: string) => {
+    const [row] = await rows<{ n: string | number; total: number }>(
+      `SELECT sum(cnt_s) AS n, sum(sum_s) AS total FROM telemetry_5m WHERE device_id = '${deviceId}'`,
+    );
+    return { n: Number(row?.n ?? 0), total: Number(row?.total ?? 0) };
+  };
+  const figures = async (deviceId: string) => ({
+    count: (await sut!.aggregate(perHour(deviceId, 'count')))[0]?.value,
+    sum: (await sut!.aggregate(perHour(deviceId, 'sum')))[0]?.value,
+    last: (await sut!.aggregate(perHour(deviceId, 'last')))[0]?.value,
+  });
+
+  afterEach(async () => {
+    await sut?.close();
+    sut = null;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('writes the raw table alone on insert; reads see the samples not yet rolled; the job rolls each once', async () => {
+    const store = await open();
+    await store.insertTelemetry([sample('fresh', 1_000, 1), sample('fresh', 2_000, 2)]);
+    expect(await rolled('fresh')).toEqual({ n: 0, total: 0 });
+    expect(await figures('fresh')).toEqual({ count: 2, sum: 3, last: 2 });
+    await store.flushRollups();
+    await store.flushRollups();
+    expect(await rolled('fresh')).toEqual({ n: 2, total: 3 });
+    expect(await figures('fresh')).toEqual({ count: 2, sum: 3, last: 2 });
+  });
+
+  it('adds a late sample to its bucket already rolled: the figures right, not doubled, before and after the next run', async () => {
+    const store = await open();
+    await store.insertTelemetry([sample('late', 60_000, 10), sample('late', 120_000, 20)]);
+    await store.flushRollups();
+    expect(await rolled('late')).toEqual({ n: 2, total: 30 });
+    // Sampled inside the rolled bucket (and its last one), received after the run.
+    await store.insertTelemetry([sample('late', 150_000, 5)]);
+    expect(await figures('late')).toEqual({ count: 3, sum: 35, last: 5 });
+    await store.flushRollups();
+    expect(await rolled('late')).toEqual({ n: 3, total: 35 });
+    expect(await figures('late')).toEqual({ count: 3, sum: 35, last: 5 });
+    // The per-second counts too (the dashboard's data points and ingest rate): each sample once, rolled or not.
+    const now = Date.now();
+    const recent = (ageMs: number): TelemetryRow => ({ ...sample('counted', 0, 1), tenantId: 'rollup-counts', ts: new Date(now - ageMs) });
+    const counts = () =>
+      store.countSamples({ tenantId: 'rollup-counts', since: new Date(now - 3_600_000), recentSince: new Date(now - 60_000) });
+    await store.insertTelemetry([recent(120_000), recent(30_000)]);
+    expect(await counts()).toEqual({ since: 2, recent: 1 });
+    await store.flushRollups();
+    await store.insertTelemetry([recent(125_000)]);
+    expect(await counts()).toEqual({ since: 3, recent: 1 });
+    await store.flushRollups();
+    expect(await counts()).toEqual({ since: 3, recent: 1 });
+    const [counted] = await rows<{ n: string | number }>(`SELECT sum(n) AS n FROM telemetry_counts WHERE tenant_id = 'rollup-counts'`);
+    expect(Number(counted?.n)).toBe(3);
+  });
+
+  it('resumes from its watermark after a restart: what was rolled is not rolled again, what was not is', async () => {
+    let store = await open();
+    await store.insertTelemetry([sample('restart', 10_000, 1)]);
+    await store.flushRollups();
+    await store.insertTelemetry([sample('restart', 20_000, 2)]);
+    await store.close();
+
+    // The start's run (no grace here) rolls the second sample, not the first again.
+    store = await open();
+    expect(await rolled('restart')).toEqual({ n: 2, total: 3 });
+    await store.flushRollups();
+    expect(await rolled('restart')).toEqual({ n: 2, total: 3 });
+    expect(await figures('restart')).toEqual({ count: 2, sum: 3, last: 2 });
+  });
+
+  it('repeats a run cut short between its inserts and its watermark under the same tokens: each sample once', async () => {
+    const store = await open();
+    await store.insertTelemetry([sample('cut', 30_000, 7)]);
+    // What a run does before it is cut: its interval recorded, then the 5-minute insert done (the hourly one not).
+    const [now] = await rows<{ wm: string | number; to: string | number }>(
+      `SELECT toUnixTimestamp64Milli(max(wm)) AS wm, toUnixTimestamp64Milli(now64(3)) AS to FROM telemetry_rolled`,
+    );
+    const [from, to] = [Number(now!.wm), Number(now!.to)];
+    await store.client.command({
+      query: `INSERT INTO telemetry_rolled (wm, next) VALUES (fromUnixTimestamp64Milli(${from}, 'UTC'), fromUnixTimestamp64Milli(${to}, 'UTC'))`,
+    });
+    await store.client.command({
+      query: `INSERT INTO telemetry_5m SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:telemetry_5m:${from}:${to}'
+        SELECT tenant_id, device_id, variable, toStartOfFiveMinutes(ts) AS bucket, avgState(v), sum(v), min(v), max(v), count(),
+               argMinState(v, ts), argMaxState(v, ts), max(toUInt16(65535))
+        FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v FROM telemetry
+              WHERE value IS NOT NULL AND received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC'))
+        GROUP BY tenant_id, device_id, variable, bucket`,
+    });
+    await store.close();
+
+    // At start the job repeats [from, to): the 5-minute insert is dropped as a repeat, the hourly one made.
+    await open();
+    expect(await rolled('cut')).toEqual({ n: 1, total: 7 });
+    const [hourly] = await rows<{ n: string | number }>(`SELECT sum(cnt_s) AS n FROM telemetry_1h WHERE device_id = 'cut'`);
+    expect(Number(hourly?.n)).toBe(1);
+    const [mark] = await rows<{ wm: string | number }>(`SELECT toUnixTimestamp64Milli(max(wm)) AS wm FROM telemetry_rolled`);
+    expect(Number(mark?.wm)).toBe(to);
+    expect(await figures('cut')).toEqual({ count: 1, sum: 7, last: 7 });
+  });
+});

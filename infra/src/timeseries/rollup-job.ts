@@ -1,0 +1,132 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
+
+/** How often the rollup job runs, and how long after its receipt a sample waits to be rolled. */
+export interface RollupSchedule {
+  /** Milliseconds between runs; 0: this process runs none (another process owns the job, or a test flushes). */
+  everyMs: number;
+  /** An insert still in flight on a ClickHouse server when a run reads: its rows are rolled by a later run. */
+  graceMs: number;
+}
+export const ROLLUP_SCHEDULE_DEFAULTS: RollupSchedule = { everyMs: 10_000, graceMs: 10_000 };
+
+/** One run: the samples received in [from, to), how long it took (ms). */
+export interface RollupRun {
+  from: Date;
+  to: Date;
+  ms: number;
+}
+
+/**
+ * The rollups off the insert path (issue 23): an insert writes the raw table alone; this job, the one owner of the
+ * rollups, folds the samples received since its watermark into the 5-minute, hourly and per-second tables, on the
+ * store's connection, every `everyMs`. It goes by receipt time, not sample time: a sample is rolled once whatever
+ * its time, so a late sample lands in its (already rolled) bucket by adding its states, never by refolding the
+ * bucket, and the AggregatingMergeTree tables need no FINAL. Reads add the samples received since the watermark
+ * (schema.ts `rolledRows`), and wait while a run is between its inserts and its new watermark.
+ */
+export class RollupJob {
+  private timer: NodeJS.Timeout | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  /** Set while a run writes: reads wait for it; the run waits for the reads in flight. */
+  private writing: Promise<void> | null = null;
+  private readers = 0;
+  private drained: (() => void) | null = null;
+  private stopped = false;
+  /** The last run that rolled something. */
+  lastRun: RollupRun | null = null;
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly table: string,
+    private readonly schedule: RollupSchedule,
+    private readonly onError: (error: unknown) => void = (error) => console.error(`rollup job (${table}):`, error),
+  ) {}
+
+  /** Repeats a run cut short by a crash, then runs on schedule. */
+  async start(): Promise<void> {
+    await this.run(false);
+    if (this.schedule.everyMs <= 0 || this.stopped) return;
+    this.timer = setInterval(() => {
+      this.run(false).catch((error: unknown) => {
+        if (!this.stopped) this.onError(error);
+      });
+    }, this.schedule.everyMs);
+    this.timer.unref();
+  }
+
+  /** Stops the schedule and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.queue;
+  }
+
+  /** A run after those queued; `upToNow` rolls everything received so far (tests, benchmarks), else up to the grace. */
+  run(upToNow: boolean): Promise<void> {
+    const next = this.queue.then(() => this.exclusive(() => this.once(upToNow)));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A read of the rollups (with the samples since the watermark): never between a run's inserts and its watermark. */
+  async reading<T>(read: () => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    this.readers++;
+    try {
+      return await read();
+    } finally {
+      if (--this.readers === 0) this.drained?.();
+    }
+  }
+
+  private async exclusive(work: () => Promise<void>): Promise<void> {
+    let release!: () => void;
+    this.writing = new Promise((resolve) => (release = resolve));
+    try {
+      while (this.readers > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = null;
+      await work();
+    } finally {
+      this.writing = null;
+      release();
+    }
+  }
+
+  private async once(upToNow: boolean): Promise<void> {
+    const began = performance.now();
+    const [state] = await this.select<{ wm: string | number; next: string | number; now: string | number }>(
+      `SELECT toUnixTimestamp64Milli(wm) AS wm, toUnixTimestamp64Milli(next) AS next, toUnixTimestamp64Milli(now64(3)) AS now
+       FROM ${this.table}_rolled ORDER BY next DESC, wm DESC LIMIT 1`,
+    );
+    if (!state) throw new Error(`${this.table}_rolled has no watermark: migrate() makes it`);
+    const from = Number(state.wm);
+    const cut = Number(state.next);
+    // A run cut short between its interval and its new watermark: the same interval again, under the same tokens.
+    const to = cut > from ? cut : Number(state.now) - (upToNow ? 0 : this.schedule.graceMs);
+    if (to <= from) return;
+    if (cut <= from) await this.mark(from, to);
+    const received = `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`;
+    const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
+    for (const rollup of rollups) {
+      const target = `${this.table}_${rollup.suffix}`;
+      await this.client.command({ query: `INSERT INTO ${target} ${token(target)} ${rollupSelect(this.table, rollup, received)}` });
+    }
+    const counts = `${this.table}_counts`;
+    await this.client.command({
+      query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
+    });
+    await this.mark(to, to);
+    this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
+  }
+
+  private async mark(wm: number, next: number): Promise<void> {
+    await this.client.command({
+      query: `INSERT INTO ${this.table}_rolled (wm, next) VALUES (fromUnixTimestamp64Milli(${wm}, 'UTC'), fromUnixTimestamp64Milli(${next}, 'UTC'))`,
+    });
+  }
+
+  private async select<Row>(query: string): Promise<Row[]> {
+    return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+  }
+}
