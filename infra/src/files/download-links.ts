@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { routes } from '@iot/contracts';
 import { urlOf } from '@iot/contracts/http/route.ts';
 import type { DownloadGrant, DownloadLinks } from '@iot/contracts/ports/download-links.ts';
@@ -20,7 +20,8 @@ export function createDownloadLinks(options: {
   base: () => string;
   now?: () => number;
 }): DownloadLinks {
-  const key = options.secret ? Buffer.from(options.secret) : randomBytes(32);
+  // A key object made once: every range a device fetches verifies its link, and a raw key is prepared again each time.
+  const key = createSecretKey(options.secret ? Buffer.from(options.secret) : randomBytes(32));
   const now = options.now ?? Date.now;
   const sign = (claims: string) => createHmac('sha256', key).update(claims).digest();
   return {

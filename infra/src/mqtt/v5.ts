@@ -216,7 +216,10 @@ abstract class ClientSide extends Duplex {
     this.flushing = null;
     const bytes = this.outgoing.splice(0);
     if (bytes.length === 0 || this.socket.destroyed || !this.socket.writable) return;
-    this.socket.write(bytes.length === 1 ? bytes[0]! : Buffer.concat(bytes));
+    // One writev, without copying the packets (a firmware chunk is 64 KB) into one buffer first.
+    this.socket.cork();
+    for (const part of bytes) this.socket.write(part);
+    this.socket.uncork();
   }
 }
 

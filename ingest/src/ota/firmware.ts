@@ -30,7 +30,8 @@ export function createFirmwareChunks(options: {
         const parts: Uint8Array[] = [];
         const body = await options.store.read(file.storageKey, { start, end: Math.min(start + length, file.size) - 1 });
         for await (const part of body ?? []) parts.push(part);
-        bytes = Buffer.concat(parts);
+        // A range served from memory comes as one part: sent as it is, not copied.
+        bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
       }
       await options.publishTo(clientId, fwChunkResponseTopic(requestId, chunk), bytes);
     },
