@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -58,8 +58,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function start(env: Record<string, string>): Promise<PlatformProcess> {
-  const p = await startProcess(db, dir, { OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32', FORWARD_RETRY_MS: '20', ...env });
+async function start(name: string, env: Record<string, string>): Promise<PlatformProcess> {
+  // One data directory per scenario: each has its own chDB and journal.
+  await mkdir(path.join(dir, name), { recursive: true });
+  const p = await startProcess(db, path.join(dir, name), { OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32', FORWARD_RETRY_MS: '20', ...env });
   running.push(p);
   return p;
 }
@@ -67,7 +69,7 @@ async function start(env: Record<string, string>): Promise<PlatformProcess> {
 /** The scenario under `name` (its tenant, device and target path), each process started with `env` besides. */
 async function scenario(name: string, env: Record<string, string>) {
   const mqttPort = String(await freePort());
-  const setUp = await start({ MQTT_PORT: mqttPort, ...env });
+  const setUp = await start(name, { MQTT_PORT: mqttPort, ...env });
   const api = fetchClient(setUp.url);
   await onboardTenant(setUp, db, name, 'Tenant#pw1');
   const token = await waitFor('the tenant administrator', async () => {
@@ -103,7 +105,7 @@ async function scenario(name: string, env: Record<string, string>) {
   ok(await api.call('ruleChain.run', { token, body: { id: ROOT_CHAIN_ID, version } }));
   await setUp.stop();
   // A process reads the running chains as it starts, before it takes a message.
-  const first = await start({ MQTT_PORT: mqttPort, FAULT_STALL_FORWARD_AFTER: '2', ...env });
+  const first = await start(name, { MQTT_PORT: mqttPort, FAULT_STALL_FORWARD_AFTER: '2', ...env });
 
   // Given values published one at a time at QoS 1, each acknowledged once stored (and journaled), of which the
   // chain forwards the first two and holds the others before their outbox insert.
@@ -122,7 +124,7 @@ async function scenario(name: string, env: Record<string, string>) {
   client.end(true);
 
   // then after the next start every acknowledged value reaches the target at least once,
-  await start({ MQTT_PORT: mqttPort, ...env });
+  const next = await start(name, { MQTT_PORT: mqttPort, ...env });
   await waitFor('every acknowledged value at the target', () => counts.every((count) => got().some((r) => r.count === count)));
   // each under one message id however often it came, for the target to drop a repeat.
   for (const count of counts)
@@ -134,6 +136,7 @@ async function scenario(name: string, env: Record<string, string>) {
       ).size,
     ).toBe(1);
   expect(got().every((r) => r.messageId.length > 0 && r.messageId !== 'undefined')).toBe(true);
+  await next.stop();
 }
 
 describe('a rule chain across a crash', () => {

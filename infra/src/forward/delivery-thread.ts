@@ -19,6 +19,15 @@ export type FromDelivery =
   | { type: 'drained'; id: number; error: string | null }
   | { type: 'stopped' };
 
+/** The delivery's connections as PostgreSQL lists them (pg_stat_activity): an operator tells them from the process's. */
+export const DELIVERY_APPLICATION_NAME = 'forward-delivery';
+const named = (databaseUrl: string) => {
+  if (!URL.canParse(databaseUrl)) return databaseUrl;
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', DELIVERY_APPLICATION_NAME);
+  return url.toString();
+};
+
 /** A thread that does not answer its stop within this is terminated. */
 const STOP_MS = 15_000;
 /** Wait before a thread that died is started again. */
@@ -43,7 +52,10 @@ export function startForwardDeliveryThread(
 
   function spawn() {
     // The platform runs TypeScript through tsx: the thread loads its entry the same way.
-    worker = new Worker(new URL('./delivery-worker.ts', import.meta.url), { workerData: data, execArgv: ['--import', 'tsx'] });
+    worker = new Worker(new URL('./delivery-worker.ts', import.meta.url), {
+      workerData: { ...data, databaseUrl: named(data.databaseUrl) },
+      execArgv: ['--import', 'tsx'],
+    });
     alive = true;
     worker.on('message', (message: FromDelivery) => {
       if (message.type === 'log') hooks.log(message.detail);
