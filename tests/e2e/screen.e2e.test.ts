@@ -126,6 +126,9 @@ describe('big screen designer in a real browser', () => {
     const link = (await page.getByTestId('share-link').textContent())!;
     expect(await page.getByTestId('share-row').textContent()).not.toContain('/share/screen');
     expect(link).toContain('/share/screen?token=');
+    // Shared by a user who sees the whole tenant, the link shows every station.
+    expect(await page.getByTestId('share-station').textContent()).toBe('All stations');
+    await page.screenshot({ path: path.join(SHOTS, 'screen-shares-en.png') });
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
     await visitor.addInitScript(`localStorage.setItem('lang', 'en')`);
     await visitor.goto(link);
@@ -162,6 +165,8 @@ describe('big screen designer in a real browser', () => {
       },
     });
     const share = await api.call('screen.share', { body: { id, hours: 2 } });
+    const station = (await api.call('group.create', { body: { name: '一号泵站', type: 'site', parentId: null } })).id;
+    await api.call('screen.share', { body: { id, hours: 2 }, query: { stationId: station } });
     const page = await operator('zh');
     await page.goto(`${sut.base}/operation/bigScreen`);
     await page.getByRole('radio', { name: '自定义大屏' }).click();
@@ -187,6 +192,15 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => page.locator('[data-testid=widget-m] canvas').count(), wait).toBe(1);
     await expect.poll(() => page.locator('[data-testid=widget-c] [data-count]').getAttribute('data-count'), wait).toBe('3');
     await page.screenshot({ path: path.join(SHOTS, 'screen-view-zh.png') });
+    // Its share links say which station each shows: the one narrowed to a station names it.
+    await page.getByRole('button', { name: '返回' }).click();
+    await page
+      .getByRole('row', { name: /泵站大屏/ })
+      .getByRole('button', { name: '分享' })
+      .click();
+    await expect.poll(() => page.getByTestId('share-station').allTextContents(), wait).toEqual(['站点：一号泵站', '全部站点']);
+    await page.screenshot({ path: path.join(SHOTS, 'screen-shares-zh.png') });
+    await page.keyboard.press('Escape');
     const visitor = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
     await visitor.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share.token)}`);
     await expect.poll(() => visitor.getByTestId('value-l').textContent(), wait).toBe('3.5 MPa');
@@ -196,6 +210,14 @@ describe('big screen designer in a real browser', () => {
     await expect.poll(() => visitor.getByTestId('map-m').getAttribute('data-count'), wait).toBe('1');
     await expect.poll(() => visitor.locator('[data-testid=widget-c] [data-count]').getAttribute('data-count'), wait).toBe('3');
     await visitor.screenshot({ path: path.join(SHOTS, 'screen-shared-zh.png') });
+    // The same link in English: the map's province names follow the visitor's language.
+    const english = await (await sut.browser.newContext({ viewport: { width: 1920, height: 1080 } })).newPage();
+    await english.addInitScript(`localStorage.setItem('lang', 'en')`);
+    await english.goto(`${sut.base}/share/screen?token=${encodeURIComponent(share.token)}`);
+    await expect.poll(() => english.getByTestId('map-m').getAttribute('data-count'), wait).toBe('1');
+    await expect.poll(() => english.locator('[data-testid=widget-m] canvas').count(), wait).toBe(1);
+    await english.screenshot({ path: path.join(SHOTS, 'screen-shared-map-en.png') });
+    await english.context().close();
     // Read-only: a shared link turns no switch.
     expect(await visitor.getByTestId('widget-s').textContent()).toContain('开');
     expect(await visitor.getByTestId('switch-s').count()).toBe(0);

@@ -4,6 +4,7 @@ import { ok, refusal } from '../harness/api.ts';
 import { event, manualAlarm } from '../fixtures/events.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { waitFor } from '../harness/process.ts';
+import { holdTable } from '../harness/barrier.ts';
 
 /**
  * The operation center's data map, data big screen and configuration diagrams (issue 20) through the routes on the
@@ -224,6 +225,62 @@ describe('topo elements and the SCADA widgets of a diagram', () => {
     expect(ok(await sut.call('topoElement.list', { token })).total).toBe(0);
     expect(refusal(await sut.call('topoElement.delete', { token, query: { id } }))).toBe('NOT_FOUND');
     expect(refusal(await sut.call('diagram.create', { token, body: { name: 'Gone', widgets: [placed] } }))).toBe('NOT_FOUND');
+  });
+
+  it('never lets a diagram place a topo element that is deleted at the same instant, whichever of the two checks first', async () => {
+    const element = async (name: string) => ok(await sut.call('topoElement.create', { token, body: { name, width: 80, height: 60 } })).id;
+    const placing = (elementId: string) => [{ id: 'e1', kind: 'element' as const, x: 0, y: 0, elementId }];
+    const diagram = ok(await sut.call('diagram.create', { token, body: { name: 'Race room' } })).id;
+    /**
+     * Appends are held: `first` runs until it waits to append; then `second` until it asks to append too (it queues
+     * behind the first in the store's group commit) or is answered. Then both go on.
+     */
+    const race = async <A, B>(first: () => Promise<A>, second: () => Promise<B>, secondStream: string): Promise<[A, B]> => {
+      const store = sut.platform.context.store;
+      const append = store.append;
+      const appending: string[] = [];
+      const gate = await holdTable(sut.db.pool, 'es_events');
+      try {
+        const one = first();
+        await gate.queued(1);
+        store.append = (...args) => (appending.push(args[0]), append.apply(store, args));
+        let answered = false;
+        const two = second().finally(() => (answered = true));
+        await waitFor(
+          'the second to ask to append or be answered',
+          () => answered || appending.some((s) => s.endsWith(secondStream)),
+          20_000,
+          10,
+        );
+        await gate.release();
+        return [await one, await two];
+      } finally {
+        store.append = append;
+        await gate.release();
+      }
+    };
+
+    // The delete has read no placement and waits to append when the save comes: the save sees the element going.
+    const valve = await element('Race valve');
+    const [deleted, saved] = await race(
+      () => sut.call('topoElement.delete', { token, query: { id: valve } }),
+      () => sut.call('diagram.update', { token, body: { id: diagram, name: 'Race room', widgets: placing(valve) } }),
+      `.${diagram}`,
+    );
+    expect([deleted.status, refusal(saved)]).toEqual([200, 'NOT_FOUND']);
+
+    // The save has found the element and waits to append when the delete comes: the delete sees the placement.
+    const pump = await element('Race pump');
+    const [placed, refused] = await race(
+      () => sut.call('diagram.update', { token, body: { id: diagram, name: 'Race room', widgets: placing(pump) } }),
+      () => sut.call('topoElement.delete', { token, query: { id: pump } }),
+      `.${pump}`,
+    );
+    expect([placed.status, refusal(refused)]).toEqual([200, 'TOPO_ELEMENT_IN_USE']);
+    expect(ok(await sut.call('topoElement.list', { token })).rows.map((e) => e.name)).toContain('Race pump');
+    // Saved without it, the diagram no longer keeps it.
+    ok(await sut.call('diagram.update', { token, body: { id: diagram, name: 'Race room', widgets: [] } }));
+    ok(await sut.call('topoElement.delete', { token, query: { id: pump } }));
   });
 
   it('names a topo element once per tenant, whatever its case; a deleted or renamed element frees its name', async () => {

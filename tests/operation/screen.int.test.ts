@@ -114,7 +114,7 @@ describe('big screens', () => {
     const { id } = ok(await sut.call('screen.create', { token, body: { name: 'Lobby', widgets: widgets() } }));
     const { id: shareId, token: linkToken } = ok(await sut.call('screen.share', { token, body: { id, hours: 24 } }));
     const [link] = ok(await sut.call('screen.shares', { token, query: { id } }));
-    expect(link).toMatchObject({ id: shareId, revoked: false, expired: false });
+    expect(link).toMatchObject({ id: shareId, revoked: false, expired: false, stationId: null, stationName: null });
     // The token is answered once: neither the list nor the event log holds it, only its secret's hash.
     expect(JSON.stringify(link)).not.toContain(linkToken.split('.')[1]);
     const recorded = await sut.platform.context.store.readStream(`screen-zulu.${id}`);
@@ -241,6 +241,10 @@ describe('big screens', () => {
     // When a user narrowed to North shares it, and the link is opened logged out.
     const { token: link } = ok(await sut.call('screen.share', { token, body: { id, hours: 1 }, query: { stationId: north } }));
     const { data } = ok(await sut.call('screen.shared', { query: { token: link } }));
+    // The screen's share links name the station a link is narrowed to.
+    expect(ok(await sut.call('screen.shares', { token, query: { id } })).map((s) => [s.stationId, s.stationName])).toEqual([
+      [north, 'North'],
+    ]);
 
     // Then only North shows; South's pump, alarm and figures, and the tenant's sum over both, are not there.
     expect(data.widgets.n).toMatchObject({ deviceName: 'North pump', value: 1.5 });

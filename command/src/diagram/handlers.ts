@@ -6,6 +6,7 @@ import { deviceWithModel } from '../telemetry/handlers.ts';
 import { moveClaim, releaseClaims, withClaim } from '../shared/claims.ts';
 import { diagramDecider, diagramStream, type DiagramCommand } from './decide.ts';
 import { topoElementNameClaim, topoElementNameScope } from './names.ts';
+import { releasePlacements, withDeleting, withPlacements } from './placements.ts';
 import { liveTopoElement, topoElementDecider, topoElementStream, type TopoElementCommand } from './topo-element.ts';
 
 /**
@@ -55,21 +56,26 @@ const diagramCommand = (ctx: RequestContext, diagramId: string, command: Diagram
 /** Configuration diagrams of the operation center (issue 20). */
 export const diagramHandlers: Pick<Handlers<DiagramRoutes>, 'diagram.create' | 'diagram.update' | 'diagram.delete'> = {
   async 'diagram.create'({ body }, ctx) {
-    await checkBindings(ctx, body);
     const diagramId = newAggregateId(commandContextOf(ctx));
-    await diagramCommand(ctx, diagramId, { type: 'CreateDiagram', diagramId, fields: body });
+    await withPlacements(ctx, diagramId, body, async () => {
+      await checkBindings(ctx, body);
+      await diagramCommand(ctx, diagramId, { type: 'CreateDiagram', diagramId, fields: body });
+    });
     return { id: diagramId };
   },
 
   async 'diagram.update'({ body }, ctx) {
     const { id, ...fields } = body;
-    await checkBindings(ctx, fields);
-    await diagramCommand(ctx, id, { type: 'SaveDiagram', diagramId: id, fields });
+    await withPlacements(ctx, id, fields, async () => {
+      await checkBindings(ctx, fields);
+      await diagramCommand(ctx, id, { type: 'SaveDiagram', diagramId: id, fields });
+    });
     return { id };
   },
 
   async 'diagram.delete'({ query }, ctx) {
     await diagramCommand(ctx, query.id, { type: 'DeleteDiagram', diagramId: query.id });
+    await releasePlacements(ctx, query.id);
     return { id: query.id };
   },
 };
@@ -91,8 +97,8 @@ const topoElementCommand = (ctx: RequestContext, elementId: string, command: Top
 
 /**
  * Topo elements (spec §3): the tenant's own pieces of the diagram palette, each name once per tenant (a claim). An
- * element placed in a diagram is not deleted; a diagram saved after the delete is refused, since it reads the
- * element's own stream.
+ * element placed in a diagram is not deleted, nor placed while it is being deleted (placements.ts); a diagram saved
+ * after the delete is refused, since it reads the element's own stream.
  */
 export const topoElementHandlers: Pick<Handlers<DiagramRoutes>, 'topoElement.create' | 'topoElement.update' | 'topoElement.delete'> = {
   async 'topoElement.create'({ body }, ctx) {
@@ -114,10 +120,10 @@ export const topoElementHandlers: Pick<Handlers<DiagramRoutes>, 'topoElement.cre
   },
 
   async 'topoElement.delete'({ query }, ctx) {
-    const { tenantId } = callerOf(ctx);
-    const usedBy = await ctx.ports.lookups.diagramsUsingTopoElement(tenantId, query.id);
-    await topoElementCommand(ctx, query.id, { type: 'DeleteTopoElement', elementId: query.id, usedBy });
-    await releaseClaims(ctx.ports.db, topoElementNameScope(tenantId), query.id);
+    await withDeleting(ctx, query.id, (usedBy) =>
+      topoElementCommand(ctx, query.id, { type: 'DeleteTopoElement', elementId: query.id, usedBy }),
+    );
+    await releaseClaims(ctx.ports.db, topoElementNameScope(callerOf(ctx).tenantId), query.id);
     return { id: query.id };
   },
 };

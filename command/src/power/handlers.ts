@@ -20,29 +20,21 @@ async function checkStation(ctx: RequestContext, groupId: string | null): Promis
   if (!isStationGroupType(type)) throw new DomainError('NOT_A_STATION', { field: 'groupId' });
 }
 
-const scheduleOf = ({ groupId: _g, ...schedule }: PriceScheduleBody) => schedule;
+/** Sets a station's schedule (the tenant default for no station): adding and editing differ only in what they refuse. */
+async function putSchedule(
+  ctx: RequestContext,
+  type: 'AddPriceSchedule' | 'EditPriceSchedule',
+  { groupId, ...schedule }: PriceScheduleBody,
+) {
+  await checkStation(ctx, groupId);
+  await runCommand(ctx, priceScheduleDecider, priceScheduleStream(callerOf(ctx).tenantId, groupId), { type, stationId: groupId, schedule });
+  return { groupId };
+}
 
 /** Price schedules (issue 20): a station's own, or the tenant's default. */
 export const powerHandlers: Pick<Handlers<PowerRoutes>, 'power.priceAdd' | 'power.priceEdit' | 'power.priceDelete'> = {
-  async 'power.priceAdd'({ body }, ctx) {
-    await checkStation(ctx, body.groupId);
-    await runCommand(ctx, priceScheduleDecider, priceScheduleStream(callerOf(ctx).tenantId, body.groupId), {
-      type: 'AddPriceSchedule',
-      stationId: body.groupId,
-      schedule: scheduleOf(body),
-    });
-    return { groupId: body.groupId };
-  },
-
-  async 'power.priceEdit'({ body }, ctx) {
-    await checkStation(ctx, body.groupId);
-    await runCommand(ctx, priceScheduleDecider, priceScheduleStream(callerOf(ctx).tenantId, body.groupId), {
-      type: 'EditPriceSchedule',
-      stationId: body.groupId,
-      schedule: scheduleOf(body),
-    });
-    return { groupId: body.groupId };
-  },
+  'power.priceAdd': ({ body }, ctx) => putSchedule(ctx, 'AddPriceSchedule', body),
+  'power.priceEdit': ({ body }, ctx) => putSchedule(ctx, 'EditPriceSchedule', body),
 
   async 'power.priceDelete'({ query }, ctx) {
     const groupId = query.groupId ?? null;

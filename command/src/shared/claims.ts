@@ -118,3 +118,27 @@ export async function claimExisting(db: Sql, claims: readonly Claim[]): Promise<
     [claims.map((c) => c.scope), claims.map((c) => c.key), claims.map((c) => c.owner)],
   );
 }
+
+/** Which of `keys` are held in `scope`, by whom. */
+export async function holdersOf(db: Sql, scope: string, keys: readonly string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const held = await db.query<{ key: string; owner: string }>('select key, owner from claims where scope = $1 and key = any($2)', [
+    scope,
+    [...keys],
+  ]);
+  return new Map(held.rows.map((h) => [h.key, h.owner]));
+}
+
+/** The owners of the keys of `scope` that start with `prefix`. */
+export async function ownersByPrefix(db: Sql, scope: string, prefix: string): Promise<string[]> {
+  const held = await db.query<{ owner: string }>(
+    `select owner from claims where scope = $1 and left(key, length($2)) = $2 order by claimed_at, owner`,
+    [scope, prefix],
+  );
+  return held.rows.map((h) => h.owner);
+}
+
+/** Frees every key `owner` holds in `scope` but those in `keep`: what a record no longer uses after it is saved. */
+export async function releaseClaimsBut(db: Sql, scope: string, owner: string, keep: readonly string[]): Promise<void> {
+  await db.query('delete from claims where scope = $1 and owner = $2 and not (key = any($3))', [scope, owner, [...keep]]);
+}

@@ -186,6 +186,9 @@ export const screenShareRow = z.object({
   revoked: z.boolean(),
   expired: z.boolean(),
   createTime: z.string(),
+  /** The station the link is narrowed to (its sharer's), null for the whole tenant; its name, null once it is deleted. */
+  stationId: z.string().nullable(),
+  stationName: z.string().nullable(),
 });
 export type ScreenShareRow = z.infer<typeof screenShareRow>;
 

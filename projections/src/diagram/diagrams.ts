@@ -1,8 +1,8 @@
 import type { DiagramEvent } from '@iot/contracts';
-import { projection } from '../projection.ts';
+import { put, recordProjection, remove } from '../shared/record.ts';
 
 /** Configuration diagrams of each tenant: fields as last saved, widgets as one JSON document. */
-export const diagramsProjection = projection<DiagramEvent>({
+export const diagramsProjection = recordProjection<DiagramEvent>({
   name: 'diagrams',
   handles: ['DiagramCreated', 'DiagramSaved', 'DiagramDeleted'],
   tables: ['rm_diagrams'],
@@ -28,34 +28,29 @@ export const diagramsProjection = projection<DiagramEvent>({
         alter table rm_diagrams add column if not exists canvas jsonb;`,
     },
   ],
-  async apply(tx, event) {
+  rows(event) {
     const at = event.metadata.occurredAt;
     switch (event.type) {
       case 'DiagramCreated':
       case 'DiagramSaved': {
         const d = event.data;
-        await tx.query(
-          `insert into rm_diagrams (id, tenant_id, name, remark, background, widgets, edges, canvas, created_at, updated_at)
-           values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $9)
-           on conflict (id) do update set name = $3, remark = $4, background = $5, widgets = $6::jsonb, edges = $7::jsonb,
-             canvas = $8::jsonb, updated_at = $9`,
-          [
-            d.diagramId,
-            event.metadata.tenantId,
-            d.name,
-            d.remark,
-            d.background,
-            JSON.stringify(d.widgets),
-            JSON.stringify(d.edges ?? []),
-            d.canvas ? JSON.stringify(d.canvas) : null,
-            at,
-          ],
-        );
-        return;
+        return [
+          put('rm_diagrams', {
+            id: d.diagramId,
+            tenant_id: event.metadata.tenantId,
+            name: d.name,
+            remark: d.remark,
+            background: d.background,
+            widgets: d.widgets,
+            edges: d.edges ?? [],
+            canvas: d.canvas ?? null,
+            created_at: at,
+            updated_at: at,
+          }),
+        ];
       }
       case 'DiagramDeleted':
-        await tx.query('delete from rm_diagrams where id = $1', [event.data.diagramId]);
-        return;
+        return [remove('rm_diagrams', { id: event.data.diagramId })];
     }
   },
 });

@@ -1,8 +1,8 @@
 import type { TopoElementEvent } from '@iot/contracts';
-import { projection } from '../projection.ts';
+import { put, recordProjection, remove } from '../shared/record.ts';
 
 /** Topo elements of each tenant (spec §3): the diagram palette's own pieces, as last set. */
-export const topoElementsProjection = projection<TopoElementEvent>({
+export const topoElementsProjection = recordProjection<TopoElementEvent>({
   name: 'topoElements',
   handles: ['TopoElementCreated', 'TopoElementUpdated', 'TopoElementDeleted'],
   tables: ['rm_topo_elements'],
@@ -19,23 +19,28 @@ export const topoElementsProjection = projection<TopoElementEvent>({
       updated_at timestamptz not null
     );
     create index rm_topo_elements_tenant on rm_topo_elements (tenant_id, created_at desc);`,
-  async apply(tx, event) {
-    const at = event.metadata.occurredAt;
+  rows(event) {
     switch (event.type) {
       case 'TopoElementCreated':
       case 'TopoElementUpdated': {
         const e = event.data;
-        await tx.query(
-          `insert into rm_topo_elements (id, tenant_id, name, width, height, remark, image_file_id, created_at, updated_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-           on conflict (id) do update set name = $3, width = $4, height = $5, remark = $6, image_file_id = $7, updated_at = $8`,
-          [e.elementId, event.metadata.tenantId, e.name, e.width, e.height, e.remark, e.imageFileId, at],
-        );
-        return;
+        const at = event.metadata.occurredAt;
+        return [
+          put('rm_topo_elements', {
+            id: e.elementId,
+            tenant_id: event.metadata.tenantId,
+            name: e.name,
+            width: e.width,
+            height: e.height,
+            remark: e.remark,
+            image_file_id: e.imageFileId,
+            created_at: at,
+            updated_at: at,
+          }),
+        ];
       }
       case 'TopoElementDeleted':
-        await tx.query('delete from rm_topo_elements where id = $1', [event.data.elementId]);
-        return;
+        return [remove('rm_topo_elements', { id: event.data.elementId })];
     }
   },
 });

@@ -1,8 +1,8 @@
 import type { ScreenEvent } from '@iot/contracts';
-import { projection } from '../projection.ts';
+import { add, patch, recordProjection, remove } from '../shared/record.ts';
 
 /** Big screens of each tenant (widgets as one JSON document) and their share links (token hash, expiry, revocation). */
-export const screensProjection = projection<ScreenEvent>({
+export const screensProjection = recordProjection<ScreenEvent>({
   name: 'screens',
   handles: ['ScreenCreated', 'ScreenRenamed', 'ScreenLayoutSaved', 'ScreenDeleted', 'ScreenShared', 'ScreenShareRevoked'],
   tables: ['rm_screens', 'rm_screen_shares'],
@@ -28,45 +28,43 @@ export const screensProjection = projection<ScreenEvent>({
     );
     create index rm_screen_shares_screen on rm_screen_shares (screen_id, created_at desc);`,
   migrations: [{ version: 2, name: 'the sharer’s station', sql: `alter table rm_screen_shares add column if not exists station_id text;` }],
-  async apply(tx, event) {
+  rows(event) {
     const at = event.metadata.occurredAt;
-    const { tenantId } = event.metadata;
     switch (event.type) {
       case 'ScreenCreated': {
         const d = event.data;
-        await tx.query(
-          `insert into rm_screens (id, tenant_id, name, widgets, created_at, updated_at) values ($1, $2, $3, $4::jsonb, $5, $5)
-           on conflict (id) do nothing`,
-          [d.screenId, tenantId, d.name, JSON.stringify(d.widgets), at],
-        );
-        return;
+        const row = {
+          id: d.screenId,
+          tenant_id: event.metadata.tenantId,
+          name: d.name,
+          widgets: d.widgets,
+          created_at: at,
+          updated_at: at,
+        };
+        return [add('rm_screens', row)];
       }
       case 'ScreenRenamed':
-        await tx.query('update rm_screens set name = $2, updated_at = $3 where id = $1', [event.data.screenId, event.data.name, at]);
-        return;
+        return [patch('rm_screens', event.data.screenId, { name: event.data.name, updated_at: at })];
       case 'ScreenLayoutSaved':
-        await tx.query('update rm_screens set widgets = $2::jsonb, updated_at = $3 where id = $1', [
-          event.data.screenId,
-          JSON.stringify(event.data.widgets),
-          at,
-        ]);
-        return;
+        return [patch('rm_screens', event.data.screenId, { widgets: event.data.widgets, updated_at: at })];
       case 'ScreenDeleted':
-        await tx.query('delete from rm_screen_shares where screen_id = $1', [event.data.screenId]);
-        await tx.query('delete from rm_screens where id = $1', [event.data.screenId]);
-        return;
+        return [remove('rm_screen_shares', { screen_id: event.data.screenId }), remove('rm_screens', { id: event.data.screenId })];
       case 'ScreenShared': {
         const d = event.data;
-        await tx.query(
-          `insert into rm_screen_shares (id, tenant_id, screen_id, token_hash, expires_at, station_id, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
-          [d.shareId, tenantId, d.screenId, d.tokenHash, d.expiresAt, d.stationId ?? null, at],
-        );
-        return;
+        return [
+          add('rm_screen_shares', {
+            id: d.shareId,
+            tenant_id: event.metadata.tenantId,
+            screen_id: d.screenId,
+            token_hash: d.tokenHash,
+            expires_at: d.expiresAt,
+            station_id: d.stationId ?? null,
+            created_at: at,
+          }),
+        ];
       }
       case 'ScreenShareRevoked':
-        await tx.query('update rm_screen_shares set revoked_at = $2 where id = $1', [event.data.shareId, at]);
-        return;
+        return [patch('rm_screen_shares', event.data.shareId, { revoked_at: at })];
     }
   },
 });

@@ -25,7 +25,7 @@ import {
   type ScreenShareRecord,
 } from '@iot/projections/screen/read.ts';
 import { mapPoints } from '@iot/projections/analysis/read.ts';
-import { groupSubtree } from '@iot/projections/group/read.ts';
+import { groupNames, groupSubtree } from '@iot/projections/group/read.ts';
 import { statTaskById } from '@iot/projections/stat/read.ts';
 import { stationScope } from '../analysis/handlers.ts';
 import { latestValuesOf, telemetryQueryHandlers } from '../telemetry/handlers.ts';
@@ -275,12 +275,14 @@ const shareContext = (ctx: RequestContext, share: ScreenShareRecord): RequestCon
   },
 });
 
-const shareRow = (s: ScreenShareRecord, now: number): ScreenShareRow => ({
+const shareRow = (s: ScreenShareRecord, now: number, stations: Map<string, string>): ScreenShareRow => ({
   id: s.id,
   expiresAt: s.expiresAt.toISOString(),
   revoked: s.revokedAt !== null,
   expired: s.expiresAt.getTime() <= now,
   createTime: s.createdAt.toISOString(),
+  stationId: s.stationId,
+  stationName: s.stationId === null ? null : (stations.get(s.stationId) ?? null),
 });
 
 /** Big screens, what their widgets show, their share links and a shared screen (issue 20). */
@@ -304,7 +306,11 @@ export const screenQueryHandlers: Pick<
   async 'screen.shares'({ query }, ctx) {
     const screen = await screenOf(ctx, query.id);
     const now = Date.now();
-    return (await sharesOfScreen(ctx.ports.db, screen.tenantId, screen.id)).map((s) => shareRow(s, now));
+    const shares = await sharesOfScreen(ctx.ports.db, screen.tenantId, screen.id);
+    const stations = await groupNames(ctx.ports.db, screen.tenantId, [
+      ...new Set(shares.flatMap((s) => (s.stationId ? [s.stationId] : []))),
+    ]);
+    return shares.map((s) => shareRow(s, now, stations));
   },
 
   async 'screen.shared'({ query }, ctx) {

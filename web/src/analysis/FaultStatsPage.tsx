@@ -15,7 +15,7 @@ import { downloadRoute } from '../fleet/download.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { Chart, barOption, lineOption, pieOption } from './Chart.tsx';
 import { daysOf, durationText, instantsOf, lastDays, type DayRange } from './range.ts';
-import { DateTimeInput } from '../ui/DateTimeInput.tsx';
+import { DayRangeFields } from '../ui/DayRangeFields.tsx';
 
 const statsRoute = {
   business: 'analysis.business',
@@ -133,18 +133,7 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
     <Flex direction="column" gap="3" data-testid={`fault-${view}`}>
       <Card>
         <Flex gap="3" align="end" wrap="wrap">
-          <label>
-            <Text as="div" size="1" color="gray">
-              {t('fault.from')}
-            </Text>
-            <DateTimeInput kind="date" value={draft.from} aria-label={t('fault.from')} onChange={(v) => setDraft({ ...draft, from: v })} />
-          </label>
-          <label>
-            <Text as="div" size="1" color="gray">
-              {t('fault.to')}
-            </Text>
-            <DateTimeInput kind="date" value={draft.to} aria-label={t('fault.to')} onChange={(v) => setDraft({ ...draft, to: v })} />
-          </label>
+          <DayRangeFields value={draft} onChange={setDraft} labels={{ from: t('fault.from'), to: t('fault.to') }} />
           {view !== 'national' && (
             <div style={{ minWidth: 220 }}>
               <Text as="div" size="1" color="gray">

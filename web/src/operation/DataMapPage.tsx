@@ -15,6 +15,7 @@ import { useAlarmFeed } from '../alarm/common.tsx';
 import { formatCoordinate, formatDate } from '../ui/format.ts';
 import { SelectInput } from '../ui/widgets.tsx';
 import { mapKindColours, mapKinds, mapPlane, type MapKind } from './mapPlane.ts';
+import { useProvinces, type Province } from './provinces.ts';
 
 const DATA_MAP = 'dataMap';
 const ALL = '*';
@@ -24,9 +25,14 @@ const kindColours = mapKindColours;
 const kindOf = (p: MapPoint): Kind => (p.activeAlarms > 0 ? 'alarm' : p.status);
 
 /** The scatter of devices over the outline, on a longitude/latitude plane that zooms and pans. */
-function mapOption(points: MapPoint[], names: Record<Kind, string>, outlineName: string): EChartsOption {
+function mapOption(
+  points: MapPoint[],
+  provinces: Province[] | null,
+  names: Record<Kind, string>,
+  style: { outlineName: string; provinceName: (name: string) => string },
+): EChartsOption {
   // Wheel and drag zoom into a region.
-  const plane = mapPlane(points, { outlineName, outline: '#9DB5F5' });
+  const plane = mapPlane(points, provinces, { ...style, outline: '#9DB5F5' });
   return {
     animation: false,
     grid: { left: 48, right: 24, top: 24, bottom: 40 },
@@ -197,7 +203,11 @@ export function DataMapPage() {
   });
   const names = useMemo(() => Object.fromEntries(statuses.map((k) => [k, t(`dataMap.legend.${k}`)])) as Record<Kind, string>, [t]);
   const points = map.data?.points;
-  const option = useMemo(() => mapOption(points ?? [], names, t('dataMap.outline')), [points, names, t]);
+  const provinces = useProvinces();
+  const option = useMemo(
+    () => mapOption(points ?? [], provinces, names, { outlineName: t('dataMap.outline'), provinceName: (name) => t(`provinces.${name}`) }),
+    [points, provinces, names, t],
+  );
   const point = points?.find((p) => p.id === picked) ?? null;
   const all = { value: ALL, label: t('dataMap.all') };
 

@@ -1,5 +1,5 @@
-import type { EChartsOption, LineSeriesOption } from 'echarts';
-import { chinaOutline } from './chinaOutline.ts';
+import type { EChartsOption, LineSeriesOption, ScatterSeriesOption } from 'echarts';
+import type { Province } from './provinces.ts';
 
 /** How a device shows on a map: alarmed (any active alarm) over online and offline. */
 export const mapKinds = ['online', 'offline', 'alarm'] as const;
@@ -8,12 +8,14 @@ export const mapKindColours: Record<MapKind, string> = { online: '#30A46C', offl
 
 /**
  * The longitude/latitude plane the data map and the big screen's map widget draw devices on: China, widened to every
- * point outside it with a degree's margin, under the outline of its mainland, Hainan and Taiwan (no tile service).
+ * point outside it with a degree's margin, under its provinces' borders and names (no tile service); none until the
+ * provinces have loaded.
  */
 export function mapPlane(
   points: ReadonlyArray<{ lng: number; lat: number }>,
-  style: { outlineName: string; outline: string; text?: string; split?: string },
-): { xAxis: EChartsOption['xAxis']; yAxis: EChartsOption['yAxis']; outline: LineSeriesOption[] } {
+  provinces: readonly Province[] | null,
+  style: { outlineName: string; outline: string; provinceName: (name: string) => string; text?: string; split?: string },
+): { xAxis: EChartsOption['xAxis']; yAxis: EChartsOption['yAxis']; outline: Array<LineSeriesOption | ScatterSeriesOption> } {
   const lngs = [73, 135, ...points.map((p) => p.lng)];
   const lats = [18, 54, ...points.map((p) => p.lat)];
   const [x0, x1, y0, y1] = [
@@ -32,14 +34,32 @@ export function mapPlane(
   return {
     xAxis: axis(x0, x1),
     yAxis: axis(y0, y1),
-    outline: chinaOutline.map((ring) => ({
-      type: 'line',
-      name: style.outlineName,
-      data: ring,
-      symbol: 'none',
-      silent: true,
-      lineStyle: { color: style.outline, width: 1 },
-      tooltip: { show: false },
-    })),
+    outline: provinces
+      ? [
+          {
+            type: 'line',
+            name: style.outlineName,
+            // Every ring in one series, a gap between rings.
+            data: provinces.flatMap((p) => p.rings.flatMap((ring): Array<[number, number] | [null, null]> => [...ring, [null, null]])),
+            symbol: 'none',
+            silent: true,
+            animation: false,
+            lineStyle: { color: style.outline, width: 1, opacity: 0.8 },
+            tooltip: { show: false },
+            z: 1,
+          },
+          {
+            type: 'scatter',
+            name: style.outlineName,
+            silent: true,
+            symbolSize: 0,
+            data: provinces.map((p) => ({ value: p.centre, name: style.provinceName(p.name) })),
+            label: { show: true, formatter: '{b}', fontSize: 10, color: style.text ?? '#8B8D98' },
+            labelLayout: { hideOverlap: true },
+            tooltip: { show: false },
+            z: 1,
+          },
+        ]
+      : [],
   };
 }

@@ -1,5 +1,5 @@
 import './i18n.ts';
-import { DateTimeInput } from '../ui/DateTimeInput.tsx';
+import { DayRangeFields } from '../ui/DayRangeFields.tsx';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Badge, Button, Callout, Card, DropdownMenu, Flex, Grid, Heading, SegmentedControl, Table, Text } from '@radix-ui/themes';
@@ -101,18 +101,7 @@ export function EnergyPanel() {
     <Flex direction="column" gap="3" data-testid="energy">
       <Card>
         <Flex gap="3" align="end" wrap="wrap">
-          <label>
-            <Text as="div" size="1" color="gray">
-              {t('energy.from')}
-            </Text>
-            <DateTimeInput kind="date" value={draft.from} aria-label={t('energy.from')} onChange={(x) => setDraft({ ...draft, from: x })} />
-          </label>
-          <label>
-            <Text as="div" size="1" color="gray">
-              {t('energy.to')}
-            </Text>
-            <DateTimeInput kind="date" value={draft.to} aria-label={t('energy.to')} onChange={(x) => setDraft({ ...draft, to: x })} />
-          </label>
+          <DayRangeFields value={draft} onChange={setDraft} labels={{ from: t('energy.from'), to: t('energy.to') }} />
           <div style={{ minWidth: 220 }}>
             <Text as="div" size="1" color="gray">
               {t('energy.station')}

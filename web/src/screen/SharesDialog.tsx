@@ -98,6 +98,11 @@ export function SharesDialog({ screen, onClose }: { screen: ScreenRow; onClose: 
                   <Table.Cell>
                     {t('screen.shares.expiresAt')} {formatDate(s.expiresAt, true)}
                   </Table.Cell>
+                  <Table.Cell data-testid="share-station">
+                    {s.stationId === null
+                      ? t('screen.shares.wholeTenant')
+                      : t('screen.shares.station', { name: s.stationName ?? t('screen.shares.stationGone') })}
+                  </Table.Cell>
                   <Table.Cell>
                     <Flex gap="1">
                       {!s.revoked && (

@@ -5,7 +5,9 @@ import type { ScreenWidget, ScreenWidgetData } from '@iot/contracts/screen/model
 import { SCREEN_HEIGHT, SCREEN_HISTORY_POINTS, SCREEN_ROWS, SCREEN_COLUMNS, SCREEN_WIDTH } from '@iot/contracts/screen/model.ts';
 import { Chart } from '../analysis/Chart.tsx';
 import { formatDate } from '../ui/format.ts';
+import '../operation/i18n.ts';
 import { mapKindColours, mapKinds, mapPlane, type MapKind } from '../operation/mapPlane.ts';
+import { useProvinces } from '../operation/provinces.ts';
 
 export const CELL_W = SCREEN_WIDTH / SCREEN_COLUMNS;
 export const CELL_H = SCREEN_HEIGHT / SCREEN_ROWS;
@@ -57,6 +59,7 @@ export function WidgetBody({
   onSwitch?: ((widget: ScreenWidget, value: 0 | 1) => void) | undefined;
 }) {
   const { t } = useTranslation();
+  const provinces = useProvinces(widget.kind === 'map');
   const o = widget.options;
   const colour = o.color ?? ACCENT;
   const height = widget.h * CELL_H - TITLE_H - 8;
@@ -176,7 +179,13 @@ export function WidgetBody({
     }
     case 'map': {
       if (data?.source === 'map') {
-        const plane = mapPlane(data.points, { outlineName: t('screen.mapOutline'), outline: '#4C7BD9', text: TEXT, split: '#1C2E57' });
+        const plane = mapPlane(data.points, provinces, {
+          outlineName: t('screen.mapOutline'),
+          outline: '#4C7BD9',
+          provinceName: (name) => t(`provinces.${name}`),
+          text: TEXT,
+          split: '#1C2E57',
+        });
         const kindOf = (p: (typeof data.points)[number]): MapKind => (p.alarmLevel !== null ? 'alarm' : p.online ? 'online' : 'offline');
         return (
           <div className="sw-map" data-testid={`map-${widget.id}`} data-count={data.points.length} data-unlocated={data.unlocated}>

@@ -119,6 +119,9 @@ export const zh = {
       shownOnce: '链接只显示这一次：请现在复制或打开。平台只保存其摘要，无法再次找回。',
       none: '还没有分享链接',
       open: '打开',
+      station: '站点：{{name}}',
+      stationGone: '已删除的站点',
+      wholeTenant: '全部站点',
     },
     shared: {
       title: '数据大屏',
@@ -126,7 +129,7 @@ export const zh = {
       invalid: '该分享链接无效、已撤销或已过期',
     },
     mapHint: '设备位置请在数据地图中查看',
-    mapOutline: '中国轮廓',
+    mapOutline: '省界',
     mapLegend: { online: '在线', offline: '离线', alarm: '告警' },
   },
 };
@@ -251,6 +254,9 @@ export const en: typeof zh = {
       shownOnce: 'The link is shown this once: copy or open it now. The platform keeps only its digest and cannot show it again.',
       none: 'No share link yet',
       open: 'Open',
+      station: 'Station: {{name}}',
+      stationGone: 'a deleted station',
+      wholeTenant: 'All stations',
     },
     shared: {
       title: 'Data big screen',
@@ -258,7 +264,7 @@ export const en: typeof zh = {
       invalid: 'This share link is not valid, was revoked or has expired',
     },
     mapHint: 'See device locations on the data map',
-    mapOutline: 'Outline of China',
+    mapOutline: 'Province borders',
     mapLegend: { online: 'Online', offline: 'Offline', alarm: 'Alarm' },
   },
 };
