@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 
 /** One line of `npm run bench`: a figure and, measured in the same run, the limit it is compared with. */
 export interface Figure {
@@ -86,6 +87,19 @@ export function cpuSpent() {
         node_s: Math.round((used.user + used.system) / 1e4) / 100,
         total_s: linux ? Math.round((treeCpuSeconds(process.pid) - tree) * 100) / 100 : null,
       };
+    },
+  };
+}
+
+/** What the platform's rollup job did from now until `stop`: its runs and their mean time (it runs every 10 s, off the insert path). */
+export function rollupRuns(store: unknown) {
+  const job = (store as ClickHouseTimeSeriesStore | null)?.rollupJob ?? null;
+  const at = job ? { ...job.runs } : null;
+  return {
+    stop: (): { rollup_runs?: number; rollup_ms_per_run?: number | null } => {
+      if (!job || !at) return {};
+      const runs = job.runs.count - at.count;
+      return { rollup_runs: runs, rollup_ms_per_run: runs > 0 ? Math.round((job.runs.totalMs - at.totalMs) / runs) : null };
     },
   };
 }

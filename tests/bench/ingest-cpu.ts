@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { benchProduct, benchTenantApi, registerDevices, startBarePipeline, startBenchPlatform } from './bare.ts';
-import { cpuSpent, rssPeak, type Figure } from './figure.ts';
+import { cpuSpent, rollupRuns, rssPeak, type Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000);
@@ -47,6 +47,7 @@ export async function benchIngestCpu(): Promise<Figure[]> {
           await session.post('Profiler.start');
         }
         const rss = rssPeak();
+        const rollup = rollupRuns(target === 'platform' ? platform.timeseries : null);
         const cpu = cpuSpent();
         const run = await generator.step(rate / vars, seconds, DRAIN_MS);
         await flush();
@@ -72,6 +73,7 @@ export async function benchIngestCpu(): Promise<Figure[]> {
           node_cpu_s: spent.node_s,
           tree_cpu_s: spent.total_s,
           rss_mb: rss.stop(),
+          ...rollup.stop(),
         };
         log(JSON.stringify(figure));
         return figure;

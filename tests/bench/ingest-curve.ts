@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { benchProduct, benchTenantApi, registerDevices, startBarePipeline, startBenchPlatform } from './bare.ts';
 import { curveChart } from './chart.ts';
-import { rssPeak, type Figure } from './figure.ts';
+import { rollupRuns, rssPeak, type Figure } from './figure.ts';
 import { startGenerator, type Generator, type StepResult } from './generator.ts';
 import { histogram, percentileMs, record } from './latency.ts';
 import type { ProtocolVersion } from './mqtt-frames.ts';
@@ -47,6 +47,9 @@ export interface CurveStep {
   rss_mb: number;
   /** The machine's load average at the step's end: the machine is shared, so a step's figure means little without it. */
   load_1m: number;
+  /** The platform's rollup job in the step (figure.ts `rollupRuns`). */
+  rollup_runs?: number;
+  rollup_ms_per_run?: number | null;
 }
 
 /**
@@ -140,6 +143,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           break;
         }
         const rss = rssPeak();
+        const rollup = rollupRuns(target === 'platform' ? platform.timeseries : null);
         const run = await generator!.step(rate / vars, seconds, DRAIN_MS);
         await flush();
         const rows = await stored(client, table, run, seconds);
@@ -157,6 +161,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           held: false,
           rss_mb: rss.stop(),
           load_1m: Number(loadavg()[0]!.toFixed(1)),
+          ...rollup.stop(),
         };
         step.held = step.lost === 0 && step.not_acked === 0 && Math.max(step.ack_p99_ms, step.query_p99_ms) <= P99_LIMIT_MS;
         steps.push(step);

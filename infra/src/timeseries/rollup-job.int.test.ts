@@ -101,9 +101,10 @@ describe('the rollup job (rollups off the insert path)', () => {
     await store.insertTelemetry([sample('restart', 20_000, 2)]);
     await store.close();
 
-    // The start's run (no grace here) rolls the second sample, not the first again.
     store = await open();
-    expect(await rolled('restart')).toEqual({ n: 2, total: 3 });
+    expect(await rolled('restart')).toEqual({ n: 1, total: 1 });
+    expect(await figures('restart')).toEqual({ count: 2, sum: 3, last: 2 });
+    // The next run rolls the second sample, not the first again.
     await store.flushRollups();
     expect(await rolled('restart')).toEqual({ n: 2, total: 3 });
     expect(await figures('restart')).toEqual({ count: 2, sum: 3, last: 2 });
@@ -130,8 +131,8 @@ describe('the rollup job (rollups off the insert path)', () => {
     });
     await store.close();
 
-    // At start the job repeats [from, to): the 5-minute insert is dropped as a repeat, the hourly one made.
-    await open();
+    // The next run repeats [from, to): the 5-minute insert is dropped as a repeat, the hourly one made.
+    await (await open()).flushRollups();
     expect(await rolled('cut')).toEqual({ n: 1, total: 7 });
     const [hourly] = await rows<{ n: string | number }>(`SELECT sum(cnt_s) AS n FROM telemetry_1h WHERE device_id = 'cut'`);
     expect(Number(hourly?.n)).toBe(1);

@@ -35,6 +35,8 @@ export class RollupJob {
   private stopped = false;
   /** The last run that rolled something. */
   lastRun: RollupRun | null = null;
+  /** Runs that rolled something since start: how many, their total and longest time (ms). */
+  readonly runs = { count: 0, totalMs: 0, maxMs: 0 };
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -43,10 +45,11 @@ export class RollupJob {
     private readonly onError: (error: unknown) => void = (error) => console.error(`rollup job (${table}):`, error),
   ) {}
 
-  /** Repeats a run cut short by a crash, then runs on schedule. */
+  /** Repeats a run cut short by a crash, then runs on schedule; nothing where another process owns the job (`everyMs` 0). */
   async start(): Promise<void> {
+    if (this.schedule.everyMs <= 0) return;
     await this.run(false);
-    if (this.schedule.everyMs <= 0 || this.stopped) return;
+    if (this.stopped) return;
     this.timer = setInterval(() => {
       this.run(false).catch((error: unknown) => {
         if (!this.stopped) this.onError(error);
@@ -118,6 +121,9 @@ export class RollupJob {
     });
     await this.mark(to, to);
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
+    this.runs.count++;
+    this.runs.totalMs += this.lastRun.ms;
+    this.runs.maxMs = Math.max(this.runs.maxMs, this.lastRun.ms);
   }
 
   private async mark(wm: number, next: number): Promise<void> {
