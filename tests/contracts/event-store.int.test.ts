@@ -221,6 +221,19 @@ async function insertEvent(tx: Sql, stream: string, type: string): Promise<{ xid
 
 const xidOf = (e: StoredEvent) => e.position.split(':')[0];
 
+/** Resolves once `count` statements of this database wait for another transaction's row lock. */
+async function waitersOnRowLocks(db: TestDatabase, count: number): Promise<void> {
+  for (let waited = 0; waited < 10_000; waited += 10) {
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+       where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'transactionid'`,
+    );
+    if (rows[0]!.n >= count) return;
+    await sleep(10);
+  }
+  throw new Error(`no statement came to wait for a row lock`);
+}
+
 describe('postgres event store: commit order and group commit', () => {
   let db: TestDatabase;
   let sut: EventStore;
@@ -233,19 +246,6 @@ describe('postgres event store: commit order and group commit', () => {
     await sut?.close();
     await db?.drop();
   });
-
-  /** Resolves once `count` statements of this database wait for another transaction's row lock. */
-  async function waitersOnRowLocks(count: number): Promise<void> {
-    for (let waited = 0; waited < 10_000; waited += 10) {
-      const { rows } = await db.pool.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-         where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'transactionid'`,
-      );
-      if (rows[0]!.n >= count) return;
-      await sleep(10);
-    }
-    throw new Error(`no statement came to wait for a row lock`);
-  }
 
   it.each([
     { older: 'inserts first, so its event has the lower position' },
@@ -363,7 +363,7 @@ describe('postgres event store: commit order and group commit', () => {
       sut.append(anyVersion, [event('Mine')], 'any'),
       sut.append(bystander, [event('Mine')], 0),
     ]);
-    await waitersOnRowLocks(1);
+    await waitersOnRowLocks(db, 1);
     await other.commit();
     const [atZero, atAny, third] = await settled;
 
@@ -373,5 +373,47 @@ describe('postgres event store: commit order and group commit', () => {
     expect(third.status).toBe('fulfilled');
     expect((await sut.readStream(expected0)).map((e) => e.type)).toEqual(['OtherProcess']);
     expect((await sut.readStream(anyVersion)).map((e) => e.type)).toEqual(['OtherProcess', 'Mine']);
+  });
+});
+
+describe('postgres event store: two group commits in flight', () => {
+  let db: TestDatabase;
+  let sut: EventStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await createPostgresEventStore(db.pool, { pollMs: 10, maxBatchesInFlight: 2 });
+  });
+  afterAll(async () => {
+    await sut?.close();
+    await db?.drop();
+  });
+
+  it('commits a second batch while the first waits, and holds a later append to the first one’s stream until it is done', async () => {
+    const held = uniqueStream();
+    // Given another process's open transaction that wrote version 1 of a stream,
+    const other = await openTransaction(db.pool);
+    await insertEvent(other, held, 'OtherProcess');
+
+    // when a batch appends to that stream and waits on the other's row,
+    const first = sut.append(held, [event('Mine')], 'any');
+    await waitersOnRowLocks(db, 1);
+    let laterSettled = false;
+    const later = sut.append(held, [event('Later')], 'any').finally(() => (laterSettled = true));
+
+    // then appends to other streams commit meanwhile, in batches of their own, and the later append to the held stream waits,
+    const bystanders = await Promise.all([
+      sut.append(uniqueStream(), [event('Registered')], 0),
+      sut.append(uniqueStream(), [event('Registered')], 0),
+    ]);
+    expect(bystanders.map((r) => r.version)).toEqual([1, 1]);
+    expect((await sut.append(uniqueStream(), [event('Registered')], 0)).version).toBe(1);
+    expect(laterSettled).toBe(false);
+
+    // and once the other commits, the held stream's appends follow its event in the order they were made.
+    await other.commit();
+    expect((await first).version).toBe(2);
+    expect((await later).version).toBe(3);
+    expect((await sut.readStream(held)).map((e) => e.type)).toEqual(['OtherProcess', 'Mine', 'Later']);
   });
 });

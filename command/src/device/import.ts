@@ -252,7 +252,7 @@ export async function importDevices(
   /** The previous batch's devices being saved while the next batch is read and checked. */
   let saving: Promise<void> = Promise.resolve();
 
-  /** Checks a batch's rows, then hands its valid devices over to be saved once the batch before it is. */
+  /** Checks a batch's rows, then hands its valid devices over to be saved once the batch before them is. */
   async function importBatch(batch: Numbered[]) {
     const unknownGateways = () => [...new Set(batch.map((b) => b.values.gateway).filter((g): g is string => !!g && !gateways.has(g)))];
     let gatewaySns = unknownGateways();
@@ -335,8 +335,9 @@ export async function importDevices(
       });
     }
     if (valid.length === 0) return;
-    const previous = saving;
-    saving = previous.then(() => saveBatch(valid));
+    // The batch before saved (a failure stops the import here), then this one is saved while the next is read.
+    await saving;
+    saving = saveBatch(valid);
     // Met when awaited (by the next batch or the end of the file), not as an unhandled rejection meanwhile.
     saving.catch(() => {});
   }
