@@ -16,6 +16,8 @@ const DEVICES = 100;
 const CONNECTIONS = (process.env.BENCH_HTTP_CONNECTIONS ?? '64,256,1024').split(',').map(Number);
 /** Generator processes, the connections split between them. */
 const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 2));
+/** Requests in flight a connection (load.ts reads it from the environment): the limit inserts as many at once. */
+const PIPELINE = Math.max(1, Number(process.env.BENCH_HTTP_PIPELINE ?? 1));
 
 /**
  * POSTs the bodies in `file` to `url` from `connections` keep-alive connections for `seconds`, spread over PROCS
@@ -117,10 +119,11 @@ function countCalls(target: object, names: string[]) {
 /**
  * `ingest-http` (issue 23): single-value reports through the HTTP ingest route (`POST /api/iot/telemetry`, sn and
  * secret, one value each), 100 devices in turn, from keep-alive connections of a raw-socket generator (load.ts) in
- * PROCS processes of its own, at each connection count of BENCH_HTTP_CONNECTIONS (one line each: a request waits for
- * its value's insert, so the route's rate is bounded by connections over the insert's latency); the limit is the
- * same values inserted straight into the platform's time-series store (its port's `insertTelemetry`, one value a
- * call, as many calls at once as there are connections), in the same run. The generator's ceiling, against a raw
+ * PROCS processes of its own (PIPELINE requests in flight a connection), at each connection count of
+ * BENCH_HTTP_CONNECTIONS (one line each: a request waits for its value's insert, so the route's rate is bounded by
+ * the requests in flight over the insert's latency); the limit is the same values inserted straight into the
+ * platform's time-series store (its port's `insertTelemetry`, one value a call, as many calls at once as requests
+ * are in flight), in the same run. The generator's ceiling, against a raw
  * sink that answers each request at once, at the largest connection count, is in every line.
  */
 export async function benchIngestHttp(): Promise<Figure[]> {
@@ -173,15 +176,16 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const stored = (await count()) - before;
       const accepted = route.requests - route.errors;
 
-      // The limit: the same single values, straight into the store through its port, as many at once.
+      // The limit: the same single values, straight into the store through its port, as many at once as in flight.
+      const lanes = connections * PIPELINE;
       const directBefore = await count();
       const deadline = performance.now() + seconds * 1000;
       const started = performance.now();
       const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
       let direct = 0;
       await Promise.all(
-        Array.from({ length: connections }, async (_, lane) => {
-          for (let i = lane; performance.now() < deadline; i += connections) {
+        Array.from({ length: lanes }, async (_, lane) => {
+          for (let i = lane; performance.now() < deadline; i += lanes) {
             const deviceId = devices[i % DEVICES]!.sn;
             await store.insertTelemetry([{ tenantId: 'bench', deviceId, variable: 'v1', ts: new Date(), value: i / 10, text: null }]);
             direct += 1;
@@ -199,7 +203,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         value: Math.round(rate),
         unit: 'values/s',
         limit: Math.round(limit),
-        limit_of: `the same single values inserted straight into the time-series store (its port, ${connections} at once)`,
+        limit_of: `the same single values inserted straight into the time-series store (its port, ${lanes} at once)`,
         ratio: Number((rate / limit).toFixed(3)),
         p99_ms: route.p99Ms,
         errors: route.errors,
@@ -211,7 +215,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         limit_values_per_statement: Math.round(direct / Math.max(1, directStatements)),
         gen_ceiling: Math.round(ceilingRate),
         gen_procs: Math.min(PROCS, Math.max(...CONNECTIONS)),
-        pipeline: Number(process.env.BENCH_HTTP_PIPELINE ?? 1),
+        pipeline: PIPELINE,
         ...(ceilingRate < 2 * rate
           ? { note: `the generator's ceiling (${Math.round(ceilingRate)} requests/s) is below twice this rate` }
           : {}),
