@@ -15,7 +15,7 @@ const DEVICES = 100;
 /** The connection counts swept, one figure each (a list: `64,256,1024`). */
 const CONNECTIONS = (process.env.BENCH_HTTP_CONNECTIONS ?? '64,256,1024').split(',').map(Number);
 /** Generator processes, the connections split between them. */
-const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 2));
+const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 4));
 /** Requests in flight a connection (load.ts reads it from the environment): the limit inserts as many at once. */
 const PIPELINE = Math.max(1, Number(process.env.BENCH_HTTP_PIPELINE ?? 1));
 
