@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { routes } from '@iot/contracts';
@@ -9,24 +8,80 @@ import { urlOf } from '@iot/contracts/http/route.ts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { benchProduct, benchTenantApi, registerDevices, startBenchPlatform } from './bare.ts';
 import { rssPeak, type Figure } from './figure.ts';
+import { merged, percentileMs } from './latency.ts';
 
 const run = promisify(execFile);
 const DEVICES = 100;
-const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 64);
+/** The connection counts swept, one figure each (a list: `64,256,1024`). */
+const CONNECTIONS = (process.env.BENCH_HTTP_CONNECTIONS ?? '64,256,1024').split(',').map(Number);
+/** Generator processes, the connections split between them. */
+const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 4));
+/** Requests in flight a connection (load.ts reads it from the environment): the limit inserts as many at once. */
+const PIPELINE = Math.max(1, Number(process.env.BENCH_HTTP_PIPELINE ?? 1));
 
-/** POSTs the bodies in `file` to `url` from CONNECTIONS keep-alive connections for `seconds` (load.ts, its own process). */
-async function post(url: string, file: string, seconds: number) {
-  const { stdout } = await run(process.execPath, [
-    '--import',
-    'tsx',
-    'tests/bench/load.ts',
-    url,
-    '',
-    String(CONNECTIONS),
-    String(seconds),
-    file,
+/**
+ * POSTs the bodies in `file` to `url` from `connections` keep-alive connections for `seconds`, spread over PROCS
+ * generator processes (load.ts); their counts and latency histograms added up.
+ */
+async function post(url: string, file: string, seconds: number, connections: number) {
+  const procs = Math.min(PROCS, connections);
+  const results = await Promise.all(
+    Array.from({ length: procs }, async (_, p) => {
+      const share = Math.floor(connections / procs) + (p < connections % procs ? 1 : 0);
+      const args = ['--import', 'tsx', 'tests/bench/load.ts', url, '', String(share), String(seconds), file];
+      const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+      return JSON.parse(stdout) as { requests: number; errors: number; seconds: number; histogram: string };
+    }),
+  );
+  return {
+    requests: results.reduce((n, r) => n + r.requests, 0),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    seconds: Math.max(...results.map((r) => r.seconds)),
+    p99Ms: percentileMs(merged(results.map((r) => r.histogram)), 99),
+  };
+}
+
+/**
+ * The generator's ceiling target: a raw-socket HTTP/1.1 server that reads each request (its content-length) and
+ * answers it at once with pre-encoded bytes, dropping the body, so that what the generator reaches is its own rate.
+ */
+function dropSink(answerBody: Buffer) {
+  const answer = Buffer.concat([
+    Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${answerBody.length}\r\n\r\n`),
+    answerBody,
   ]);
-  return JSON.parse(stdout) as { requests: number; errors: number; seconds: number; p99Ms: number };
+  const CRLF2 = Buffer.from('\r\n\r\n');
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      let at = 0;
+      let answers = 0;
+      for (;;) {
+        const headEnd = pending.indexOf(CRLF2, at);
+        if (headEnd < 0) break;
+        const length = /\r\ncontent-length: *(\d+)/i.exec(pending.toString('latin1', at, headEnd));
+        const end = headEnd + 4 + Number(length?.[1] ?? 0);
+        if (end > pending.length) break;
+        answers += 1;
+        at = end;
+      }
+      pending = pending.subarray(at);
+      if (answers > 0) socket.write(answers === 1 ? answer : Buffer.concat(Array.from({ length: answers }, () => answer)));
+    });
+  });
+  return {
+    server,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
 
 /** Counts the calls (and the time they took) of an object's async methods until `stop`; BENCH_DEBUG prints them. */
@@ -63,21 +118,19 @@ function countCalls(target: object, names: string[]) {
 
 /**
  * `ingest-http` (issue 23): single-value reports through the HTTP ingest route (`POST /api/iot/telemetry`, sn and
- * secret, one value each) from 64 keep-alive connections (BENCH_HTTP_CONNECTIONS; api-read's number) of a
- * generator in its own process, 100 devices in turn; the limit is the same values inserted straight into the
- * platform's time-series store (its port's `insertTelemetry`, one value a call, as many calls at once as there
- * are connections), in the same run. The generator's ceiling against an HTTP server that reads the body and
- * answers at once is in the line.
+ * secret, one value each), 100 devices in turn, from keep-alive connections of a raw-socket generator (load.ts) in
+ * PROCS processes of its own (PIPELINE requests in flight a connection), at each connection count of
+ * BENCH_HTTP_CONNECTIONS (one line each: a request waits for its value's insert, so the route's rate is bounded by
+ * the requests in flight over the insert's latency); the limit is the same values inserted straight into the
+ * platform's time-series store (its port's `insertTelemetry`, one value a call, as many calls at once as requests
+ * are in flight), in the same run. The generator's ceiling, against a raw
+ * sink that answers each request at once, at the largest connection count, is in every line.
  */
 export async function benchIngestHttp(): Promise<Figure[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
   const bench = await startBenchPlatform('http');
   const { dir, platform } = bench;
-  const answer = Buffer.from(JSON.stringify({ code: 200, msg: 'ok', data: { accepted: 1, rejected: [] } }));
-  const sink = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer));
-  });
+  const sink = dropSink(Buffer.from(JSON.stringify({ code: 200, msg: 'ok', data: { accepted: 1, rejected: [] } })));
   try {
     const { base, call } = await benchTenantApi(platform);
     const productId = await benchProduct(call, 'BENCH-HTTP', 1);
@@ -100,55 +153,59 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       return Number(((await result.json()) as { n: string }[])[0]!.n);
     };
 
-    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => sink.server.listen(0, '127.0.0.1', resolve));
     const reportPath = urlOf(routes['telemetry.report']);
-    const ceiling = await post(`http://127.0.0.1:${(sink.address() as AddressInfo).port}${reportPath}`, bodies, seconds);
+    const sinkUrl = `http://127.0.0.1:${(sink.server.address() as AddressInfo).port}${reportPath}`;
+    const ceiling = await post(sinkUrl, bodies, seconds, Math.max(...CONNECTIONS));
+    sink.close();
+    const ceilingRate = (ceiling.requests - ceiling.errors) / ceiling.seconds;
 
     const url = base + reportPath;
-    await post(url, bodies, 1); // warm-up
-    await platform.ingest!.flush();
-    const before = await count();
-    const rss = rssPeak();
-    // Statements the store ran while the route was measured: the inserts, and any other of the route's own.
-    const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
-    const route = await post(url, bodies, seconds);
-    const routeStatements = calls.stop();
-    const rssMb = rss.stop();
-    await platform.ingest!.flush();
-    const stored = (await count()) - before;
-    const accepted = route.requests - route.errors;
+    await post(url, bodies, 1, CONNECTIONS[0]!); // warm-up
+    const figures: Figure[] = [];
+    for (const connections of CONNECTIONS) {
+      await platform.ingest!.flush();
+      const before = await count();
+      const rss = rssPeak();
+      // Statements the store ran while the route was measured: the inserts, and any other of the route's own.
+      const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
+      const route = await post(url, bodies, seconds, connections);
+      const routeStatements = calls.stop();
+      const rssMb = rss.stop();
+      await platform.ingest!.flush();
+      const stored = (await count()) - before;
+      const accepted = route.requests - route.errors;
 
-    // The limit: the same single values, straight into the store through its port, as many at once.
-    const directBefore = await count();
-    const deadline = performance.now() + seconds * 1000;
-    const started = performance.now();
-    const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
-    let direct = 0;
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, lane) => {
-        for (let i = lane; performance.now() < deadline; i += CONNECTIONS) {
-          const deviceId = devices[i % DEVICES]!.sn;
-          await store.insertTelemetry([{ tenantId: 'bench', deviceId, variable: 'v1', ts: new Date(), value: i / 10, text: null }]);
-          direct += 1;
-        }
-      }),
-    );
-    const directSeconds = (performance.now() - started) / 1000;
-    const directStatements = directCalls.stop();
-    const directStored = (await count()) - directBefore;
+      // The limit: the same single values, straight into the store through its port, as many at once as in flight.
+      const lanes = connections * PIPELINE;
+      const directBefore = await count();
+      const deadline = performance.now() + seconds * 1000;
+      const started = performance.now();
+      const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
+      let direct = 0;
+      await Promise.all(
+        Array.from({ length: lanes }, async (_, lane) => {
+          for (let i = lane; performance.now() < deadline; i += lanes) {
+            const deviceId = devices[i % DEVICES]!.sn;
+            await store.insertTelemetry([{ tenantId: 'bench', deviceId, variable: 'v1', ts: new Date(), value: i / 10, text: null }]);
+            direct += 1;
+          }
+        }),
+      );
+      const directSeconds = (performance.now() - started) / 1000;
+      const directStatements = directCalls.stop();
+      const directStored = (await count()) - directBefore;
 
-    const rate = accepted / route.seconds;
-    const limit = direct / directSeconds;
-    const ceilingRate = (ceiling.requests - ceiling.errors) / ceiling.seconds;
-    return [
-      {
+      const rate = accepted / route.seconds;
+      const limit = direct / directSeconds;
+      figures.push({
         bench: 'ingest-http',
         value: Math.round(rate),
         unit: 'values/s',
         limit: Math.round(limit),
-        limit_of: `the same single values inserted straight into the time-series store (its port, ${CONNECTIONS} at once)`,
+        limit_of: `the same single values inserted straight into the time-series store (its port, ${lanes} at once)`,
         ratio: Number((rate / limit).toFixed(3)),
-        p99_ms: Math.round(route.p99Ms * 10) / 10,
+        p99_ms: route.p99Ms,
         errors: route.errors,
         // Accepted values that are not in the store: must be 0.
         lost: accepted - stored,
@@ -157,14 +214,17 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         values_per_statement: Math.round(accepted / Math.max(1, routeStatements)),
         limit_values_per_statement: Math.round(direct / Math.max(1, directStatements)),
         gen_ceiling: Math.round(ceilingRate),
+        gen_procs: Math.min(PROCS, Math.max(...CONNECTIONS)),
+        pipeline: PIPELINE,
         ...(ceilingRate < 2 * rate
           ? { note: `the generator's ceiling (${Math.round(ceilingRate)} requests/s) is below twice this rate` }
           : {}),
-        connections: CONNECTIONS,
+        connections,
         rss_mb: rssMb,
         seconds,
-      },
-    ];
+      });
+    }
+    return figures;
   } finally {
     sink.close();
     await bench.stop();
