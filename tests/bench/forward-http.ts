@@ -16,6 +16,7 @@ import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
+import { metadata } from '../fixtures/events.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 import { startHttpSink } from './http-sink.ts';
@@ -71,14 +72,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
       version: 1,
       position: '1',
       recordedAt: new Date(),
-      metadata: {
-        tenantId: 't1',
-        actor: { kind: 'system', id: 'bench' },
-        correlationId: randomUUID(),
-        causationId: null,
-        occurredAt: new Date().toISOString(),
-        schemaVersion: 1,
-      },
+      metadata: metadata({ actor: { kind: 'system', id: 'bench' } }),
     });
     await db.query(
       `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload)

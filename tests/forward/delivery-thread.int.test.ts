@@ -6,6 +6,7 @@ import type { ForwardServerEvent } from '@iot/contracts';
 import { DELIVERY_APPLICATION_NAME, startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { metadata } from '../fixtures/events.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
 /**
@@ -62,14 +63,7 @@ beforeAll(async () => {
     version: 1,
     position: '1',
     recordedAt: new Date(),
-    metadata: {
-      tenantId: 't1',
-      actor: { kind: 'system', id: 'test' },
-      correlationId: randomUUID(),
-      causationId: null,
-      occurredAt: new Date().toISOString(),
-      schemaVersion: 1,
-    },
+    metadata: metadata(),
   });
 }, 120_000);
 
