@@ -38,6 +38,7 @@ import {
   rolledRows,
   rollupMigrations,
   rollupSelect,
+  rollupStageDdl,
   rollupTableDdl,
   rollupWatermarkDdl,
   rollups,
@@ -231,6 +232,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
         await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup, rolled)}` });
       }
     }
+    await this.client.command({ query: rollupStageDdl(this.table) });
     await this.rollupJob.start();
   }
 

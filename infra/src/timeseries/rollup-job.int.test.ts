@@ -31,8 +31,8 @@ describe('the rollup job (rollups off the insert path)', () => {
   const path = join(dataDir, 'chdb');
   let sut: ChdbTimeSeriesStore | null = null;
   // No schedule: each test runs the job where it says so.
-  const open = async () => {
-    sut = new ChdbTimeSeriesStore({ path, rollups: { everyMs: 0, graceMs: 0 } });
+  const open = async (windowMs?: number) => {
+    sut = new ChdbTimeSeriesStore({ path, rollups: { everyMs: 0, graceMs: 0, windowMs } });
     await sut.migrate();
     return sut;
   };
@@ -139,5 +139,56 @@ describe('the rollup job (rollups off the insert path)', () => {
     const [mark] = await rows<{ wm: string | number }>(`SELECT toUnixTimestamp64Milli(max(wm)) AS wm FROM telemetry_rolled`);
     expect(Number(mark?.wm)).toBe(to);
     expect(await figures('cut')).toEqual({ count: 1, sum: 7, last: 7 });
+  });
+
+  it('rolls a backlog in bounded windows: a sample received on a window boundary is rolled once, none is dropped', async () => {
+    // Windows of 10 ms of receipt time, each from the first sample after the watermark: [w+1, w+11), [w+11, w+21)...
+    const store = await open(10);
+    const [mark] = await rows<{ wm: string | number }>(`SELECT toUnixTimestamp64Milli(max(wm)) AS wm FROM telemetry_rolled`);
+    const w = Number(mark!.wm);
+    const offsets = [1, 10, 11, 20, 21, 30, 31, 40];
+    const ts = Date.now() - 60_000;
+    await store.client.command({
+      query: `INSERT INTO telemetry (tenant_id, device_id, variable, ts, value, received_at) VALUES ${offsets
+        .map(
+          (at, i) =>
+            `('rollup-window', 'window', 'temp', fromUnixTimestamp64Milli(${ts + i}, 'UTC'), ${at}, fromUnixTimestamp64Milli(${w + at}, 'UTC'))`,
+        )
+        .join(', ')}`,
+    });
+    // Every sample received in the past, so the flush is due all of them.
+    while (Number((await rows<{ now: string | number }>(`SELECT toUnixTimestamp64Milli(now64(3)) AS now`))[0]!.now) <= w + 50);
+    const total = offsets.reduce((sum, at) => sum + at, 0);
+    const day = (fn: AggregateQuery['fn']): AggregateQuery => ({
+      tenantId: 'rollup-window',
+      variable: 'temp',
+      deviceIds: ['window'],
+      from: new Date(Math.floor(ts / 3_600_000) * 3_600_000),
+      to: new Date(Math.floor(ts / 3_600_000) * 3_600_000 + 2 * 3_600_000),
+      bucket: '1h',
+      fn,
+    });
+    const read = async () => ({
+      count: (await store.aggregate(day('count'))).reduce((sum, row) => sum + (row.value ?? 0), 0),
+      sum: (await store.aggregate(day('sum'))).reduce((sum, row) => sum + (row.value ?? 0), 0),
+      samples: (await store.countSamples({ tenantId: 'rollup-window', since: new Date(ts - 60_000), recentSince: new Date(ts - 60_000) }))
+        .since,
+    });
+    const expected = { count: offsets.length, sum: total, samples: offsets.length };
+    expect(await read()).toEqual(expected);
+
+    const before = store.rollupJob!.runs.count;
+    await store.flushRollups();
+    // One run per window (four with samples), not one run over the whole backlog.
+    expect(store.rollupJob!.runs.count - before).toBeGreaterThanOrEqual(4);
+    for (const suffix of ['5m', '1h']) {
+      const [rolledRow] = await rows<{ n: string | number; total: number }>(
+        `SELECT sum(cnt_s) AS n, sum(sum_s) AS total FROM telemetry_${suffix} WHERE device_id = 'window'`,
+      );
+      expect({ suffix, n: Number(rolledRow?.n), total: Number(rolledRow?.total) }).toEqual({ suffix, n: offsets.length, total });
+    }
+    const [counted] = await rows<{ n: string | number }>(`SELECT sum(n) AS n FROM telemetry_counts WHERE tenant_id = 'rollup-window'`);
+    expect(Number(counted?.n)).toBe(offsets.length);
+    expect(await read()).toEqual(expected);
   });
 });

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
+import { rollupFromStageSelect, rollups, rollupStageSelect, sampleCountsFromStageSelect } from './schema.ts';
 
 /** How often the rollup job runs, and how long after its receipt a sample waits to be rolled. */
 export interface RollupSchedule {
@@ -7,8 +7,17 @@ export interface RollupSchedule {
   everyMs: number;
   /** An insert still in flight on a ClickHouse server when a run reads: its rows are rolled by a later run. */
   graceMs: number;
+  /**
+   * The most receipt time one run folds (ms): a backlog (a slow run, a restart) is caught up in several short runs,
+   * with inserts let in between them, instead of one long run that holds the engine. Default: twice `everyMs`.
+   */
+  windowMs?: number;
 }
 export const ROLLUP_SCHEDULE_DEFAULTS: RollupSchedule = { everyMs: 10_000, graceMs: 10_000 };
+/** The window of a schedule without `everyMs` (tests, benchmarks that flush). */
+const DEFAULT_WINDOW_MS = 20_000;
+/** The pause between the windows of a backlog, for the inserts and reads waiting on the engine. */
+const BETWEEN_WINDOWS_MS = 50;
 
 /** One run: the samples received in [from, to), how long it took (ms). */
 export interface RollupRun {
@@ -32,6 +41,7 @@ export class RollupJob {
   private writing: Promise<void> | null = null;
   private readers = 0;
   private drained: (() => void) | null = null;
+  private release: (() => void) | null = null;
   private stopped = false;
   /** The last run that rolled something. */
   lastRun: RollupRun | null = null;
@@ -84,19 +94,42 @@ export class RollupJob {
   }
 
   private async exclusive(work: () => Promise<void>): Promise<void> {
-    let release!: () => void;
-    this.writing = new Promise((resolve) => (release = resolve));
+    await this.exclusiveBegin();
     try {
-      while (this.readers > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-      this.drained = null;
       await work();
     } finally {
-      this.writing = null;
-      release();
+      this.exclusiveEnd();
     }
   }
 
+  /** Holds the reads off (those in flight finish first). */
+  private async exclusiveBegin(): Promise<void> {
+    this.writing = new Promise((resolve) => (this.release = resolve));
+    while (this.readers > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.drained = null;
+  }
+
+  private exclusiveEnd(): void {
+    this.writing = null;
+    this.release?.();
+    this.release = null;
+  }
+
+  /** Runs windows until the interval due is rolled, letting inserts in between them (a backlog: several short runs). */
   private async once(upToNow: boolean): Promise<void> {
+    while ((await this.window(upToNow)) && !this.stopped) {
+      this.exclusiveEnd();
+      await new Promise((resolve) => setTimeout(resolve, BETWEEN_WINDOWS_MS));
+      await this.exclusiveBegin();
+      if (this.stopped) return;
+    }
+  }
+
+  /**
+   * One run: the samples received in one window from the watermark, read once (schema.ts `rollupStageSelect`) and
+   * inserted into each rollup and the counts. True if more is due after it.
+   */
+  private async window(upToNow: boolean): Promise<boolean> {
     const began = performance.now();
     const [state] = await this.select<{ wm: string | number; next: string | number; now: string | number }>(
       `SELECT toUnixTimestamp64Milli(wm) AS wm, toUnixTimestamp64Milli(next) AS next, toUnixTimestamp64Milli(now64(3)) AS now
@@ -105,25 +138,47 @@ export class RollupJob {
     if (!state) throw new Error(`${this.table}_rolled has no watermark: migrate() makes it`);
     const from = Number(state.wm);
     const cut = Number(state.next);
+    const due = Number(state.now) - (upToNow ? 0 : this.schedule.graceMs);
     // A run cut short between its interval and its new watermark: the same interval again, under the same tokens.
-    const to = cut > from ? cut : Number(state.now) - (upToNow ? 0 : this.schedule.graceMs);
-    if (to <= from) return;
+    const to = cut > from ? cut : await this.windowEnd(from, due);
+    if (to <= from) return false;
     if (cut <= from) await this.mark(from, to);
     const received = `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`;
     const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
+    const stage = `${this.table}_rollup_stage`;
+    await this.client.command({ query: `TRUNCATE TABLE ${stage}` });
+    await this.client.command({ query: `INSERT INTO ${stage} ${rollupStageSelect(this.table, received)}` });
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
-      await this.client.command({ query: `INSERT INTO ${target} ${token(target)} ${rollupSelect(this.table, rollup, received)}` });
+      await this.client.command({ query: `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}` });
     }
     const counts = `${this.table}_counts`;
-    await this.client.command({
-      query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
-    });
+    await this.client.command({ query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsFromStageSelect(this.table)}` });
+    await this.client.command({ query: `TRUNCATE TABLE ${stage}` });
     await this.mark(to, to);
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
     this.runs.count++;
     this.runs.totalMs += this.lastRun.ms;
     this.runs.maxMs = Math.max(this.runs.maxMs, this.lastRun.ms);
+    // A repeated run is a run of its own (as before windows): the next one starts from its watermark.
+    return cut <= from && to < due;
+  }
+
+  /**
+   * The end of the window from `from`: `due` if that is within the window's length, else the window's length past
+   * the first sample received since `from` (a gap without samples, after a stop, is skipped at once).
+   */
+  private async windowEnd(from: number, due: number): Promise<number> {
+    const windowMs = this.schedule.windowMs ?? (this.schedule.everyMs > 0 ? 2 * this.schedule.everyMs : DEFAULT_WINDOW_MS);
+    if (due - from <= windowMs) return due;
+    const [first] = await this.select<{ at: string | number | null }>(
+      `SELECT toUnixTimestamp64Milli(min(received_at)) AS at FROM ${this.table}
+       WHERE received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${due}, 'UTC')`,
+    );
+    const at = first?.at == null ? NaN : Number(first.at);
+    // None received since `from` (min of no rows is the epoch): the watermark moves to `due`.
+    if (!(at >= from)) return due;
+    return Math.min(due, at + windowMs);
   }
 
   private async mark(wm: number, next: number): Promise<void> {

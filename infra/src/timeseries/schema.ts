@@ -86,8 +86,8 @@ SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
  * a query in a time zone folds them into its own buckets (every real offset is a multiple of 5 minutes).
  */
 export const rollups = [
-  { suffix: '5m', start: 'toStartOfFiveMinutes(ts)', stepMs: 5 * 60_000 },
-  { suffix: '1h', start: 'toStartOfHour(ts)', stepMs: 60 * 60_000 },
+  { suffix: '5m', start: 'toStartOfFiveMinutes(ts)', startOf: 'toStartOfFiveMinutes', stepMs: 5 * 60_000 },
+  { suffix: '1h', start: 'toStartOfHour(ts)', startOf: 'toStartOfHour', stepMs: 60 * 60_000 },
 ] as const;
 export type Rollup = (typeof rollups)[number];
 
@@ -125,6 +125,63 @@ SELECT tenant_id, device_id, variable, ${rollup.start} AS bucket,
 FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v, if(retention_days = 0, toUInt16(${KEEP_DAYS}), retention_days) AS keep
       FROM ${table} WHERE value IS NOT NULL AND (${where}))
 GROUP BY tenant_id, device_id, variable, bucket`;
+
+/**
+ * One rollup run's samples read once (issue 23): the rollup job folds the samples received in its window into this
+ * table with one scan of the raw table and two groupings (GROUPING SETS): the finest rollup's rows (`of_buckets` 1)
+ * and the per-tenant, per-second counts (`of_buckets` 0). Each rollup and the counts are then inserted from here,
+ * the coarser rollups folded from the finest one's states. Emptied at the start of every run; a run cut short
+ * rebuilds it from the raw rows.
+ */
+export const rollupStageDdl = (table: string): string => `
+CREATE TABLE IF NOT EXISTS ${table}_rollup_stage
+(
+  of_buckets UInt8,
+  tenant_id  LowCardinality(String),
+  device_id  String,
+  variable   LowCardinality(String),
+  bucket     DateTime('UTC'),
+  second     DateTime('UTC'),
+  avg_s      AggregateFunction(avg, Float64),
+  sum_s      Float64,
+  min_s      Float64,
+  max_s      Float64,
+  cnt_s      UInt64,
+  first_s    AggregateFunction(argMin, Float64, DateTime64(3, 'UTC')),
+  last_s     AggregateFunction(argMax, Float64, DateTime64(3, 'UTC')),
+  retention_days UInt16,
+  n          UInt64
+)
+ENGINE = Memory`;
+
+/** What one run stages: the samples that `where` picks (its window of receipt times), one scan, both groupings. */
+export const rollupStageSelect = (table: string, where: string): string => {
+  const finest = rollups[0];
+  return `
+SELECT grouping(second) AS of_buckets, tenant_id, device_id, variable, bucket, second,
+       avgStateIf(v, has) AS avg_s, sumIf(v, has) AS sum_s, minIf(v, has) AS min_s, maxIf(v, has) AS max_s,
+       countIf(has) AS cnt_s, argMinStateIf(v, ts, has) AS first_s, argMaxStateIf(v, ts, has) AS last_s,
+       maxIf(keep, has) AS retention_days, countIf(ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})) AS n
+FROM (SELECT tenant_id, device_id, variable, ts, value IS NOT NULL AS has, assumeNotNull(value) AS v,
+             if(retention_days = 0, toUInt16(${KEEP_DAYS}), retention_days) AS keep,
+             toDateTime(${finest.start}, 'UTC') AS bucket, toDateTime(ts, 'UTC') AS second
+      FROM ${table} WHERE ${where})
+GROUP BY GROUPING SETS ((tenant_id, device_id, variable, bucket), (tenant_id, second))`;
+};
+
+/** A rollup's rows of the run staged: the finest rollup's as they are, a coarser one's folded from them. */
+export const rollupFromStageSelect = (table: string, rollup: Rollup): string =>
+  rollup === rollups[0]
+    ? `SELECT tenant_id, device_id, variable, bucket, avg_s, sum_s, min_s, max_s, cnt_s, first_s, last_s, retention_days
+       FROM ${table}_rollup_stage WHERE of_buckets = 1 AND cnt_s > 0`
+    : `SELECT tenant_id, device_id, variable, ${rollup.startOf}(bucket) AS coarse, avgMergeState(avg_s), sum(sum_s), min(min_s),
+              max(max_s), sum(cnt_s), argMinMergeState(first_s), argMaxMergeState(last_s), max(retention_days)
+       FROM ${table}_rollup_stage WHERE of_buckets = 1 AND cnt_s > 0
+       GROUP BY tenant_id, device_id, variable, coarse`;
+
+/** The per-second counts of the run staged (those of the last SAMPLE_COUNTS_DAYS). */
+export const sampleCountsFromStageSelect = (table: string): string =>
+  `SELECT tenant_id, second, n FROM ${table}_rollup_stage WHERE of_buckets = 0 AND n > 0`;
 
 /**
  * The rollup job's watermark: every sample received before the newest `wm` is in the rollups, none after it. A run
