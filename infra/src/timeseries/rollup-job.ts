@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { rollupFromStageSelect, rollups, rollupStageSelect, sampleCountsFromStageSelect } from './schema.ts';
+import { rollupFromStageSelect, rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
 
 /** How often the rollup job runs, and how long after its receipt a sample waits to be rolled. */
 export interface RollupSchedule {
@@ -126,8 +126,9 @@ export class RollupJob {
   }
 
   /**
-   * One run: the samples received in one window from the watermark, read once (schema.ts `rollupStageSelect`) and
-   * inserted into each rollup and the counts. True if more is due after it.
+   * One run: the samples received in one window from the watermark. Their values are read once, into the finest
+   * rollup's buckets (schema.ts `rollupStageDdl`), from which each rollup is inserted; the counts read the same rows'
+   * tenant and times. True if more is due after it.
    */
   private async window(upToNow: boolean): Promise<boolean> {
     const began = performance.now();
@@ -147,14 +148,15 @@ export class RollupJob {
     const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
     const stage = `${this.table}_rollup_stage`;
     await this.client.command({ query: `TRUNCATE TABLE ${stage}` });
-    await this.client.command({ query: `INSERT INTO ${stage} ${rollupStageSelect(this.table, received)}` });
+    await this.client.command({ query: `INSERT INTO ${stage} ${rollupSelect(this.table, rollups[0], received)}` });
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
       await this.client.command({ query: `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}` });
     }
     const counts = `${this.table}_counts`;
-    await this.client.command({ query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsFromStageSelect(this.table)}` });
-    await this.client.command({ query: `TRUNCATE TABLE ${stage}` });
+    await this.client.command({
+      query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
+    });
     await this.mark(to, to);
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
     this.runs.count++;
