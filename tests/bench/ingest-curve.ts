@@ -10,6 +10,7 @@ import { rollupRuns, rssPeak, type Figure } from './figure.ts';
 import { startGenerator, type Generator, type StepResult } from './generator.ts';
 import { histogram, percentileMs, record } from './latency.ts';
 import type { ProtocolVersion } from './mqtt-frames.ts';
+import { cpuProfile } from './profile.ts';
 import { startSink } from './sink.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000);
@@ -144,7 +145,12 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
         }
         const rss = rssPeak();
         const rollup = rollupRuns(target === 'platform' ? platform.timeseries : null);
+        // BENCH_CPU_PROF=<dir>: a CPU profile of this process (the platform; the generator runs in its own) during the
+        // platform's step at BENCH_PROF_RATE dp/s (20,000 unless told).
+        const profiled = target === 'platform' && rate === Number(process.env.BENCH_PROF_RATE ?? 20_000);
+        const stopProfile = profiled ? await cpuProfile(`${name}-platform-${rate}`) : null;
         const run = await generator!.step(rate / vars, seconds, DRAIN_MS);
+        await stopProfile?.();
         await flush();
         const rows = await stored(client, table, run, seconds);
         const step: CurveStep = {
