@@ -1,12 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { ThingFunction } from '@iot/contracts';
 import type { DeviceDirectory, DeviceEntry, DeviceRef } from '@iot/contracts/ports/device-directory.ts';
 
 export type { DeviceRef };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-/** A secret's SHA-256 as bytes, compared in constant time with the bytes of the hash the read model holds. */
-const digestOf = (text: string) => createHash('sha256').update(text).digest();
+/** A secret's SHA-256 as bytes (one-shot: no Hash object a request), compared in constant time with the bytes of the hash the read model holds. */
+const digestOf = (text: string) => hash('sha256', text, 'buffer');
 const sameDigest = (a: Buffer | null, b: Buffer) => a !== null && a.length === b.length && timingSafeEqual(a, b);
 
 /**
