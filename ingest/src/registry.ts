@@ -1,11 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { ThingFunction } from '@iot/contracts';
 import type { DeviceDirectory, DeviceEntry, DeviceRef } from '@iot/contracts/ports/device-directory.ts';
 
 export type { DeviceRef };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** A secret's SHA-256 as bytes (one-shot: no Hash object a request), compared in constant time with the bytes of the hash the read model holds. */
+const digestOf = (text: string) => hash('sha256', text, 'buffer');
+const sameDigest = (a: Buffer | null, b: Buffer) => a !== null && a.length === b.length && timingSafeEqual(a, b);
 
 /**
  * Device look-ups for the intake through the device directory port (the read models): credentials at connect
@@ -58,18 +60,31 @@ export function createDeviceRegistry(
    * request was most of its cost. Kept `deviceTtlMs` and forgotten with the device (`forget`); `usable` still
    * takes the event log's latest word (a disable, a new secret) over a kept entry at every use.
    */
-  const entries = new Map<string, { at: number; row: DeviceEntry | null }>();
-  const entryBySn = async (sn: string): Promise<DeviceEntry | null> => {
+  interface Entry {
+    at: number;
+    row: DeviceEntry | null;
+    /** The secret's hash as bytes (decoded once, not at every request), and the device as the intake sees it. */
+    digest: Buffer | null;
+    ref: DeviceRef | null;
+  }
+  const entries = new Map<string, Entry>();
+  const entryOf = (at: number, row: DeviceEntry | null): Entry => ({
+    at,
+    row,
+    digest: row && /^[0-9a-f]{64}$/.test(row.secretHash) ? Buffer.from(row.secretHash, 'hex') : null,
+    ref: row && refOf(row),
+  });
+  const entryBySn = async (sn: string): Promise<Entry> => {
     const cached = entries.get(sn);
-    if (cached && Date.now() - cached.at < deviceTtl) return cached.row;
+    if (cached && Date.now() - cached.at < deviceTtl) return cached;
     const at = Date.now();
-    const row = await directory.bySn(sn);
+    const entry = entryOf(at, (await directory.bySn(sn)) ?? null);
     if (forgotAt < at) {
       entries.delete(sn);
-      entries.set(sn, { at, row: row ?? null });
+      entries.set(sn, entry);
       if (entries.size > maxDevices) entries.delete(entries.keys().next().value!);
     }
-    return row ?? null;
+    return entry;
   };
 
   return {
@@ -77,8 +92,9 @@ export function createDeviceRegistry(
     async authenticate(username: string | undefined, password: string | undefined): Promise<DeviceRef | null> {
       if (!username) return null;
       if (password) {
-        const row = await entryBySn(username);
-        return usable(row) && sameHash(row.secretHash, sha256(password)) ? refOf(row) : null;
+        // The kept entry is dropped when its device changes (`forget`), and `usable` takes the log's latest word.
+        const { row, digest, ref } = await entryBySn(username);
+        return usable(row) && sameDigest(digest, digestOf(password)) ? ref : null;
       }
       // ThingsBoard firmware: the access token is the username, no password.
       const row = await directory.bySecretHash(sha256(username));

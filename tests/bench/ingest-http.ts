@@ -9,6 +9,7 @@ import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse
 import { benchProduct, benchTenantApi, registerDevices, startBenchPlatform } from './bare.ts';
 import { rssPeak, type Figure } from './figure.ts';
 import { merged, percentileMs } from './latency.ts';
+import { cpuProfile } from './profile.ts';
 
 const run = promisify(execFile);
 const DEVICES = 100;
@@ -169,7 +170,10 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const rss = rssPeak();
       // Statements the store ran while the route was measured: the inserts, and any other of the route's own.
       const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
+      // BENCH_CPU_PROF: the platform's profile while the route is measured (the generator runs in processes of its own).
+      const stopProfile = await cpuProfile(`ingest-http-${connections}`);
       const route = await post(url, bodies, seconds, connections);
+      await stopProfile();
       const routeStatements = calls.stop();
       const rssMb = rss.stop();
       await platform.ingest!.flush();

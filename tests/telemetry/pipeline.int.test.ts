@@ -252,6 +252,27 @@ describe('telemetry pipeline', () => {
     expect(bad.json!.data.error).toBe('DEVICE_AUTH_FAILED');
   });
 
+  it('refuses HTTP readings of a device at once after its secret is rotated, and after it is disabled', async () => {
+    const product = ok(await sut.call('product.create', { token, body: { name: 'PIPE-HTTP', code: 'PIPE-HTTP', type: 'direct' } })).id;
+    const temperature = { type: 'property', name: '温度', identifier: 'temperature', dataType: { type: 'float' } };
+    ok(await sut.call('product.defineFunction', { token, body: { productId: product, function: temperature } }));
+    ok(await sut.call('product.publish', { token, body: { id: product } }));
+    const device = ok(await sut.call('device.create', { token, body: { sn: 'PIPE-HTTP-1', name: 'PIPE-HTTP-1', productId: product } }));
+    await sut.platform.runner.catchUp();
+    const report = (secret: string) => sut.call('telemetry.report', { body: { sn: 'PIPE-HTTP-1', secret, data: { temperature: 20 } } });
+    // Accepted, so the credentials are known to the process (what it keeps of them must not outlive the change).
+    expect(ok(await report(device.secret)).accepted).toBe(1);
+    const rotated = ok(await sut.call('device.rotateSecret', { token, body: { id: device.id } }));
+    const old = await report(device.secret);
+    expect(old.status).toBe(401);
+    expect(old.json!.data.error).toBe('DEVICE_AUTH_FAILED');
+    expect(ok(await report(rotated.secret)).accepted).toBe(1);
+    ok(await sut.call('device.disable', { token, body: { id: device.id } }));
+    const disabled = await report(rotated.secret);
+    expect(disabled.status).toBe(401);
+    expect(disabled.json!.data.error).toBe('DEVICE_AUTH_FAILED');
+  });
+
   it('pushes values live to listeners of that device, and nothing to another tenant', async () => {
     const base = `${sut.platform.url!.replace('http', 'ws').replace('localhost', '127.0.0.1')}${channels['telemetry.live'].path}`;
     const listen = async (url: string, as: string) => {

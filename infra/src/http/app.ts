@@ -21,7 +21,7 @@ import type { ErasedHandler, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
 import { feedActivity, registerChannels, type ChannelHub } from './channels.ts';
-import { clientErrorHandler, registerHardening } from './hardening.ts';
+import { clientErrorHandler, registerDeviceHardening, registerHardening } from './hardening.ts';
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Principal } from './principal.ts';
@@ -57,22 +57,25 @@ export interface RouteTableBinding {
   handlers: Readonly<Record<string, ErasedHandler>>;
   ports: Ports;
   watch: ReadModelWatch;
+  /**
+   * Routes a device calls with its own credentials (public in the table, no session): served in a context of their
+   * own, without the API's session, cookie, websocket and hardening hooks; validation, envelope and table unchanged.
+   */
+  deviceRoutes?: readonly string[];
 }
 
-export async function createApp(
-  context: AppContext,
-  modules: RoutesPlugin[],
-  options: {
-    staticDir?: string;
-    table?: RouteTableBinding;
-    resolvePrincipal?: (token: string) => Promise<Principal | null>;
-    channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups; onHub?: (hub: ChannelHub) => void };
-    trustedProxies?: string[];
-    cookieDomain?: string;
-    /** Where resumable uploads wait for their last byte (routes that consume `tus`). */
-    tus?: TusOptions;
-  } = {},
-): Promise<App> {
+export interface CreateAppOptions {
+  staticDir?: string;
+  table?: RouteTableBinding;
+  resolvePrincipal?: (token: string) => Promise<Principal | null>;
+  channels?: { specs: Record<string, ChannelSpec>; lookups: Lookups; onHub?: (hub: ChannelHub) => void };
+  trustedProxies?: string[];
+  cookieDomain?: string;
+  /** Where resumable uploads wait for their last byte (routes that consume `tus`). */
+  tus?: TusOptions;
+}
+
+export async function createApp(context: AppContext, modules: RoutesPlugin[], options: CreateAppOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -86,22 +89,12 @@ export async function createApp(
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.decorateRequest('lang', 'zh');
+  // Every error, in any context, leaves in the envelope in the caller's language.
   app.addHook('onRequest', async (request, reply) => {
     const header = String(request.headers['lang'] ?? request.headers['accept-language'] ?? '');
     request.lang = /^en/i.test(header) ? 'en' : 'zh';
     reply.header('x-request-id', request.id);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    // A missing file (an asset of an older build) is a 404; any other page is the client's route.
-    const isFile = /\.[a-z0-9]+$/i.test(path) || path.startsWith('/assets/');
-    if (path.startsWith('/api/') || request.method !== 'GET' || !options.staticDir || isFile)
-      return replyError(reply, request, 'NOT_FOUND');
-    // The web app routes on the client: unknown GETs outside /api get its index.
-    return reply.sendFile('index.html');
-  });
-
-  await app.register(cookie);
   // Routes that declare `consumes` (the logo) take the raw file as a browser's fetch(file) posts it: its bytes reach
   // the handler, which judges them; room above the 2 MB limit so a slightly larger file gets LOGO_TOO_LARGE.
   // Routes that declare `consumes: 'file'` (a device import) take the request stream itself, never held whole in memory.
@@ -125,6 +118,51 @@ export async function createApp(
     // Recursive schemas (the group and menu trees) become components that their $refs point to.
     transformObject: jsonSchemaTransformObject,
   });
+  // Device credential routes (the HTTP ingest): a context of their own, without the sessions, cookies, websocket
+  // and hardening hooks of the API that each of their requests would otherwise run (issue 23).
+  const deviceRoutes = options.table?.deviceRoutes ?? [];
+  // The API: sessions (cookie or header), access control, hardening, channels, the route table, the web app.
+  await app.register(async (api) => {
+    await registerApi(api, context, modules, options, deviceRoutes);
+  });
+  if (options.table && deviceRoutes.length > 0) {
+    const { routes, handlers, ports, watch } = options.table;
+    const table = Object.fromEntries(deviceRoutes.map((name) => [name, routes[name]!])) as RouteTable;
+    await app.register(async (devices) => {
+      registerDeviceHardening(devices, context.config.VIDEO_STREAM_SOURCES);
+      devices.addHook('onRoute', (route) => {
+        if (route.config?.permission !== 'public')
+          throw new Error(`device route ${route.method} ${route.url} must take device credentials`);
+      });
+      registerRouteTable(devices, table, handlers, {
+        ports,
+        watch,
+        // No session: a device route sets no cookie.
+        cookie: () => ({ set: () => undefined, clear: () => undefined }),
+      });
+    });
+  }
+  return app;
+}
+
+/** The API's context: what every route of the table but the device routes runs through. */
+async function registerApi(
+  app: App,
+  context: AppContext,
+  modules: RoutesPlugin[],
+  options: CreateAppOptions,
+  deviceRoutes: readonly string[],
+): Promise<void> {
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    // A missing file (an asset of an older build) is a 404; any other page is the client's route.
+    const isFile = /\.[a-z0-9]+$/i.test(path) || path.startsWith('/assets/');
+    if (path.startsWith('/api/') || request.method !== 'GET' || !options.staticDir || isFile)
+      return replyError(reply, request, 'NOT_FOUND');
+    // The web app routes on the client: unknown GETs outside /api get its index.
+    return reply.sendFile('index.html');
+  });
+  await app.register(cookie);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerAccessControl(
     app,
@@ -133,7 +171,6 @@ export async function createApp(
   );
   // After access control: a caller without the permission gets 403 whatever the body.
   registerHardening(app, context.config.VIDEO_STREAM_SOURCES);
-
   app.get('/health', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const engines = await Promise.all(
       context.engines.map(async (engine) => {
@@ -159,7 +196,8 @@ export async function createApp(
   for (const module of modules) await module(app, context);
   if (options.table) {
     const { routes, handlers, ports, watch } = options.table;
-    registerRouteTable(app, routes, handlers, {
+    const apiRoutes = Object.fromEntries(Object.entries(routes).filter(([name]) => !deviceRoutes.includes(name))) as RouteTable;
+    registerRouteTable(app, apiRoutes, handlers, {
       ports,
       watch,
       ...(options.tus ? { tus: options.tus } : {}),
@@ -183,5 +221,4 @@ export async function createApp(
     await app.register(fastifyStatic, { root: options.staticDir, wildcard: true, index: false });
     app.get('/', { config: { permission: 'public' }, schema: { hide: true } }, (_request, reply) => reply.sendFile('index.html'));
   }
-  return app;
 }

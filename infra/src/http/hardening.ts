@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyTypeProvider } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyTypeProvider } from 'fastify';
 import type { AnyFastify } from './instance.ts';
 import { errorCatalogue, messageOf, unstorable, type ErrorCode } from '@iot/contracts';
 import { replyError, replyInvalid } from './envelope.ts';
@@ -59,17 +59,7 @@ const cspOf = (streamSources: string) =>
  */
 export function registerHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>, streamSources = ''): void {
   const CSP = cspOf(streamSources);
-  app.addHook('preValidation', async (request, reply) => {
-    // The query parser's object has a prototype of its own (not Object's): copied, it is walked like a body.
-    const query = request.query && typeof request.query === 'object' ? { ...request.query } : request.query;
-    const found = badInput(request.body, 'body') ?? badInput(query, 'querystring');
-    if (found?.reason === 'BODY_TOO_DEEP')
-      return replyError(reply, request, 'BODY_TOO_DEEP', {
-        fields: [{ field: found.field, message: messageOf('BODY_TOO_DEEP', request.lang) }],
-      });
-    if (found)
-      return replyInvalid(reply, request, [{ field: found.field, message: messageOf(found.reason, request.lang), reason: found.reason }]);
-  });
+  app.addHook('preValidation', refuseBadInput);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
@@ -78,6 +68,38 @@ export function registerHardening<P extends FastifyTypeProvider>(app: AnyFastify
     if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
+}
+
+/** Strings that cannot be stored, and bodies nested too deep, refused with 400 before validation and any handler. */
+async function refuseBadInput(request: FastifyRequest, reply: FastifyReply) {
+  // The query parser's object has a prototype of its own (not Object's): copied, it is walked like a body.
+  const query = request.query && typeof request.query === 'object' ? { ...request.query } : request.query;
+  const found = badInput(request.body, 'body') ?? badInput(query, 'querystring');
+  if (found?.reason === 'BODY_TOO_DEEP')
+    return replyError(reply, request, 'BODY_TOO_DEEP', {
+      fields: [{ field: found.field, message: messageOf('BODY_TOO_DEEP', request.lang) }],
+    });
+  if (found)
+    return replyInvalid(reply, request, [{ field: found.field, message: messageOf(found.reason, request.lang), reason: found.reason }]);
+}
+
+/**
+ * The same for the device routes (the HTTP ingest), whose paths are all under /api/ and none a page: the same
+ * headers, set once as the request arrives rather than in a hook on every answer.
+ */
+export function registerDeviceHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>, streamSources = ''): void {
+  const headers = {
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+    'content-security-policy': cspOf(streamSources),
+    'cache-control': 'no-store',
+  };
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
+  app.addHook('preValidation', refuseBadInput);
 }
 
 /** Errors Node answers before Fastify sees a request (431 headers too large, 400 malformed): in the envelope too. */

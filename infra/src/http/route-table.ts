@@ -99,12 +99,13 @@ export function registerRouteTable<T extends RouteTable>(
   const positions = new WeakMap<RequestContext, string>();
   const contextOf = (request: FastifyRequest, reply: FastifyReply): RequestContext => {
     const ctx: RequestContext = {
-      caller: request.principal,
+      // Null in a context without sessions (the device routes).
+      caller: request.principal ?? null,
       lang: request.lang,
       ip: request.ip,
       requestId: request.id,
       idempotencyKey: idempotencyKeyOf(request),
-      stationId: request.stationId,
+      stationId: request.stationId ?? null,
       ...(typeof request.headers.range === 'string' ? { range: request.headers.range } : {}),
       cookie: options.cookie(request, reply),
       ports: options.ports,

@@ -92,6 +92,8 @@ export async function startHttp(w: HttpWiring, stops: Stops): Promise<{ app: App
       handlers,
       ports,
       watch,
+      // The HTTP ingest: a device's own credentials, no session (its requests skip the API's hooks).
+      deviceRoutes: ['telemetry.report'],
     },
   });
   stops.push(() => app.close());
