@@ -1,6 +1,6 @@
 /**
  * The forwarding benchmarks' target: a local HTTP server that answers 200 to every POST once its body is read, and
- * counts them. It runs in a child process of its own, as a real target runs elsewhere: its work is not the platform's.
+ * counts the messages (a batching server's POST carries `x-message-count` of them, any other one). It runs in a child process of its own, as a real target runs elsewhere: its work is not the platform's.
  */
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface HttpSink {
   url: string;
-  /** POSTs answered so far (as last reported by the child: `count()` asks anew). */
+  /** Messages answered so far (as last reported by the child: `count()` asks anew). */
   count(): Promise<number>;
   close(): Promise<void>;
 }
@@ -41,9 +41,10 @@ export async function startHttpSink(): Promise<HttpSink> {
 if (process.argv[2] === 'serve') {
   let received = 0;
   const server = createServer((req, res) => {
+    const messages = Number(req.headers['x-message-count'] ?? 1);
     req.resume();
     req.on('end', () => {
-      received++;
+      received += messages;
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -22,6 +22,8 @@ const DEVICES = 100;
 const VARS = 3;
 /** Rounds of limit then chain, alternating, so that the machine's noise weighs on both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** Messages per POST to the sink (BENCH_FORWARD_BATCH=1: one POST per message, as a server that does not batch). */
+const BATCH = Number(process.env.BENCH_FORWARD_BATCH ?? 100);
 
 /** The issue's chain: every node a telemetry message meets on its way to the store and the forwarding server. */
 export function benchChain(serverId: string): RuleChainDefinitionIn {
@@ -68,7 +70,10 @@ export async function benchRuleChain(): Promise<Figure[]> {
     const devices = await registerDevices(call, productId, 'RULE', DEVICES);
     const credentials = path.join(dir, 'devices.csv');
     await writeFile(credentials, devices.map((d) => `${d.sn},${d.secret}`).join('\n'));
-    const { id: serverId } = await call('forwardServer.createHttp', { body: { name: 'bench sink', url: sink.url } });
+    // The sink takes batches (the server's `batchSize`): several messages to a POST, as a target that allows it.
+    const { id: serverId } = await call('forwardServer.createHttp', {
+      body: { name: 'bench sink', url: sink.url, batchSize: BATCH },
+    });
     await platform.context.awaitProjections?.();
     const rules = platform.rules!;
     const store = platform.timeseries as ClickHouseTimeSeriesStore;
@@ -152,6 +157,7 @@ export async function benchRuleChain(): Promise<Figure[]> {
         limit_of: `the same MQTT ingest (same generator, devices and ${VARS} dp a message) with the default root chain (Warehousing only), in alternating rounds of the same run`,
         ratio: Number((dps / limitDps).toFixed(3)),
         chain: 'switch -> filter -> transform -> enrich -> warehousing -> forward (HTTP sink)',
+        forward_batch: BATCH,
         acked_dp_s: Math.round((chain.acked * VARS) / chain.seconds),
         messages_acked: chain.acked,
         messages_through_chain: chain.through,

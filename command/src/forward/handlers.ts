@@ -44,7 +44,11 @@ function checkTarget(ctx: RequestContext, target: { host: string; port: number; 
 }
 
 /** An HTTP server's fields as the list shows them: its URL, with the host and port it names, TLS when https. */
-const httpServerFields = (body: { name: string; url: string; remark: string | null }, host: string, port: number): ForwardServerFields => ({
+const httpServerFields = (
+  body: { name: string; url: string; remark: string | null; batchSize: number },
+  host: string,
+  port: number,
+): ForwardServerFields => ({
   type: 'http',
   name: body.name,
   ip: host,
@@ -55,6 +59,7 @@ const httpServerFields = (body: { name: string; url: string; remark: string | nu
   tls: body.url.startsWith('https:'),
   remark: body.remark,
   hasPassword: false,
+  batchSize: body.batchSize,
 });
 
 /** An HTTP URL's host and port (the scheme's default when it names none): what the server list shows as IP and port. */

@@ -33,12 +33,20 @@ const secret = z.string().min(1).max(128).nullish();
 export const mqttServerCreateBody = mqttServerFields.extend({ password: secret }).strict();
 export const mqttServerUpdateBody = mqttServerCreateBody.extend({ id: entityId }).strict();
 
-/** An HTTP(S) endpoint forwarded to: each message is POSTed to its URL as the rule's payload. */
+/** The most messages one POST to an HTTP target carries when it takes batches. */
+export const maxForwardBatch = 500;
+/**
+ * An HTTP(S) endpoint forwarded to. With `batchSize` 1 (the default, and every server saved before it existed) each
+ * message is POSTed to its URL as the rule's payload; above 1, up to that many messages go in one POST as a JSON
+ * array of `{ id, deviceId, payload }` (`payload` the rule's payload, as JSON when it is JSON, else as a string), in
+ * order per device; a message counts as delivered only when its POST is answered 2xx, so a target drops repeats by `id`.
+ */
 export const httpServerFields = z
   .object({
     name,
     url: outboundUrl(['http:', 'https:']),
     remark: optionalText(256),
+    batchSize: z.number().int().min(1).max(maxForwardBatch).default(1),
   })
   .strict();
 export const httpServerUpdateBody = httpServerFields.extend({ id: entityId }).strict();
@@ -55,6 +63,8 @@ export interface ForwardServerFields {
   tls: boolean;
   remark: string | null;
   hasPassword: boolean;
+  /** Messages per POST to an HTTP target; absent (events before it existed) is 1. */
+  batchSize?: number;
 }
 export const forwardServerRow = z.object({
   id: z.string(),
@@ -68,6 +78,7 @@ export const forwardServerRow = z.object({
   tls: z.boolean(),
   remark: z.string().nullable(),
   hasPassword: z.boolean(),
+  batchSize: z.number().int(),
   createTime: z.string(),
 });
 export type ForwardServerRow = z.output<typeof forwardServerRow>;

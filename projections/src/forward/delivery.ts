@@ -35,6 +35,15 @@ const PER_GROUP = 50;
 const PARALLEL = 16;
 const MAX_BACKOFF_MS = 300_000;
 
+/** A payload as an element of a batch: itself when it is JSON, else as a JSON string. */
+const asJson = (payload: string): string => {
+  try {
+    JSON.parse(payload);
+    return payload;
+  } catch {
+    return JSON.stringify(payload);
+  }
+};
 const classOf = (error: unknown): OutboundErrorClass => {
   const errorClass = error && typeof error === 'object' && 'errorClass' in error ? error.errorClass : null;
   return outboundErrorClasses.find((c) => c === errorClass) ?? 'SEND_FAILED';
@@ -123,36 +132,99 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     return { server, password: server ? await secretOf(server) : null };
   }
 
+  /** Marks a failure on a device's head row (attempts, back-off, dead letter) and hands the rest of the rows back. */
+  async function failed(row: Claimed, error: OutboundErrorClass, gone: boolean, rest: string[]) {
+    const attempts = row.attempts + 1;
+    // A target that is gone holds nothing back: its messages are dead letters at once.
+    const dead = attempts >= options.maxAttempts || gone;
+    const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+    await db.query(
+      `update forward_outbox set attempts = $2, error = $3, claimed_until = null,
+         status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000)
+       where id = $1`,
+      [row.id, attempts, error, dead, wait],
+    );
+    if (rest.length > 0) await db.query('update forward_outbox set claimed_until = null where id = any($1::bigint[])', [rest]);
+  }
+
   /** Sends a group's rows in order until one fails; answers the ids delivered. */
   async function deliverGroup(rows: Claimed[], target: Target): Promise<string[]> {
     const first = rows[0]!;
     const { server, password } = target;
     const delivered: string[] = [];
-    let failed: { row: Claimed; error: OutboundErrorClass } | null = null;
-    if (!server || server.tenantId !== first.tenantId) failed = { row: first, error: 'SEND_FAILED' };
+    let failure: { row: Claimed; error: OutboundErrorClass } | null = null;
+    if (!server || server.tenantId !== first.tenantId) failure = { row: first, error: 'SEND_FAILED' };
     else {
       for (const row of rows) {
         const error = await send(server, password, row);
         if (error) {
-          failed = { row, error };
+          failure = { row, error };
           break;
         }
         delivered.push(row.id);
       }
     }
-    if (failed) {
-      const attempts = failed.row.attempts + 1;
-      // A target that is gone holds nothing back: its messages are dead letters at once.
-      const dead = attempts >= options.maxAttempts || !server;
-      const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
-      await db.query(
-        `update forward_outbox set attempts = $2, error = $3, claimed_until = null,
-           status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000)
-         where id = $1`,
-        [failed.row.id, attempts, failed.error, dead, wait],
+    if (failure)
+      await failed(
+        failure.row,
+        failure.error,
+        !server,
+        rows.slice(rows.indexOf(failure.row) + 1).map((r) => r.id),
       );
-      const rest = rows.slice(rows.indexOf(failed.row) + 1).map((r) => r.id);
-      if (rest.length > 0) await db.query('update forward_outbox set claimed_until = null where id = any($1::bigint[])', [rest]);
+    return delivered;
+  }
+
+  /** One POST of several messages (a server with `batchSize` above 1): a JSON array of `{ id, deviceId, payload }`. */
+  async function sendBatch(server: ForwardServerRecord, rows: Claimed[]): Promise<OutboundErrorClass | null> {
+    const body = `[${rows.map((row) => `{"id":${JSON.stringify(row.messageId ?? row.id)},"deviceId":${JSON.stringify(row.deviceId)},"payload":${asJson(row.payload)}}`).join(',')}]`;
+    try {
+      const answer = await options.outbound.request(server.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-message-count': String(rows.length) },
+        body,
+        timeoutMs: 10_000,
+      });
+      if (answer.ok) return null;
+      options.log({
+        serverId: server.id,
+        deviceId: rows[0]!.deviceId,
+        error: statusClass(answer.status),
+        detail: `HTTP ${answer.status} (${rows.length} messages)`,
+      });
+      return statusClass(answer.status);
+    } catch (error) {
+      const errorClass = classOf(error);
+      options.log({ serverId: server.id, deviceId: rows[0]!.deviceId, error: errorClass, detail: (error as Error).message });
+      return errorClass;
+    }
+  }
+
+  /**
+   * A batching server's rows of a round, every device's in order (the rows are sorted by id), sent `batchSize` to a
+   * POST, one POST after the other. A POST that fails counts one attempt on the head row of each of its devices (its
+   * back-off holds that device back), and hands back every row not yet delivered; the next round claims them again.
+   */
+  async function deliverBatches(rows: Claimed[], target: Target): Promise<string[]> {
+    const { server } = target;
+    const size = server?.batchSize ?? 1;
+    const delivered: string[] = [];
+    for (let at = 0; at < rows.length; at += size) {
+      const batch = rows.slice(at, at + size);
+      const error = server ? await sendBatch(server, batch) : 'SEND_FAILED';
+      if (!error) {
+        delivered.push(...batch.map((r) => r.id));
+        continue;
+      }
+      const heads = new Map<string, Claimed>();
+      for (const row of batch) if (!heads.has(row.deviceId)) heads.set(row.deviceId, row);
+      const rest = rows
+        .slice(at)
+        .filter((r) => heads.get(r.deviceId) !== r)
+        .map((r) => r.id);
+      const [firstHead, ...others] = [...heads.values()];
+      await failed(firstHead!, error, !server, rest);
+      for (const head of others) await failed(head, error, !server, []);
+      break;
     }
     return delivered;
   }
@@ -163,23 +235,31 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
    */
   async function round(): Promise<number> {
     const rows = await claim();
+    const targets = new Map<string, Target>();
+    await Promise.all([...new Set(rows.map((r) => r.serverId))].map(async (serverId) => targets.set(serverId, await targetOf(serverId))));
+    // A batching server's rows of a tenant are one queue entry (sent in order, several to a POST); any other server's, one entry per device.
     const groups = new Map<string, Claimed[]>();
-    const targets = new Map<string, Promise<Target>>();
     for (const row of rows) {
-      const key = `${row.serverId}\0${row.deviceId}`;
-      groups.set(key, [...(groups.get(key) ?? []), row]);
-      if (!targets.has(row.serverId)) targets.set(row.serverId, targetOf(row.serverId));
+      const server = targets.get(row.serverId)!.server;
+      const batching = server && server.type === 'http' && server.batchSize > 1 && server.tenantId === row.tenantId;
+      const key = batching ? `${row.serverId}` : `${row.serverId}\0${row.deviceId}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
     }
-    const queue = [...groups.values()];
+    const queue = [...groups.entries()];
     const delivered: string[] = [];
     try {
       await Promise.all(
         Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-          for (let group = queue.shift(); group; group = queue.shift())
-            await targets
-              .get(group[0]!.serverId)!
-              .then((target) => deliverGroup(group, target))
-              .then((ids) => delivered.push(...ids), options.onError);
+          for (let entry = queue.shift(); entry; entry = queue.shift()) {
+            const [key, group] = entry;
+            const target = targets.get(group[0]!.serverId)!;
+            await (key.includes('\0') ? deliverGroup(group, target) : deliverBatches(group, target)).then(
+              (ids) => delivered.push(...ids),
+              options.onError,
+            );
+          }
         }),
       );
     } finally {

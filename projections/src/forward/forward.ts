@@ -27,7 +27,8 @@ export const forwardProjection = projection<ForwardServerEvent | ForwardRuleEven
       tls boolean not null,
       remark text,
       has_password boolean not null,
-      created_at timestamptz not null
+      created_at timestamptz not null,
+      batch_size int not null default 1
     );
     create index rm_forward_servers_tenant on rm_forward_servers (tenant_id, type, created_at desc);
     create table rm_forward_rules (
@@ -45,6 +46,13 @@ export const forwardProjection = projection<ForwardServerEvent | ForwardRuleEven
     );
     create index rm_forward_rules_tenant on rm_forward_rules (tenant_id, created_at desc);
     create index rm_forward_rules_server on rm_forward_rules (server_id);`,
+  migrations: [
+    {
+      version: 2,
+      name: 'messages per POST to an HTTP server',
+      sql: 'alter table rm_forward_servers add column if not exists batch_size int not null default 1;',
+    },
+  ],
   async apply(tx, event) {
     const at = event.metadata.occurredAt;
     const tenantId = event.metadata.tenantId;
@@ -53,11 +61,27 @@ export const forwardProjection = projection<ForwardServerEvent | ForwardRuleEven
       case 'ForwardServerUpdated': {
         const d = event.data;
         await tx.query(
-          `insert into rm_forward_servers (id, tenant_id, type, name, ip, port, url, username, client_id, tls, remark, has_password, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          `insert into rm_forward_servers (id, tenant_id, type, name, ip, port, url, username, client_id, tls, remark, has_password, created_at,
+             batch_size)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            on conflict (id) do update set type = $3, name = $4, ip = $5, port = $6, url = $7, username = $8, client_id = $9, tls = $10,
-             remark = $11, has_password = $12`,
-          [d.serverId, tenantId, d.type, d.name, d.ip, d.port, d.url, d.username, d.clientId, d.tls, d.remark, d.hasPassword, at],
+             remark = $11, has_password = $12, batch_size = $14`,
+          [
+            d.serverId,
+            tenantId,
+            d.type,
+            d.name,
+            d.ip,
+            d.port,
+            d.url,
+            d.username,
+            d.clientId,
+            d.tls,
+            d.remark,
+            d.hasPassword,
+            at,
+            d.batchSize ?? 1,
+          ],
         );
         return;
       }

@@ -29,10 +29,12 @@ export type ForwardServerRecord = {
   tls: boolean;
   remark: string | null;
   hasPassword: boolean;
+  /** Messages per POST (HTTP): 1 sends each on its own. */
+  batchSize: number;
   createdAt: Date;
 };
 const SERVER = `id, tenant_id as "tenantId", type, name, ip, port, url, username, client_id as "clientId", tls, remark,
-  has_password as "hasPassword", created_at as "createdAt"`;
+  has_password as "hasPassword", batch_size as "batchSize", created_at as "createdAt"`;
 const serverSortBy = { createTime: 'created_at', name: 'lower(name)' } satisfies Record<(typeof forwardServerSortable)[number], string>;
 
 /** A page of a tenant's servers of a type, those whose name holds `name`. */

@@ -19,10 +19,11 @@ import { compilePayload, compileTopic, type ForwardMessage } from '../forward/me
  */
 export interface RuleEnginePorts {
   dispatch: Dispatch;
+  /** The device's and product's fields may be answered without a promise (a cache that holds them). */
   lookups: {
     /** The device's fields (name, SN, product, group, ...), or null when the tenant has no such device. */
-    device(tenantId: string, deviceId: string): Promise<Record<string, unknown> | null>;
-    product(tenantId: string, productId: string): Promise<Record<string, unknown> | null>;
+    device(tenantId: string, deviceId: string): Found | Promise<Found>;
+    product(tenantId: string, productId: string): Found | Promise<Found>;
     /** The latest values of these identifiers of the device, those it has. */
     latest(tenantId: string, deviceId: string, identifiers: readonly string[]): Promise<Record<string, unknown>>;
   };
@@ -57,6 +58,9 @@ export interface RuleEnginePorts {
     messageId: string;
   }): Promise<void>;
 }
+
+/** A device's or product's fields as a look-up answers them. */
+type Found = Readonly<Record<string, unknown>> | null;
 
 /** Ports that act on nothing: what a replay runs side-effect nodes with (they go out by Success, marked dry-run). */
 export function dryRunPorts(lookups: RuleEnginePorts['lookups'], chain: RuleEnginePorts['chain']): RuleEnginePorts {
@@ -147,20 +151,34 @@ const pathOf = (path: Path): string[] => {
   return ids.reverse();
 };
 
-const variables = (m: RuleMessage) => ({
-  msg: m.data,
-  metadata: m.metadata,
-  msgType: m.type,
-  deviceId: m.deviceId,
-  productId: m.productId ?? '',
-  ts: m.ts,
-});
+/**
+ * What an expression sees, one object for every evaluation: filled with the message's fields before and emptied after
+ * (an evaluation is synchronous, so no two overlap), rather than a new object for each expression of each message.
+ */
+const scope: { msg: unknown; metadata: unknown; msgType: string; deviceId: string; productId: string; ts: string } = {
+  msg: null,
+  metadata: null,
+  msgType: '',
+  deviceId: '',
+  productId: '',
+  ts: '',
+};
 
-function evaluate(expression: CompiledExpression, message: RuleMessage): unknown {
+function evaluate(expression: CompiledExpression, m: RuleMessage): unknown {
+  scope.msg = m.data;
+  scope.metadata = m.metadata;
+  scope.msgType = m.type;
+  scope.deviceId = m.deviceId;
+  scope.productId = m.productId ?? '';
+  scope.ts = m.ts;
   try {
-    return expression(variables(message));
+    return expression(scope);
   } catch (error) {
     throw new NodeError(`expression failed: ${(error as Error).message.split('\n')[0]}`);
+  } finally {
+    // Nothing of the message is held past its evaluation.
+    scope.msg = null;
+    scope.metadata = null;
   }
 }
 function evaluateBoolean(expression: CompiledExpression, message: RuleMessage): boolean {
@@ -169,7 +187,11 @@ function evaluateBoolean(expression: CompiledExpression, message: RuleMessage): 
   return value;
 }
 
-const success = (message: RuleMessage) => ({ labels: ['Success'], message });
+/** The labels most nodes go out by: one array each, shared by every message (never changed). */
+const SUCCESS = ['Success'];
+const TRUE = ['True'];
+const FALSE = ['False'];
+const success = (message: RuleMessage) => ({ labels: SUCCESS, message });
 
 /** The metadata of what a node dispatches: idempotent per message, chain and node, so a message run twice acts once. */
 const dispatchMetadata = (message: RuleMessage, chainId: string, nodeId: string): DispatchMetadata => ({
@@ -202,7 +224,7 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
     }
     case 'filter': {
       const expression = compileExpression(node.config.expression);
-      return (message) => ({ labels: [evaluateBoolean(expression, message) ? 'True' : 'False'], message });
+      return (message) => ({ labels: evaluateBoolean(expression, message) ? TRUE : FALSE, message });
     }
     case 'transform': {
       const set = node.config.set.map((s) => ({ field: s.field, value: compileExpression(s.expression) }));
@@ -217,17 +239,27 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
     }
     case 'enrich': {
       const { device, product, latest } = node.config;
-      return async (message, { ports }) => {
-        const metadata = { ...message.metadata };
-        if (device || product) {
-          const found = await ports.lookups.device(message.tenantId, message.deviceId);
-          if (!found) throw new NodeError(`no device ${message.deviceId}`);
-          if (device) metadata.device = found;
-          const productId = message.productId ?? (typeof found.productId === 'string' ? found.productId : null);
-          if (product) metadata.product = productId ? await ports.lookups.product(message.tenantId, productId) : null;
-        }
-        if (latest.length > 0) metadata.latest = await ports.lookups.latest(message.tenantId, message.deviceId, latest);
-        return success({ ...message, metadata });
+      // Answered without a promise when the look-ups answer from their cache (the live chains' usual case).
+      const withLatest = (message: RuleMessage, metadata: Record<string, unknown>, ports: RuleEnginePorts): StepOut | Promise<StepOut> =>
+        latest.length === 0
+          ? success({ ...message, metadata })
+          : ports.lookups
+              .latest(message.tenantId, message.deviceId, latest)
+              .then((values) => success({ ...message, metadata: { ...metadata, latest: values } }));
+      const withDevice = (message: RuleMessage, found: Found, ports: RuleEnginePorts) => {
+        if (!found) throw new NodeError(`no device ${message.deviceId}`);
+        const metadata: Record<string, unknown> = { ...message.metadata };
+        if (device) metadata.device = found;
+        if (!product) return withLatest(message, metadata, ports);
+        const productId = message.productId ?? (typeof found.productId === 'string' ? found.productId : null);
+        const productFound = productId ? ports.lookups.product(message.tenantId, productId) : null;
+        if (!(productFound instanceof Promise)) return withLatest(message, { ...metadata, product: productFound }, ports);
+        return productFound.then((p) => withLatest(message, { ...metadata, product: p }, ports));
+      };
+      return (message, { ports }) => {
+        if (!device && !product) return withLatest(message, { ...message.metadata }, ports);
+        const found = ports.lookups.device(message.tenantId, message.deviceId);
+        return found instanceof Promise ? found.then((f) => withDevice(message, f, ports)) : withDevice(message, found, ports);
       };
     }
     case 'warehousing':

@@ -58,22 +58,33 @@ type Found = Readonly<Record<string, unknown>> | null;
  * A look-up by tenant and id, read once per TTL and shared (frozen) by the messages that ask meanwhile. An answer past
  * its TTL still serves while the read that renews it runs: a message waits only for what was never read or was forgotten.
  */
-function cachedLookup(read: (tenantId: string, id: string) => Promise<Record<string, unknown> | null>, now: () => number) {
-  const entries = new Map<string, { at: number; value: Promise<Found>; settled: boolean }>();
+function cachedLookup(read: (tenantId: string, id: string) => Found | Promise<Found>, now: () => number) {
+  type Entry = { at: number; value: Promise<Found>; settled: boolean; found: Found };
+  const entries = new Map<string, Entry>();
+  const answer = (entry: Entry) => (entry.settled ? entry.found : entry.value);
   function fetch(key: string, tenantId: string, id: string) {
-    const entry = { at: now(), value: read(tenantId, id).then((found): Found => (found ? Object.freeze(found) : null)), settled: false };
+    const entry: Entry = {
+      at: now(),
+      value: Promise.resolve(read(tenantId, id)).then((found): Found => (found ? Object.freeze(found) : null)),
+      settled: false,
+      found: null,
+    };
     entry.value.then(
-      () => (entry.settled = true),
+      (found) => {
+        entry.found = found;
+        entry.settled = true;
+      },
       // A failed read is not kept: the next message asks again.
       () => entries.get(key) === entry && entries.delete(key),
     );
     return entry;
   }
   return {
-    get(tenantId: string, id: string): Promise<Found> {
+    /** The fields, without a promise once they were read (most messages): a message waits only for a first read. */
+    get(tenantId: string, id: string): Found | Promise<Found> {
       const key = `${tenantId}\0${id}`;
       const hit = entries.get(key);
-      if (hit && (now() - hit.at < LOOKUP_TTL_MS || !hit.settled)) return hit.value;
+      if (hit && (now() - hit.at < LOOKUP_TTL_MS || !hit.settled)) return answer(hit);
       if (!hit && entries.size >= LOOKUP_MAX) entries.clear();
       const entry = fetch(key, tenantId, id);
       if (!hit) {
@@ -86,7 +97,7 @@ function cachedLookup(read: (tenantId: string, id: string) => Promise<Record<str
         () => entries.get(key) === hit && entries.set(key, entry),
         () => undefined,
       );
-      return hit.value;
+      return answer(hit);
     },
     forget: (tenantId: string, id: string) => entries.delete(`${tenantId}\0${id}`),
   };

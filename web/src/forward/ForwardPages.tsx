@@ -10,6 +10,7 @@ import {
   forwardRuleFields,
   forwardVariables,
   httpServerFields,
+  maxForwardBatch,
   mqttAccesses,
   mqttAclFields,
   mqttServerCreateBody,
@@ -171,6 +172,7 @@ function serverColumns(t: TFunction, type: 'mqtt' | 'http'): ListColumn<ServerRo
         ]
       : []),
     { id: 'tls', header: t('forward.tls'), value: (r) => yesNo(r.tls), width: 80 },
+    ...(type === 'http' ? [{ id: 'batchSize', header: t('forward.batchSize'), value: (r: ServerRow) => r.batchSize, width: 110 }] : []),
     { id: 'remark', header: t('forward.remark'), value: (r) => r.remark, width: 160 },
     { id: 'createTime', header: t('forward.createTime'), value: (r) => formatDate(r.createTime), sortable: true, width: 110 },
   ];
@@ -195,7 +197,7 @@ export function MqttServerPage() {
 
 // ---------------------------------------------------------------- HTTP servers
 const HTTP_SERVERS = 'forwardHttpServers';
-const emptyHttp = { id: '', name: '', url: '', remark: '' };
+const emptyHttp = { id: '', name: '', url: '', remark: '', batchSize: '1' };
 
 function HttpServerDialog({ editing, onClose }: { editing: ServerRow | 'new' | null; onClose: () => void }) {
   const { t } = useTranslation();
@@ -205,11 +207,13 @@ function HttpServerDialog({ editing, onClose }: { editing: ServerRow | 'new' | n
     empty: emptyHttp,
     queryKey: HTTP_SERVERS,
     onClose,
-    valuesOf: (e) => (e && e !== 'new' ? { id: e.id, name: e.name, url: text(e.url), remark: text(e.remark) } : emptyHttp),
+    valuesOf: (e) =>
+      e && e !== 'new' ? { id: e.id, name: e.name, url: text(e.url), remark: text(e.remark), batchSize: String(e.batchSize) } : emptyHttp,
   });
   const v = form.values;
   const submit = async () => {
-    const body = { name: v.name, url: v.url, remark: v.remark || null };
+    const batchSize = v.batchSize.trim() === '' ? 1 : Number(v.batchSize);
+    const body = { name: v.name, url: v.url, remark: v.remark || null, batchSize };
     const checked = validate(httpServerFields, body, t);
     if (!checked.ok) return form.setErrors(checked.errors);
     await run(async () => {
@@ -234,6 +238,19 @@ function HttpServerDialog({ editing, onClose }: { editing: ServerRow | 'new' | n
           />
         </Field>
       ))}
+      <Field label={t('forward.batchSize')} error={form.errors.batchSize}>
+        <TextField.Root
+          name="batchSize"
+          type="number"
+          min={1}
+          max={maxForwardBatch}
+          value={v.batchSize}
+          onChange={(e) => form.set('batchSize', e.target.value)}
+        />
+        <Text size="1" color="gray">
+          {t('forward.batchSizeHint')}
+        </Text>
+      </Field>
     </FormDialog>
   );
 }

@@ -12,6 +12,8 @@ export const zh = {
     clientId: '客户端 ID',
     tls: 'TLS 加密',
     remark: '备注',
+    batchSize: '每次请求消息数',
+    batchSizeHint: '1 为每条消息一次请求；大于 1 时以 JSON 数组批量发送（每项含 id、deviceId、payload），接收方按 id 去重',
     hasPassword: '已设密码',
     createTime: '创建时间',
     yes: '是',
@@ -70,6 +72,9 @@ export const en: typeof zh = {
     clientId: 'Client ID',
     tls: 'TLS',
     remark: 'Remark',
+    batchSize: 'Messages per request',
+    batchSizeHint:
+      '1 sends each message on its own; above 1, messages go in a JSON array (each with id, deviceId, payload), and the receiver drops repeats by id',
     hasPassword: 'Password set',
     createTime: 'Created',
     yes: 'Yes',
