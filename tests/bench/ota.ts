@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { connectAsync, type MqttClient } from 'mqtt';
 import WebSocket from 'ws';
 import { channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
 import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
@@ -27,22 +26,6 @@ const OFFERED_PER_S = Number(process.env.BENCH_OTA_RATE ?? 6_000);
 const reportOf = (n: number) => ({ status: 'downloading', percent: n % 101 });
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-/** MQTT.js clients, 50 connecting at a time. */
-export async function connectAll(url: string, users: Array<{ username: string; password: string }>): Promise<MqttClient[]> {
-  const clients: MqttClient[] = [];
-  for (let i = 0; i < users.length; i += 50)
-    clients.push(
-      ...(await Promise.all(
-        users.slice(i, i + 50).map(async ({ username, password }) => {
-          const c = await connectAsync(url, { username, password, clientId: username, reconnectPeriod: 0 });
-          c.on('error', () => {});
-          return c;
-        }),
-      )),
-    );
-  return clients;
-}
 
 /** A platform of its own (startBenchPlatform), with a tenant of `count` devices (`OB-<n>`) and the tenant's token. */
 export async function startOtaBench(count: number, env: Record<string, string> = {}) {
