@@ -138,13 +138,14 @@ export async function connectAll(url: string, users: Array<{ username: string; p
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-/** GETs `url`'s bytes `from`..`to` (inclusive) over the shared keep-alive agent into `hash`; answers how many bytes came. */
-function getRange(url: string, from: number, to: number, hash: ReturnType<typeof createHash>): Promise<number> {
+/** GETs `url`'s bytes `from`..`to` (inclusive) over the shared keep-alive agent into `hash` (`range.hashed` once any is); answers how many bytes came. */
+function getRange(url: string, from: number, to: number, hash: ReturnType<typeof createHash>, range: { hashed: boolean }): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent, headers: { range: `bytes=${from}-${to}` } }, (response) => {
       let bytes = 0;
       response.on('data', (part: Buffer) => {
         bytes += part.length;
+        range.hashed = true;
         hash.update(part);
       });
       response.on('end', () => (response.statusCode === 206 ? resolve(bytes) : reject(new Error(`HTTP ${response.statusCode}`))));
@@ -154,11 +155,23 @@ function getRange(url: string, from: number, to: number, hash: ReturnType<typeof
   });
 }
 
+/** Tries at most of a range whose keep-alive connection the server closed as it was reused (ECONNRESET, no byte read). */
+const TRIES = 3;
+
 /** A device's download over HTTP: the file range by range; answers the bytes fetched and their SHA-256. */
 async function downloadByRanges(url: string, size: number): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  for (let from = 0; from < size; from += RANGE) bytes += await getRange(url, from, Math.min(from + RANGE, size) - 1, hash);
+  for (let from = 0; from < size; from += RANGE)
+    for (let tries = 1; ; tries++) {
+      const range = { hashed: false };
+      try {
+        bytes += await getRange(url, from, Math.min(from + RANGE, size) - 1, hash, range);
+        break;
+      } catch (error) {
+        if (tries >= TRIES || range.hashed || (error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+      }
+    }
   return { bytes, sha256: hash.digest('hex') };
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -63,10 +63,17 @@ export async function benchOtaRollout(): Promise<Figure[]> {
       response.writeHead(206, { 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${SIZE}` });
       createReadStream(filePath, { start: from, end: to }).pipe(response);
     });
+    // Idle connections kept as long as the platform's HTTP server keeps them (Node's 5 s drops them under the agent's feet).
+    server.keepAliveTimeout = 72_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/fw.bin`;
     const bareStarted = performance.now();
-    const bare = await devices.bare(url);
+    // The rollout's figures stand even when the limit's run fails (then it says why).
+    let limitError: string | null = null;
+    const bare = await devices.bare(url).catch((error: unknown) => {
+      limitError = String(error);
+      return { upgraded: 0, failed: count, shaMatches: 0, bytes: 0, firstFailures: [] };
+    });
     const bareSeconds = (performance.now() - bareStarted) / 1000;
     await new Promise((resolve) => server.close(resolve));
     const bareMb = bare.bytes / 2 ** 20;
@@ -75,7 +82,8 @@ export async function benchOtaRollout(): Promise<Figure[]> {
         bench: 'ota-rollout',
         value: Math.round((counts.upgraded / seconds) * 10) / 10,
         unit: 'devices upgraded/s (1 MB each, half HTTP ranges, half MQTT chunks)',
-        limit: Math.round((count / bareSeconds) * 10) / 10,
+        limit: limitError ? null : Math.round((count / bareSeconds) * 10) / 10,
+        limit_error: limitError,
         limit_of: 'the same file from disk by a bare Node HTTP server, every device by ranges, same client',
         devices: count,
         device_processes: devices.processes,
@@ -97,5 +105,6 @@ export async function benchOtaRollout(): Promise<Figure[]> {
   } finally {
     await devices?.stop();
     await bench.stop();
+    await rm(filePath, { force: true });
   }
 }

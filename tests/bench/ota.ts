@@ -13,6 +13,7 @@ import { startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
 import { percentileMs } from './latency.ts';
+import { cpuProfile } from './profile.ts';
 import { OtaProgressTemplate } from './mqtt-frames.ts';
 import { epochNow } from './schedule.ts';
 import { startSink } from './sink.ts';
@@ -151,7 +152,9 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
     });
     await new Promise((resolve, reject) => socket!.once('open', resolve).once('error', reject));
 
+    const stopProfile = await cpuProfile('ota-bookkeeping');
     const run = await generator.step(OFFERED_PER_S, WINDOW_S, 60_000, { keepDues: true });
+    await stopProfile();
     const tookS = Math.max(WINDOW_S, (run.lastAckAt - run.startAt) / 1000);
     const deviceOf = new Map(devices.map((d) => [d.sn, d.deviceId]));
     const dues = new Map(run.dues.map((d) => [deviceOf.get(d.sn)!, d.dues]));
