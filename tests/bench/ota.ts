@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { connectAsync, type MqttClient } from 'mqtt';
 import WebSocket from 'ws';
 import { channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
 import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
@@ -14,6 +13,7 @@ import { startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
 import { percentileMs } from './latency.ts';
+import { cpuProfile } from './profile.ts';
 import { OtaProgressTemplate } from './mqtt-frames.ts';
 import { epochNow } from './schedule.ts';
 import { startSink } from './sink.ts';
@@ -27,22 +27,6 @@ const OFFERED_PER_S = Number(process.env.BENCH_OTA_RATE ?? 6_000);
 const reportOf = (n: number) => ({ status: 'downloading', percent: n % 101 });
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-/** MQTT.js clients, 50 connecting at a time. */
-export async function connectAll(url: string, users: Array<{ username: string; password: string }>): Promise<MqttClient[]> {
-  const clients: MqttClient[] = [];
-  for (let i = 0; i < users.length; i += 50)
-    clients.push(
-      ...(await Promise.all(
-        users.slice(i, i + 50).map(async ({ username, password }) => {
-          const c = await connectAsync(url, { username, password, clientId: username, reconnectPeriod: 0 });
-          c.on('error', () => {});
-          return c;
-        }),
-      )),
-    );
-  return clients;
-}
 
 /** A platform of its own (startBenchPlatform), with a tenant of `count` devices (`OB-<n>`) and the tenant's token. */
 export async function startOtaBench(count: number, env: Record<string, string> = {}) {
@@ -168,7 +152,9 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
     });
     await new Promise((resolve, reject) => socket!.once('open', resolve).once('error', reject));
 
+    const stopProfile = await cpuProfile('ota-bookkeeping');
     const run = await generator.step(OFFERED_PER_S, WINDOW_S, 60_000, { keepDues: true });
+    await stopProfile();
     const tookS = Math.max(WINDOW_S, (run.lastAckAt - run.startAt) / 1000);
     const deviceOf = new Map(devices.map((d) => [d.sn, d.deviceId]));
     const dues = new Map(run.dues.map((d) => [deviceOf.get(d.sn)!, d.dues]));

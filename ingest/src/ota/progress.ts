@@ -22,35 +22,77 @@ export function fwStateOf(body: unknown): { report: OtaReport; rest: Record<stri
   return { report: reportOfFwState(parsed.data), rest };
 }
 
+/** Two reports of one stage that each carry a percent: the later says all the earlier says (only the percent moved). */
+const onlyPercentMoved = (earlier: OtaReport, later: OtaReport) =>
+  'stage' in earlier && 'stage' in later && earlier.stage === later.stage && earlier.percent !== null && later.percent !== null;
+
+interface Pending {
+  device: DeviceRef;
+  taskId: string | null;
+  report: OtaReport;
+  /** Every message this report answers for: settled together once it is recorded (or not). */
+  waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>;
+}
+
 /**
  * Turns reports into commands through the dispatch port, one device's in the order it sent them (a late "downloading"
  * never lands after its "done"); different devices' go in parallel. The returned promise settles once the report is
  * recorded, and rejects when it could not be: the intake acknowledges the message only then, so a report the platform
  * failed to record is sent again by the device instead of being lost.
+ *
+ * While a device's report is being recorded, its next ones wait; a waiting report that only moves the percent of the
+ * stage of the report before it (downloading 40 after downloading 30) takes that one's place, and both messages are
+ * acknowledged when it is recorded: one event instead of two, and a device that reports faster than the store commits
+ * never builds a queue. Every change of stage, done and failed stays its own event (auditors replay them).
  */
 export function createOtaReporter(dispatch: Dispatch, onError: (err: unknown) => void) {
-  const queues = new Map<string, Promise<unknown>>();
+  /** Per device, the reports waiting behind the one being recorded (present while one is being recorded). */
+  const queues = new Map<string, Pending[]>();
   let seq = 0;
-  return (device: DeviceRef, taskId: string | null, report: OtaReport): Promise<void> => {
-    const key = `ota:${device.deviceId}:${Date.now()}:${seq++}`;
-    const run = (queues.get(device.deviceId) ?? Promise.resolve()).then(async () => {
-      await dispatch(
-        { type: 'ReportOtaProgress', deviceId: device.deviceId, taskId, report },
-        {
-          tenantId: device.tenantId,
-          actor: { kind: 'device', id: device.deviceId },
-          correlationId: key,
-          causationId: null,
-          idempotencyKey: key,
-        },
-      );
-    });
-    // The device's next report waits for this one to settle, recorded or not.
-    const settled = run.catch(onError);
-    queues.set(device.deviceId, settled);
-    void settled.then(() => {
-      if (queues.get(device.deviceId) === settled) queues.delete(device.deviceId);
-    });
-    return run;
+
+  const record = (next: Pending) => {
+    const key = `ota:${next.device.deviceId}:${Date.now()}:${seq++}`;
+    return dispatch(
+      { type: 'ReportOtaProgress', deviceId: next.device.deviceId, taskId: next.taskId, report: next.report },
+      {
+        tenantId: next.device.tenantId,
+        actor: { kind: 'device', id: next.device.deviceId },
+        correlationId: key,
+        causationId: null,
+        idempotencyKey: key,
+      },
+    );
   };
+
+  /** Records the device's reports in turn until none waits; the device's queue goes with the last. */
+  const drain = async (deviceId: string, first: Pending) => {
+    const queue = queues.get(deviceId)!;
+    for (let next: Pending | undefined = first; next; next = queue.shift()) {
+      try {
+        await record(next);
+        for (const w of next.waiters) w.resolve();
+      } catch (err) {
+        // The device's next report goes on, recorded or not.
+        onError(err);
+        for (const w of next.waiters) w.reject(err);
+      }
+    }
+    queues.delete(deviceId);
+  };
+
+  return (device: DeviceRef, taskId: string | null, report: OtaReport): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      const queue = queues.get(device.deviceId);
+      if (!queue) {
+        queues.set(device.deviceId, []);
+        void drain(device.deviceId, { device, taskId, report, waiters: [waiter] });
+        return;
+      }
+      const last = queue.at(-1);
+      if (last && last.taskId === taskId && onlyPercentMoved(last.report, report)) {
+        last.report = report;
+        last.waiters.push(waiter);
+      } else queue.push({ device, taskId, report, waiters: [waiter] });
+    });
 }
