@@ -53,6 +53,8 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
       MQTT_PORT: String(mqttPort),
       // The journal's cost, measured: `TELEMETRY_JOURNAL=false npm run bench -- ingest` against the default.
       ...(process.env.TELEMETRY_JOURNAL ? { TELEMETRY_JOURNAL: process.env.TELEMETRY_JOURNAL } : {}),
+      // The delivery thread's cost, measured: `FORWARD_DELIVERY=inline npm run bench -- device-import` against the default.
+      ...(process.env.FORWARD_DELIVERY ? { FORWARD_DELIVERY: process.env.FORWARD_DELIVERY } : {}),
       ...env,
     }),
     // BENCH_LOG=debug shows what the platform does during a run.

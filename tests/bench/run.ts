@@ -4,31 +4,17 @@
  * peak resident memory of this process (which runs the platform) while it was measured.
  * Benchmarks stop by themselves and touch only loopback addresses.
  */
-import { benchTelemetryInsert } from '@iot/infra/timeseries/bench.ts';
-import { benchApiRead } from './api-read.ts';
-import { benchCommands } from './commands.ts';
-import { benchDevices } from './devices.ts';
-import { benchIngest } from './ingest.ts';
-import { benchIngestKafka, benchKafkaClients } from './ingest-kafka.ts';
-import { benchIngestMosquitto } from './ingest-mosquitto.ts';
-import { benchExport, benchHistory30d } from './history.ts';
-import { benchAlarms } from './alarms.ts';
-import { benchIngestCurve } from './ingest-curve.ts';
-import { benchIngestCpu } from './ingest-cpu.ts';
-import { benchIngestHttp } from './ingest-http.ts';
-import { benchReportExport } from './report.ts';
 import { figureLine, rssPeak, type Figure } from './figure.ts';
-import { benchDashboard } from './dashboard.ts';
-import { benchRuleChain } from './rule-chain.ts';
-import { benchForwardHttp } from './forward-http.ts';
-import { benchStatTask } from './stat-task.ts';
-import { benchOtaBookkeeping } from './ota.ts';
-import { benchOtaRollout } from './ota-rollout.ts';
 
+/**
+ * Each bench's module is loaded when it runs, not all at start: the process that runs the platform then holds only
+ * what its own bench needs (the Kafka, MQTT and histogram clients of the others are not in its RSS).
+ */
 const benches: Record<string, () => Promise<Figure[]>> = {
-  commands: () => benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
-  'api-read': () => benchApiRead(Number(process.env.BENCH_SECONDS ?? 10)),
+  commands: async () => (await import('./commands.ts')).benchCommands(Number(process.env.BENCH_SECONDS ?? 10)),
+  'api-read': async () => (await import('./api-read.ts')).benchApiRead(Number(process.env.BENCH_SECONDS ?? 10)),
   telemetry: async () => {
+    const { benchTelemetryInsert } = await import('@iot/infra/timeseries/bench.ts');
     const result = await benchTelemetryInsert({ rows: 200_000, batchSize: 10_000 });
     return [
       {
@@ -51,27 +37,26 @@ const benches: Record<string, () => Promise<Figure[]>> = {
       },
     ];
   },
+  devices: async () => (await import('./devices.ts')).benchDevices(),
+  ingest: async () => (await import('./ingest.ts')).benchIngest(),
+  'ingest-kafka': async () => (await import('./ingest-kafka.ts')).benchIngestKafka(),
+  'kafka-clients': async () => (await import('./ingest-kafka.ts')).benchKafkaClients(),
+  'ingest-mosquitto': async () => (await import('./ingest-mosquitto.ts')).benchIngestMosquitto(),
+  'export-csv': async () => (await import('./history.ts')).benchExport(),
+  'history-30d': async () => (await import('./history.ts')).benchHistory30d(),
+  alarms: async () => (await import('./alarms.ts')).benchAlarms(),
+  'ingest-curve': async () => (await import('./ingest-curve.ts')).benchIngestCurve(3),
+  'ingest-curve-10dp': async () => (await import('./ingest-curve.ts')).benchIngestCurve(10),
+  'ingest-http': async () => (await import('./ingest-http.ts')).benchIngestHttp(),
+  'ingest-cpu': async () => (await import('./ingest-cpu.ts')).benchIngestCpu(),
+  dashboard: async () => (await import('./dashboard.ts')).benchDashboard(),
+  'report-export': async () => (await import('./report.ts')).benchReportExport(),
+  'rule-chain': async () => (await import('./rule-chain.ts')).benchRuleChain(),
+  'forward-http': async () => (await import('./forward-http.ts')).benchForwardHttp(),
+  'stat-task': async () => (await import('./stat-task.ts')).benchStatTask(),
+  'ota-bookkeeping': async () => (await import('./ota.ts')).benchOtaBookkeeping(),
+  'ota-rollout': async () => (await import('./ota-rollout.ts')).benchOtaRollout(),
 };
-
-benches.devices = benchDevices;
-benches.ingest = benchIngest;
-Object.assign(benches, { 'ingest-kafka': benchIngestKafka, 'kafka-clients': benchKafkaClients });
-benches['ingest-mosquitto'] = benchIngestMosquitto;
-benches['export-csv'] = benchExport;
-benches['history-30d'] = benchHistory30d;
-benches.alarms = benchAlarms;
-benches['ingest-curve'] = () => benchIngestCurve(3);
-benches['ingest-curve-10dp'] = () => benchIngestCurve(10);
-benches['ingest-http'] = benchIngestHttp;
-benches['ingest-cpu'] = benchIngestCpu;
-benches.dashboard = benchDashboard;
-benches['report-export'] = benchReportExport;
-benches['rule-chain'] = () => benchRuleChain();
-benches['forward-http'] = () => benchForwardHttp();
-benches['stat-task'] = benchStatTask;
-benches['ota-bookkeeping'] = benchOtaBookkeeping;
-benches['ota-rollout'] = benchOtaRollout;
-/** The three device figures come from one run (the list and the as-of read the imported fleet): each name runs it and keeps its own. */
 const aliases: Record<string, string> = {
   'device-import': 'devices',
   'device-list': 'devices',

@@ -43,8 +43,12 @@ export async function importDeviceCsv(
   await waitFor(
     'the device list to show every imported device',
     async () =>
-      (await raw.query<{ n: number }>(`select count(*)::int as n from rm_devices where tenant_id = $1`, [options.tenantId ?? 'bench']))
-        .rows[0]!.n >= options.devices,
+      // The per-group counts the projection keeps with its rows: counting 100,000 rows every poll took 64 ms of PostgreSQL's CPU each time.
+      (
+        await raw.query<{ n: number }>(`select coalesce(sum(total), 0)::int as n from rm_device_counts where tenant_id = $1`, [
+          options.tenantId ?? 'bench',
+        ])
+      ).rows[0]!.n >= options.devices,
     3_600_000,
   );
   return result;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
 import type { OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { createForwardReactor, type ForwardReactor } from '@iot/projections/forward/reactor.ts';
-import type { ForwardDelivery } from '@iot/projections/forward/delivery.ts';
+import { startForwardDelivery, type ForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { retryDeadLetters } from '@iot/projections/forward/outbox.ts';
 import type { Config } from '../config.ts';
 import { startForwardDeliveryThread } from '../forward/delivery-thread.ts';
@@ -63,6 +63,21 @@ export function startForwarding(
       stops.push(async () => clearInterval(reload));
     },
     startDelivery() {
+      if (config.FORWARD_DELIVERY === 'inline') {
+        // The same worker on this process's event loop and pool: no second isolate (FORWARD_DELIVERY=inline).
+        const inline = startForwardDelivery({
+          db,
+          outbound: w.outbound,
+          mqtt,
+          backoffMs: config.FORWARD_RETRY_MS,
+          maxAttempts: config.FORWARD_MAX_ATTEMPTS,
+          log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
+          onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
+        });
+        forwarding.delivery = inline;
+        stops.push(() => inline.stop());
+        return;
+      }
       // Outbound HTTP and MQTT off this process's event loop (the intake and the chains): the thread has its own pool.
       const worker = startForwardDeliveryThread(
         {
