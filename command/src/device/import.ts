@@ -81,7 +81,8 @@ const normalizeHeader = (h: unknown) => {
 /**
  * Rows checked and saved together. What a batch holds lives across its PostgreSQL round trips while the next is
  * allocated, so it outlives V8's young generation, is promoted and dies in the old one. 250 instead of 1,000: the
- * 100k bench's peak RSS 1,043 -> 912 MB and heap used 508 -> 446 MB, at the same CPU per device (load 16).
+ * 100k bench's peak RSS 1,043-1,056 -> 912-932 MB, heap used about 500 -> 450 MB; the rate may cost up to 15%
+ * (915-966/s against 1,006-1,213/s, load 15-18: within this machine's noise, to be measured quiet).
  */
 const BATCH = 250;
 /** Progress is pushed every this many rows (and at the end), whatever the batch. */
