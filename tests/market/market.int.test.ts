@@ -36,7 +36,10 @@ beforeAll(async () => {
   groupId = ok(await sut.call('group.create', { token, body: { name: 'Site A', type: 'office' } })).id;
   deviceId = ok(await sut.call('device.create', { token, body: { sn: 'MKT-1', name: 'meter', productId, groupId } })).id;
   const hour = 3_600_000;
-  const start = Math.floor(Date.now() / hour) * hour - 3 * hour;
+  // Three hours in one day of the tenant's zone (Asia/Shanghai, UTC+8): the daily data sets below sum them as one row.
+  const dayOf = (t: number) => Math.floor((t + 8 * hour) / (24 * hour)) * 24 * hour - 8 * hour;
+  const latest = Math.floor(Date.now() / hour) * hour - 3 * hour;
+  const start = dayOf(latest) === dayOf(latest + 2 * hour) ? latest : dayOf(latest + 2 * hour) - 3 * hour;
   await sut.platform.timeseries!.insertTelemetry(
     [0, 1, 2].map((h) => ({
       tenantId: 'whiskey',
