@@ -4,11 +4,9 @@
  * HTTP client (the platform's outbound adapter) with as many requests in flight as the delivery worker keeps (its
  * PARALLEL groups). The delivery runs as in the platform, in its own worker thread.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ForwardServerEvent } from '@iot/contracts';
 import { parseAllowList } from '@iot/infra/outbound/address.ts';
 import { createOutboundHttp } from '@iot/infra/outbound/http.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
@@ -16,7 +14,7 @@ import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
 import { startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
-import { metadata } from '../fixtures/events.ts';
+import { recordHttpForwardServer } from '../fixtures/forward-server.ts';
 import { freePort } from '../harness/free-port.ts';
 import type { Figure } from './figure.ts';
 import { startHttpSink } from './http-sink.ts';
@@ -49,31 +47,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
 
     await db.query(forwardProjection.schema);
     await db.query(forwardOutboxSchema + forwardOutboxMessageIds);
-    const server: ForwardServerEvent = {
-      type: 'ForwardServerCreated',
-      data: {
-        serverId: 's1',
-        type: 'http',
-        name: 'Sink',
-        ip: '127.0.0.1',
-        port: Number(new URL(sink.url).port),
-        url: sink.url,
-        username: null,
-        clientId: null,
-        tls: false,
-        remark: null,
-        hasPassword: false,
-      },
-    };
-    await forwardProjection.apply(db, {
-      ...server,
-      id: randomUUID(),
-      streamName: 'forwardServer-t1.s1',
-      version: 1,
-      position: '1',
-      recordedAt: new Date(),
-      metadata: metadata({ actor: { kind: 'system', id: 'bench' } }),
-    });
+    await recordHttpForwardServer(db, { name: 'Sink', url: sink.url, meta: { actor: { kind: 'system', id: 'bench' } } });
     await db.query(
       `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload)
        select 't1', 'r1', 's1', 'd' || (n % $2), $3 from generate_series(1, $1) as n`,

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ForwardServerEvent } from '@iot/contracts';
 import { startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
 import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
-import { metadata } from '../fixtures/events.ts';
+import { recordHttpForwardServer } from '../fixtures/forward-server.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
 /**
@@ -47,32 +45,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   const port = (target.address() as AddressInfo).port;
-  const server: ForwardServerEvent = {
-    type: 'ForwardServerCreated',
-    data: {
-      serverId: 's1',
-      type: 'http',
-      name: 'Batching target',
-      ip: '127.0.0.1',
-      port,
-      url: `http://127.0.0.1:${port}/in`,
-      username: null,
-      clientId: null,
-      tls: false,
-      remark: null,
-      hasPassword: false,
-      batchSize: BATCH,
-    },
-  };
-  await forwardProjection.apply(db.pool, {
-    ...server,
-    id: randomUUID(),
-    streamName: 'forwardServer-t1.s1',
-    version: 1,
-    position: '1',
-    recordedAt: new Date(),
-    metadata: metadata(),
-  });
+  await recordHttpForwardServer(db.pool, { name: 'Batching target', url: `http://127.0.0.1:${port}/in`, batchSize: BATCH });
 }, 120_000);
 
 afterAll(async () => {
