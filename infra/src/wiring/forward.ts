@@ -63,6 +63,10 @@ export function startForwarding(
       stops.push(async () => clearInterval(reload));
     },
     startDelivery() {
+      const report = {
+        log: (detail: Record<string, unknown>) => logger.warn(detail, 'forwarded message not delivered'),
+        onError: (err: unknown) => logger.error({ err }, 'forwarding delivery failed'),
+      };
       if (config.FORWARD_DELIVERY === 'inline') {
         // The same worker on this process's event loop and pool: no second isolate (FORWARD_DELIVERY=inline).
         const inline = startForwardDelivery({
@@ -71,8 +75,7 @@ export function startForwarding(
           mqtt,
           backoffMs: config.FORWARD_RETRY_MS,
           maxAttempts: config.FORWARD_MAX_ATTEMPTS,
-          log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
-          onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
+          ...report,
         });
         forwarding.delivery = inline;
         stops.push(() => inline.stop());
@@ -87,10 +90,7 @@ export function startForwarding(
           backoffMs: config.FORWARD_RETRY_MS,
           maxAttempts: config.FORWARD_MAX_ATTEMPTS,
         },
-        {
-          log: (detail) => logger.warn(detail, 'forwarded message not delivered'),
-          onError: (err) => logger.error({ err }, 'forwarding delivery failed'),
-        },
+        report,
       );
       forwarding.delivery = worker;
       stops.push(() => worker.stop());
