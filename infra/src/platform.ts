@@ -217,9 +217,17 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     resumeChains();
     await loadScenes(scenes.reactor, logger, stops);
     let delivery: Delivery | null = null;
+    if (!part.projections) await ingest?.reconcilePresence();
     if (part.projections) {
       await runner.startAll();
       stops.push(() => runner.stopAll());
+      // Who the log says is online is read from the device read model: once it has caught up with the log.
+      const started = ingest;
+      if (started)
+        void runner
+          .catchUp(30_000)
+          .catch(() => undefined)
+          .then(() => started.reconcilePresence());
       const d = startDelivery({
         db,
         logger,

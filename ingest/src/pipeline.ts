@@ -211,12 +211,17 @@ export async function startIngest(options: IngestOptions) {
     : null;
   // Pass-through (DTU-style devices): an operator's bytes go to the device's own connection here, or fail at once.
   options.live?.onInbound?.('device.passthrough', downlink.relay);
-  // Devices recorded online when the previous process stopped: offline unless they come back within the delay.
-  if (options.ownsSessions)
+  /**
+   * Devices recorded online when the previous process stopped: offline unless they come back within the delay. The
+   * read model says who is online, so the wiring calls this once it reflects the log (the projections caught up).
+   */
+  const reconcilePresence = async () => {
+    if (!options.ownsSessions) return;
     await registry.recordedOnline().then(
       (online) => presence.reconcile(online),
       (err: unknown) => logger.error({ err }, 'presence not reconciled'),
     );
+  };
   // Over an external broker: devices no process heard from for the heartbeat time-out go offline.
   const stopSweep = options.ownsSessions ? null : sweepSilentDevices({ registry, presence, logger });
   return {
@@ -225,6 +230,7 @@ export async function startIngest(options: IngestOptions) {
     registry,
     presence,
     tables,
+    reconcilePresence,
     /** The running chains are loaded: stored messages may go through them. */
     chainsLoaded: () => chainsLoaded(),
     flush: async () => {

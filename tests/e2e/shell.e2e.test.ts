@@ -247,7 +247,8 @@ describe('admin shell in a real browser', () => {
     await page.getByRole('menuitem', { name: 'Log out' }).click();
     await page.getByRole('alertdialog').getByRole('button').last().click();
     await page.waitForURL('**/login**');
-    expect(await page.evaluate(() => localStorage.getItem('stationId'))).toBeNull();
+    // The page leaves for login first and forgets the session once the server has ended it.
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('stationId'))).toBeNull();
     await page.fill('input[name=account]', 'victorAdmin');
     await page.fill('input[name=password]', 'Victor#1');
     await page.click('[data-testid=agreement]');
