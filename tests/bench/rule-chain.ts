@@ -88,7 +88,7 @@ export async function benchRuleChain(): Promise<Figure[]> {
 
     const rss = rssPeak();
     const bare = { acked: 0, seconds: 0, stored: 0, p99: 0 };
-    const chain = { acked: 0, seconds: 0, stored: 0, through: 0, dropped: 0, forwarded: 0, p99: 0 };
+    const chain = { acked: 0, seconds: 0, stored: 0, through: 0, dropped: 0, held: 0, forwarded: 0, p99: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       // The limit: the default root chain, which the intake's storing runs.
       await running(1);
@@ -137,6 +137,7 @@ export async function benchRuleChain(): Promise<Figure[]> {
       chain.acked += chained.acked;
       chain.through += Math.min(after.done - before.done, chained.acked);
       chain.dropped += after.dropped - before.dropped;
+      chain.held += after.held - before.held;
       chain.p99 = Math.max(chain.p99, chained.p99Ms);
       // Delivery to the sink goes on at the outbox's pace (the `forward-http` bench); it ends before the next round,
       // so that the limit is not measured beside it.
@@ -163,6 +164,8 @@ export async function benchRuleChain(): Promise<Figure[]> {
         messages_through_chain: chain.through,
         // Messages the chain had no room for (its in-flight bound): stored, but never run through the chain.
         dropped: chain.dropped,
+        // Stored batches whose writer (and so their acknowledgements) waited for the chain's in-flight bound.
+        intake_held: chain.held,
         // Acknowledged values that are not in the store: must be 0.
         lost: chain.acked * VARS - chain.stored,
         limit_lost: bare.acked * VARS - bare.stored,

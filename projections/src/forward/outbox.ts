@@ -91,38 +91,45 @@ const ENQUEUE_BATCH = 2_000;
 /**
  * What rule chains' forward nodes send (issue 19), into the outbox by group commit: the messages that arrive while a
  * write is running go together in the next one, so a busy chain pays one statement per batch and an idle one waits
- * for no timer. Each call resolves once its row is in the outbox (or rejects with its batch's error); one write at a
- * time keeps the outbox ids in the order the messages came.
+ * for no timer. Each call resolves once its row is in the outbox (or rejects with its batch's error); the calls of a
+ * batch share its one promise, as they share its outcome. One write at a time keeps the outbox ids in the order the
+ * messages came.
  */
 export function createForwardEnqueuer(db: Sql) {
-  let pending: Array<{ item: OutboxItem; resolve(): void; reject(error: unknown): void }> = [];
+  type Batch = { items: OutboxItem[]; done: Promise<void>; resolve(): void; reject(error: unknown): void };
+  const open = (): Batch => {
+    const batch = { items: [] } as unknown as Batch;
+    batch.done = new Promise<void>((resolve, reject) => {
+      batch.resolve = resolve;
+      batch.reject = reject;
+    });
+    return batch;
+  };
+  /** Batches waiting for their write, oldest first; the last one takes the new messages until it is full. */
+  const waiting: Batch[] = [];
   let writing = false;
   async function drain() {
-    writing = true;
-    while (pending.length > 0) {
-      const batch = pending.slice(0, ENQUEUE_BATCH);
-      pending = pending.slice(batch.length);
+    for (let batch = waiting.shift(); batch; batch = waiting.shift()) {
       try {
-        await insertOutboxRows(
-          db,
-          batch.map((b) => b.item),
-        );
-        for (const b of batch) b.resolve();
+        await insertOutboxRows(db, batch.items);
+        batch.resolve();
       } catch (error) {
-        for (const b of batch) b.reject(error);
+        batch.reject(error);
       }
     }
     writing = false;
   }
-  return (item: OutboxItem): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      pending.push({ item, resolve, reject });
-      // The messages of this turn of the event loop join the first write.
-      if (!writing) {
-        writing = true;
-        setImmediate(() => void drain());
-      }
-    });
+  return (item: OutboxItem): Promise<void> => {
+    let batch = waiting.at(-1);
+    if (!batch || batch.items.length >= ENQUEUE_BATCH) waiting.push((batch = open()));
+    batch.items.push(item);
+    // The messages of this turn of the event loop join the first write.
+    if (!writing) {
+      writing = true;
+      setImmediate(() => void drain());
+    }
+    return batch.done;
+  };
 }
 
 /** Dead letters of the tenant sent again: pending at once, their tries counted anew. Answers how many it found. */

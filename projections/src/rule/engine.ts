@@ -253,8 +253,15 @@ function stepOf(chainId: string, node: RuleNode, links: readonly RuleLink[]): St
         if (!product) return withLatest(message, metadata, ports);
         const productId = message.productId ?? (typeof found.productId === 'string' ? found.productId : null);
         const productFound = productId ? ports.lookups.product(message.tenantId, productId) : null;
-        if (!(productFound instanceof Promise)) return withLatest(message, { ...metadata, product: productFound }, ports);
-        return productFound.then((p) => withLatest(message, { ...metadata, product: p }, ports));
+        // `metadata` is this message's own copy: the product goes into it rather than into a second copy.
+        if (!(productFound instanceof Promise)) {
+          metadata.product = productFound;
+          return withLatest(message, metadata, ports);
+        }
+        return productFound.then((p) => {
+          metadata.product = p;
+          return withLatest(message, metadata, ports);
+        });
       };
       return (message, { ports }) => {
         if (!device && !product) return withLatest(message, { ...message.metadata }, ports);

@@ -158,6 +158,8 @@ export function createRuleChainReactor(options: {
   let inFlight = 0;
   let dropped = 0;
   let done = 0;
+  /** Times a stored batch's writer waited for room: the chains holding the intake back. */
+  let held = 0;
   const idle: Array<() => void> = [];
   /** Writers waiting for the in-flight messages to fall below the bound. */
   const waiting: Array<() => void> = [];
@@ -182,21 +184,30 @@ export function createRuleChainReactor(options: {
     else roots.delete(tenantId);
   }
 
+  function settled() {
+    inFlight--;
+    done++;
+    if (inFlight < maxInFlight && waiting.length > 0) waiting.splice(0).forEach((resolve) => resolve());
+    if (inFlight === 0 && idle.length > 0) idle.splice(0).forEach((resolve) => resolve());
+  }
   /** One message through the tenant's root chain: settles once it went all the way (never rejects). */
   function run(message: RuleMessage, chain: RuleChainDefinition): Promise<void> {
     inFlight++;
-    return runChain(ports, ROOT_CHAIN_ID, chain, message, { trace: debug.size === 0 ? none : wanted(message.tenantId) })
-      .then((result) => {
-        if (options.onRun) for (const chainId of result.chains) options.onRun(message.tenantId, chainId);
-        for (const failure of result.failures) options.onFailure(failure);
-        traced(message.tenantId, result.traces);
-      }, options.onError)
-      .finally(() => {
-        inFlight--;
-        done++;
-        if (inFlight < maxInFlight) waiting.splice(0).forEach((resolve) => resolve());
-        if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
-      });
+    return runChain(ports, ROOT_CHAIN_ID, chain, message, { trace: debug.size === 0 ? none : wanted(message.tenantId) }).then(
+      (result) => {
+        try {
+          if (options.onRun) for (const chainId of result.chains) options.onRun(message.tenantId, chainId);
+          for (const failure of result.failures) options.onFailure(failure);
+          traced(message.tenantId, result.traces);
+        } finally {
+          settled();
+        }
+      },
+      (error: unknown) => {
+        options.onError(error);
+        settled();
+      },
+    );
   }
   /** A lone message: dropped (and counted) past the bound. */
   function runOne(message: RuleMessage, chain: RuleChainDefinition) {
@@ -306,7 +317,11 @@ export function createRuleChainReactor(options: {
     },
 
     /** Resolves once fewer messages than the bound run: a writer that waits for it holds the intake back. */
-    room: (): Promise<void> => (inFlight < maxInFlight ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    room(): Promise<void> {
+      if (inFlight < maxInFlight) return Promise.resolve();
+      held++;
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
 
     /** A thing-model event a device reported. */
     observeEvent(device: DeviceOf, identifier: string, payload: unknown, ts: Date) {
@@ -369,8 +384,8 @@ export function createRuleChainReactor(options: {
     /** Resolves once no message is running through a chain (shutdown, tests). */
     drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
 
-    /** Messages run, dropped for want of room, and running now. */
-    stats: () => ({ done, dropped, inFlight, activeTenants: roots.size }),
+    /** Messages run, dropped for want of room, running now, and the times a writer waited for room. */
+    stats: () => ({ done, dropped, inFlight, held, activeTenants: roots.size }),
   };
 }
 export type RuleChainReactor = ReturnType<typeof createRuleChainReactor>;
