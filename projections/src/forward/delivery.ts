@@ -66,33 +66,17 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
 
-  /**
-   * The claim walks the pending index rather than numbering every pending row: a skip scan finds each (server, device)
-   * that has pending rows (one index probe each), and each group's PER_GROUP oldest rows are read by a range of the same
-   * index. A group is taken when its head is due and none of those rows is claimed: a claim takes a group's oldest rows
-   * and rows only leave from the front, so the claimed rows of a group are among its oldest (only a retried dead letter,
-   * older, goes before them, and its order was given up when it died).
-   */
   async function claim(): Promise<Claimed[]> {
     const rows = await db.query<Claimed>(
-      `with recursive groups(server_id, device_id) as (
-         (select server_id, device_id from forward_outbox where status = 'pending' order by server_id, device_id limit 1)
-         union all
-         select later.server_id, later.device_id from groups g cross join lateral (
-           select server_id, device_id from forward_outbox
-           where status = 'pending' and (server_id, device_id) > (g.server_id, g.device_id)
-           order by server_id, device_id limit 1) later),
-       heads as (
-         select h.ids from groups g cross join lateral (
-           select array_agg(id order by id) as ids, (array_agg(next_at order by id))[1] as head_at,
-             coalesce(bool_or(claimed_until > now()), false) as busy
-           from (select id, next_at, claimed_until from forward_outbox
-                 where status = 'pending' and server_id = g.server_id and device_id = g.device_id
-                 order by id limit $2) oldest) h
-         where h.head_at <= now() and not h.busy)
+      `with ranked as (
+         select id, row_number() over w as n, first_value(next_at) over w as head_at,
+           coalesce(bool_or(claimed_until > now()) over (partition by server_id, device_id), false) as busy
+         from forward_outbox where status = 'pending'
+         window w as (partition by server_id, device_id order by id))
        update forward_outbox o set claimed_until = now() + make_interval(secs => $1::float8 / 1000)
-       from (select unnest(ids) as id from heads) c
-       where o.id = c.id and o.status = 'pending' and (o.claimed_until is null or o.claimed_until <= now())
+       from ranked r
+       where o.id = r.id and r.n <= $2 and r.head_at <= now() and not r.busy
+         and o.status = 'pending' and (o.claimed_until is null or o.claimed_until <= now())
        returning o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload, o.attempts,
          o.message_id as "messageId"`,
       [leaseMs, PER_GROUP],
