@@ -124,6 +124,87 @@ describe('root chains on the telemetry', () => {
     expect(seen).toEqual([...once, ...once]);
   });
 
+  it("reads a device's fields for enrich once per TTL per tenant, again once it changed or its read failed", async () => {
+    const clock = { now: 0 };
+    const reads: string[] = [];
+    let failNext = false;
+    const enriched: RuleMessage[] = [];
+    const reactor = createRuleChainReactor({
+      db: { query: () => Promise.reject(new Error('no database in this test')) } as unknown as Sql,
+      ports: {
+        dispatch: async () => ({ position: null }),
+        lookups: {
+          device: async (tenantId, deviceId) => {
+            reads.push(`${tenantId}/${deviceId}`);
+            if (failNext) {
+              failNext = false;
+              throw new Error('read failed');
+            }
+            return { name: `${deviceId} of ${tenantId}`, read: reads.length };
+          },
+          product: async () => null,
+          latest: async () => ({}),
+        },
+        sleep: async () => {},
+        notify: async () => {},
+        forward: async () => {},
+        store: async (m) => void enriched.push(m),
+      },
+      onFailure: () => undefined,
+      onError: () => undefined,
+      now: () => clock.now,
+    });
+    const enrich = ruleChainDefinition.parse({
+      name: 'enrich',
+      firstNodeId: 'enrich',
+      nodes: [
+        { id: 'enrich', name: 'enrich', kind: 'enrich', config: { device: true } },
+        { id: 'store', name: 'store', kind: 'warehousing', config: {} },
+      ],
+      links: [{ from: 'enrich', to: 'store', label: 'Success' }],
+    });
+    for (const tenantId of ['t1', 't2'])
+      await reactor.onEvent({
+        ...stored({ type: 'RuleChainCreated', data: { chainId: ROOT_CHAIN_ID, root: true, version: 1, chain: enrich } }),
+        metadata: { ...stored({ type: 'RuleChainDeleted', data: { chainId: ROOT_CHAIN_ID } } as RuleChainEvent).metadata, tenantId },
+      });
+    const row = (tenantId: string) => ({ tenantId, deviceId: 'd1', variable: 'n', ts: new Date(0), value: 1, text: null });
+    const nameSeen = () => enriched.map((m) => (m.metadata.device as { name: string; read: number }).read);
+    // Same device id in two tenants: two reads; a second message of each within the TTL: none.
+    await reactor.observeBatch([row('t1'), row('t2'), row('t1'), row('t2')], [1, 1, 1, 1], null);
+    expect(reads).toEqual(['t1/d1', 't2/d1']);
+    expect(enriched.map((m) => (m.metadata.device as { name: string }).name).sort()).toEqual([
+      'd1 of t1',
+      'd1 of t1',
+      'd1 of t2',
+      'd1 of t2',
+    ]);
+    // The device of t1 changed: read again at its next message, t2's is not.
+    reactor.forget({
+      ...stored({ type: 'RuleChainDeleted', data: { chainId: ROOT_CHAIN_ID } } as RuleChainEvent),
+      type: 'DeviceUpdated',
+      data: { deviceId: 'd1' },
+    } as never);
+    await reactor.observeBatch([row('t1'), row('t2')], [1, 1], null);
+    expect(reads).toEqual(['t1/d1', 't2/d1', 't1/d1']);
+    // Past the TTL the old answer serves while it is read again.
+    clock.now = 6_000;
+    await reactor.observeBatch([row('t2')], [1], null);
+    expect(reads).toEqual(['t1/d1', 't2/d1', 't1/d1', 't2/d1']);
+    expect(nameSeen().at(-1)).toBe(2);
+    // A first read that failed is not kept: the next message reads again.
+    reactor.forget({
+      ...stored({ type: 'RuleChainDeleted', data: { chainId: ROOT_CHAIN_ID } } as RuleChainEvent),
+      type: 'DeviceUpdated',
+      data: { deviceId: 'd1' },
+    } as never);
+    failNext = true;
+    await reactor.observeBatch([row('t1')], [1], null);
+    await reactor.observeBatch([row('t1')], [1], null);
+    expect(reads).toEqual(['t1/d1', 't2/d1', 't1/d1', 't2/d1', 't1/d1', 't1/d1']);
+    expect(nameSeen().at(-1)).toBe(6);
+  });
+
   it('a deleted or store-only root chain stops running chains at once', async () => {
     const { reactor, messages } = sut();
     await reactor.onEvent(

@@ -60,9 +60,19 @@ type Found = Readonly<Record<string, unknown>> | null;
  */
 function cachedLookup(read: (tenantId: string, id: string) => Found | Promise<Found>, now: () => number) {
   type Entry = { at: number; value: Promise<Found>; settled: boolean; found: Found };
-  const entries = new Map<string, Entry>();
+  // By tenant, then id: a message's look-up builds no key string.
+  const tenants = new Map<string, Map<string, Entry>>();
+  let size = 0;
   const answer = (entry: Entry) => (entry.settled ? entry.found : entry.value);
-  function fetch(key: string, tenantId: string, id: string) {
+  const remove = (tenantId: string, id: string, only?: Entry) => {
+    const entries = tenants.get(tenantId);
+    const entry = entries?.get(id);
+    if (!entry || (only && entry !== only)) return false;
+    entries!.delete(id);
+    size--;
+    return true;
+  };
+  function fetch(tenantId: string, id: string) {
     const entry: Entry = {
       at: now(),
       value: Promise.resolve(read(tenantId, id)).then((found): Found => (found ? Object.freeze(found) : null)),
@@ -75,31 +85,37 @@ function cachedLookup(read: (tenantId: string, id: string) => Found | Promise<Fo
         entry.settled = true;
       },
       // A failed read is not kept: the next message asks again.
-      () => entries.get(key) === entry && entries.delete(key),
+      () => remove(tenantId, id, entry),
     );
     return entry;
   }
   return {
     /** The fields, without a promise once they were read (most messages): a message waits only for a first read. */
     get(tenantId: string, id: string): Found | Promise<Found> {
-      const key = `${tenantId}\0${id}`;
-      const hit = entries.get(key);
+      let entries = tenants.get(tenantId);
+      const hit = entries?.get(id);
       if (hit && (now() - hit.at < LOOKUP_TTL_MS || !hit.settled)) return answer(hit);
-      if (!hit && entries.size >= LOOKUP_MAX) entries.clear();
-      const entry = fetch(key, tenantId, id);
+      if (!hit && size >= LOOKUP_MAX) {
+        tenants.clear();
+        size = 0;
+        entries = undefined;
+      }
+      const entry = fetch(tenantId, id);
       if (!hit) {
-        entries.set(key, entry);
+        if (!entries) tenants.set(tenantId, (entries = new Map()));
+        entries.set(id, entry);
+        size++;
         return entry.value;
       }
       // Renewed in the background: the old answer serves until the new one is in.
       hit.at = entry.at;
       entry.value.then(
-        () => entries.get(key) === hit && entries.set(key, entry),
+        () => tenants.get(tenantId)?.get(id) === hit && tenants.get(tenantId)!.set(id, entry),
         () => undefined,
       );
       return answer(hit);
     },
-    forget: (tenantId: string, id: string) => entries.delete(`${tenantId}\0${id}`),
+    forget: (tenantId: string, id: string) => remove(tenantId, id),
   };
 }
 
