@@ -33,13 +33,6 @@ export const forwardOutboxMessageIds = `
 alter table forward_outbox add column message_id text;
 create unique index forward_outbox_message on forward_outbox (rule_id, server_id, message_id) where message_id is not null;`;
 
-/**
- * Room left in each page for the claim's update of `claimed_until` (no indexed column): the new version goes on the same
- * page, a HOT update, rather than into every index of the outbox (with pages filled, nearly none of them were HOT).
- * Rows live from their message to their delivery, so the space is lent, not kept.
- */
-export const forwardOutboxFillFactor = `alter table forward_outbox set (fillfactor = 50);`;
-
 /** A row of the outbox as it is written: one message for one server. */
 export interface OutboxItem {
   tenantId: string;
