@@ -8,7 +8,7 @@ import { decodeRowBinary, encodeRowBinary } from './rowbinary.ts';
 
 /**
  * The telemetry journal (contracts/src/ports/telemetry-journal.ts) as files under `DATA_DIR/telemetry-journal`:
- * one JSON line per batch (`{"t":token,"k":[keys],"b":rows}`, the rows as the insert's RowBinary in base64), flushed to disk before the insert, and a line
+ * one JSON line per batch (`{"t":token,"h":[key hashes],"b":rows}`, the rows as the insert's RowBinary in base64), flushed to disk before the insert, and a line
  * `{"c":token}` after it. A file is closed after `maxFileBytes`; the newest `generations` files are kept, so the
  * journal names the messages of the last few hundred MB of telemetry (minutes at full rate, hours at a fleet's
  * usual one): a device that resends later than that is stored twice, as before.
@@ -193,14 +193,16 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
       const chained = options.chains ? `,"x":1,"s":${JSON.stringify(sizes ?? [rows.length])}` : '';
-      // The rows as the insert's own RowBinary (encoded once: the insert below writes these bytes), in base64.
+      // The keys as their hashes (`h`), which are all the journal ever compares: a number is a fraction of a key's
+      // bytes on disk and of its JSON escaping, for every message. The rows as the insert's own RowBinary (encoded
+      // once: the insert below writes these bytes), in base64.
+      const hashes = keys.map(hashOf);
       await append(
-        `{"t":${JSON.stringify(token)},"at":${now()},"k":${JSON.stringify(keys)}${chained},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
+        `{"t":${JSON.stringify(token)},"at":${now()},"h":[${hashes.join(',')}]${chained},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
         true,
       );
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
-      const hashes = keys.map(hashOf);
       for (const hash of hashes) keysOf.add(hash);
       try {
         await insert(rows, token);
@@ -247,6 +249,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
             t?: string;
             at?: number;
             k?: string[];
+            h?: number[];
             b?: string;
             r?: JournalRow[];
             c?: string;
@@ -271,7 +274,8 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
             const rows = entry.b !== undefined ? decodeRowBinary(Buffer.from(entry.b, 'base64')) : (entry.r ?? []).map(fromJournal);
             pending.set(entry.t, rows);
             if (entry.x === 1) unchained.set(entry.t, { rows, sizes: entry.s ?? [rows.length] });
-            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
+            // Keys as hashes (`h`), or as the keys themselves in journals of earlier releases (`k`).
+            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: entry.h ?? (entry.k ?? []).map(hashOf), generation });
           }
         }
       }
