@@ -64,6 +64,8 @@ const refusePublish = (client: Client, messageId: number, refusal: MqttRefusal) 
     refusal.refused === 'topic' ? ReasonCode.topicNameInvalid : ReasonCode.payloadFormatInvalid,
   );
 
+const notAllowed = (topic: string) => new Error(`publish to ${topic} not allowed`);
+
 const BAD_USERNAME_OR_PASSWORD = 4;
 const SERVER_UNAVAILABLE = 3;
 
@@ -123,7 +125,17 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
     // Every message passes here: no copies of the registrations per message.
     const handling: ReturnType<MqttHandler>[] = [];
     for (const r of registrations) if (matchesTopicFilter(r.topicFilter, message.topic)) handling.push(r.handler(message));
-    handledUpTo.set(client, Promise.allSettled([message.before, ...handling]));
+    // Settled once this message is handled and the earlier ones are (`before` never rejects): one `then` a message,
+    // where `allSettled` of the two made an array, a promise and two result objects.
+    const before = message.before!;
+    const mine = handling.length === 1 ? Promise.resolve(handling[0]) : Promise.allSettled(handling);
+    handledUpTo.set(
+      client,
+      mine.then(
+        () => before,
+        () => before,
+      ),
+    );
     try {
       const refusal = handling.length === 1 ? await handling[0] : (await Promise.all(handling)).find((verdict) => !!verdict);
       if (refusal && packet.qos > 0) refusePublish(client, packet.messageId!, refusal);
@@ -162,7 +174,6 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       trafficOf(client).messagesIn += 1;
       messagesIn += 1;
       const payload = encodePayload(packet.payload);
-      const refused = () => done(new Error(`publish to ${packet.topic} not allowed`));
       // Every message passes here: a hook that answers at once (the intake's does) is not put behind promises.
       let verdict: boolean | Promise<boolean>;
       try {
@@ -171,9 +182,9 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
         return done(error as Error);
       }
       if (verdict === true) return void deliver(client, packet, payload, done);
-      if (verdict === false) return refused();
+      if (verdict === false) return done(notAllowed(packet.topic));
       verdict.then(
-        (ok) => (ok ? void deliver(client, packet, payload, done) : refused()),
+        (ok) => (ok ? void deliver(client, packet, payload, done) : done(notAllowed(packet.topic))),
         (error: Error) => done(error),
       );
     },
