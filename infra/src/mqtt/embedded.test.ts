@@ -49,7 +49,7 @@ it('refuses a publish its hook denies, whether the hook answers at once or later
     const client = await connectAsync(broker.url, { clientId: topic, reconnectPeriod: 0 });
     client.on('error', (error) => errors.push(error.message));
     // Aedes closes a connection whose publish is not authorised: the QoS 1 publish gets no PUBACK.
-    const closed = new Promise((resolve) => client.once('close', resolve));
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     client.publish(topic, 'x', { qos: 1 });
     await closed;
     client.end(true);
