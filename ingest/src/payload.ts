@@ -43,9 +43,12 @@ export function gatewaySamplesOf(body: unknown, now: number): Map<string, Sample
   return out;
 }
 
-/** The UTF-8 text of bytes a port hands over (a Buffer at run time in Node: read in place, not copied). */
+/**
+ * The UTF-8 text of bytes a port hands over (a Buffer at run time in Node: read in place, not copied, and not wrapped
+ * in a Buffer of its own either: that object is made for every message otherwise).
+ */
 export const textOf = (bytes: Uint8Array, encoding: 'utf8' | 'base64' = 'utf8'): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
+  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString(encoding);
 
 /** JSON, refusing what JSON.parse would turn into prototype changes. */
 export function parseJson(payload: Uint8Array, maxBytes: number): unknown {

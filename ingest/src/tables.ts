@@ -72,7 +72,12 @@ export function createIntakeTables(db: Sql, options: { everyMs?: number; maxBuff
     },
     report(deviceId: string, tenantId: string, at: Date) {
       const seen = reports.get(deviceId);
-      if (!seen || seen.at < at) reports.set(deviceId, { tenantId, at });
+      // Changed in place: every message of every device passes here.
+      if (!seen) reports.set(deviceId, { tenantId, at });
+      else if (seen.at < at) {
+        seen.tenantId = tenantId;
+        seen.at = at;
+      }
     },
     dropped: () => dropped,
     flush,

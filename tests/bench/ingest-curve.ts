@@ -1,3 +1,5 @@
+// Before 'mqtt' loads mqtt-packet: its `debug` calls cost nothing while DEBUG leaves them off.
+import '@iot/infra/mqtt/quiet-debug.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -51,6 +53,11 @@ export interface CurveStep {
   /** The platform's rollup job in the step (figure.ts `rollupRuns`). */
   rollup_runs?: number;
   rollup_ms_per_run?: number | null;
+  /**
+   * CPU time of this process (all its threads: the pipeline's JS and chDB's) per message offered in the step, in µs:
+   * what a change costs or saves per message, less swayed by the machine's load than the rates are.
+   */
+  cpu_us_per_msg: number;
 }
 
 /**
@@ -149,7 +156,9 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
         // platform's step at BENCH_PROF_RATE dp/s (20,000 unless told).
         const profiled = target === 'platform' && rate === Number(process.env.BENCH_PROF_RATE ?? 20_000);
         const stopProfile = profiled ? await cpuProfile(`${name}-platform-${rate}`) : null;
+        const cpu = process.cpuUsage();
         const run = await generator!.step(rate / vars, seconds, DRAIN_MS);
+        const used = process.cpuUsage(cpu);
         await stopProfile?.();
         await flush();
         const rows = await stored(client, table, run, seconds);
@@ -168,6 +177,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           rss_mb: rss.stop(),
           load_1m: Number(loadavg()[0]!.toFixed(1)),
           ...rollup.stop(),
+          cpu_us_per_msg: Math.round((used.user + used.system) / Math.max(1, run.offered)),
         };
         step.held = step.lost === 0 && step.not_acked === 0 && Math.max(step.ack_p99_ms, step.query_p99_ms) <= P99_LIMIT_MS;
         steps.push(step);

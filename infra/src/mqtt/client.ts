@@ -1,3 +1,5 @@
+// First: mqtt-packet's `debug` calls cost nothing while DEBUG leaves them off (quiet-debug.ts).
+import './quiet-debug.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt';
 import {

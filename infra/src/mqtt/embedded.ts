@@ -1,5 +1,7 @@
+// First: mqtt-packet's `debug` calls cost nothing while DEBUG leaves them off (quiet-debug.ts).
+import './quiet-debug.ts';
 import { createServer, type Server } from 'node:net';
-import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import {
   matchesTopicFilter,
   type MqttAuthHooks,
@@ -62,6 +64,8 @@ const refusePublish = (client: Client, messageId: number, refusal: MqttRefusal) 
     refusal.refused === 'topic' ? ReasonCode.topicNameInvalid : ReasonCode.payloadFormatInvalid,
   );
 
+const notAllowed = (topic: string) => new Error(`publish to ${topic} not allowed`);
+
 const BAD_USERNAME_OR_PASSWORD = 4;
 const SERVER_UNAVAILABLE = 3;
 
@@ -93,10 +97,54 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
 
   /** Settles once a client's messages so far are handled (Aedes handles the packets of one read side by side). */
   const handledUpTo = new WeakMap<Client, Promise<unknown>>();
+  const settled = Promise.resolve();
   const registrations = new Set<{
     topicFilter: string;
     handler: MqttHandler;
   }>();
+
+  /**
+   * Hands an authorised message to the handlers. Aedes acknowledges (PUBACK) once `done` is called: the handlers have
+   * stored the message by then. A handler that fails leaves it unacknowledged (the connection drops), so the device
+   * sends it again.
+   */
+  const deliver = async (client: Client, packet: PublishPacket, payload: Buffer, done: (error?: Error | null) => void) => {
+    // A device's message is for the platform alone: never kept for later subscribers (nor forwarded, below).
+    packet.retain = false;
+    const message: MqttMessage = {
+      topic: packet.topic,
+      payload,
+      qos: packet.qos,
+      retain: false,
+      clientId: client.id,
+      connectionId: connectionOf(client),
+      before: handledUpTo.get(client) ?? settled,
+      messageId: packet.messageId,
+      dup: packet.dup,
+    };
+    // Every message passes here: no copies of the registrations per message.
+    const handling: ReturnType<MqttHandler>[] = [];
+    for (const r of registrations) if (matchesTopicFilter(r.topicFilter, message.topic)) handling.push(r.handler(message));
+    // Settled once this message is handled and the earlier ones are (`before` never rejects): one `then` a message,
+    // where `allSettled` of the two made an array, a promise and two result objects.
+    const before = message.before!;
+    const mine = handling.length === 1 ? Promise.resolve(handling[0]) : Promise.allSettled(handling);
+    handledUpTo.set(
+      client,
+      mine.then(
+        () => before,
+        () => before,
+      ),
+    );
+    try {
+      const refusal = handling.length === 1 ? await handling[0] : (await Promise.all(handling)).find((verdict) => !!verdict);
+      if (refusal && packet.qos > 0) refusePublish(client, packet.messageId!, refusal);
+      done(null);
+    } catch (error) {
+      onHandlerError(error, message);
+      done(error as Error);
+    }
+  };
 
   const aedes = await Aedes.createBroker({
     // Device messages are handled in authorizePublish, not here: Aedes writes a QoS 1 PUBACK before it calls
@@ -126,39 +174,19 @@ export async function startEmbeddedMqtt(options: EmbeddedMqttOptions = {}): Prom
       trafficOf(client).messagesIn += 1;
       messagesIn += 1;
       const payload = encodePayload(packet.payload);
-      Promise.resolve()
-        .then(() => (options.authorizePublish ? options.authorizePublish(info(client), packet.topic, payload) : true))
-        .then(async (ok) => {
-          if (!ok) return done(new Error(`publish to ${packet.topic} not allowed`));
-          // A device's message is for the platform alone: never kept for later subscribers (nor forwarded, below).
-          packet.retain = false;
-          // Aedes acknowledges (PUBACK) once this calls back: the handlers have stored the message by then. A handler
-          // that fails leaves it unacknowledged (the connection drops), so the device sends it again.
-          const message: MqttMessage = {
-            topic: packet.topic,
-            payload,
-            qos: packet.qos,
-            retain: packet.retain,
-            clientId: client.id,
-            connectionId: connectionOf(client),
-            before: handledUpTo.get(client) ?? Promise.resolve(),
-            messageId: packet.messageId,
-            dup: packet.dup,
-          };
-          // Every message passes here: no copies of the registrations per message.
-          const handling: ReturnType<MqttHandler>[] = [];
-          for (const r of registrations) if (matchesTopicFilter(r.topicFilter, message.topic)) handling.push(r.handler(message));
-          handledUpTo.set(client, Promise.allSettled([message.before, ...handling]));
-          try {
-            const refusal = (await Promise.all(handling)).find((verdict) => !!verdict);
-            if (refusal && packet.qos > 0) refusePublish(client, packet.messageId!, refusal);
-            done(null);
-          } catch (error) {
-            onHandlerError(error, message);
-            done(error as Error);
-          }
-        })
-        .catch((error: Error) => done(error));
+      // Every message passes here: a hook that answers at once (the intake's does) is not put behind promises.
+      let verdict: boolean | Promise<boolean>;
+      try {
+        verdict = options.authorizePublish ? options.authorizePublish(info(client), packet.topic, payload) : true;
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (verdict === true) return void deliver(client, packet, payload, done);
+      if (verdict === false) return done(notAllowed(packet.topic));
+      verdict.then(
+        (ok) => (ok ? void deliver(client, packet, payload, done) : done(notAllowed(packet.topic))),
+        (error: Error) => done(error),
+      );
     },
     // Device to device traffic does not exist: a device's publish (Aedes stamps it with its client id) reaches the
     // platform's handlers above and no subscriber; only the platform's own downlink is delivered.

@@ -1,3 +1,5 @@
+// First: mqtt-packet's `debug` calls cost nothing while DEBUG leaves them off (quiet-debug.ts).
+import './quiet-debug.ts';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import mqtt, { type IConnackPacket, type IConnectPacket, type IPublishPacket, type Packet } from 'mqtt-packet';

@@ -8,7 +8,7 @@ import { decodeRowBinary, encodeRowBinary } from './rowbinary.ts';
 
 /**
  * The telemetry journal (contracts/src/ports/telemetry-journal.ts) as files under `DATA_DIR/telemetry-journal`:
- * one JSON line per batch (`{"t":token,"k":[keys],"b":rows}`, the rows as the insert's RowBinary in base64), flushed to disk before the insert, and a line
+ * one JSON line per batch (`{"t":token,"h":[key hashes],"b":rows}`, the rows as the insert's RowBinary in base64), flushed to disk before the insert, and a line
  * `{"c":token}` after it. A file is closed after `maxFileBytes`; the newest `generations` files are kept, so the
  * journal names the messages of the last few hundred MB of telemetry (minutes at full rate, hours at a fleet's
  * usual one): a device that resends later than that is stored twice, as before.
@@ -80,6 +80,8 @@ function hashOf(key: string): number {
 }
 
 const FILE = /^journal-(\d+)\.log$/;
+const NEWLINE = Buffer.from('\n');
+const LINE_END = Buffer.from('"}');
 
 /** A stored batch the rule chains had not finished when the last run stopped. */
 export interface UnchainedBatch {
@@ -159,12 +161,17 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
    */
   const tail = new Set<number>();
 
-  const append = (line: string, sync: boolean): Promise<void> => {
+  /** A line (without its newline), or its parts as bytes (a batch's: its rows are megabytes, written as they are). */
+  const append = (line: string | Buffer[], sync: boolean): Promise<void> => {
     const next = queue.then(async () => {
       if (!handle || size >= maxFileBytes) await rotate();
-      const bytes = Buffer.from(line + '\n');
-      await handle!.write(bytes);
-      size += bytes.length;
+      const parts = typeof line === 'string' ? [Buffer.from(line), NEWLINE] : [...line, NEWLINE];
+      let length = 0;
+      for (const part of parts) length += part.length;
+      const { bytesWritten } = await handle!.writev(parts);
+      size += bytesWritten;
+      // A short write (a full disk) leaves a line that does not parse: the batch is neither journaled nor acknowledged.
+      if (bytesWritten !== length) throw new Error(`telemetry journal: wrote ${bytesWritten} of ${length} bytes`);
       if (sync) await handle!.datasync();
     });
     queue = next.catch(() => undefined);
@@ -193,14 +200,21 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
       if (!recovered) throw new Error('telemetry journal: recover() before writing');
       const token = `j-${boot}-${seq++}`;
       const chained = options.chains ? `,"x":1,"s":${JSON.stringify(sizes ?? [rows.length])}` : '';
-      // The rows as the insert's own RowBinary (encoded once: the insert below writes these bytes), in base64.
+      // The keys as their hashes (`h`), which are all the journal ever compares: a number is a fraction of a key's
+      // bytes on disk and of its JSON escaping, for every message. The rows as the insert's own RowBinary (encoded
+      // once: the insert below writes these bytes), in base64.
+      const hashes = keys.map(hashOf);
+      // In parts: the base64 copied once into bytes (latin1), not joined into one string first and encoded again.
       await append(
-        `{"t":${JSON.stringify(token)},"at":${now()},"k":${JSON.stringify(keys)}${chained},"b":"${encodeRowBinary(rows).toString('base64')}"}`,
+        [
+          Buffer.from(`{"t":${JSON.stringify(token)},"at":${now()},"h":[${hashes.join(',')}]${chained},"b":"`),
+          Buffer.from(encodeRowBinary(rows).toString('base64'), 'latin1'),
+          LINE_END,
+        ],
         true,
       );
       // The keys count from the moment the batch is on disk: a crash from here on stores it at the next start.
       const keysOf = generations[generations.length - 1]!.keys;
-      const hashes = keys.map(hashOf);
       for (const hash of hashes) keysOf.add(hash);
       try {
         await insert(rows, token);
@@ -247,6 +261,7 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
             t?: string;
             at?: number;
             k?: string[];
+            h?: number[];
             b?: string;
             r?: JournalRow[];
             c?: string;
@@ -271,7 +286,8 @@ export function openFileJournal(options: FileJournalOptions): FileJournal {
             const rows = entry.b !== undefined ? decodeRowBinary(Buffer.from(entry.b, 'base64')) : (entry.r ?? []).map(fromJournal);
             pending.set(entry.t, rows);
             if (entry.x === 1) unchained.set(entry.t, { rows, sizes: entry.s ?? [rows.length] });
-            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: (entry.k ?? []).map(hashOf), generation });
+            // Keys as hashes (`h`), or as the keys themselves in journals of earlier releases (`k`).
+            batchesSeen.set(entry.t, { at: entry.at ?? 0, keys: entry.h ?? (entry.k ?? []).map(hashOf), generation });
           }
         }
       }
