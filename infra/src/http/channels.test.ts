@@ -66,6 +66,11 @@ describe('the websocket hub', () => {
     hub.publish('batched', { tenantId: 'alpha' }, { n: 4 });
     await expect.poll(() => batched.length).toBe(2);
     expect(batched.flatMap(channelMessages)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    // A tick of many messages is cut into frames of 500: a long turn of the event loop holds none back past that.
+    for (let n = 0; n < 600; n += 1) hub.publish('batched', { tenantId: 'alpha' }, { n });
+    await expect.poll(() => batched.length).toBe(4);
+    expect(batched.slice(2).map((frame) => channelMessages(frame).length)).toEqual([500, 100]);
+
     // The other tenant's own message comes after alpha's on its socket: a leak of alpha's would have come first.
     hub.publish('batched', { tenantId: 'beta' }, { n: 5 });
     await expect.poll(() => other.length).toBe(1);

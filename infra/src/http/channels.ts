@@ -21,8 +21,8 @@ interface Listener {
 
 /** A browser that reads slower than messages come gets the newest ones, not an ever-growing queue. */
 const MAX_BUFFERED_BYTES = 512 * 1024;
-/** A batch channel's messages of one tick kept at most per listener (what comes past it is dropped, as for a slow reader). */
-const MAX_PENDING = 10_000;
+/** A batch channel's frame holds this many messages at most: a long turn of a busy event loop does not hold them all back. */
+const MAX_FRAME_MESSAGES = 500;
 
 /** Where a message goes: its tenant, and for group-scoped channels the group it concerns. */
 export interface Delivery {
@@ -50,13 +50,14 @@ export async function registerChannels<P extends FastifyTypeProvider>(
   const send = (l: Listener, text: string) => {
     if (l.socket.readyState === l.socket.OPEN && l.socket.bufferedAmount < MAX_BUFFERED_BYTES) l.socket.send(text);
   };
+  const sendPending = (l: Listener) => {
+    send(l, l.pending.length === 1 ? l.pending[0]! : `[${l.pending.join(',')}]`);
+    l.pending = [];
+    waiting.delete(l);
+  };
   const flush = () => {
     flushing = null;
-    for (const l of waiting) {
-      send(l, l.pending.length === 1 ? l.pending[0]! : `[${l.pending.join(',')}]`);
-      l.pending = [];
-    }
-    waiting.clear();
+    for (const l of waiting) sendPending(l);
   };
   for (const [name, spec] of Object.entries(channels)) {
     const set = new Set<Listener>();
@@ -105,10 +106,11 @@ export async function registerChannels<P extends FastifyTypeProvider>(
         if (l.groups && (!delivery.groupId || !l.groups.has(delivery.groupId))) continue;
         if (l.devices && (!delivery.deviceId || !l.devices.has(delivery.deviceId))) continue;
         if (!spec.batch) send(l, text);
-        else if (l.pending.length < MAX_PENDING) {
+        else {
           l.pending.push(text);
           waiting.add(l);
-          flushing ??= setImmediate(flush);
+          if (l.pending.length >= MAX_FRAME_MESSAGES) sendPending(l);
+          else flushing ??= setImmediate(flush);
         }
       }
     },
