@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { createLookups } from '@iot/infra/read-models/lookups.ts';
 import { waitFor } from '../harness/process.ts';
 import { tusClient } from '../files/tus.ts';
@@ -22,6 +23,9 @@ const MB = SIZE / 2 ** 20;
  * and MB/s served, from the task's creation to the last device done; the limit, in the same run: the same bytes served
  * from disk by a bare Node HTTP server to the same HTTP client (every device by ranges); the peak RSS and its growth.
  * The devices run in child processes (ota-devices-child.ts), so the RSS and the open files are the platform's alone.
+ * What the growth is: `growth_at_peak_mb` (heap or buffers, at the RSS peak); under NODE_OPTIONS=--expose-gc also
+ * `heap_retained_mb` (the heap the rollout leaves held after a full collection); BENCH_HEAP_SNAPSHOT=<file> writes a
+ * heap snapshot once the devices are done.
  */
 export async function benchOtaRollout(): Promise<Figure[]> {
   const count = Number(process.env.BENCH_OTA_DEVICES ?? 10_000);
@@ -43,8 +47,19 @@ export async function benchOtaRollout(): Promise<Figure[]> {
     const sims = bench.devices.map((d, i) => ({ sn: d.sn, secret: bench.users[i]!.password, overHttp: i % 2 === 0 }));
     devices = await startOtaDevices(bench.mqttUrl, sims, { size: SIZE, sha256 });
 
-    const rssBefore = process.memoryUsage.rss();
+    // With --expose-gc, what the rollout leaves held (heap after a full collection) apart from what it churned.
+    const collect = (globalThis as { gc?: () => void }).gc;
+    collect?.();
+    const before = process.memoryUsage();
+    const rssBefore = before.rss;
     const rss = rssPeak();
+    // What grows: the process's memory by kind when its RSS peaked (heap of objects, or buffers outside the heap).
+    let atPeak = before;
+    const memory = setInterval(() => {
+      const now = process.memoryUsage();
+      if (now.rss > atPeak.rss) atPeak = now;
+    }, 250);
+    memory.unref();
     const stopProfile = await cpuProfile('ota-rollout');
     const started = performance.now();
     await bench.rollout(file, { waitOffered: false });
@@ -52,6 +67,10 @@ export async function benchOtaRollout(): Promise<Figure[]> {
     const seconds = (performance.now() - started) / 1000;
     await stopProfile();
     const peakMb = rss.stop();
+    clearInterval(memory);
+    collect?.();
+    const retainedMb = collect ? Math.round((process.memoryUsage().heapUsed - before.heapUsed) / 2 ** 20) : null;
+    if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
     const counts = await devices.report();
 
     // The limit: the same file from disk by a bare Node HTTP server, every device's bytes fetched by the same client.
@@ -99,6 +118,13 @@ export async function benchOtaRollout(): Promise<Figure[]> {
         limit_sha256_matches: bare.shaMatches,
         rss_mb: peakMb,
         rss_growth_mb: Math.round(peakMb - rssBefore / 2 ** 20),
+        growth_at_peak_mb: {
+          heap_used: Math.round((atPeak.heapUsed - before.heapUsed) / 2 ** 20),
+          heap_total: Math.round((atPeak.heapTotal - before.heapTotal) / 2 ** 20),
+          external: Math.round((atPeak.external - before.external) / 2 ** 20),
+          array_buffers: Math.round((atPeak.arrayBuffers - before.arrayBuffers) / 2 ** 20),
+        },
+        heap_retained_mb: retainedMb,
         load_1m: Math.round(os.loadavg()[0]! * 10) / 10,
       },
     ];

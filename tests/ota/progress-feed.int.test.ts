@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { channels, type OtaProgressFeed } from '@iot/contracts';
+import { channelMessages, channels, type OtaProgressFeed } from '@iot/contracts';
 import { ok } from '../harness/api.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -24,7 +24,7 @@ function listen(token: string) {
     headers: { authentication: token },
   });
   sockets.push(socket);
-  socket.on('message', (data) => messages.push(JSON.parse(String(data)) as OtaProgressFeed));
+  socket.on('message', (data) => messages.push(...(channelMessages(String(data)) as OtaProgressFeed[])));
   const opened = new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);

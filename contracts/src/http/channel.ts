@@ -21,8 +21,19 @@ export interface ChannelSpec {
   message: z.ZodType;
   /** What a listener may send on the socket (pass-through bytes); absent: listeners only listen. */
   inbound?: z.ZodType;
+  /**
+   * The messages of one tick go to each listener in one frame, a JSON array when there are several (channelMessages
+   * reads both shapes): a feed of thousands of changes a second costs a frame per tick, not a frame per change.
+   */
+  batch?: boolean;
 }
 export const channel = <const C extends ChannelSpec>(spec: C): C => spec;
+
+/** The messages of one frame of a channel: a batch channel's frame is one message or an array of them. */
+export function channelMessages(frame: string): unknown[] {
+  const parsed: unknown = JSON.parse(frame);
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
 
 /** A change as the live operation log shows it: what happened, to which stream, by whom, when. */
 export const activityMessage = z.object({
@@ -103,8 +114,9 @@ export const channels = {
     permission: otaPerm.list,
     scope: 'tenant',
     summary:
-      "Progress of the tenant's OTA rollouts: each device's status, stage and percent as it reports them, and each task's status and device counts",
+      "Progress of the tenant's OTA rollouts: each device's status, stage and percent as it reports them, and each task's status and device counts; a frame holds one message or an array of the messages of one moment",
     message: otaProgressFeed,
+    batch: true,
   }),
   'stat.backfill': channel({
     path: '/api/ws/stat/backfill',

@@ -15,10 +15,14 @@ interface Listener {
   groups: Set<string> | null;
   /** The devices the listener asked for (`?deviceIds=a,b`), or every device it may see. */
   devices: Set<string> | null;
+  /** A batch channel's messages of this tick, serialised, waiting for the tick's one frame. */
+  pending: string[];
 }
 
 /** A browser that reads slower than messages come gets the newest ones, not an ever-growing queue. */
 const MAX_BUFFERED_BYTES = 512 * 1024;
+/** A batch channel's frame holds this many messages at most: a long turn of a busy event loop does not hold them all back. */
+const MAX_FRAME_MESSAGES = 500;
 
 /** Where a message goes: its tenant, and for group-scoped channels the group it concerns. */
 export interface Delivery {
@@ -40,6 +44,21 @@ export async function registerChannels<P extends FastifyTypeProvider>(
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const listeners = new Map<string, Set<Listener>>();
   const inbound = new Map<string, LiveInboundHandler>();
+  /** Listeners of batch channels with messages waiting, sent together once the tick's callbacks have run. */
+  const waiting = new Set<Listener>();
+  let flushing: NodeJS.Immediate | null = null;
+  const send = (l: Listener, text: string) => {
+    if (l.socket.readyState === l.socket.OPEN && l.socket.bufferedAmount < MAX_BUFFERED_BYTES) l.socket.send(text);
+  };
+  const sendPending = (l: Listener) => {
+    send(l, l.pending.length === 1 ? l.pending[0]! : `[${l.pending.join(',')}]`);
+    l.pending = [];
+    waiting.delete(l);
+  };
+  const flush = () => {
+    flushing = null;
+    for (const l of waiting) sendPending(l);
+  };
   for (const [name, spec] of Object.entries(channels)) {
     const set = new Set<Listener>();
     listeners.set(name, set);
@@ -49,9 +68,12 @@ export async function registerChannels<P extends FastifyTypeProvider>(
         spec.scope === 'group' && principal.stationId ? new Set(await lookups.groupSubtree(principal.tenantId, principal.stationId)) : null;
       const asked = (request.query as { deviceIds?: unknown } | undefined)?.deviceIds;
       const devices = typeof asked === 'string' && asked.length > 0 ? new Set(asked.split(',').slice(0, 100)) : null;
-      const listener: Listener = { socket, tenantId: principal.tenantId, groups, devices };
+      const listener: Listener = { socket, tenantId: principal.tenantId, groups, devices, pending: [] };
       set.add(listener);
-      socket.on('close', () => set.delete(listener));
+      socket.on('close', () => {
+        set.delete(listener);
+        waiting.delete(listener);
+      });
       // Listeners only listen, unless the channel declares what they may send (validated like any input).
       socket.on('message', (raw: Buffer) => {
         if (!spec.inbound) return;
@@ -83,7 +105,13 @@ export async function registerChannels<P extends FastifyTypeProvider>(
         if (l.tenantId !== delivery.tenantId) continue;
         if (l.groups && (!delivery.groupId || !l.groups.has(delivery.groupId))) continue;
         if (l.devices && (!delivery.deviceId || !l.devices.has(delivery.deviceId))) continue;
-        if (l.socket.readyState === l.socket.OPEN && l.socket.bufferedAmount < MAX_BUFFERED_BYTES) l.socket.send(text);
+        if (!spec.batch) send(l, text);
+        else {
+          l.pending.push(text);
+          waiting.add(l);
+          if (l.pending.length >= MAX_FRAME_MESSAGES) sendPending(l);
+          else flushing ??= setImmediate(flush);
+        }
       }
     },
     listeners: (name: string) => listeners.get(name)?.size ?? 0,

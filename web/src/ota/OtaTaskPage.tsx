@@ -7,6 +7,7 @@ import { fileTaskStatuses } from '@iot/contracts/constants.ts';
 import { otaPerm } from '@iot/contracts/ota/permissions.ts';
 import { rolloutFileTypes } from '@iot/contracts/file/model.ts';
 import type { OtaProgressFeed } from '@iot/contracts/ota/model.ts';
+import { channelMessages } from '@iot/contracts/http/channel.ts';
 import { callRoute, channelUrl } from '../api/client.ts';
 import { useGroupOptions } from '../fleet/groups.ts';
 import { labelled, PermittedRowButton, useListChange, useRecordDialog } from '../ui/crud.tsx';
@@ -149,34 +150,37 @@ function useProgressFeed(taskId: string | null) {
     const socket = new WebSocket(channelUrl('ota.progress'));
     let waves: ReturnType<typeof setTimeout> | null = null;
     socket.onmessage = (m) => {
-      const message = JSON.parse(String(m.data)) as OtaProgressFeed;
-      if (message.taskId !== taskId) return;
-      if (message.type === 'device') {
-        const { deviceId, status, stage, percent, at } = message;
+      // A frame holds one message or the messages of one moment: the device rows are written once per frame.
+      const messages = (channelMessages(String(m.data)) as OtaProgressFeed[]).filter((message) => message.taskId === taskId);
+      const changes = new Map<string, Extract<OtaProgressFeed, { type: 'device' }>>();
+      let task: Extract<OtaProgressFeed, { type: 'task' }> | null = null;
+      for (const message of messages) {
+        if (message.type === 'device') changes.set(message.deviceId, { ...changes.get(message.deviceId), ...message });
+        else task = message;
+      }
+      if (changes.size > 0)
         queryClient.setQueriesData<Devices>(
           { queryKey: [TASKS, 'devices', taskId] },
           (page) =>
             page && {
               ...page,
-              rows: page.rows.map((row) =>
-                row.deviceId !== deviceId
-                  ? row
-                  : {
-                      ...row,
-                      status,
-                      updateTime: at,
-                      ...(stage !== undefined ? { stage } : {}),
-                      ...(percent !== undefined ? { percent } : {}),
-                    },
-              ),
+              rows: page.rows.map((row) => {
+                const change = changes.get(row.deviceId);
+                if (!change) return row;
+                const { status, stage, percent, at } = change;
+                return {
+                  ...row,
+                  status,
+                  updateTime: at,
+                  ...(stage !== undefined ? { stage } : {}),
+                  ...(percent !== undefined ? { percent } : {}),
+                };
+              }),
             },
         );
-        return;
-      }
-      queryClient.setQueryData<Detail>(
-        [TASKS, 'detail', taskId],
-        (detail) => detail && { ...detail, status: message.status, wave: message.wave, counts: message.counts },
-      );
+      if (!task) return;
+      const { status, wave, counts } = task;
+      queryClient.setQueryData<Detail>([TASKS, 'detail', taskId], (detail) => detail && { ...detail, status, wave, counts });
       waves ??= setTimeout(() => {
         waves = null;
         void queryClient.invalidateQueries({ queryKey: [TASKS, 'detail', taskId] });
