@@ -172,7 +172,10 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
       // BENCH_CPU_PROF: the platform's profile while the route is measured (the generator runs in processes of its own).
       const stopProfile = await cpuProfile(`ingest-http-${connections}`);
+      // The platform's event loop's busy time (its one JavaScript thread) a value, on either path: what a request costs.
+      const routeLoop = performance.eventLoopUtilization();
       const route = await post(url, bodies, seconds, connections);
+      const routeBusyMs = performance.eventLoopUtilization(routeLoop).active;
       await stopProfile();
       const routeStatements = calls.stop();
       const rssMb = rss.stop();
@@ -186,6 +189,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const deadline = performance.now() + seconds * 1000;
       const started = performance.now();
       const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
+      const directLoop = performance.eventLoopUtilization();
       let direct = 0;
       await Promise.all(
         Array.from({ length: lanes }, async (_, lane) => {
@@ -197,6 +201,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         }),
       );
       const directSeconds = (performance.now() - started) / 1000;
+      const directBusyMs = performance.eventLoopUtilization(directLoop).active;
       const directStatements = directCalls.stop();
       const directStored = (await count()) - directBefore;
 
@@ -217,6 +222,12 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         // Values a store statement carried (the group commit's batches), through the route and straight.
         values_per_statement: Math.round(accepted / Math.max(1, routeStatements)),
         limit_values_per_statement: Math.round(direct / Math.max(1, directStatements)),
+        // Microseconds of the platform's event loop a value (inflated alike by a loaded machine on both paths).
+        loop_us_per_value: Math.round((routeBusyMs * 1000) / Math.max(1, accepted)),
+        limit_loop_us_per_value: Math.round((directBusyMs * 1000) / Math.max(1, direct)),
+        // Store statements a second on either path: the insert cycle.
+        statements_per_s: Number((routeStatements / route.seconds).toFixed(1)),
+        limit_statements_per_s: Number((directStatements / directSeconds).toFixed(1)),
         gen_ceiling: Math.round(ceilingRate),
         gen_procs: Math.min(PROCS, Math.max(...CONNECTIONS)),
         pipeline: PIPELINE,
