@@ -17,6 +17,11 @@ const DEVICES = 100;
 const CONNECTIONS = (process.env.BENCH_HTTP_CONNECTIONS ?? '64,256,1024').split(',').map(Number);
 /** Generator processes, the connections split between them. */
 const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 4));
+/**
+ * BENCH_HTTP_VIA_FASTIFY=1: each step also posts to the route's URL with an empty query, which the fast path in front
+ * of Fastify leaves to Fastify's routing (how every report was served before issue 23): `via_fastify_*` in each line.
+ */
+const VIA_FASTIFY = process.env.BENCH_HTTP_VIA_FASTIFY === '1';
 /** Requests in flight a connection (load.ts reads it from the environment): the limit inserts as many at once. */
 const PIPELINE = Math.max(1, Number(process.env.BENCH_HTTP_PIPELINE ?? 1));
 
@@ -210,6 +215,17 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const directStatements = directCalls.stop();
       const directStored = (await count()) - directBefore;
 
+      let viaFastify: Record<string, number> = {};
+      if (VIA_FASTIFY) {
+        const cpu = process.cpuUsage();
+        const slow = await post(`${url}?`, bodies, seconds, connections);
+        const slowAccepted = slow.requests - slow.errors;
+        viaFastify = {
+          via_fastify_value: Math.round(slowAccepted / slow.seconds),
+          via_fastify_cpu_us_per_value: Math.round(cpuUs(process.cpuUsage(cpu)) / Math.max(1, slowAccepted)),
+          via_fastify_errors: slow.errors,
+        };
+      }
       const rate = accepted / route.seconds;
       const limit = direct / directSeconds;
       figures.push({
@@ -242,6 +258,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         ...(ceilingRate < 2 * rate
           ? { note: `the generator's ceiling (${Math.round(ceilingRate)} requests/s) is below twice this rate` }
           : {}),
+        ...viaFastify,
         connections,
         rss_mb: rssMb,
         seconds,
