@@ -17,6 +17,11 @@ const DEVICES = 100;
 const CONNECTIONS = (process.env.BENCH_HTTP_CONNECTIONS ?? '64,256,1024').split(',').map(Number);
 /** Generator processes, the connections split between them. */
 const PROCS = Math.max(1, Number(process.env.BENCH_HTTP_PROCS ?? 4));
+/**
+ * BENCH_HTTP_VIA_FASTIFY=1: each step also posts to the route's URL with an empty query, which the fast path in front
+ * of Fastify leaves to Fastify's routing (how every report was served before issue 23): `via_fastify_*` in each line.
+ */
+const VIA_FASTIFY = process.env.BENCH_HTTP_VIA_FASTIFY === '1';
 /** Requests in flight a connection (load.ts reads it from the environment): the limit inserts as many at once. */
 const PIPELINE = Math.max(1, Number(process.env.BENCH_HTTP_PIPELINE ?? 1));
 
@@ -41,6 +46,8 @@ async function post(url: string, file: string, seconds: number, connections: num
     p99Ms: percentileMs(merged(results.map((r) => r.histogram)), 99),
   };
 }
+
+const cpuUs = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
 /**
  * The generator's ceiling target: a raw-socket HTTP/1.1 server that reads each request (its content-length) and
@@ -106,6 +113,8 @@ function countCalls(target: object, names: string[]) {
       }
     };
   return {
+    /** The calls' summed time (ms), from call to answer. */
+    ms: () => [...counts.values()].reduce((n, c) => n + c.ms, 0),
     /** Restores the methods; how many calls there were (all of them). */
     stop() {
       for (const [name, original] of originals) t[name] = original;
@@ -172,7 +181,11 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const calls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
       // BENCH_CPU_PROF: the platform's profile while the route is measured (the generator runs in processes of its own).
       const stopProfile = await cpuProfile(`ingest-http-${connections}`);
+      // The platform process's CPU time (all its threads, chDB's too) a value on either path: what a request costs,
+      // counted in CPU rather than wall time, so that a loaded machine inflates neither.
+      const routeCpu = process.cpuUsage();
       const route = await post(url, bodies, seconds, connections);
+      const routeCpuUs = cpuUs(process.cpuUsage(routeCpu));
       await stopProfile();
       const routeStatements = calls.stop();
       const rssMb = rss.stop();
@@ -186,6 +199,7 @@ export async function benchIngestHttp(): Promise<Figure[]> {
       const deadline = performance.now() + seconds * 1000;
       const started = performance.now();
       const directCalls = countCalls(store.client, ['query', 'insert', 'command', 'exec']);
+      const directCpu = process.cpuUsage();
       let direct = 0;
       await Promise.all(
         Array.from({ length: lanes }, async (_, lane) => {
@@ -197,9 +211,21 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         }),
       );
       const directSeconds = (performance.now() - started) / 1000;
+      const directCpuUs = cpuUs(process.cpuUsage(directCpu));
       const directStatements = directCalls.stop();
       const directStored = (await count()) - directBefore;
 
+      let viaFastify: Record<string, number> = {};
+      if (VIA_FASTIFY) {
+        const cpu = process.cpuUsage();
+        const slow = await post(`${url}?`, bodies, seconds, connections);
+        const slowAccepted = slow.requests - slow.errors;
+        viaFastify = {
+          via_fastify_value: Math.round(slowAccepted / slow.seconds),
+          via_fastify_cpu_us_per_value: Math.round(cpuUs(process.cpuUsage(cpu)) / Math.max(1, slowAccepted)),
+          via_fastify_errors: slow.errors,
+        };
+      }
       const rate = accepted / route.seconds;
       const limit = direct / directSeconds;
       figures.push({
@@ -217,12 +243,22 @@ export async function benchIngestHttp(): Promise<Figure[]> {
         // Values a store statement carried (the group commit's batches), through the route and straight.
         values_per_statement: Math.round(accepted / Math.max(1, routeStatements)),
         limit_values_per_statement: Math.round(direct / Math.max(1, directStatements)),
+        // CPU microseconds of the platform process a value, through the route and straight.
+        cpu_us_per_value: Math.round(routeCpuUs / Math.max(1, accepted)),
+        limit_cpu_us_per_value: Math.round(directCpuUs / Math.max(1, direct)),
+        // Store statements a second on either path: the insert cycle.
+        statements_per_s: Number((routeStatements / route.seconds).toFixed(1)),
+        limit_statements_per_s: Number((directStatements / directSeconds).toFixed(1)),
+        // A statement's time from call to answer (chDB runs one at a time: a rollup's statements delay the inserts).
+        ms_per_statement: Math.round(calls.ms() / Math.max(1, routeStatements)),
+        limit_ms_per_statement: Math.round(directCalls.ms() / Math.max(1, directStatements)),
         gen_ceiling: Math.round(ceilingRate),
         gen_procs: Math.min(PROCS, Math.max(...CONNECTIONS)),
         pipeline: PIPELINE,
         ...(ceilingRate < 2 * rate
           ? { note: `the generator's ceiling (${Math.round(ceilingRate)} requests/s) is below twice this rate` }
           : {}),
+        ...viaFastify,
         connections,
         rss_mb: rssMb,
         seconds,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -21,7 +22,8 @@ import type { ErasedHandler, Ports } from '@iot/contracts/http/handler.ts';
 import type { RouteTable } from '@iot/contracts/http/route.ts';
 import { registerAccessControl, resolvePrincipal } from './auth.ts';
 import { feedActivity, registerChannels, type ChannelHub } from './channels.ts';
-import { clientErrorHandler, registerDeviceHardening, registerHardening } from './hardening.ts';
+import { createDeviceFastPath } from './device-fast-path.ts';
+import { clientErrorHandler, deviceHeaders, registerDeviceHardening, registerHardening } from './hardening.ts';
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Principal } from './principal.ts';
@@ -76,7 +78,19 @@ export interface CreateAppOptions {
 }
 
 export async function createApp(context: AppContext, modules: RoutesPlugin[], options: CreateAppOptions = {}): Promise<App> {
+  /** The device routes' fast path, set once they are registered: a request it takes never reaches Fastify. */
+  let devicePath: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
   const app = Fastify({
+    // Fastify's own server, with the device routes' fast path in front of its routing (issue 23).
+    serverFactory: (handler, settings) => {
+      const server = createServer((req, res) => {
+        if (!devicePath?.(req, res)) handler(req, res);
+      });
+      server.keepAliveTimeout = Number(settings.keepAliveTimeout);
+      server.requestTimeout = Number(settings.requestTimeout);
+      server.setTimeout(Number(settings.connectionTimeout));
+      return server;
+    },
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => (typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : randomUUID()),
@@ -140,6 +154,16 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
         // No session: a device route sets no cookie.
         cookie: () => ({ set: () => undefined, clear: () => undefined }),
       });
+    });
+    // The same routes on the bare request: what it does not judge itself it replays to the routes above.
+    devicePath = createDeviceFastPath({
+      routes: table,
+      handlers,
+      ports,
+      bodyLimit: BODY_LIMIT,
+      headers: deviceHeaders(context.config.VIDEO_STREAM_SOURCES),
+      replay: (request) => app.inject(request),
+      logger: context.logger as FastifyBaseLogger,
     });
   }
   return app;

@@ -12,14 +12,19 @@ interface FieldError {
   reason?: ErrorCode;
 }
 
-function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data: unknown = null, msg?: string) {
+/** The error envelope of spec §8 in `lang`, without a transport (the device fast path writes it on a bare response). */
+export function errorBody(code: ErrorCode, lang: 'zh' | 'en', data: unknown = null, msg?: string) {
   const entry = errorCatalogue[code];
   const details = data && typeof data === 'object' ? (data as { details?: unknown }).details : undefined;
-  return reply.status(entry.status).send({
+  return {
     code: entry.status,
-    msg: msg ?? messageOf(code, request.lang ?? 'zh', details),
+    msg: msg ?? messageOf(code, lang, details),
     data: { error: code, ...(data && typeof data === 'object' ? data : {}) },
-  });
+  };
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, data: unknown = null, msg?: string) {
+  return reply.status(errorCatalogue[code].status).send(errorBody(code, request.lang ?? 'zh', data, msg));
 }
 
 /**

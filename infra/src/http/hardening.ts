@@ -83,18 +83,21 @@ async function refuseBadInput(request: FastifyRequest, reply: FastifyReply) {
     return replyInvalid(reply, request, [{ field: found.field, message: messageOf(found.reason, request.lang), reason: found.reason }]);
 }
 
+/** The headers of every device route's answer (the fast path before Fastify sets the same). */
+export const deviceHeaders = (streamSources = '') => ({
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+  'content-security-policy': cspOf(streamSources),
+  'cache-control': 'no-store',
+});
+
 /**
  * The same for the device routes (the HTTP ingest), whose paths are all under /api/ and none a page: the same
  * headers, set once as the request arrives rather than in a hook on every answer.
  */
 export function registerDeviceHardening<P extends FastifyTypeProvider>(app: AnyFastify<P>, streamSources = ''): void {
-  const headers = {
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'same-origin',
-    'x-frame-options': 'DENY',
-    'content-security-policy': cspOf(streamSources),
-    'cache-control': 'no-store',
-  };
+  const headers = deviceHeaders(streamSources);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
