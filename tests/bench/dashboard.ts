@@ -79,7 +79,11 @@ export async function benchDashboard(): Promise<Figure[]> {
           ),
       );
     }
-    await platform.context.awaitProjections?.();
+    await waitFor(
+      'the devices read model to count the online devices',
+      async () => (await deviceCounts(platform.context.db, 'bench', { stationId: null })).online >= online.length,
+      600_000,
+    );
 
     // Alarms over the last week, one in three still active; appended as the alarm streams' events.
     const now = Date.now();
