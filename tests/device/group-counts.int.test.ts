@@ -36,7 +36,11 @@ describe('devices counted per group', () => {
     // One of the site's devices reports online: its presence event, which the projection counts.
     const online = (await sut.db.pool.query<{ id: string }>(`select id from rm_devices where sn = 'C-2'`)).rows[0]!.id;
     const { store, awaitProjections } = sut.platform.context;
-    await store.append(`device-oscar.${online}`, [event('DeviceWentOnline', { deviceId: online, at: new Date().toISOString() }, { tenantId: 'oscar' })], 'any');
+    await store.append(
+      `device-oscar.${online}`,
+      [event('DeviceWentOnline', { deviceId: online, at: new Date().toISOString() }, { tenantId: 'oscar' })],
+      'any',
+    );
     await awaitProjections?.();
     const counts = async (token: string, query: QueryOf<'device.groupCounts'> = {}) =>
       Object.fromEntries(ok(await sut.call('device.groupCounts', { token, query })).map((c) => [c.groupId ?? 'none', [c.total, c.online]]));

@@ -166,12 +166,7 @@ export const alarmsProjection = projection<AlarmEvent>({
         await tx.query('update rm_alarms set acknowledged_by = $2, acknowledged_at = $3 where id = $1', [id, actor, at]);
         return;
       case 'AlarmProcessed':
-        await tx.query(updateCounted('processed_by = $2, processed_at = $3, process_note = $4'), [
-          id,
-          actor,
-          at,
-          event.data.note,
-        ]);
+        await tx.query(updateCounted('processed_by = $2, processed_at = $3, process_note = $4'), [id, actor, at, event.data.note]);
         return;
       case 'AlarmCleared':
         await tx.query(updateCounted(`status = 'cleared', cleared_at = $2, cleared_by = $3`), [
