@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import { createPostgresEventStore } from '@iot/infra/event-store/postgres.ts';
-import { migrator } from '@iot/infra/migrate/migrate.ts';
+import { migrate, migrator } from '@iot/infra/migrate/migrate.ts';
+import { migrationOwnerOf } from '@iot/projections/projection.ts';
 import { createProjectionRunner, type ProjectionRunner } from '@iot/projections/runner.ts';
 import { alarmsProjection } from '@iot/projections/alarm/alarms.ts';
 import { activeAlarmCounts, activeAlarmRecount } from '@iot/projections/alarm/read.ts';
@@ -43,6 +44,13 @@ describe('dashboard counters', () => {
       remark: null,
       secretHash: `hash-${i}`,
     });
+  /** The triggers a user (not the system) put on the read models' tables: none, the projections write the counters. */
+  const triggersOnReadModels = async () =>
+    (
+      await db.pool.query<{ name: string }>(
+        `select tgname as name from pg_trigger where not tgisinternal and tgrelid in ('rm_devices'::regclass, 'rm_alarms'::regclass)`,
+      )
+    ).rows.map((r) => r.name);
   const group = (groupId: string, parentId: string | null) =>
     append('group', 'GroupCreated', { groupId, name: groupId, type: 'site', location: null, sort: 0, parentId });
 
@@ -148,5 +156,94 @@ describe('dashboard counters', () => {
     expect((await deviceCounts(db.pool, tenantId, { stationId: 'south' })).online).toBe(
       (await deviceRecount(db.pool, tenantId, { stationId: 'south' })).online,
     );
+  });
+  it('are moved by every path of the projections themselves (no trigger), each step equal to a recount', async () => {
+    expect(await triggersOnReadModels()).toEqual([]);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => device(200 + i, ['north', 'north-a', 'south'][i % 3]!)));
+    await expectCountsEqualRecount();
+    const total = (await deviceCounts(db.pool, tenantId, { stationId: null })).total;
+
+    await append('device', 'DeviceMoved', { deviceId: 'd200', groupId: 'south' });
+    await expectCountsEqualRecount();
+    await append('device', 'DeviceDisabled', { deviceId: 'd201' });
+    await expectCountsEqualRecount();
+    const disabled = (await deviceCounts(db.pool, tenantId, { stationId: null })).disabled;
+    expect(disabled).toBeGreaterThan(0);
+    await append('device', 'DeviceEnabled', { deviceId: 'd201' });
+    await expectCountsEqualRecount();
+    expect((await deviceCounts(db.pool, tenantId, { stationId: null })).disabled).toBe(disabled - 1);
+    const at = () => new Date().toISOString();
+    await append('device', 'DeviceWentOnline', { deviceId: 'd202', at: at() });
+    await expectCountsEqualRecount();
+    // A run of presence events is one statement (the batch path): some devices come and go within it.
+    for (const [deviceId, type] of [
+      ['d202', 'DeviceWentOffline'],
+      ['d203', 'DeviceWentOnline'],
+      ['d204', 'DeviceWentOnline'],
+      ['d203', 'DeviceWentOffline'],
+      ['d205', 'DeviceWentOnline'],
+    ] as const)
+      await append('device', type, { deviceId, at: at() });
+    await expectCountsEqualRecount();
+    await append('device', 'DeviceWentOffline', { deviceId: 'd204', at: at() });
+    await expectCountsEqualRecount();
+    // An online, disabled device deleted takes itself out of every counter it was in.
+    await append('device', 'DeviceDisabled', { deviceId: 'd205' });
+    await append('device', 'DeviceDeleted', { deviceId: 'd205', sn: 'SN-205' });
+    await expectCountsEqualRecount();
+    await append('device', 'DeviceMoved', { deviceId: 'd206', groupId: null });
+    await expectCountsEqualRecount();
+    expect((await deviceCounts(db.pool, tenantId, { stationId: null })).total).toBe(total - 1);
+
+    const raisedAt = at();
+    await append('alarm', 'AlarmRaised', manualAlarm('a200', 'd207', 3, raisedAt));
+    await expectCountsEqualRecount();
+    await append('alarm', 'AlarmAcknowledged', { alarmId: 'a200' });
+    await expectCountsEqualRecount();
+    await append('alarm', 'AlarmProcessed', { alarmId: 'a200', note: 'seen' });
+    await expectCountsEqualRecount();
+    await append('alarm', 'AlarmProcessed', { alarmId: 'a200', note: 'seen again' });
+    await expectCountsEqualRecount();
+    await append('alarm', 'AlarmRaised', manualAlarm('a201', 'd208', 3, raisedAt));
+    await append('alarm', 'AlarmRaised', manualAlarm('a202', 'no-such-device', 1, raisedAt));
+    await expectCountsEqualRecount();
+    await append('alarm', 'AlarmCleared', { alarmId: 'a201', value: 0, at: raisedAt, auto: false, note: null });
+    await append('alarm', 'AlarmCleared', { alarmId: 'a200', value: 0, at: raisedAt, auto: true, note: null });
+    await expectCountsEqualRecount();
+    // Processing a cleared alarm moves no counter.
+    await append('alarm', 'AlarmProcessed', { alarmId: 'a201', note: 'late' });
+    await expectCountsEqualRecount();
+    expect(await triggersOnReadModels()).toEqual([]);
+  });
+
+  it('are recounted, and their old triggers dropped, by the migration of a deployment that had them', async () => {
+    // A deployment from before: triggers on the tables (here ones that count wrongly) and counters that drifted.
+    await db.pool.query(`
+      create function public.rm_device_counts_moved() returns trigger language plpgsql as $$
+        begin update rm_device_counts set total = total + 1000; return null; end $$;
+      create trigger rm_device_counts_insert after insert on rm_devices for each statement execute function public.rm_device_counts_moved();
+      create trigger rm_device_counts_update after update on rm_devices for each statement execute function public.rm_device_counts_moved();
+      create trigger rm_device_counts_delete after delete on rm_devices for each statement execute function public.rm_device_counts_moved();
+      create function public.rm_alarm_counts_changed() returns trigger language plpgsql as $$
+        begin update rm_alarm_counts set active = active + 1000; return null; end $$;
+      create trigger rm_alarm_counts_insert after insert on rm_alarms for each row execute function public.rm_alarm_counts_changed();
+      create trigger rm_alarm_counts_update after update on rm_alarms for each row execute function public.rm_alarm_counts_changed();
+      create trigger rm_alarm_counts_delete after delete on rm_alarms for each row execute function public.rm_alarm_counts_changed();
+      update rm_device_counts set online = online + 7;
+      update rm_alarm_counts set unprocessed = unprocessed + 7;
+      delete from schema_migrations where (owner, version) in (('projection:devices', 3), ('projection:alarms', 4));`);
+    expect(await triggersOnReadModels()).toHaveLength(6);
+
+    const applied = await migrate(db.pool, [migrationOwnerOf(devicesProjection), migrationOwnerOf(alarmsProjection)]);
+    expect(applied).toEqual(['projection:devices:3', 'projection:alarms:4']);
+    expect(await triggersOnReadModels()).toEqual([]);
+    const functions = await db.pool.query(
+      `select proname from pg_proc where proname in ('rm_device_counts_moved', 'rm_alarm_counts_changed')`,
+    );
+    expect(functions.rows).toEqual([]);
+    await expectCountsEqualRecount();
+    await device(300, 'north');
+    await append('alarm', 'AlarmRaised', manualAlarm('a300', 'd300', 4, new Date().toISOString()));
+    await expectCountsEqualRecount();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { event } from '../fixtures/events.ts';
 import { ok, type QueryOf } from '../harness/api.ts';
 import { seedDevices, seedGroup, seedProduct } from '../harness/fleet.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -32,8 +33,15 @@ describe('devices counted per group', () => {
       ['C-4', west],
       ['C-5', null],
     ]);
-    // One of the site's devices reports online.
-    await sut.db.pool.query(`update rm_devices set status = 'online' where sn = 'C-2'`);
+    // One of the site's devices reports online: its presence event, which the projection counts.
+    const online = (await sut.db.pool.query<{ id: string }>(`select id from rm_devices where sn = 'C-2'`)).rows[0]!.id;
+    const { store, awaitProjections } = sut.platform.context;
+    await store.append(
+      `device-oscar.${online}`,
+      [event('DeviceWentOnline', { deviceId: online, at: new Date().toISOString() }, { tenantId: 'oscar' })],
+      'any',
+    );
+    await awaitProjections?.();
     const counts = async (token: string, query: QueryOf<'device.groupCounts'> = {}) =>
       Object.fromEntries(ok(await sut.call('device.groupCounts', { token, query })).map((c) => [c.groupId ?? 'none', [c.total, c.online]]));
     expect(await counts(admin)).toEqual({ [east]: [1, 0], [site]: [2, 1], [west]: [1, 0], none: [1, 0] });

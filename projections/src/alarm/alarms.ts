@@ -3,8 +3,9 @@ import { projection } from '../projection.ts';
 
 /**
  * How many alarms are active per tenant, group ('' for none) and level, and how many of them unprocessed: what the home
- * dashboard reads instead of counting the alarms. Kept by triggers on rm_alarms (in the same transaction as the row,
- * in a rebuild's shadow schema too: the function lives in public and names the table unqualified).
+ * dashboard reads instead of counting the alarms. Every statement of this projection that adds an alarm or changes a
+ * counted column (status, processed) moves the counters by its delta in the same statement (no triggers: the
+ * projection is the one writer of its rows).
  */
 const alarmCountsColumns = `
       tenant_id text not null,
@@ -13,27 +14,30 @@ const alarmCountsColumns = `
       active int not null default 0,
       unprocessed int not null default 0,
       primary key (tenant_id, group_id, level)`;
-const countRow = (row: 'old' | 'new', sign: '' | '-') => `
-      if ${row}.status = 'active' then
-        insert into rm_alarm_counts as c (tenant_id, group_id, level, active, unprocessed)
-        values (${row}.tenant_id, coalesce(${row}.group_id, ''), ${row}.level, ${sign}1, ${sign}(${row}.processed_at is null)::int)
-        on conflict (tenant_id, group_id, level) do update set active = c.active + excluded.active, unprocessed = c.unprocessed + excluded.unprocessed;
-      end if;`;
-const alarmCountsTriggers = `
-    create or replace function public.rm_alarm_counts_changed() returns trigger language plpgsql as $$
-    begin
-      if tg_op in ('UPDATE', 'DELETE') then ${countRow('old', '-')} end if;
-      if tg_op in ('INSERT', 'UPDATE') then ${countRow('new', '')} end if;
-      return null;
-    end $$;
-    create or replace trigger rm_alarm_counts_insert after insert on rm_alarms for each row
-      when (new.status = 'active') execute function public.rm_alarm_counts_changed();
-    create or replace trigger rm_alarm_counts_update after update on rm_alarms for each row
-      when (old.status is distinct from new.status or (old.processed_at is null) is distinct from (new.processed_at is null)
-        or old.level is distinct from new.level or old.group_id is distinct from new.group_id or old.tenant_id is distinct from new.tenant_id)
-      execute function public.rm_alarm_counts_changed();
-    create or replace trigger rm_alarm_counts_delete after delete on rm_alarms for each row
-      when (old.status = 'active') execute function public.rm_alarm_counts_changed();`;
+/**
+ * The active rows a statement added (sign 1) and removed (sign -1), summed per tenant, group and level and added to the
+ * counters: an upsert of `+ delta`, so two transactions on the same counter row add up instead of overwriting.
+ */
+const countDelta = (rows: string) => `
+      insert into rm_alarm_counts as c (tenant_id, group_id, level, active, unprocessed)
+      select tenant_id, coalesce(group_id, ''), level, sum(sign), sum(sign * (processed_at is null)::int)
+      from (${rows}) r where status = 'active' group by 1, 2, 3
+      having sum(sign) <> 0 or sum(sign * (processed_at is null)::int) <> 0
+      order by 1, 2, 3
+      on conflict (tenant_id, group_id, level) do update set active = c.active + excluded.active, unprocessed = c.unprocessed + excluded.unprocessed`;
+/** An update of counted columns: the table joined to itself as `o` gives the row as the statement found it. */
+const updateCounted = (set: string) => `
+      with changed as (update rm_alarms a set ${set} from rm_alarms o where a.id = $1 and o.id = a.id
+        returning a.tenant_id, a.group_id, a.level, a.status, a.processed_at,
+          o.tenant_id as old_tenant_id, o.group_id as old_group_id, o.level as old_level, o.status as old_status, o.processed_at as old_processed_at)
+      ${countDelta(`select tenant_id, group_id, level, status, processed_at, 1 as sign from changed
+        union all select old_tenant_id, old_group_id, old_level, old_status, old_processed_at, -1 from changed`)}`;
+/** The counters counted from the rows: what a migration starts them from. */
+const alarmRecountSql = `
+      delete from rm_alarm_counts;
+      insert into rm_alarm_counts (tenant_id, group_id, level, active, unprocessed)
+      select tenant_id, coalesce(group_id, ''), level, count(*), count(*) filter (where processed_at is null)
+      from rm_alarms where status = 'active' group by 1, 2, 3;`;
 
 /** Alarms, current and historical, with the device's name, SN and group as they were when it was raised. */
 export const alarmsProjection = projection<AlarmEvent>({
@@ -90,8 +94,7 @@ export const alarmsProjection = projection<AlarmEvent>({
     create index rm_alarms_device on rm_alarms (device_id, raised_at desc);
     create index if not exists rm_alarms_group on rm_alarms (tenant_id, group_id);
     create index if not exists rm_alarms_raised on rm_alarms (tenant_id, raised_at desc);
-    create table rm_alarm_counts (${alarmCountsColumns});
-    ${alarmCountsTriggers}`,
+    create table rm_alarm_counts (${alarmCountsColumns});`,
   migrations: [
     {
       version: 2,
@@ -102,12 +105,18 @@ export const alarmsProjection = projection<AlarmEvent>({
     {
       version: 3,
       name: 'active alarm counts per tenant, group and level (the home dashboard), counted once from the rows',
+      // Before version 4 this also created the triggers that kept the counters; version 4 drops them where they exist.
       sql: `create table if not exists rm_alarm_counts (${alarmCountsColumns});
-        ${alarmCountsTriggers}
-        insert into rm_alarm_counts (tenant_id, group_id, level, active, unprocessed)
-        select tenant_id, coalesce(group_id, ''), level, count(*), count(*) filter (where processed_at is null)
-        from rm_alarms where status = 'active' group by 1, 2, 3
-        on conflict (tenant_id, group_id, level) do update set active = excluded.active, unprocessed = excluded.unprocessed;`,
+        ${alarmRecountSql}`,
+    },
+    {
+      version: 4,
+      name: 'alarm counts kept by the projection, not by triggers: triggers dropped, counters recounted from the rows',
+      sql: `drop trigger if exists rm_alarm_counts_insert on rm_alarms;
+        drop trigger if exists rm_alarm_counts_update on rm_alarms;
+        drop trigger if exists rm_alarm_counts_delete on rm_alarms;
+        drop function if exists public.rm_alarm_counts_changed();
+        ${alarmRecountSql}`,
     },
   ],
   async apply(tx, event) {
@@ -118,11 +127,13 @@ export const alarmsProjection = projection<AlarmEvent>({
       case 'AlarmRaised': {
         const d = event.data;
         await tx.query(
-          `insert into rm_alarms (id, tenant_id, rule_id, rule_name, device_id, device_name, sn, group_id, variable, type, category, mode, level,
+          `with inserted as (insert into rm_alarms (id, tenant_id, rule_id, rule_name, device_id, device_name, sn, group_id, variable, type, category, mode, level,
              trigger, threshold, value, text, fault_flag, cause, suggestion, push, push_interval_min, status, raised_at)
            select $1, $2, $3, $4, $5, d.name, d.sn, d.group_id, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 'active', $20
            from (select 1) one left join rm_devices d on d.id = $5
-           on conflict (id) do nothing`,
+           on conflict (id) do nothing
+           returning tenant_id, group_id, level, status, processed_at)
+           ${countDelta('select tenant_id, group_id, level, status, processed_at, 1 as sign from inserted')}`,
           [
             id,
             event.metadata.tenantId,
@@ -155,15 +166,10 @@ export const alarmsProjection = projection<AlarmEvent>({
         await tx.query('update rm_alarms set acknowledged_by = $2, acknowledged_at = $3 where id = $1', [id, actor, at]);
         return;
       case 'AlarmProcessed':
-        await tx.query('update rm_alarms set processed_by = $2, processed_at = $3, process_note = $4 where id = $1', [
-          id,
-          actor,
-          at,
-          event.data.note,
-        ]);
+        await tx.query(updateCounted('processed_by = $2, processed_at = $3, process_note = $4'), [id, actor, at, event.data.note]);
         return;
       case 'AlarmCleared':
-        await tx.query(`update rm_alarms set status = 'cleared', cleared_at = $2, cleared_by = $3 where id = $1`, [
+        await tx.query(updateCounted(`status = 'cleared', cleared_at = $2, cleared_by = $3`), [
           id,
           event.data.auto ? event.data.at : at,
           event.data.auto ? 'auto' : actor,

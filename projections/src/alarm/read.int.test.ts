@@ -9,6 +9,7 @@ import {
   type AlarmRaisedData,
   type AlarmRuleEvent,
   type ContactEvent,
+  type DeviceEvent,
   type GroupEvent,
   type NotifyConfigEvent,
   type NotifySettingsEvent,
@@ -89,13 +90,34 @@ beforeAll(async () => {
     notifySettingsProjection,
   );
   // Alarms carry their device's group as raised; with no device row it is unknown (null).
+  await sut.given(
+    devicesProjection,
+    {
+      type: 'DeviceCreated',
+      data: {
+        deviceId: 'dev-a2',
+        sn: 'SN-2',
+        name: 'second',
+        productId: 'p1',
+        modelVersion: 1,
+        nodeType: 'direct',
+        groupId: 'east',
+        gatewayId: null,
+        location: { address: null },
+        version: null,
+        tags: [],
+        remark: null,
+        secretHash: 'hash-2',
+      },
+    } satisfies DeviceEvent,
+    { tenantId: 't1' },
+  );
   await raise('t1', 'a1', { level: 2 }, '2026-01-01T00:00:00Z');
   await raise('t1', 'a2', { level: 5 }, '2026-01-02T00:00:00Z');
   await raise('t1', 'a3', { level: 5 }, '2026-01-03T00:00:00Z');
   await raise('t2', 'b1', { level: 1 }, '2026-01-04T00:00:00Z');
   await alarm('t1', { type: 'AlarmProcessed', data: { alarmId: 'a2', note: 'looked' } });
   await alarm('t1', { type: 'AlarmCleared', data: { alarmId: 'a3', value: null, at: '2026-01-05T00:00:00Z', auto: true, note: null } });
-  await sut.db.query(`update rm_alarms set group_id = 'east' where id = 'a2'`);
 
   const rule = alarmRuleFields.parse({
     name: 'Hot',

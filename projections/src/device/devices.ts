@@ -7,6 +7,48 @@ import { projection } from '../projection.ts';
 type DeviceEvent = DeviceOwnEvent | Extract<OtaDeviceEvent, { type: 'OtaDeviceSucceeded' }>;
 type Created = Extract<StoredEventOf<DeviceEvent>, { type: 'DeviceCreated' }>;
 
+/**
+ * How many devices each group of a tenant holds (group '' for none), online, offline and disabled: what the home
+ * dashboard and the group tree read in O(groups) instead of counting the fleet. Every statement of this projection that
+ * adds, removes or changes a counted column of rm_devices moves the counters by its delta in the same statement, so the
+ * runner's transaction holds both (no triggers: the projection is the one writer of its rows).
+ */
+const deviceCountsColumns = `
+      tenant_id text not null,
+      group_id text not null,
+      total int not null default 0,
+      online int not null default 0,
+      offline int not null default 0,
+      disabled int not null default 0,
+      primary key (tenant_id, group_id)`;
+/**
+ * The counted columns of rows a statement added (sign 1) and removed (sign -1), summed per tenant and group and added
+ * to the counters: an upsert of `+ delta`, which another transaction's upsert of the same row waits for and adds to,
+ * never overwrites. Ordered, so that two statements lock shared counter rows in the same order.
+ */
+const countDelta = (rows: string) => `
+      insert into rm_device_counts as c (tenant_id, group_id, total, online, offline, disabled)
+      select tenant_id, coalesce(group_id, ''), sum(sign), sum(sign * (status = 'online')::int), sum(sign * (status = 'offline')::int),
+        sum(sign * (not enabled)::int)
+      from (${rows}) r group by 1, 2
+      having sum(sign) <> 0 or sum(sign * (status = 'online')::int) <> 0 or sum(sign * (status = 'offline')::int) <> 0
+        or sum(sign * (not enabled)::int) <> 0
+      order by 1, 2
+      on conflict (tenant_id, group_id) do update set total = c.total + excluded.total, online = c.online + excluded.online,
+        offline = c.offline + excluded.offline, disabled = c.disabled + excluded.disabled`;
+// An update joins the table to itself as `o`: `o` is the row as the statement found it, `d` as it leaves it.
+const changedColumns = `d.tenant_id, d.group_id, d.status, d.enabled,
+         o.tenant_id as old_tenant_id, o.group_id as old_group_id, o.status as old_status, o.enabled as old_enabled`;
+const beforeAndAfter = `select tenant_id, group_id, status, enabled, 1 as sign from changed
+      union all select old_tenant_id, old_group_id, old_status, old_enabled, -1 from changed`;
+/** The counters counted from the rows: what a migration starts them from. */
+const deviceRecountSql = `
+      delete from rm_device_counts;
+      insert into rm_device_counts (tenant_id, group_id, total, online, offline, disabled)
+      select tenant_id, coalesce(group_id, ''), count(*), count(*) filter (where status = 'online'),
+        count(*) filter (where status = 'offline'), count(*) filter (where not enabled)
+      from rm_devices group by 1, 2;`;
+
 /** Many devices created at once (an import) go in as one insert. */
 async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
   const rows = events.map((e) => ({
@@ -30,7 +72,7 @@ async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
     created_at: e.metadata.occurredAt,
   }));
   await tx.query(
-    `insert into rm_devices (id, tenant_id, sn, name, product_id, model_version, node_type, group_id, gateway_id, lng, lat, address,
+    `with inserted as (insert into rm_devices (id, tenant_id, sn, name, product_id, model_version, node_type, group_id, gateway_id, lng, lat, address,
        version, tags, remark, secret_hash, created_by, created_at, updated_at)
      select r.id, r.tenant_id, r.sn, r.name, r.product_id, r.model_version, r.node_type, r.group_id, r.gateway_id, r.lng, r.lat, r.address,
        r.version, coalesce(r.tags, '{}'), r.remark, r.secret_hash, r.created_by,
@@ -38,7 +80,9 @@ async function insertDevices(tx: Sql, events: Created[]): Promise<void> {
      from jsonb_to_recordset($1::jsonb) as r(id text, tenant_id text, sn text, name text, product_id text, model_version int, node_type text,
        group_id text, gateway_id text, lng float8, lat float8, address text, version text, tags text[], remark text, secret_hash text, created_by text,
        created_at timestamptz)
-     on conflict (id) do nothing`,
+     on conflict (id) do nothing
+     returning tenant_id, group_id, status, enabled)
+     ${countDelta('select tenant_id, group_id, status, enabled, 1 as sign from inserted')}`,
     [JSON.stringify(rows)],
   );
 }
@@ -54,8 +98,10 @@ async function setPresence(tx: Sql, events: Presence[]): Promise<void> {
     at: e.data.at,
   }));
   await tx.query(
-    `update rm_devices d set status = r.status, status_at = r.at
-     from jsonb_to_recordset($1::jsonb) as r(id text, status text, at timestamptz) where d.id = r.id`,
+    `with changed as (update rm_devices d set status = r.status, status_at = r.at
+       from jsonb_to_recordset($1::jsonb) as r(id text, status text, at timestamptz), rm_devices o where d.id = r.id and o.id = d.id
+       returning ${changedColumns})
+     ${countDelta(beforeAndAfter)}`,
     [JSON.stringify(rows)],
   );
 }
@@ -64,6 +110,14 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
   const at = event.metadata.occurredAt;
   const set = (columns: string, params: unknown[]) =>
     tx.query(`update rm_devices set ${columns}, updated_at = $2 where id = $1`, [event.data.deviceId, at, ...params]);
+  // For the columns the counters count (group, enabled): the counters move with the row.
+  const setCounted = (columns: string, params: unknown[]) =>
+    tx.query(
+      `with changed as (update rm_devices d set ${columns}, updated_at = $2 from rm_devices o where d.id = $1 and o.id = d.id
+         returning ${changedColumns})
+       ${countDelta(beforeAndAfter)}`,
+      [event.data.deviceId, at, ...params],
+    );
   switch (event.type) {
     case 'DeviceCreated':
       return insertDevices(tx, [event]);
@@ -81,16 +135,16 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
       return;
     }
     case 'DeviceMoved':
-      await set('group_id = $3', [event.data.groupId]);
+      await setCounted('group_id = $3', [event.data.groupId]);
       return;
     case 'DeviceGatewayBound':
       await set('gateway_id = $3', [event.data.gatewayId]);
       return;
     case 'DeviceEnabled':
-      await set('enabled = true', []);
+      await setCounted('enabled = true', []);
       return;
     case 'DeviceDisabled':
-      await set('enabled = false', []);
+      await setCounted('enabled = false', []);
       return;
     case 'DeviceTemplateApplied':
       await set('template_id = $3', [event.data.templateId]);
@@ -102,7 +156,11 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
       await set('secret_rotated_at = $2, secret_hash = $3', [event.data.secretHash]);
       return;
     case 'DeviceDeleted':
-      await tx.query('delete from rm_devices where id = $1', [event.data.deviceId]);
+      await tx.query(
+        `with changed as (delete from rm_devices where id = $1 returning tenant_id, group_id, status, enabled)
+         ${countDelta('select tenant_id, group_id, status, enabled, -1 as sign from changed')}`,
+        [event.data.deviceId],
+      );
       return;
     case 'DeviceWentOnline':
     case 'DeviceWentOffline':
@@ -113,54 +171,6 @@ async function applyOne(tx: Sql, event: StoredEventOf<DeviceEvent>): Promise<voi
       return;
   }
 }
-
-/**
- * How many devices each group of a tenant holds (group '' for none), online, offline and disabled: what the home
- * dashboard and the group tree read in O(groups) instead of counting the fleet. Kept by triggers on rm_devices, so that
- * every write of a row (the projection's, a batch insert, a rebuild into the shadow schema) moves it in the same
- * transaction. The functions live in public and name the table unqualified: a rebuild's search path (shadow schema
- * first) makes them write the shadow's table, which then takes the live one's place with the rows.
- */
-const deviceCountsColumns = `
-      tenant_id text not null,
-      group_id text not null,
-      total int not null default 0,
-      online int not null default 0,
-      offline int not null default 0,
-      disabled int not null default 0,
-      primary key (tenant_id, group_id)`;
-/** The rows a statement added (sign 1) and removed (sign -1), summed per tenant and group into the counters. */
-const addCounts = (rows: string) => `
-      insert into rm_device_counts as c (tenant_id, group_id, total, online, offline, disabled)
-      select tenant_id, coalesce(group_id, ''), sum(sign), sum(sign * (status = 'online')::int), sum(sign * (status = 'offline')::int),
-        sum(sign * (not enabled)::int)
-      from (${rows}) r group by 1, 2
-      having sum(sign) <> 0 or sum(sign * (status = 'online')::int) <> 0 or sum(sign * (status = 'offline')::int) <> 0
-        or sum(sign * (not enabled)::int) <> 0
-      order by 1, 2
-      on conflict (tenant_id, group_id) do update set total = c.total + excluded.total, online = c.online + excluded.online,
-        offline = c.offline + excluded.offline, disabled = c.disabled + excluded.disabled;`;
-const added = 'select tenant_id, group_id, status, enabled, 1 as sign from rm_devices_new';
-const removed = 'select tenant_id, group_id, status, enabled, -1 as sign from rm_devices_old';
-// Statement-level: an import's insert or a bulk update moves each counter once, not once per row (a row updated many
-// times in one transaction leaves a chain of versions that every later update walks).
-const deviceCountsTriggers = `
-    create or replace function public.rm_device_counts_moved() returns trigger language plpgsql as $$
-    begin
-      if tg_op = 'INSERT' then ${addCounts(added)}
-      elsif tg_op = 'UPDATE' then ${addCounts(`${added} union all ${removed}`)}
-      else ${addCounts(removed)}
-      end if;
-      return null;
-    end $$;
-    create or replace trigger rm_device_counts_insert after insert on rm_devices
-      referencing new table as rm_devices_new for each statement execute function public.rm_device_counts_moved();
-    create or replace trigger rm_device_counts_update after update on rm_devices
-      referencing old table as rm_devices_old new table as rm_devices_new for each statement execute function public.rm_device_counts_moved();
-    create or replace trigger rm_device_counts_delete after delete on rm_devices
-      referencing old table as rm_devices_old for each statement execute function public.rm_device_counts_moved();`;
-const deviceCountsSchema = `create table rm_device_counts (${deviceCountsColumns});
-    ${deviceCountsTriggers}`;
 
 /**
  * Devices and gateways of every tenant: the device list, its filters (group subtree, status, product) and
@@ -223,19 +233,23 @@ export const devicesProjection = projection<DeviceEvent>({
     create index rm_devices_sn on rm_devices (sn);
     create index rm_devices_secret on rm_devices (secret_hash);
     create index rm_devices_created on rm_devices (tenant_id, created_at desc);
-    ${deviceCountsSchema}`,
+    create table rm_device_counts (${deviceCountsColumns});`,
   migrations: [
     {
       version: 2,
       name: 'device counts per tenant and group (the home dashboard), counted once from the rows',
+      // Before version 3 this also created the triggers that kept the counters; version 3 drops them where they exist.
       sql: `create table if not exists rm_device_counts (${deviceCountsColumns});
-        ${deviceCountsTriggers}
-        insert into rm_device_counts (tenant_id, group_id, total, online, offline, disabled)
-        select tenant_id, coalesce(group_id, ''), count(*), count(*) filter (where status = 'online'),
-          count(*) filter (where status = 'offline'), count(*) filter (where not enabled)
-        from rm_devices group by 1, 2
-        on conflict (tenant_id, group_id) do update set total = excluded.total, online = excluded.online,
-          offline = excluded.offline, disabled = excluded.disabled;`,
+        ${deviceRecountSql}`,
+    },
+    {
+      version: 3,
+      name: 'device counts kept by the projection, not by triggers: triggers dropped, counters recounted from the rows',
+      sql: `drop trigger if exists rm_device_counts_insert on rm_devices;
+        drop trigger if exists rm_device_counts_update on rm_devices;
+        drop trigger if exists rm_device_counts_delete on rm_devices;
+        drop function if exists public.rm_device_counts_moved();
+        ${deviceRecountSql}`,
     },
   ],
   apply: applyOne,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlarmEvent, AlarmRaisedData, StatTaskEvent, StatTaskFields } from '@iot/contracts';
+import type { StatTaskEvent, StatTaskFields } from '@iot/contracts';
 import type { StatComputation, StatResultPoint, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
+import { manualAlarm } from '../../../tests/fixtures/events.ts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { alarmsProjection } from '../alarm/alarms.ts';
 import { devicesProjection } from '../device/devices.ts';
@@ -48,30 +49,8 @@ const timeseries = {
 };
 
 /** An alarm of a device on a variable raised at an instant. */
-async function raise(tenantId: string, alarmId: string, deviceId: string, variable: string, at: string) {
-  const data: AlarmRaisedData = {
-    alarmId,
-    ruleId: null,
-    ruleName: null,
-    deviceId,
-    variable,
-    type: 'device',
-    category: null,
-    mode: null,
-    level: 3,
-    trigger: 'manual',
-    threshold: null,
-    value: 1,
-    text: null,
-    at,
-    faultFlag: true,
-    cause: null,
-    suggestion: null,
-    push: 'firstTime',
-    pushIntervalMin: null,
-  };
-  await sut.given(alarmsProjection, { type: 'AlarmRaised', data } satisfies AlarmEvent, { tenantId, at });
-}
+const raise = (tenantId: string, alarmId: string, deviceId: string, variable: string, at: string) =>
+  sut.given(alarmsProjection, { type: 'AlarmRaised', data: manualAlarm(alarmId, deviceId, 3, at, { variable }) }, { tenantId, at });
 
 beforeAll(async () => {
   sut = await readModelOf(statTasksProjection, devicesProjection, alarmsProjection);
