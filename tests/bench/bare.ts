@@ -55,6 +55,7 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
       ...(process.env.TELEMETRY_JOURNAL ? { TELEMETRY_JOURNAL: process.env.TELEMETRY_JOURNAL } : {}),
       // The delivery thread's cost, measured: `FORWARD_DELIVERY=inline npm run bench -- device-import` against the default.
       ...(process.env.FORWARD_DELIVERY ? { FORWARD_DELIVERY: process.env.FORWARD_DELIVERY } : {}),
+      ...(process.env.TIMESERIES_ROLLUP_EVERY_MS ? { TIMESERIES_ROLLUP_EVERY_MS: process.env.TIMESERIES_ROLLUP_EVERY_MS } : {}),
       ...env,
     }),
     // BENCH_LOG=debug shows what the platform does during a run.
