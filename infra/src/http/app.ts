@@ -28,7 +28,7 @@ import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Principal } from './principal.ts';
 import type { AppContext } from './context.ts';
-import { errorHandler, replyError } from './envelope.ts';
+import { errorHandler, langOf, replyError } from './envelope.ts';
 import { registerRouteTable, type ReadModelWatch } from './route-table.ts';
 import type { TusOptions } from './tus.ts';
 
@@ -105,8 +105,7 @@ export async function createApp(context: AppContext, modules: RoutesPlugin[], op
   app.decorateRequest('lang', 'zh');
   // Every error, in any context, leaves in the envelope in the caller's language.
   app.addHook('onRequest', async (request, reply) => {
-    const header = String(request.headers['lang'] ?? request.headers['accept-language'] ?? '');
-    request.lang = /^en/i.test(header) ? 'en' : 'zh';
+    request.lang = langOf(request.headers);
     reply.header('x-request-id', request.id);
   });
   // Routes that declare `consumes` (the logo) take the raw file as a browser's fetch(file) posts it: its bytes reach

@@ -4,9 +4,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DomainError } from '@iot/contracts';
 import type { ErasedHandler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
 import type { RouteSpec } from '@iot/contracts/http/route.ts';
-import { errorBody, ok } from './envelope.ts';
+import { errorBody, langOf, ok } from './envelope.ts';
 import { badInput } from './hardening.ts';
-import { READ_POSITION_HEADER } from './route-table.ts';
+import { idempotencyKeyOf, READ_POSITION_HEADER } from './route-table.ts';
 
 /** A request the fast path hands back: answered by Fastify's route as if it had come straight there. */
 export interface Replay {
@@ -100,19 +100,18 @@ export function createDeviceFastPath(options: DeviceFastPathOptions): (req: Inco
     // Bad JSON, a poisoned key, a string that cannot be stored, too deep, a field the schema refuses: Fastify's answer.
     const parsed = json === undefined || badInput(json, 'body') ? null : route.spec.body!.safeParse(json);
     if (!parsed?.success) return replay(req, res, payload);
-    const header = req.headers['lang'] ?? req.headers['accept-language'] ?? '';
-    const lang = /^en/i.test(String(header)) ? 'en' : 'zh';
+    const lang = langOf(req.headers);
     const requestIdHeader = req.headers['x-request-id'];
     const requestId = typeof requestIdHeader === 'string' ? requestIdHeader : randomUUID();
     let position: string | null = null;
-    const idempotencyKey = req.headers['idempotency-key'];
+    const idempotencyKey = idempotencyKeyOf(req.headers);
     const ctx: RequestContext = {
       caller: null,
       lang,
       // The socket's peer: a device route reads no address (behind a trusted proxy Fastify would name the client).
       ip: req.socket.remoteAddress ?? '',
       requestId,
-      ...(typeof idempotencyKey === 'string' && idempotencyKey.length > 0 && idempotencyKey.length <= 128 ? { idempotencyKey } : {}),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
       stationId: null,
       cookie: noCookie,
       ports: options.ports,

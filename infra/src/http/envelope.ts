@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, errorCatalogue, isErrorCode, messageOf, type ErrorCode } from '@iot/contracts';
@@ -10,6 +11,11 @@ interface FieldError {
   message: string;
   /** The catalogue's name for why the value was refused (TIME_INVALID, TEXT_UNSTORABLE, ...), when it has one. */
   reason?: ErrorCode;
+}
+
+/** The caller's language (spec §7 `lang`, else Accept-Language): English when it starts with `en`, else Chinese. */
+export function langOf(headers: IncomingHttpHeaders): 'zh' | 'en' {
+  return /^en/i.test(String(headers['lang'] ?? headers['accept-language'] ?? '')) ? 'en' : 'zh';
 }
 
 /** The error envelope of spec §8 in `lang`, without a transport (the device fast path writes it on a bare response). */

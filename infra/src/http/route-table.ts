@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -66,8 +67,9 @@ export interface RouteTableOptions {
   tus?: TusOptions;
 }
 
-const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
-  const key = request.headers['idempotency-key'];
+/** A request's Idempotency-Key header, when it is one (1-128 characters). */
+export const idempotencyKeyOf = (headers: IncomingHttpHeaders): string | undefined => {
+  const key = headers['idempotency-key'];
   return typeof key === 'string' && key.length > 0 && key.length <= 128 ? key : undefined;
 };
 
@@ -104,7 +106,7 @@ export function registerRouteTable<T extends RouteTable>(
       lang: request.lang,
       ip: request.ip,
       requestId: request.id,
-      idempotencyKey: idempotencyKeyOf(request),
+      idempotencyKey: idempotencyKeyOf(request.headers),
       stationId: request.stationId ?? null,
       ...(typeof request.headers.range === 'string' ? { range: request.headers.range } : {}),
       cookie: options.cookie(request, reply),

@@ -34,6 +34,11 @@ export interface ForwardDeliveryOptions {
 const PER_GROUP = 50;
 const PARALLEL = 16;
 const MAX_BACKOFF_MS = 300_000;
+/** What a delivery round took, and whether it left due rows of a group behind. */
+interface Round {
+  taken: number;
+  behind: boolean;
+}
 
 /** A payload as an element of a batch: itself when it is JSON, else as a JSON string. */
 const asJson = (payload: string): string => {
@@ -64,9 +69,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   const leaseMs = options.leaseMs ?? 60_000;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-  /** The last round left due rows of a group behind (it took PER_GROUP of them): the next one goes at once. */
-  let behind = false;
+  let running: Promise<Round> | null = null;
 
   async function claim(): Promise<Claimed[]> {
     const rows = await db.query<Claimed>(
@@ -232,17 +235,20 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   }
 
   /**
-   * One round: answers how many messages it took. Servers are read once per round and what was delivered is deleted
-   * in one statement at its end (still under the claim's lease; a crash before it sends those again, at least once).
+   * One round: answers how many messages it took, and whether it left due rows of a group behind (it took PER_GROUP
+   * of one). Servers are read once per round and what was delivered is deleted in one statement at its end (still
+   * under the claim's lease; a crash before it sends those again, at least once).
    */
-  async function round(): Promise<number> {
+  async function round(): Promise<Round> {
     const rows = await claim();
     const perGroup = new Map<string, number>();
+    let behind = false;
     for (const row of rows) {
       const key = `${row.serverId}\0${row.deviceId}`;
-      perGroup.set(key, (perGroup.get(key) ?? 0) + 1);
+      const taken = (perGroup.get(key) ?? 0) + 1;
+      perGroup.set(key, taken);
+      if (taken >= PER_GROUP) behind = true;
     }
-    behind = [...perGroup.values()].some((n) => n >= PER_GROUP);
     const targets = new Map<string, Target>();
     await Promise.all([...new Set(rows.map((r) => r.serverId))].map(async (serverId) => targets.set(serverId, await targetOf(serverId))));
     // A batching server's rows of a tenant are one queue entry (sent in order, several to a POST); any other server's, one entry per device.
@@ -273,7 +279,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     } finally {
       if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
     }
-    return rows.length;
+    return { taken: rows.length, behind };
   }
 
   function schedule(ms: number) {
@@ -285,9 +291,9 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     timer = null;
     if (running) return schedule(pollMs);
     running = round();
-    let taken = 0;
+    let behind = false;
     try {
-      taken = await running;
+      ({ behind } = await running);
     } catch (error) {
       options.onError(error);
     } finally {
@@ -295,7 +301,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     }
     // The claim scans every pending row whatever it takes: a round that took all that was due waits for the poll, so
     // that a steady stream goes in a few large rounds rather than one claim for every few messages.
-    schedule(taken > 0 && behind ? 0 : pollMs);
+    schedule(behind ? 0 : pollMs);
   }
   schedule(0);
 
@@ -307,16 +313,16 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     /** Rounds until one takes nothing (what is due now is delivered or waits for its retry): for tests and shutdown. */
     async drain() {
       for (;;) {
-        while (running) await running.catch(() => 0);
+        while (running) await running.catch(() => undefined);
         running = round();
-        const taken = await running.finally(() => (running = null));
+        const { taken } = await running.finally(() => (running = null));
         if (taken === 0) return;
       }
     },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running?.catch(() => 0);
+      await running?.catch(() => undefined);
     },
   };
 }
