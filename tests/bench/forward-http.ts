@@ -12,7 +12,7 @@ import { createOutboundHttp } from '@iot/infra/outbound/http.ts';
 import { startEmbeddedPostgres } from '@iot/infra/postgres/embedded.ts';
 import { createSqlPool } from '@iot/infra/postgres/sql.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
-import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardOutboxTables } from '@iot/projections/forward/outbox.ts';
 import { startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
 import { recordHttpForwardServer } from '../fixtures/forward-server.ts';
 import { freePort } from '../harness/free-port.ts';
@@ -46,7 +46,7 @@ export async function benchForwardHttp(options: { messages?: number; devices?: n
     const directMs = performance.now() - began;
 
     await db.query(forwardProjection.schema);
-    await db.query(forwardOutboxSchema + forwardOutboxMessageIds);
+    await db.query(forwardOutboxTables);
     await recordHttpForwardServer(db, { name: 'Sink', url: sink.url, meta: { actor: { kind: 'system', id: 'bench' } } });
     await db.query(
       `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload)

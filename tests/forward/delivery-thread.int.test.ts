@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERY_APPLICATION_NAME, startForwardDeliveryThread } from '@iot/infra/forward/delivery-thread.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
-import { forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import { forwardOutboxTables } from '@iot/projections/forward/outbox.ts';
 import { recordHttpForwardServer } from '../fixtures/forward-server.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
@@ -21,7 +21,7 @@ const tried = new Set<string>();
 beforeAll(async () => {
   db = await createTestDatabase();
   await db.pool.query(forwardProjection.schema);
-  await db.pool.query(forwardOutboxSchema + forwardOutboxMessageIds);
+  await db.pool.query(forwardOutboxTables);
   target = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));

@@ -3,7 +3,7 @@ import type { ForwardServerEvent } from '@iot/contracts';
 import type { OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { forwardProjection } from './forward.ts';
-import { forwardOutboxMessageIds, forwardOutboxSchema } from './outbox.ts';
+import { forwardOutboxTables } from './outbox.ts';
 import { startForwardDelivery, type ForwardDelivery } from './delivery.ts';
 
 let sut: ReadModel;
@@ -75,7 +75,7 @@ function start(outbound: OutboundHttp, maxAttempts: number) {
 
 beforeAll(async () => {
   sut = await readModelOf(forwardProjection);
-  await sut.db.query(forwardOutboxSchema + forwardOutboxMessageIds);
+  await sut.db.query(forwardOutboxTables);
   await sut.given(forwardProjection, server, { tenantId: 't1' });
 });
 afterAll(async () => {

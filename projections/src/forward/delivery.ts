@@ -71,22 +71,49 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<Round> | null = null;
 
-  async function claim(): Promise<Claimed[]> {
+  /** The (server, device) groups a round leased, to hand back at its end. */
+  type Group = { serverId: string; deviceId: string };
+
+  /**
+   * Leases every (server, device) whose oldest pending message is due and that no other round holds, then reads up to
+   * PER_GROUP of each one's oldest messages. Two statements: the rows are read after the lease is held, so a row that
+   * another process delivered and deleted before handing its lease back is not seen again.
+   */
+  async function claim(): Promise<{ groups: Group[]; rows: Claimed[] }> {
+    const groups = (
+      await db.query<Group>(
+        `with heads as (
+           select distinct on (server_id, device_id) server_id, device_id, next_at
+           from forward_outbox where status = 'pending' order by server_id, device_id, id)
+         insert into forward_outbox_leases as l (server_id, device_id, claimed_until)
+         select server_id, device_id, now() + make_interval(secs => $1::float8 / 1000) from heads where next_at <= now()
+         on conflict (server_id, device_id) do update set claimed_until = excluded.claimed_until
+           where l.claimed_until is null or l.claimed_until <= now()
+         returning l.server_id as "serverId", l.device_id as "deviceId"`,
+        [leaseMs],
+      )
+    ).rows;
+    if (groups.length === 0) return { groups, rows: [] };
     const rows = await db.query<Claimed>(
-      `with ranked as (
-         select id, row_number() over w as n, first_value(next_at) over w as head_at,
-           coalesce(bool_or(claimed_until > now()) over (partition by server_id, device_id), false) as busy
-         from forward_outbox where status = 'pending'
-         window w as (partition by server_id, device_id order by id))
-       update forward_outbox o set claimed_until = now() + make_interval(secs => $1::float8 / 1000)
-       from ranked r
-       where o.id = r.id and r.n <= $2 and r.head_at <= now() and not r.busy
-         and o.status = 'pending' and (o.claimed_until is null or o.claimed_until <= now())
-       returning o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload, o.attempts,
-         o.message_id as "messageId"`,
-      [leaseMs, PER_GROUP],
+      `select o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload,
+         o.attempts, o.message_id as "messageId"
+       from unnest($1::text[], $2::text[]) as g(server_id, device_id)
+       cross join lateral (
+         select * from forward_outbox o where o.server_id = g.server_id and o.device_id = g.device_id and o.status = 'pending'
+         order by o.id limit $3) o`,
+      [groups.map((g) => g.serverId), groups.map((g) => g.deviceId), PER_GROUP],
     );
-    return rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+    return { groups, rows: rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id))) };
+  }
+
+  /** The round's groups handed back: delivered, failed (their head waits for its back-off) or not reached. */
+  async function release(groups: Group[]) {
+    await db.query(
+      `update forward_outbox_leases l set claimed_until = null
+       from unnest($1::text[], $2::text[]) as g(server_id, device_id)
+       where l.server_id = g.server_id and l.device_id = g.device_id`,
+      [groups.map((g) => g.serverId), groups.map((g) => g.deviceId)],
+    );
   }
 
   async function secretOf(server: ForwardServerRecord): Promise<string | null> {
@@ -137,19 +164,18 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     return { server, password: server ? await secretOf(server) : null };
   }
 
-  /** Marks a failure on a device's head row (attempts, back-off, dead letter) and hands the rest of the rows back. */
-  async function failed(row: Claimed, error: OutboundErrorClass, gone: boolean, rest: string[]) {
+  /** Marks a failure on a device's head row (attempts, back-off, dead letter); the rest wait behind it for the next round. */
+  async function failed(row: Claimed, error: OutboundErrorClass, gone: boolean) {
     const attempts = row.attempts + 1;
     // A target that is gone holds nothing back: its messages are dead letters at once.
     const dead = attempts >= options.maxAttempts || gone;
     const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
     await db.query(
-      `update forward_outbox set attempts = $2, error = $3, claimed_until = null,
+      `update forward_outbox set attempts = $2, error = $3,
          status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000)
        where id = $1`,
       [row.id, attempts, error, dead, wait],
     );
-    if (rest.length > 0) await db.query('update forward_outbox set claimed_until = null where id = any($1::bigint[])', [rest]);
   }
 
   /** Sends a group's rows in order until one fails; answers the ids delivered. */
@@ -169,13 +195,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
         delivered.push(row.id);
       }
     }
-    if (failure)
-      await failed(
-        failure.row,
-        failure.error,
-        !server,
-        rows.slice(rows.indexOf(failure.row) + 1).map((r) => r.id),
-      );
+    if (failure) await failed(failure.row, failure.error, !server);
     return delivered;
   }
 
@@ -222,13 +242,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
       }
       const heads = new Map<string, Claimed>();
       for (const row of batch) if (!heads.has(row.deviceId)) heads.set(row.deviceId, row);
-      const rest = rows
-        .slice(at)
-        .filter((r) => heads.get(r.deviceId) !== r)
-        .map((r) => r.id);
-      const [firstHead, ...others] = [...heads.values()];
-      await failed(firstHead!, error, !server, rest);
-      for (const head of others) await failed(head, error, !server, []);
+      for (const head of heads.values()) await failed(head, error, !server);
       break;
     }
     return delivered;
@@ -240,7 +254,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
    * under the claim's lease; a crash before it sends those again, at least once).
    */
   async function round(): Promise<Round> {
-    const rows = await claim();
+    const { groups: leased, rows } = await claim();
     const perGroup = new Map<string, number>();
     let behind = false;
     for (const row of rows) {
@@ -278,6 +292,8 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
       );
     } finally {
       if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
+      // After the delete: a round that takes a group once it is handed back no longer sees what was delivered.
+      if (leased.length > 0) await release(leased);
     }
     return { taken: rows.length, behind };
   }

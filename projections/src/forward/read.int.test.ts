@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ForwardRuleEvent, ForwardServerEvent, ForwardServerFields, MqttAclEvent, MqttUserEvent } from '@iot/contracts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { forwardProjection, mqttAuthProjection } from './forward.ts';
-import { forwardOutboxMessageIds, forwardOutboxSchema } from './outbox.ts';
+import { forwardOutboxTables } from './outbox.ts';
 import {
   enabledForwardRules,
   forwardDeadPage,
@@ -45,7 +45,7 @@ const http: ForwardServerFields = {
 
 beforeAll(async () => {
   sut = await readModelOf(forwardProjection, mqttAuthProjection);
-  await sut.db.query(forwardOutboxSchema + forwardOutboxMessageIds);
+  await sut.db.query(forwardOutboxTables);
   const servers: [string, string, ForwardServerEvent][] = [
     ['t1', '2026-01-01T00:00:00Z', { type: 'ForwardServerCreated', data: { serverId: 's-mqtt', ...mqtt } }],
     ['t1', '2026-01-02T00:00:00Z', { type: 'ForwardServerCreated', data: { serverId: 's-http', ...http } }],
