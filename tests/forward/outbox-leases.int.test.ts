@@ -12,9 +12,13 @@ import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
  */
 let db: TestDatabase;
 const taken: string[] = [];
+/** Runs while a request is in flight: lets a test act as another process between a round's claim and its release. */
+let duringRequest: (device: string) => Promise<void> = async () => undefined;
 const outbound: OutboundHttp = {
   async request(_url: string, init?: OutboundRequest) {
-    taken.push((JSON.parse(init!.body!) as { device: string }).device);
+    const device = (JSON.parse(init!.body!) as { device: string }).device;
+    taken.push(device);
+    await duringRequest(device);
     return { status: 200, ok: true, text: '{}' };
   },
   address: async () => ({ address: '203.0.113.1', family: 4 }),
@@ -67,6 +71,43 @@ describe('the forwarding outbox leases', () => {
       expect(taken.slice(1).sort()).toEqual(['d1', 'd3']);
       expect((await db.pool.query('select 1 from forward_outbox')).rowCount).toBe(0);
     } finally {
+      await sut.stop();
+    }
+  });
+
+  it('hands back only a lease the round still holds, not one another round took after it lapsed', async () => {
+    const later = '2999-01-01 00:00:00+00';
+    duringRequest = async (device) => {
+      // While d4 is in flight its lease lapses and another process takes the device.
+      if (device === 'd4')
+        await db.pool.query(`update forward_outbox_leases set claimed_until = $1::timestamptz where device_id = 'd4'`, [later]);
+    };
+    await db.pool.query(
+      `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload) values ('t1', 'r1', 's1', 'd4', $1)`,
+      [JSON.stringify({ device: 'd4' })],
+    );
+    const sut = startForwardDelivery({
+      db: db.pool,
+      outbound,
+      mqtt: unusedMqtt,
+      backoffMs: 10,
+      maxAttempts: 3,
+      pollMs: 60_000,
+      log: () => undefined,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      await sut.drain();
+      expect(taken.at(-1)).toBe('d4');
+      const lease = await db.pool.query<{ held: boolean }>(
+        `select claimed_until = $1::timestamptz as held from forward_outbox_leases where device_id = 'd4'`,
+        [later],
+      );
+      expect(lease.rows[0]?.held).toBe(true);
+    } finally {
+      duringRequest = async () => undefined;
       await sut.stop();
     }
   });

@@ -71,8 +71,8 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<Round> | null = null;
 
-  /** The (server, device) groups a round leased, to hand back at its end. */
-  type Group = { serverId: string; deviceId: string };
+  /** The (server, device) groups a round leased, to hand back at its end, with the lease's end that marks it as this round's. */
+  type Group = { serverId: string; deviceId: string; until: string };
 
   /**
    * Leases every (server, device) whose oldest pending message is due and that no other round holds, then reads up to
@@ -89,7 +89,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
          select server_id, device_id, now() + make_interval(secs => $1::float8 / 1000) from heads where next_at <= now()
          on conflict (server_id, device_id) do update set claimed_until = excluded.claimed_until
            where l.claimed_until is null or l.claimed_until <= now()
-         returning l.server_id as "serverId", l.device_id as "deviceId"`,
+         returning l.server_id as "serverId", l.device_id as "deviceId", l.claimed_until::text as until`,
         [leaseMs],
       )
     ).rows;
@@ -109,10 +109,11 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   /** The round's groups handed back: delivered, failed (their head waits for its back-off) or not reached. */
   async function release(groups: Group[]) {
     await db.query(
+      // Only a lease this round still holds: one that lapsed and was taken by another round keeps its holder.
       `update forward_outbox_leases l set claimed_until = null
-       from unnest($1::text[], $2::text[]) as g(server_id, device_id)
-       where l.server_id = g.server_id and l.device_id = g.device_id`,
-      [groups.map((g) => g.serverId), groups.map((g) => g.deviceId)],
+       from unnest($1::text[], $2::text[], $3::timestamptz[]) as g(server_id, device_id, until)
+       where l.server_id = g.server_id and l.device_id = g.device_id and l.claimed_until = g.until`,
+      [groups.map((g) => g.serverId), groups.map((g) => g.deviceId), groups.map((g) => g.until)],
     );
   }
 
