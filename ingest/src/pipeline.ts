@@ -143,7 +143,10 @@ export async function startIngest(options: IngestOptions) {
           ),
         );
       else {
-        await inOrder(() => timeseries.insertTelemetry(rows), () => undefined);
+        await inOrder(
+          () => timeseries.insertTelemetry(rows),
+          () => undefined,
+        );
         chain(rows, sizes, null);
       }
       await chains?.room();
