@@ -87,4 +87,41 @@ describe('WriteBatcher', () => {
   it('does not wait for callers while many rows wait already', async () => {
     expect(await closedLoop({ maxMs: 50, belowRows: 2 })).toEqual([2, 2, 2, 2, 2, 2]);
   });
+  it('begins the next write once the current one hands off, and answers each caller when its own write ends', async () => {
+    const events: string[] = [];
+    let endFirst = () => undefined as void;
+    const sut = new WriteBatcher<number>(async (rows, _tags, _sizes, handOff) => {
+      events.push(`begin ${rows.join()}`);
+      if (rows[0] === 1) {
+        // The journal's fsync is done: the next batch may be journaled while this one inserts.
+        handOff();
+        await new Promise<void>((resolve) => (endFirst = resolve));
+      }
+      events.push(`end ${rows.join()}`);
+    }, 100);
+
+    const first = sut.enqueue([1]).then(() => events.push('answered 1'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = sut.enqueue([2]).then(() => events.push('answered 2'));
+    await second;
+    endFirst();
+    await first;
+    await sut.flush();
+
+    expect(events).toEqual(['begin 1', 'begin 2', 'end 2', 'answered 2', 'end 1', 'answered 1']);
+  });
+
+  it('without a hand-off, one write at a time', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const sut = new WriteBatcher<number>(async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight--;
+    }, 1);
+
+    await Promise.all([sut.enqueue([1]), sut.enqueue([2]), sut.enqueue([3])]);
+
+    expect(most).toBe(1);
+  });
 });

@@ -10,6 +10,8 @@ export class WriteBatcher<Row, Tag = never> {
     reject: (error: unknown) => void;
   }[] = [];
   private draining: Promise<void> | null = null;
+  /** Writes not ended, the last one's hand-off included (see `write`). */
+  private readonly inFlight = new Set<Promise<void>>();
   /** Callers in circulation at the last write's end (it answered them, the others waited), and its time (gathering). */
   private circulating = 0;
   private lastWriteMs = 0;
@@ -19,9 +21,12 @@ export class WriteBatcher<Row, Tag = never> {
   constructor(
     /**
      * `tags`: what the callers of this write tagged their rows with (a journal's message keys); `sizes`: how many of
-     * the rows each caller handed in, in order (where one message ends and the next begins).
+     * the rows each caller handed in, in order (where one message ends and the next begins). `handOff`: the write
+     * calls it once the next write may begin beside it (the journal flushed this one's rows to disk, only the insert
+     * is left), so that the next batch's fsync overlaps this one's insert; a write that never calls it runs alone.
+     * Callers are answered when their own write ends, whatever the others do.
      */
-    private readonly write: (rows: Row[], tags: Tag[], sizes: number[]) => Promise<void>,
+    private readonly write: (rows: Row[], tags: Tag[], sizes: number[], handOff: () => void) => Promise<void>,
     private readonly maxRowsPerWrite: number,
     /**
      * Callers that call again once answered (HTTP clients, devices with a window of QoS 1 messages) would split into
@@ -66,30 +71,46 @@ export class WriteBatcher<Row, Tag = never> {
 
   /** Resolves once everything enqueued so far is written (or has failed). */
   async flush(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining || this.inFlight.size > 0) {
+      await this.draining;
+      await Promise.all(this.inFlight);
+    }
   }
 
   private async drain(): Promise<void> {
     for (let callers = await this.next(); callers.length > 0; callers = await this.next()) {
-      try {
-        const started = performance.now();
-        await this.writeChunks(
-          callers.flatMap((caller) => caller.rows),
-          tagsOf(callers),
-          callers.map((caller) => caller.rows.length),
-        );
-        this.lastWriteMs = performance.now() - started;
-        this.circulating = callers.length + this.pending.length;
-        for (const caller of callers) caller.resolve();
-      } catch (error) {
-        if (callers.length === 1) {
-          callers[0]!.reject(error);
-          continue;
-        }
-        // One caller's bad rows must not fail the others it was batched with: retry each alone.
-        for (const caller of callers) {
-          await this.writeChunks(caller.rows, tagsOf([caller]), [caller.rows.length]).then(caller.resolve, caller.reject);
-        }
+      let handOff = () => undefined as void;
+      const handedOff = new Promise<void>((resolve) => (handOff = resolve));
+      const done = this.writeCallers(callers, handOff);
+      this.inFlight.add(done);
+      void done.then(() => this.inFlight.delete(done));
+      // The next batch is taken once this write hands off (or ends): meanwhile its rows gather, as they did while a write ran.
+      await Promise.race([handedOff, done]);
+    }
+  }
+
+  /** One write of the callers' rows, answering each; never rejects (a caller's failure is its own). */
+  private async writeCallers(callers: typeof this.pending, handOff: () => void): Promise<void> {
+    try {
+      const started = performance.now();
+      await this.writeChunks(
+        callers.flatMap((caller) => caller.rows),
+        tagsOf(callers),
+        callers.map((caller) => caller.rows.length),
+        handOff,
+      );
+      this.lastWriteMs = performance.now() - started;
+      this.circulating = callers.length + this.pending.length;
+      for (const caller of callers) caller.resolve();
+    } catch (error) {
+      handOff();
+      if (callers.length === 1) {
+        callers[0]!.reject(error);
+        return;
+      }
+      // One caller's bad rows must not fail the others it was batched with: retry each alone.
+      for (const caller of callers) {
+        await this.writeChunks(caller.rows, tagsOf([caller]), [caller.rows.length], () => undefined).then(caller.resolve, caller.reject);
       }
     }
   }
@@ -111,13 +132,16 @@ export class WriteBatcher<Row, Tag = never> {
     return this.pending.splice(0, taken);
   }
 
-  /** The tags go with the last chunk (only one caller's rows can exceed a write): a tag is written once all its rows are. */
-  private async writeChunks(rows: Row[], tags: Tag[], sizes: number[]): Promise<void> {
-    if (rows.length <= this.maxRowsPerWrite) return this.write(rows, tags, sizes);
+  /**
+   * The tags go with the last chunk (only one caller's rows can exceed a write): a tag is written once all its rows are.
+   * The hand-off too: the next write begins beside the last chunk only, so rows are stored in the order they were taken.
+   */
+  private async writeChunks(rows: Row[], tags: Tag[], sizes: number[], handOff: () => void): Promise<void> {
+    if (rows.length <= this.maxRowsPerWrite) return this.write(rows, tags, sizes, handOff);
     for (let start = 0; start < rows.length; start += this.maxRowsPerWrite) {
       const last = start + this.maxRowsPerWrite >= rows.length;
       const chunk = rows.slice(start, start + this.maxRowsPerWrite);
-      await this.write(chunk, last ? tags : [], [chunk.length]);
+      await this.write(chunk, last ? tags : [], [chunk.length], last ? handOff : () => undefined);
     }
   }
 }

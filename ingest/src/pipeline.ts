@@ -114,17 +114,39 @@ export async function startIngest(options: IngestOptions) {
       (err: unknown) => logger.error({ err }, 'rule chains did not run a batch'),
     );
   };
+  /**
+   * The inserts one after another, in the order the batches were taken: the next batch is journaled (its fsync) while
+   * one inserts, and inserts after it. `started` runs as the insert begins: the batcher may then take the next batch.
+   */
+  let inserted: Promise<unknown> = Promise.resolve();
+  const inOrder = (insert: () => Promise<void>, started: () => void): Promise<void> => {
+    const next = inserted.then(() => {
+      started();
+      return insert();
+    });
+    inserted = next.catch(() => undefined);
+    return next;
+  };
   const batcher = new WriteBatcher<TelemetryRow, string>(
-    async (rows, keys, sizes) => {
+    async (rows, keys, sizes, handOff) => {
       // A batch of no QoS 1 message (HTTP reports, QoS 0) is not resent by anyone: no journal, no token.
       if (journal && keys.length > 0)
         chain(
           rows,
           sizes,
-          await journal.write(rows, keys, (batch, dedupToken) => timeseries.insertTelemetry(batch, { dedupToken }), sizes),
+          await journal.write(
+            rows,
+            keys,
+            // Called once the batch is on disk: acknowledged after its insert, or stored at the next start.
+            (batch, dedupToken) => inOrder(() => timeseries.insertTelemetry(batch, { dedupToken }), handOff),
+            sizes,
+          ),
         );
       else {
-        await timeseries.insertTelemetry(rows);
+        await inOrder(
+          () => timeseries.insertTelemetry(rows),
+          () => undefined,
+        );
         chain(rows, sizes, null);
       }
       await chains?.room();

@@ -53,11 +53,31 @@ export interface CurveStep {
   /** The platform's rollup job in the step (figure.ts `rollupRuns`). */
   rollup_runs?: number;
   rollup_ms_per_run?: number | null;
+  /** The rollup job's statements in the step: what each took a run on average (ms). */
+  rollup_statements_ms?: Record<string, number>;
   /**
    * CPU time of this process (all its threads: the pipeline's JS and chDB's) per message offered in the step, in µs:
    * what a change costs or saves per message, less swayed by the machine's load than the rates are.
    */
   cpu_us_per_msg: number;
+}
+
+/** The rollup job's statements during a step: each one's average time a run, by what it does. */
+function rollupStatements(store: unknown) {
+  const job = (store as ClickHouseTimeSeriesStore | null)?.rollupJob ?? null;
+  const at = new Map([...(job?.statements ?? [])].map(([what, stat]) => [what, { ...stat }]));
+  return {
+    stop: (): { rollup_statements_ms?: Record<string, number> } => {
+      if (!job) return {};
+      const out: Record<string, number> = {};
+      for (const [what, stat] of job.statements) {
+        const before = at.get(what) ?? { count: 0, totalMs: 0 };
+        const count = stat.count - before.count;
+        if (count > 0) out[what] = Math.round((stat.totalMs - before.totalMs) / count);
+      }
+      return { rollup_statements_ms: out };
+    },
+  };
 }
 
 /**
@@ -152,6 +172,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
         }
         const rss = rssPeak();
         const rollup = rollupRuns(target === 'platform' ? platform.timeseries : null);
+        const statements = rollupStatements(target === 'platform' ? platform.timeseries : null);
         // BENCH_CPU_PROF=<dir>: a CPU profile of this process (the platform; the generator runs in its own) during the
         // platform's step at BENCH_PROF_RATE dp/s (20,000 unless told).
         const profiled = target === 'platform' && rate === Number(process.env.BENCH_PROF_RATE ?? 20_000);
@@ -177,6 +198,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           rss_mb: rss.stop(),
           load_1m: Number(loadavg()[0]!.toFixed(1)),
           ...rollup.stop(),
+          ...statements.stop(),
           cpu_us_per_msg: Math.round((used.user + used.system) / Math.max(1, run.offered)),
         };
         step.held = step.lost === 0 && step.not_acked === 0 && Math.max(step.ack_p99_ms, step.query_p99_ms) <= P99_LIMIT_MS;

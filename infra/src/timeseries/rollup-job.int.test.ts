@@ -141,6 +141,33 @@ describe('the rollup job (rollups off the insert path)', () => {
     expect(await figures('cut')).toEqual({ count: 1, sum: 7, last: 7 });
   });
 
+  it("the job's owner starts a run from the watermark it wrote, and repeats a run that failed half way from _rolled", async () => {
+    // The owner: a schedule (too slow to fire during the test), so its runs after the first start from its own watermark.
+    sut = new ChdbTimeSeriesStore({ path, rollups: { everyMs: 3_600_000, graceMs: 0 } });
+    await sut.migrate();
+    const job = sut.rollupJob!;
+    await sut.insertTelemetry([sample('owner', 40_000, 1)]);
+    await job.run(false);
+    expect(await rolled('owner')).toEqual({ n: 1, total: 1 });
+    const reads = job.statements.get('watermark')?.count;
+
+    // A run that fails after its 5-minute insert (the hourly table gone for a moment).
+    await sut.insertTelemetry([sample('owner', 41_000, 2)]);
+    await sut.client.command({ query: 'RENAME TABLE telemetry_1h TO telemetry_1h_away' });
+    await expect(job.run(false)).rejects.toThrow();
+    await sut.client.command({ query: 'RENAME TABLE telemetry_1h_away TO telemetry_1h' });
+    expect(job.statements.get('watermark')?.count).toBe(reads);
+
+    // The next run reads its interval from _rolled and repeats it under the same tokens: the 5-minute insert is dropped.
+    await sut.insertTelemetry([sample('owner', 42_000, 4)]);
+    await job.run(false);
+    await job.run(false);
+    expect(await rolled('owner')).toEqual({ n: 3, total: 7 });
+    const [hourly] = await rows<{ n: string | number }>(`SELECT sum(cnt_s) AS n FROM telemetry_1h WHERE device_id = 'owner'`);
+    expect(Number(hourly?.n)).toBe(3);
+    expect(job.statements.get('watermark')?.count).toBe(reads! + 1);
+  });
+
   it('rolls a backlog in bounded windows: a sample received on a window boundary is rolled once, none is dropped', async () => {
     // Windows of 10 ms of receipt time, each from the first sample after the watermark: [w+1, w+11), [w+11, w+21)...
     const store = await open(10);

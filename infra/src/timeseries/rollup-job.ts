@@ -43,10 +43,18 @@ export class RollupJob {
   private drained: (() => void) | null = null;
   private release: (() => void) | null = null;
   private stopped = false;
+  /**
+   * The watermark this process's last run wrote (epoch ms), while it owns the job (`everyMs` > 0): a scheduled run
+   * starts from it instead of reading `_rolled`, whose many small parts cost a read every run (issue 23). A flush
+   * (`upToNow`) and the first run read the table.
+   */
+  private watermark: number | null = null;
   /** The last run that rolled something. */
   lastRun: RollupRun | null = null;
   /** Runs that rolled something since start: how many, their total and longest time (ms). */
   readonly runs = { count: 0, totalMs: 0, maxMs: 0 };
+  /** Each statement of the runs since start, by what it does: how many, their total and longest time (ms). */
+  readonly statements = new Map<string, { count: number; totalMs: number; maxMs: number }>();
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -132,32 +140,36 @@ export class RollupJob {
    */
   private async window(upToNow: boolean): Promise<boolean> {
     const began = performance.now();
-    const [state] = await this.select<{ wm: string | number; next: string | number; now: string | number }>(
-      `SELECT toUnixTimestamp64Milli(wm) AS wm, toUnixTimestamp64Milli(next) AS next, toUnixTimestamp64Milli(now64(3)) AS now
-       FROM ${this.table}_rolled ORDER BY next DESC, wm DESC LIMIT 1`,
-    );
-    if (!state) throw new Error(`${this.table}_rolled has no watermark: migrate() makes it`);
+    const known = upToNow ? null : this.watermark;
+    // Forgotten until the run ends: a run that fails half way is repeated from `_rolled` (its interval, its tokens).
+    this.watermark = null;
+    const state = known === null ? await this.readWatermark() : await this.knownWatermark(known);
     const from = Number(state.wm);
     const cut = Number(state.next);
     const due = Number(state.now) - (upToNow ? 0 : this.schedule.graceMs);
     // A run cut short between its interval and its new watermark: the same interval again, under the same tokens.
     const to = cut > from ? cut : await this.windowEnd(from, due);
-    if (to <= from) return false;
-    if (cut <= from) await this.mark(from, to);
+    if (to <= from) {
+      if (this.schedule.everyMs > 0 && cut <= from) this.watermark = from;
+      return false;
+    }
+    if (cut <= from) await this.mark('interval', from, to);
     const received = `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`;
     const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
     const stage = `${this.table}_rollup_stage`;
-    await this.client.command({ query: `TRUNCATE TABLE ${stage}` });
-    await this.client.command({ query: `INSERT INTO ${stage} ${rollupSelect(this.table, rollups[0], received)}` });
+    await this.command('truncate stage', `TRUNCATE TABLE ${stage}`);
+    await this.command('stage', `INSERT INTO ${stage} ${rollupSelect(this.table, rollups[0], received)}`);
     for (const rollup of rollups) {
       const target = `${this.table}_${rollup.suffix}`;
-      await this.client.command({ query: `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}` });
+      await this.command(rollup.suffix, `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}`);
     }
     const counts = `${this.table}_counts`;
-    await this.client.command({
-      query: `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
-    });
-    await this.mark(to, to);
+    await this.command(
+      'counts',
+      `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
+    );
+    await this.mark('new watermark', to, to);
+    if (this.schedule.everyMs > 0) this.watermark = to;
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
     this.runs.count++;
     this.runs.totalMs += this.lastRun.ms;
@@ -174,6 +186,7 @@ export class RollupJob {
     const windowMs = this.schedule.windowMs ?? (this.schedule.everyMs > 0 ? 2 * this.schedule.everyMs : DEFAULT_WINDOW_MS);
     if (due - from <= windowMs) return due;
     const [first] = await this.select<{ at: string | number | null }>(
+      'window end',
       `SELECT toUnixTimestamp64Milli(min(received_at)) AS at FROM ${this.table}
        WHERE received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${due}, 'UTC')`,
     );
@@ -183,13 +196,50 @@ export class RollupJob {
     return Math.min(due, at + windowMs);
   }
 
-  private async mark(wm: number, next: number): Promise<void> {
-    await this.client.command({
-      query: `INSERT INTO ${this.table}_rolled (wm, next) VALUES (fromUnixTimestamp64Milli(${wm}, 'UTC'), fromUnixTimestamp64Milli(${next}, 'UTC'))`,
-    });
+  /** The newest watermark and interval in `_rolled`, and the engine's time. */
+  private async readWatermark(): Promise<{ wm: string | number; next: string | number; now: string | number }> {
+    const [state] = await this.select<{ wm: string | number; next: string | number; now: string | number }>(
+      'watermark',
+      `SELECT toUnixTimestamp64Milli(wm) AS wm, toUnixTimestamp64Milli(next) AS next, toUnixTimestamp64Milli(now64(3)) AS now
+       FROM ${this.table}_rolled ORDER BY next DESC, wm DESC LIMIT 1`,
+    );
+    if (!state) throw new Error(`${this.table}_rolled has no watermark: migrate() makes it`);
+    return state;
   }
 
-  private async select<Row>(query: string): Promise<Row[]> {
-    return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+  /** The watermark this process wrote last, and the engine's time (its clock stamps `received_at`). */
+  private async knownWatermark(wm: number): Promise<{ wm: number; next: number; now: string | number }> {
+    const [state] = await this.select<{ now: string | number }>('now', `SELECT toUnixTimestamp64Milli(now64(3)) AS now`);
+    return { wm, next: wm, now: state!.now };
+  }
+
+  private async mark(what: string, wm: number, next: number): Promise<void> {
+    await this.command(
+      what,
+      `INSERT INTO ${this.table}_rolled (wm, next) VALUES (fromUnixTimestamp64Milli(${wm}, 'UTC'), fromUnixTimestamp64Milli(${next}, 'UTC'))`,
+    );
+  }
+
+  private command(what: string, query: string): Promise<void> {
+    return this.timed(what, async () => void (await this.client.command({ query })));
+  }
+
+  private select<Row>(what: string, query: string): Promise<Row[]> {
+    return this.timed(what, async () => (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>());
+  }
+
+  /** Counts a statement's time under `what` (the benchmarks print them: which statement of a run costs what). */
+  private async timed<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const began = performance.now();
+    try {
+      return await work();
+    } finally {
+      const ms = performance.now() - began;
+      const stat = this.statements.get(what) ?? { count: 0, totalMs: 0, maxMs: 0 };
+      stat.count++;
+      stat.totalMs += ms;
+      stat.maxMs = Math.max(stat.maxMs, ms);
+      this.statements.set(what, stat);
+    }
   }
 }

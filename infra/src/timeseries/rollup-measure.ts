@@ -76,6 +76,9 @@ try {
       three_scans_ms: before,
       same_figures: JSON.stringify(now) === JSON.stringify(then),
       figures: now,
+      job_statements_ms: Object.fromEntries(
+        [...(store.rollupJob?.statements ?? [])].map(([what, stat]) => [what, Math.round(stat.totalMs / stat.count)]),
+      ),
       load_1m: loadavg()[0],
     }),
   );
