@@ -92,7 +92,6 @@ export interface StartOptions {
   fileStore?: FileStore;
 }
 
-/** Starts the platform's engines and roles in this process (the composition root) and returns how to stop them in order. */
 /**
  * How far V8 lets the old generation grow past what survived the last full collection before it collects again
  * (issue 23, "Memory"). Left to itself V8 picks a factor up to 4 when collections are quick, and the device import's
@@ -107,6 +106,7 @@ function boundHeapGrowth(): void {
   if (!given) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
+/** Starts the platform's engines and roles in this process (the composition root) and returns how to stop them in order. */
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<Platform> {
   boundHeapGrowth();
   const role = options.role ?? 'all';
