@@ -15,7 +15,7 @@ import { freePort } from '../harness/free-port.ts';
 import { waitFor } from '../harness/process.ts';
 import { event } from '../fixtures/events.ts';
 import { benchTenantApi } from './bare.ts';
-import { importDeviceCsv, writeDeviceCsv } from './seed-devices.ts';
+import { bringDevicesOnline, importDeviceCsv, writeDeviceCsv } from './seed-devices.ts';
 import type { Figure } from './figure.ts';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -62,28 +62,7 @@ export async function benchDashboard(): Promise<Figure[]> {
     await importDeviceCsv({ base, token }, raw, file, { jobId: 'bench-dashboard', devices: DEVICES });
     const ids = (await raw.query<{ id: string }>(`select id from rm_devices where tenant_id = 'bench' order by id`)).rows.map((r) => r.id);
     // 30% of the fleet online, as the presence events say so: the projection moves the counters with the rows.
-    const online = (
-      await raw.query<{ id: string }>(`select id from rm_devices where tenant_id = 'bench' and (hashtext(id) % 10) < 3`)
-    ).rows.map((r) => r.id);
-    const onlineAt = new Date().toISOString();
-    for (let start = 0; start < online.length; start += 500) {
-      await Promise.all(
-        online
-          .slice(start, start + 500)
-          .map((deviceId) =>
-            platform.context.store.append(
-              `device-bench.${deviceId}`,
-              [event('DeviceWentOnline', { deviceId, at: onlineAt }, { tenantId: 'bench', occurredAt: onlineAt })],
-              'any',
-            ),
-          ),
-      );
-    }
-    await waitFor(
-      'the devices read model to count the online devices',
-      async () => (await deviceCounts(platform.context.db, 'bench', { stationId: null })).online >= online.length,
-      600_000,
-    );
+    await bringDevicesOnline(platform, raw, { tenantId: 'bench', where: '(hashtext(id) % 10) < 3' });
 
     // Alarms over the last week, one in three still active; appended as the alarm streams' events.
     const now = Date.now();
