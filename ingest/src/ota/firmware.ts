@@ -5,11 +5,6 @@ import { fwChunkResponseTopic } from '../topics.ts';
 /** The most a device may ask for in one chunk, and what an ask of 0 (its default) gets. */
 const MAX_CHUNK = 256 * 1024;
 const DEFAULT_CHUNK = 64 * 1024;
-/**
- * Chunk requests served at once; the rest wait their turn as a small record. A wave of 5,000 devices asks at once, and
- * serving every ask together held each one's look-up, range and packet until the collector caught up (issue 21).
- */
-const CHUNKS_AT_ONCE = 32;
 
 export interface FirmwareChunks {
   chunk(device: DeviceRef, clientId: string, requestId: string, chunk: number, size: number): Promise<void>;
@@ -25,38 +20,20 @@ export function createFirmwareChunks(options: {
   fileOf(device: DeviceRef): Promise<{ storageKey: string; size: number } | null>;
   publishTo(clientId: string, topic: string, payload: Uint8Array): Promise<boolean>;
 }): FirmwareChunks {
-  let serving = 0;
-  const waiting: Array<() => void> = [];
-  const turn = () => (serving < CHUNKS_AT_ONCE ? (serving++, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve)));
-  // A finished chunk hands its turn straight to the next waiter, so `serving` stays the count being served.
-  const done = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else serving--;
-  };
   return {
     async chunk(device, clientId, requestId, chunk, size) {
-      await turn();
-      try {
-        await serve(device, clientId, requestId, chunk, size);
-      } finally {
-        done();
+      const file = await options.fileOf(device);
+      const length = Math.min(size || DEFAULT_CHUNK, MAX_CHUNK);
+      const start = chunk * length;
+      let bytes: Uint8Array = Buffer.alloc(0);
+      if (file && start < file.size) {
+        const parts: Uint8Array[] = [];
+        const body = await options.store.read(file.storageKey, { start, end: Math.min(start + length, file.size) - 1 });
+        for await (const part of body ?? []) parts.push(part);
+        // A range served from memory comes as one part: sent as it is, not copied.
+        bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
       }
+      await options.publishTo(clientId, fwChunkResponseTopic(requestId, chunk), bytes);
     },
   };
-
-  async function serve(device: DeviceRef, clientId: string, requestId: string, chunk: number, size: number) {
-    const file = await options.fileOf(device);
-    const length = Math.min(size || DEFAULT_CHUNK, MAX_CHUNK);
-    const start = chunk * length;
-    let bytes: Uint8Array = Buffer.alloc(0);
-    if (file && start < file.size) {
-      const parts: Uint8Array[] = [];
-      const body = await options.store.read(file.storageKey, { start, end: Math.min(start + length, file.size) - 1 });
-      for await (const part of body ?? []) parts.push(part);
-      // A range served from memory comes as one part: sent as it is, not copied.
-      bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    }
-    await options.publishTo(clientId, fwChunkResponseTopic(requestId, chunk), bytes);
-  }
 }
