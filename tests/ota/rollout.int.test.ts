@@ -191,7 +191,12 @@ describe('an OTA rollout over MQTT devices', { timeout: ROLLOUT_MS }, () => {
     const listed = ok(await injectRoute(platform.app!, 'device.list', { token, query: { sn: wave(3)[0], pageSize: 10 } }));
     expect(listed.rows[0]!.version).toBe('2.0');
     // Nobody is left executing or paused.
-    expect((await devicesOf(id)).filter((d) => d.status === 'executing' || d.status === 'pause')).toEqual([]);
+    const rows = await devicesOf(id);
+    expect(rows.filter((d) => d.status === 'executing' || d.status === 'pause')).toEqual([]);
+    // A settled device shows where it ended, not the last stage it reported (issue 21: done at 100% showed "downloading").
+    const endings = (status: string) => [...new Set(rows.filter((d) => d.status === status).map((d) => `${d.stage} ${d.percent}`))];
+    expect(endings('success')).toEqual(['done 100']);
+    expect(rows.filter((d) => d.status === 'fail').every((d) => d.stage === 'failed')).toBe(true);
   });
 
   it('cancels a running rollout: devices mid-download are cancelled, and nothing is offered or served after', async () => {

@@ -29,7 +29,9 @@ export function otaDeviceFeedMessage(event: StoredEventOf<OtaDeviceEvent>): OtaP
     case 'OtaDeviceProgressed':
       return { type: 'device', taskId, deviceId, status, stage: event.data.stage, percent: event.data.percent, at };
     case 'OtaDeviceSucceeded':
-      return { type: 'device', taskId, deviceId, status, percent: 100, at };
+      return { type: 'device', taskId, deviceId, status, stage: 'done', percent: 100, at };
+    case 'OtaDeviceFailed':
+      return { type: 'device', taskId, deviceId, status, stage: 'failed', at };
     default:
       return { type: 'device', taskId, deviceId, status, at };
   }

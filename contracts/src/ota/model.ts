@@ -9,6 +9,9 @@ export type FileTaskStatus = (typeof fileTaskStatuses)[number];
 /** Where an executing device is in its upgrade, as it reports it. */
 export const otaStages = ['offered', 'downloading', 'verifying', 'installing'] as const;
 export type OtaStage = (typeof otaStages)[number];
+/** Where a task's device is: a stage it reported, or where it ended (done, failed), so a settled row never shows a stage it left. */
+export const otaDeviceStages = [...otaStages, 'done', 'failed'] as const;
+export type OtaDeviceStage = (typeof otaDeviceStages)[number];
 /** The settled outcomes of a device in a task: what a wave's failure rate is counted from. */
 export const otaOutcomes = ['success', 'fail', 'cancel'] as const;
 export type OtaOutcome = (typeof otaOutcomes)[number];
@@ -87,7 +90,7 @@ export const otaDeviceRow = z.object({
   sn: z.string(),
   wave: z.number().int(),
   status: z.enum(fileTaskStatuses),
-  stage: z.enum(otaStages).nullable(),
+  stage: z.enum(otaDeviceStages).nullable(),
   percent: z.number().int().nullable(),
   fromVersion: z.string().nullable(),
   toVersion: z.string().nullable(),
@@ -119,7 +122,7 @@ export const otaProgressFeed = z.discriminatedUnion('type', [
     taskId: z.string(),
     deviceId: z.string(),
     status: z.enum(fileTaskStatuses),
-    stage: z.enum(otaStages).nullable().optional(),
+    stage: z.enum(otaDeviceStages).nullable().optional(),
     percent: z.number().int().nullable().optional(),
     /** When the change was recorded (ISO 8601). */
     at: z.string(),

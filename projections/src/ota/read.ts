@@ -3,7 +3,7 @@ import {
   type FileTaskStatus,
   type OtaCounts,
   type OtaTaskFile,
-  type OtaStage,
+  type OtaDeviceStage,
   type OtaTarget,
   type OtaWaves,
   type Page,
@@ -36,7 +36,7 @@ export type OtaDeviceRecord = {
   sn: string;
   wave: number;
   status: FileTaskStatus;
-  stage: OtaStage | null;
+  stage: OtaDeviceStage | null;
   percent: number | null;
   fromVersion: string | null;
   toVersion: string | null;

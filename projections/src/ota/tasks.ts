@@ -100,6 +100,15 @@ export const otaTasksProjection = projection<Handled>({
     );
     create index rm_ota_devices_status on rm_ota_devices (task_id, status, wave);
     create index rm_ota_devices_device on rm_ota_devices (tenant_id, device_id, status);`,
+  migrations: [
+    {
+      version: 2,
+      name: 'settled devices end at stage done or failed',
+      // Rows settled before the stage recorded the end kept the last stage reported (a device done at 100% "downloading").
+      sql: `update rm_ota_devices set stage = case status when 'success' then 'done' else 'failed' end
+            where status in ('success', 'fail') and stage is distinct from case status when 'success' then 'done' else 'failed' end`,
+    },
+  ],
   /**
    * A run of offers and progress reports (a wave's offers, the devices' reports) is one statement, each row written
    * once with its last values; any other event writes what came before it first, then itself, in log order.
@@ -210,10 +219,10 @@ export const otaTasksProjection = projection<Handled>({
         await device('status = $4, stage = $5, percent = $6', [deviceStatus[event.type], event.data.stage, event.data.percent]);
         return;
       case 'OtaDeviceSucceeded':
-        await device('status = $4, percent = 100, to_version = $5', [deviceStatus[event.type], event.data.version]);
+        await device(`status = $4, stage = 'done', percent = 100, to_version = $5`, [deviceStatus[event.type], event.data.version]);
         return;
       case 'OtaDeviceFailed':
-        await device('status = $4, reason = $5', [deviceStatus[event.type], event.data.reason]);
+        await device(`status = $4, stage = 'failed', reason = $5`, [deviceStatus[event.type], event.data.reason]);
         return;
       case 'OtaDevicePaused':
       case 'OtaDeviceResumed':

@@ -68,15 +68,27 @@ describe('the upgrade task screen', () => {
             sn: 'SN-2',
             wave: 1,
             status: 'fail',
-            stage: 'installing',
+            stage: 'failed',
             percent: null,
             fromVersion: '1.0',
             toVersion: null,
             reason: 'checksum mismatch',
             updateTime: '2026-03-01T00:00:00Z',
           },
+          {
+            deviceId: 'd3',
+            sn: 'SN-3',
+            wave: 1,
+            status: 'success',
+            stage: 'done',
+            percent: 100,
+            fromVersion: '1.0',
+            toVersion: '2.0',
+            reason: null,
+            updateTime: '2026-03-01T00:00:00Z',
+          },
         ],
-        total: 2,
+        total: 3,
         page: 1,
         pageSize: 200,
       }),
@@ -89,7 +101,12 @@ describe('the upgrade task screen', () => {
     const downloading = await within(dialog).findByRole('row', { name: /SN-1/ });
     expect(downloading.textContent).toContain('Downloading');
     expect(downloading.textContent).toContain('40%');
-    expect((await within(dialog).findByRole('row', { name: /SN-2/ })).textContent).toContain('checksum mismatch');
+    const failed = await within(dialog).findByRole('row', { name: /SN-2/ });
+    expect(failed.textContent).toContain('checksum mismatch');
+    // A settled device shows where it ended, not the last stage it reported (issue 21); the stage is the fourth cell.
+    const stageOf = (row: HTMLElement) => within(row).getAllByRole('cell')[3]!.textContent;
+    expect(stageOf(failed)).toBe('Failed');
+    expect(stageOf(await within(dialog).findByRole('row', { name: /SN-3/ }))).toBe('Done');
   });
 
   it('asks for an upgrade package before anything else', async () => {
