@@ -26,6 +26,21 @@ const outbound: OutboundHttp = {
 };
 const unusedMqtt = { publish: async () => undefined, test: async () => undefined, close: async () => undefined };
 
+/** Delivery with one slow poll: the tests drive its rounds with `drain()`. */
+const startDelivery = () =>
+  startForwardDelivery({
+    db: db.pool,
+    outbound,
+    mqtt: unusedMqtt,
+    backoffMs: 10,
+    maxAttempts: 3,
+    pollMs: 60_000,
+    log: () => undefined,
+    onError: (error) => {
+      throw error;
+    },
+  });
+
 beforeAll(async () => {
   db = await createTestDatabase();
   await db.pool.query(forwardProjection.schema);
@@ -49,18 +64,7 @@ describe('the forwarding outbox leases', () => {
     await enqueue('d1', new Date(Date.now() + 3_600_000).toISOString());
     await enqueue('d2', null);
     await db.pool.query(forwardOutboxLeases);
-    const sut = startForwardDelivery({
-      db: db.pool,
-      outbound,
-      mqtt: unusedMqtt,
-      backoffMs: 10,
-      maxAttempts: 3,
-      pollMs: 60_000,
-      log: () => undefined,
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const sut = startDelivery();
     try {
       await sut.drain();
       expect(taken).toEqual(['d2']);
@@ -86,18 +90,7 @@ describe('the forwarding outbox leases', () => {
       `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload) values ('t1', 'r1', 's1', 'd4', $1)`,
       [JSON.stringify({ device: 'd4' })],
     );
-    const sut = startForwardDelivery({
-      db: db.pool,
-      outbound,
-      mqtt: unusedMqtt,
-      backoffMs: 10,
-      maxAttempts: 3,
-      pollMs: 60_000,
-      log: () => undefined,
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const sut = startDelivery();
     try {
       await sut.drain();
       expect(taken.at(-1)).toBe('d4');

@@ -171,9 +171,7 @@ export class RollupJob {
     await this.mark('new watermark', to, to);
     if (this.schedule.everyMs > 0) this.watermark = to;
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
-    this.runs.count++;
-    this.runs.totalMs += this.lastRun.ms;
-    this.runs.maxMs = Math.max(this.runs.maxMs, this.lastRun.ms);
+    tally(this.runs, this.lastRun.ms);
     // A repeated run is a run of its own (as before windows): the next one starts from its watermark.
     return cut <= from && to < due;
   }
@@ -197,8 +195,8 @@ export class RollupJob {
   }
 
   /** The newest watermark and interval in `_rolled`, and the engine's time. */
-  private async readWatermark(): Promise<{ wm: string | number; next: string | number; now: string | number }> {
-    const [state] = await this.select<{ wm: string | number; next: string | number; now: string | number }>(
+  private async readWatermark(): Promise<WatermarkState> {
+    const [state] = await this.select<WatermarkState>(
       'watermark',
       `SELECT toUnixTimestamp64Milli(wm) AS wm, toUnixTimestamp64Milli(next) AS next, toUnixTimestamp64Milli(now64(3)) AS now
        FROM ${this.table}_rolled ORDER BY next DESC, wm DESC LIMIT 1`,
@@ -234,12 +232,19 @@ export class RollupJob {
     try {
       return await work();
     } finally {
-      const ms = performance.now() - began;
       const stat = this.statements.get(what) ?? { count: 0, totalMs: 0, maxMs: 0 };
-      stat.count++;
-      stat.totalMs += ms;
-      stat.maxMs = Math.max(stat.maxMs, ms);
+      tally(stat, performance.now() - began);
       this.statements.set(what, stat);
     }
   }
+}
+
+/** The newest watermark and interval in `_rolled`, and the engine's time, as ClickHouse answers them (epoch ms). */
+type WatermarkState = { wm: string | number; next: string | number; now: string | number };
+
+/** Adds one timing to a count, total and longest (the runs' and each statement's). */
+function tally(stat: { count: number; totalMs: number; maxMs: number }, ms: number): void {
+  stat.count++;
+  stat.totalMs += ms;
+  stat.maxMs = Math.max(stat.maxMs, ms);
 }
