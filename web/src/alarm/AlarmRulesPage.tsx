@@ -5,12 +5,12 @@ import { Checkbox, Flex, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { ALARM_CATEGORY_DICT, alarmModes, alarmPerm, alarmPush, alarmTypes, comparisonOperators, ruleTriggers } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
-import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, useBulkDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
-import { LevelBadge, reportBulk } from './common.tsx';
+import { LevelBadge } from './common.tsx';
 
 type RuleRow = Awaited<ReturnType<typeof callRoute<'alarmRule.list'>>>['rows'][number];
 const RULES = 'alarmRules';
@@ -201,7 +201,7 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
 export function AlarmRulesPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<RuleRow | 'new' | null>(null);
-  const deleteRows = useListDelete(RULES);
+  const deleteRows = useBulkDelete<RuleRow>(RULES, 'alarmRule.delete', t('objects.alarmRule'), (r) => r.name);
   const sign: Record<string, string> = { gt: '>', gte: '≥', eq: '=', lt: '<', lte: '≤' };
   const columns: ListColumn<RuleRow>[] = [
     { id: 'name', header: t('alarm.name'), value: (r) => r.name, sortable: true, width: 140 },
@@ -257,15 +257,7 @@ export function AlarmRulesPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.alarmRule'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('alarmRule.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />

@@ -9,13 +9,13 @@ import { alarmPerm, alarmTypes, alarmTriggers, isIncomplete, manualEntry, MANUAL
 import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { PermittedRowButton, useBusy, useListChange } from '../ui/crud.tsx';
+import { PermittedRowButton, reportBulk, useBusy, useListChange } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, FormDialog } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
-import { LevelBadge, reportBulk, useAlarmFeed } from './common.tsx';
+import { LevelBadge, useAlarmFeed } from './common.tsx';
 import { AlarmDetailDialog } from './AlarmDetail.tsx';
 
 type AlarmRow = Awaited<ReturnType<typeof callRoute<'alarm.list'>>>['rows'][number];

@@ -5,14 +5,13 @@ import { Badge, Box, Checkbox, Code, Flex, Text, TextArea, TextField } from '@ra
 import { useQuery } from '@tanstack/react-query';
 import { alarmPerm, notifySendWays, notifySources, notifyTypes, renderTemplate, sampleValues, templateVariables } from '@iot/contracts';
 import { callRoute } from '../api/client.ts';
-import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, PermittedRowButton, useBulkDelete, useListChange, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
-import { reportBulk } from './common.tsx';
 import { useGroupOptions } from '../fleet/groups.ts';
 
 type ContactRow = Awaited<ReturnType<typeof callRoute<'contact.list'>>>['rows'][number];
@@ -91,7 +90,7 @@ function ContactDialog({ editing, onClose }: { editing: ContactRow | 'new' | nul
 export function ContactsPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<ContactRow | 'new' | null>(null);
-  const deleteRows = useListDelete(CONTACTS);
+  const deleteRows = useBulkDelete<ContactRow>(CONTACTS, 'contact.delete', t('objects.contact'), (r) => r.name);
   const columns: ListColumn<ContactRow>[] = [
     { id: 'name', header: t('notify.name'), value: (r) => r.name, sortable: true, width: 120 },
     { id: 'phone', header: t('notify.phone'), value: (r) => r.phone, width: 130 },
@@ -124,15 +123,7 @@ export function ContactsPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.contact'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('contact.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />
@@ -216,7 +207,7 @@ function TemplateDialog({ editing, onClose }: { editing: TemplateRow | 'new' | n
 export function NotifyTemplatesPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<TemplateRow | 'new' | null>(null);
-  const deleteRows = useListDelete(TEMPLATES);
+  const deleteRows = useBulkDelete<TemplateRow>(TEMPLATES, 'notifyTemplate.delete', t('objects.notifyTemplate'), (r) => r.name);
   const columns: ListColumn<TemplateRow>[] = [
     { id: 'code', header: t('notify.code'), value: (r) => r.code, sortable: true, width: 120 },
     { id: 'name', header: t('notify.templateName'), value: (r) => r.name, sortable: true, width: 140 },
@@ -249,15 +240,7 @@ export function NotifyTemplatesPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.notifyTemplate'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('notifyTemplate.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />
@@ -442,7 +425,7 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
 export function NotifyConfigsPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<ConfigRow | 'new' | null>(null);
-  const deleteRows = useListDelete(CONFIGS);
+  const deleteRows = useBulkDelete<ConfigRow>(CONFIGS, 'notifyConfig.delete', t('objects.notifyConfig'), (r) => r.name);
   const columns: ListColumn<ConfigRow>[] = [
     { id: 'name', header: t('notify.name'), value: (r) => r.name, sortable: true, width: 140 },
     { id: 'source', header: t('notify.source'), value: (r) => t(`notify.sources.${r.source}`), width: 90 },
@@ -476,15 +459,7 @@ export function NotifyConfigsPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.notifyConfig'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('notifyConfig.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { Badge } from '@radix-ui/themes';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, channelUrl } from '../api/client.ts';
+import { channelUrl } from '../api/client.ts';
 
 const levelColours = ['gray', 'gray', 'blue', 'amber', 'orange', 'red'] as const;
 
@@ -34,17 +34,4 @@ export function useAlarmFeed(queryKeys: string[]) {
       socket.close();
     };
   }, [queryClient, queryKeys.join(',')]); // eslint-disable-line react-hooks/exhaustive-deps
-}
-
-/**
- * A bulk answer: nothing when every record went (the caller says it worked, once), else an error saying how
- * many failed and why, for the caller to show.
- */
-export function reportBulk(
-  t: (key: string, values?: Record<string, unknown>) => string,
-  answer: { ok: number; failed: number; results: { ok: boolean; msg: string | null }[] },
-): void {
-  if (answer.failed === 0) return;
-  const reasons = [...new Set(answer.results.filter((r) => !r.ok).map((r) => r.msg))].join('; ');
-  throw new ApiError(200, 'PARTLY', t('alarm.partly', { ok: answer.ok, failed: answer.failed, reasons }));
 }

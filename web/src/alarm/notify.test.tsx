@@ -45,6 +45,40 @@ describe('deleting a contact (issue 22, Low)', () => {
     expect(notices()).toEqual(['Operation tipDeleted']);
   });
 
+  it('deletes the selected contacts in one call and says how many failed and why', async () => {
+    const two = ok({
+      rows: [
+        { ...contact, createTime: '2026-01-01T00:00:00Z' },
+        { ...contact, id: 'c2', name: 'Han Meimei', createTime: '2026-01-02T00:00:00Z' },
+      ],
+      total: 2,
+      page: 1,
+      pageSize: 20,
+    });
+    const calls = stubServer({
+      'GET /api/iot/alarm/contact': two,
+      'DELETE /api/iot/alarm/contact': ok({
+        ok: 1,
+        failed: 1,
+        results: [
+          { id: 'c1', ok: true, code: null, msg: null },
+          { id: 'c2', ok: false, code: 'IN_USE', msg: 'Used by a notification' },
+        ],
+      }),
+    });
+    const user = userEvent.setup();
+    renderScreen(<ContactsPage />);
+    await screen.findByText('Han Meimei');
+    await user.click(rowCheckbox('Li Lei'));
+    await user.click(rowCheckbox('Han Meimei'));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Delete' }));
+    // (A notice of the test before may still be fading out, so this one is looked for among them.)
+    await waitFor(() => expect(notices()).toContain('Operation tip1 done, 1 failed: Used by a notification'));
+    const deletes = calls.filter((c) => c.method === 'DELETE');
+    expect(deletes.map((c) => new URL(c.url, 'http://x').searchParams.get('ids'))).toEqual(['c1,c2']);
+  });
+
   it('names the object in the dialog title', async () => {
     stubServer({ 'GET /api/iot/alarm/contact': contacts });
     const user = userEvent.setup();

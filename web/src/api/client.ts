@@ -177,6 +177,25 @@ export function readList<T>(name: ListRoute<T>, query: ListQuery): Promise<Page<
   return send<Page<T> | readonly T[]>(routes[name], undefined, query, {});
 }
 
+/** What a bulk route answers: how many records went and, per record, why one did not. */
+export type BulkAnswer = { ok: number; failed: number; results: { ok: boolean; msg: string | null }[] };
+
+/** The DELETE routes taking a list of `ids` and answering per record: what a list's delete button calls. */
+export type BulkDeleteRoute = {
+  [N in RouteName]: Routes[N]['method'] extends 'DELETE'
+    ? QueryIn<Routes[N]> extends { ids: unknown }
+      ? ResultOf<Routes[N]> extends BulkAnswer
+        ? N
+        : never
+      : never
+    : never;
+}[RouteName];
+
+/** Deletes records by id through a bulk route (see `BulkDeleteRoute`). */
+export function deleteByIds(name: BulkDeleteRoute, ids: readonly string[]): Promise<BulkAnswer> {
+  return send<BulkAnswer>(routes[name], undefined, { ids: ids.join(',') }, {});
+}
+
 /** The routes whose answer is a file (a CSV export, a JSON model, an image): downloaded, not read. */
 export type FileRoute = { [N in RouteName]: Routes[N] extends { produces: string } ? N : never }[RouteName];
 /** What a file route takes as its query (nothing, for one that declares none). */

@@ -19,14 +19,22 @@ import {
 } from '@iot/contracts';
 import { outboundErrorText } from '@iot/contracts/ports/outbound-http.ts';
 import { callRoute } from '../api/client.ts';
-import { deleteQuestion, labelled, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import {
+  deleteQuestion,
+  labelled,
+  PermittedRowButton,
+  reportBulk,
+  useBulkDelete,
+  useListChange,
+  useListDelete,
+  useRecordDialog,
+} from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { Ellipsis } from '../ui/Ellipsis.tsx';
 import { ListPage, type ListAction, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput, StatusBadge } from '../ui/widgets.tsx';
-import { reportBulk } from '../alarm/common.tsx';
 
 type ServerRow = Awaited<ReturnType<typeof callRoute<'forwardServer.listMqtt'>>>['rows'][number];
 type RuleRow = Awaited<ReturnType<typeof callRoute<'forwardConfig.list'>>>['rows'][number];
@@ -486,7 +494,7 @@ function RuleDialog({ editing, onClose }: { editing: RuleRow | 'new' | null; onC
 export function ForwardRulesPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<RuleRow | 'new' | null>(null);
-  const deleteRows = useListDelete(RULES);
+  const deleteRows = useBulkDelete<RuleRow>(RULES, 'forwardConfig.delete', t('forward.objects.rule'), (r) => r.name);
   const change = useListChange(DEAD);
   const deleteDead = useListDelete(DEAD);
   const removeDead = (rows: DeadRow[]) =>
@@ -548,15 +556,7 @@ export function ForwardRulesPage() {
             select: 'some',
             color: 'red',
             variant: 'soft',
-            onClick: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('forward.objects.rule'),
-                  rows.map((r) => r.name),
-                ),
-                async () => reportBulk(t, await callRoute('forwardConfig.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            onClick: deleteRows,
           },
         ]}
       />
@@ -684,7 +684,13 @@ export function MqttUserPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<UserRow | 'new' | null>(null);
   const [password, setPassword] = useState<UserRow | null>(null);
-  const deleteRows = useListDelete(USERS);
+  const deleteRows = useBulkDelete<UserRow>(
+    USERS,
+    'mqttUser.delete',
+    t('forward.objects.mqttUser'),
+    (r) => r.username,
+    t('forward.mqttDeleted'),
+  );
   const columns: ListColumn<UserRow>[] = [
     { id: 'username', header: t('forward.username'), value: (r) => r.username, sortable: true, width: 180 },
     { id: 'remark', header: t('forward.remark'), value: (r) => r.remark, width: 240 },
@@ -715,16 +721,7 @@ export function MqttUserPage() {
             select: 'some',
             color: 'red',
             variant: 'soft',
-            onClick: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('forward.objects.mqttUser'),
-                  rows.map((r) => r.username),
-                ),
-                async () => reportBulk(t, await callRoute('mqttUser.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-                t('forward.mqttDeleted'),
-              ),
+            onClick: deleteRows,
           },
         ]}
       />
@@ -798,7 +795,13 @@ function AclDialog({ editing, onClose }: { editing: AclRow | 'new' | null; onClo
 export function MqttTopicPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<AclRow | 'new' | null>(null);
-  const deleteRows = useListDelete(ACLS);
+  const deleteRows = useBulkDelete<AclRow>(
+    ACLS,
+    'mqttAcl.delete',
+    t('forward.objects.mqttTopic'),
+    (r) => r.topic,
+    t('forward.mqttDeleted'),
+  );
   const columns: ListColumn<AclRow>[] = [
     { id: 'username', header: t('forward.user'), value: (r) => r.username, width: 160 },
     { id: 'topic', header: t('forward.topic'), value: (r) => r.topic, sortable: true, width: 240 },
@@ -823,16 +826,7 @@ export function MqttTopicPage() {
             select: 'some',
             color: 'red',
             variant: 'soft',
-            onClick: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('forward.objects.mqttTopic'),
-                  rows.map((r) => r.topic),
-                ),
-                async () => reportBulk(t, await callRoute('mqttAcl.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-                t('forward.mqttDeleted'),
-              ),
+            onClick: deleteRows,
           },
         ]}
       />

@@ -30,6 +30,7 @@ export const en: Shape<typeof zh> = {
     editObject: 'Edit {{object}}',
     deleteQuestion: 'Delete the {{object}} “{{name}}”?',
     deleteManyQuestion: 'Delete {{count}} selected, each a {{object}} ({{names}})?',
+    partly: '{{ok}} done, {{failed}} failed: {{reasons}}',
     delete: 'Delete',
     search: 'Search',
     reset: 'Reset',

@@ -26,6 +26,7 @@ export const zh = {
     editObject: '编辑{{object}}',
     deleteQuestion: '确定删除{{object}}“{{name}}”吗？',
     deleteManyQuestion: '确定删除所选的 {{count}} 个{{object}}（{{names}}）吗？',
+    partly: '{{ok}} 条成功，{{failed}} 条失败：{{reasons}}',
     delete: '删除',
     search: '查询',
     reset: '重置',

@@ -9,13 +9,12 @@ import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { downloadRoute } from '../fleet/download.ts';
-import { crudActions, deleteQuestion, labelled, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, labelled, PermittedRowButton, useBulkDelete, useListChange, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, validate } from '../ui/form.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, useRefresh, type ListColumn } from '../ui/ListPage.tsx';
 import { SelectInput } from '../ui/widgets.tsx';
-import { reportBulk } from '../alarm/common.tsx';
 
 type ConfigRow = Awaited<ReturnType<typeof callRoute<'ptConfig.list'>>>['rows'][number];
 type BatchRow = Awaited<ReturnType<typeof callRoute<'ptBatch.list'>>>['rows'][number];
@@ -264,7 +263,7 @@ function ConfigDialog({ editing, onClose }: { editing: ConfigRow | 'new' | null;
 export function PtConfigPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<ConfigRow | 'new' | null>(null);
-  const deleteRows = useListDelete(CONFIGS);
+  const deleteRows = useBulkDelete<ConfigRow>(CONFIGS, 'ptConfig.delete', t('pt.objects.config'), (r) => r.alias);
   const yesNo = (b: boolean) => t(b ? 'pt.yes' : 'pt.no');
   const columns: ListColumn<ConfigRow>[] = [
     { id: 'alias', header: t('pt.alias'), value: (r) => r.alias, sortable: true, width: 140 },
@@ -302,15 +301,7 @@ export function PtConfigPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('pt.objects.config'),
-                  rows.map((r) => r.alias),
-                ),
-                async () => reportBulk(t, await callRoute('ptConfig.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />
@@ -837,7 +828,7 @@ function BatchDialog({ editing, onClose }: { editing: BatchRow | 'new' | null; o
 export function BatchPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<BatchRow | 'new' | null>(null);
-  const deleteRows = useListDelete(BATCHES);
+  const deleteRows = useBulkDelete<BatchRow>(BATCHES, 'ptBatch.delete', t('pt.objects.batch'), (r) => r.batchNo);
   return (
     <>
       <ListPage<BatchRow>
@@ -858,15 +849,7 @@ export function BatchPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('pt.objects.batch'),
-                  rows.map((r) => r.batchNo),
-                ),
-                async () => reportBulk(t, await callRoute('ptBatch.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-              ),
+            remove: deleteRows,
           },
         )}
       />
@@ -1037,7 +1020,7 @@ export function IccidPage() {
   const { t } = useTranslation();
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);
-  const deleteRows = useListDelete(ICCIDS);
+  const deleteRows = useBulkDelete<IccidRow>(ICCIDS, 'ptIccid.delete', t('pt.objects.iccid'), (r) => r.iccid, t('pt.notices.iccidDeleted'));
   return (
     <>
       <ListPage<IccidRow>
@@ -1072,16 +1055,7 @@ export function IccidPage() {
             permission: p.iccidDelete,
             select: 'some',
             color: 'red',
-            onClick: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('pt.objects.iccid'),
-                  rows.map((r) => r.iccid),
-                ),
-                async () => reportBulk(t, await callRoute('ptIccid.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-                t('pt.notices.iccidDeleted'),
-              ),
+            onClick: deleteRows,
           },
         ]}
       />

@@ -5,11 +5,11 @@ import { DownloadIcon, UploadIcon } from '@radix-ui/react-icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { ruleChainDefinition, ruleChainFile, rulePerm } from '@iot/contracts';
-import { ApiError, callRoute, messageOf } from '../api/client.ts';
+import { callRoute, messageOf } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { downloadRoute } from '../fleet/download.ts';
-import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, useBulkDelete, useRecordDialog } from '../ui/crud.tsx';
 import { confirm, notice } from '../ui/feedback.tsx';
 import { Field, FormDialog } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -20,16 +20,6 @@ import { chainName } from './chain-name.ts';
 type ChainRow = Awaited<ReturnType<typeof callRoute<'ruleChain.list'>>>['rows'][number];
 const CHAINS = 'ruleChains';
 const empty = { name: '', description: '' };
-
-/** A bulk answer with refusals (the root chain cannot be deleted) fails with their reasons. */
-function reportBulk(
-  t: (key: string, values?: Record<string, unknown>) => string,
-  answer: { ok: number; failed: number; results: { ok: boolean; msg: string | null }[] },
-) {
-  if (answer.failed === 0) return;
-  const reasons = [...new Set(answer.results.filter((r) => !r.ok).map((r) => r.msg))].join('; ');
-  throw new ApiError(200, 'PARTLY', t('rule.partly', { ok: answer.ok, failed: answer.failed, reasons }));
-}
 
 /** Name and description: a new chain (one Warehousing node, built on in the editor), or a new version of one. */
 function ChainDialog({ editing, onClose }: { editing: ChainRow | 'new' | null; onClose: () => void }) {
@@ -204,7 +194,7 @@ export function ChainLibraryPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<ChainRow | 'new' | null>(null);
   const [versionsOf, setVersionsOf] = useState<ChainRow | null>(null);
-  const deleteRows = useListDelete(CHAINS);
+  const deleteRows = useBulkDelete<ChainRow>(CHAINS, 'ruleChain.delete', t('rule.chain'), (r) => chainName(t, r));
   const refresh = useRefresh(CHAINS);
   const file = useRef<HTMLInputElement>(null);
   const navigate = useNavigate();
@@ -264,15 +254,7 @@ export function ChainLibraryPage() {
       {
         add: () => setEditing('new'),
         edit: setEditing,
-        remove: (rows) =>
-          deleteRows(
-            deleteQuestion(
-              t,
-              t('rule.chain'),
-              rows.map((r) => chainName(t, r)),
-            ),
-            async () => reportBulk(t, await callRoute('ruleChain.delete', { query: { ids: rows.map((r) => r.id).join(',') } })),
-          ),
+        remove: deleteRows,
       },
     ),
     {

@@ -31,7 +31,6 @@ const ruleZhBase = {
   restoreQuestion: '将版本 {{version}} 恢复为最新版本并运行？',
   switched: '运行版本已切换为 {{version}}',
   restored: '已恢复为版本 {{version}}',
-  partly: '{{ok}} 条成功，{{failed}} 条失败：{{reasons}}',
   openEditor: '在编辑器中打开',
 };
 const ruleEnBase: typeof ruleZhBase = {
@@ -66,7 +65,6 @@ const ruleEnBase: typeof ruleZhBase = {
   restoreQuestion: 'Restore version {{version}} as the latest version and run it?',
   switched: 'Now running version {{version}}',
   restored: 'Restored as version {{version}}',
-  partly: '{{ok}} succeeded, {{failed}} failed: {{reasons}}',
   openEditor: 'Open in editor',
 };
 

@@ -22,12 +22,12 @@ Element.prototype.scrollIntoView ??= () => {};
 export type Answer = { status?: number; body: unknown };
 /** One answer per `METHOD path` (query string ignored); the calls made are kept in order. */
 export function stubServer(routes: Record<string, Answer | ((body: unknown) => Answer)>) {
-  const calls: Array<{ method: string; path: string; body: unknown }> = [];
+  const calls: Array<{ method: string; path: string; url: string; body: unknown }> = [];
   const fetch = vi.fn(async (input: string, init: RequestInit = {}) => {
     const method = init.method ?? 'GET';
     const path = input.split('?')[0]!;
     const body = typeof init.body === 'string' ? JSON.parse(init.body) : init.body;
-    calls.push({ method, path, body });
+    calls.push({ method, path, url: input, body });
     const route = routes[`${method} ${path}`];
     const answer =
       typeof route === 'function'

@@ -2,7 +2,7 @@ import { useCallback, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { PlusIcon } from '@radix-ui/react-icons';
-import { messageOf } from '../api/client.ts';
+import { ApiError, deleteByIds, messageOf, type BulkAnswer, type BulkDeleteRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from './feedback.tsx';
@@ -103,6 +103,44 @@ export function useListDelete(queryKey: string) {
   const change = useListChange(queryKey);
   return (question: string, work: () => Promise<unknown>, success = t('common.deleted')) =>
     change(work, success, { message: question, danger: true, confirmLabel: t('common.delete') });
+}
+
+/**
+ * A bulk answer: nothing when every record went (the caller says it worked, once), else an error saying how
+ * many failed and why, for the caller to show.
+ */
+export function reportBulk(t: TFunction, answer: BulkAnswer): void {
+  if (answer.failed === 0) return;
+  const reasons = [...new Set(answer.results.filter((r) => !r.ok).map((r) => r.msg))].join('; ');
+  throw new ApiError(200, 'PARTLY', t('common.partly', { ok: answer.ok, failed: answer.failed, reasons }));
+}
+
+/**
+ * The delete button of a list whose route deletes in bulk: the danger confirm naming the rows, one call for all of
+ * them, and a partial answer shown as the error saying how many failed and why.
+ */
+export function useBulkDelete<T extends { id: string }>(
+  queryKey: string,
+  route: BulkDeleteRoute,
+  object: string,
+  name: (row: T) => string,
+  success?: string,
+) {
+  const { t } = useTranslation();
+  const deleteRows = useListDelete(queryKey);
+  return (rows: T[]) =>
+    deleteRows(
+      deleteQuestion(t, object, rows.map(name)),
+      async () =>
+        reportBulk(
+          t,
+          await deleteByIds(
+            route,
+            rows.map((r) => r.id),
+          ),
+        ),
+      success,
+    );
 }
 
 /** Options for a select from fixed values, each labelled by its translation `<prefix>.<value>`. */
