@@ -8,16 +8,7 @@ import { thingFunction } from '@iot/contracts/device/thing-model.ts';
 import { statDimensions, type StatBackfillFeed } from '@iot/contracts/stat/model.ts';
 import { statPerm } from '@iot/contracts/stat/permissions.ts';
 import { callRoute, channelUrl } from '../api/client.ts';
-import {
-  crudActions,
-  deleteQuestion,
-  labelled,
-  PermittedRowButton,
-  statusColumn,
-  useListChange,
-  useListDelete,
-  useRecordDialog,
-} from '../ui/crud.tsx';
+import { crudActions, labelled, PermittedRowButton, statusColumn, useListChange, useEachDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -308,7 +299,7 @@ export function StatTaskPage() {
   const [viewing, setViewing] = useState<TaskRow | null>(null);
   const [backfilling, setBackfilling] = useState<TaskRow | null>(null);
   useBackfillFeed();
-  const deleteRows = useListDelete(TASKS);
+  const deleteRows = useEachDelete<TaskRow>(TASKS, 'statTask.delete', t('objects.statTask'), (r) => r.name);
   const change = useListChange(TASKS);
   const toggle = (r: TaskRow) => {
     const status = r.status === 'enabled' ? 'stopped' : 'enabled';
@@ -386,17 +377,7 @@ export function StatTaskPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.statTask'),
-                  rows.map((r) => r.name),
-                ),
-                async () => {
-                  for (const r of rows) await callRoute('statTask.delete', { query: { id: r.id } });
-                },
-              ),
+            remove: deleteRows,
           },
         )}
       />

@@ -45,6 +45,27 @@ describe('the statistic task screen', () => {
     await waitFor(() => expect(calls.filter((c) => c.method === 'PUT').map((c) => c.body)).toEqual([{ id: 's1', status: 'enabled' }]));
   });
 
+  it('deletes the selected tasks one call each after a confirm naming them', async () => {
+    const two = ok({ rows: [task, { ...task, id: 's2', name: 'Daily water' }], total: 2, page: 1, pageSize: 20 });
+    const calls = stubServer({ 'GET /api/iot/statTask': two, 'DELETE /api/iot/statTask': ok({ id: 's1' }) });
+    const user = userEvent.setup();
+    renderScreen(<StatTaskPage />);
+    for (const name of [/Hourly energy/, /Daily water/]) {
+      await user.click(within(await screen.findByRole('row', { name })).getByRole('checkbox', { name: 'Select this row' }));
+    }
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const ask = await screen.findByRole('alertdialog');
+    expect(ask.textContent).toContain('Hourly energy, Daily water');
+    expect(calls.filter((c) => c.method === 'DELETE')).toEqual([]);
+    await user.click(within(ask).getByRole('button', { name: 'Delete' }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.method === 'DELETE').map((c) => new URL(c.url, 'http://x').searchParams.get('id'))).toEqual([
+        's1',
+        's2',
+      ]),
+    );
+  });
+
   it('shows a task’s results by window and key', async () => {
     stubServer({
       'GET /api/iot/statTask': tasks,

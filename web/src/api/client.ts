@@ -196,6 +196,16 @@ export function deleteByIds(name: BulkDeleteRoute, ids: readonly string[]): Prom
   return send<BulkAnswer>(routes[name], undefined, { ids: ids.join(',') }, {});
 }
 
+/** The DELETE routes taking one record's `id`. */
+export type DeleteRoute = {
+  [N in RouteName]: Routes[N]['method'] extends 'DELETE' ? (QueryIn<Routes[N]> extends { id: unknown } ? N : never) : never;
+}[RouteName];
+
+/** Deletes one record by id through its route (see `DeleteRoute`). */
+export function deleteById(name: DeleteRoute, id: string): Promise<unknown> {
+  return send<unknown>(routes[name], undefined, { id }, {});
+}
+
 /** The routes whose answer is a file (a CSV export, a JSON model, an image): downloaded, not read. */
 export type FileRoute = { [N in RouteName]: Routes[N] extends { produces: string } ? N : never }[RouteName];
 /** What a file route takes as its query (nothing, for one that declares none). */

@@ -6,7 +6,7 @@ import { storageModes, uploadStrategies } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { useQuery } from '@tanstack/react-query';
 import { callRoute } from '../api/client.ts';
-import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, useEachDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -186,7 +186,7 @@ export function MqttConfigsPage() {
   const { t, i18n } = useTranslation();
   const label = (k: string) => labels[k]![i18n.language === 'en' ? 1 : 0];
   const [editing, setEditing] = useState<ConfigRow | 'new' | null>(null);
-  const deleteRows = useListDelete(CONFIGS);
+  const deleteRows = useEachDelete<ConfigRow>(CONFIGS, 'mqttConfig.delete', t('objects.mqttConfig'), (r) => r.name);
   const columns: ListColumn<ConfigRow>[] = [
     { id: 'name', header: label('name'), value: (r) => r.name, sortable: true, width: 150 },
     { id: 'gateway', header: t('fleet.gateway'), value: (r) => r.gatewayName, width: 140 },
@@ -212,17 +212,7 @@ export function MqttConfigsPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.mqttConfig'),
-                  rows.map((r) => r.name),
-                ),
-                async () => {
-                  for (const r of rows) await callRoute('mqttConfig.delete', { query: { id: r.id } });
-                },
-              ),
+            remove: deleteRows,
           },
         )}
       />

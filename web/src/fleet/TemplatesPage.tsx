@@ -6,7 +6,7 @@ import { Button, Dialog, Flex, Table, Text, TextField } from '@radix-ui/themes';
 import { storageModes, templateProtocols, uploadStrategies, variableAttributes } from '@iot/contracts/device/model.ts';
 import { devicePerm } from '@iot/contracts/device/permissions.ts';
 import { callRoute, messageOf } from '../api/client.ts';
-import { crudActions, deleteQuestion, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, PermittedRowButton, useListChange, useEachDelete, useRecordDialog } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -189,7 +189,7 @@ export function TemplatesPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<TemplateRow | 'new' | null>(null);
   const [variables, setVariables] = useState<TemplateRow | null>(null);
-  const deleteRows = useListDelete(TEMPLATES);
+  const deleteRows = useEachDelete<TemplateRow>(TEMPLATES, 'template.delete', t('objects.template'), (r) => r.name);
   const columns: ListColumn<TemplateRow>[] = [
     { id: 'name', header: t('fleet.name'), value: (r) => r.name, sortable: true, width: 180 },
     { id: 'product', header: t('fleet.product'), value: (r) => r.productName, width: 140 },
@@ -216,17 +216,7 @@ export function TemplatesPage() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.template'),
-                  rows.map((r) => r.name),
-                ),
-                async () => {
-                  for (const r of rows) await callRoute('template.delete', { query: { id: r.id } });
-                },
-              ),
+            remove: deleteRows,
           },
         )}
         rowActions={(row) => (

@@ -10,7 +10,7 @@ import { marketPerm } from '@iot/contracts/market/permissions.ts';
 import { reportCycles, reportFns } from '@iot/contracts/report/model.ts';
 import { callRoute } from '../api/client.ts';
 import { useSession } from '../auth/useSession.ts';
-import { crudActions, deleteQuestion, labelled, PermittedRowButton, useListChange, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, labelled, PermittedRowButton, useListChange, useEachDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -179,7 +179,7 @@ export function MarketPage() {
   const [editing, setEditing] = useState<DatasetRow | 'new' | null>(null);
   const [subscribing, setSubscribing] = useState<Subscribable | null>(null);
   const me = useSession();
-  const deleteRows = useListDelete(DATASETS);
+  const deleteRows = useEachDelete<DatasetRow>(DATASETS, 'market.withdraw', t('objects.dataset'), (r) => r.name);
   const change = useListChange(SUBSCRIPTIONS);
   const datasetColumns: ListColumn<DatasetRow>[] = [
     { id: 'name', header: t('market.name'), value: (r) => r.name, sortable: true, width: 180 },
@@ -263,17 +263,7 @@ export function MarketPage() {
               {
                 add: () => setEditing('new'),
                 edit: setEditing,
-                remove: (rows) =>
-                  deleteRows(
-                    deleteQuestion(
-                      t,
-                      t('objects.dataset'),
-                      rows.map((r) => r.name),
-                    ),
-                    async () => {
-                      for (const r of rows) await callRoute('market.withdraw', { query: { id: r.id } });
-                    },
-                  ),
+                remove: deleteRows,
               },
             )}
           />

@@ -12,7 +12,7 @@ import { scenePerm } from '@iot/contracts/scene/permissions.ts';
 import { callRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
-import { deleteQuestion, labelled, PermittedRowButton, statusColumn, useListChange, useListDelete } from '../ui/crud.tsx';
+import { labelled, PermittedRowButton, statusColumn, useListChange, useEachDelete } from '../ui/crud.tsx';
 import { notice } from '../ui/feedback.tsx';
 import { Field, useForm, useRouteLeaveGuard } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
@@ -572,7 +572,7 @@ export function SceneLinkagePage() {
   const navigate = useNavigate();
   const me = useSession();
   const change = useListChange(SCENES);
-  const deleteRows = useListDelete(SCENES);
+  const deleteRows = useEachDelete<SceneRow>(SCENES, 'scene.delete', t('objects.scene'), (r) => r.name);
   const toggle = (r: SceneRow) => {
     const status = r.status === 'enabled' ? 'stopped' : 'enabled';
     void change(
@@ -641,17 +641,7 @@ export function SceneLinkagePage() {
           permission: scenePerm.delete,
           select: 'some',
           color: 'red',
-          onClick: (rows) =>
-            deleteRows(
-              deleteQuestion(
-                t,
-                t('objects.scene'),
-                rows.map((r) => r.name),
-              ),
-              async () => {
-                for (const r of rows) await callRoute('scene.delete', { query: { id: r.id } });
-              },
-            ),
+          onClick: deleteRows,
         },
       ]}
     />

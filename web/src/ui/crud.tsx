@@ -2,7 +2,7 @@ import { useCallback, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { PlusIcon } from '@radix-ui/react-icons';
-import { ApiError, deleteByIds, messageOf, type BulkAnswer, type BulkDeleteRoute } from '../api/client.ts';
+import { ApiError, deleteById, deleteByIds, messageOf, type BulkAnswer, type BulkDeleteRoute, type DeleteRoute } from '../api/client.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { confirm, notice } from './feedback.tsx';
@@ -141,6 +141,19 @@ export function useBulkDelete<T extends { id: string }>(
         ),
       success,
     );
+}
+
+/**
+ * The delete button of a list whose route deletes one record at a time: the danger confirm naming the rows, then
+ * one call per row, in order, stopping at the first refusal (which is shown).
+ */
+export function useEachDelete<T extends { id: string }>(queryKey: string, route: DeleteRoute, object: string, name: (row: T) => string) {
+  const { t } = useTranslation();
+  const deleteRows = useListDelete(queryKey);
+  return (rows: T[]) =>
+    deleteRows(deleteQuestion(t, object, rows.map(name)), async () => {
+      for (const row of rows) await deleteById(route, row.id);
+    });
 }
 
 /** Options for a select from fixed values, each labelled by its translation `<prefix>.<value>`. */

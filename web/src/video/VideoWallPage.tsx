@@ -10,7 +10,7 @@ import { perm } from '@iot/contracts/identity/permissions.ts';
 import { can } from '../api/session.ts';
 import { useSession } from '../auth/useSession.ts';
 import { callRoute } from '../api/client.ts';
-import { crudActions, deleteQuestion, useListDelete, useRecordDialog } from '../ui/crud.tsx';
+import { crudActions, useEachDelete, useRecordDialog } from '../ui/crud.tsx';
 import { Field, FormDialog, checkBody } from '../ui/form.tsx';
 import { formatDate } from '../ui/format.ts';
 import { ListPage, type ListColumn } from '../ui/ListPage.tsx';
@@ -226,7 +226,7 @@ function CameraDialog({ editing, onClose }: { editing: CameraRow | 'new' | null;
 function CameraList() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<CameraRow | 'new' | null>(null);
-  const deleteRows = useListDelete(CAMERAS);
+  const deleteRows = useEachDelete<CameraRow>(CAMERAS, 'camera.delete', t('objects.camera'), (r) => r.name);
   const columns: ListColumn<CameraRow>[] = [
     { id: 'name', header: t('video.name'), value: (r) => r.name, sortable: true, width: 160 },
     { id: 'streamUrl', header: t('video.streamUrl'), value: (r) => r.streamUrl, width: 280 },
@@ -249,17 +249,7 @@ function CameraList() {
           {
             add: () => setEditing('new'),
             edit: setEditing,
-            remove: (rows) =>
-              deleteRows(
-                deleteQuestion(
-                  t,
-                  t('objects.camera'),
-                  rows.map((r) => r.name),
-                ),
-                async () => {
-                  for (const r of rows) await callRoute('camera.delete', { query: { id: r.id } });
-                },
-              ),
+            remove: deleteRows,
           },
         )}
       />
