@@ -20,7 +20,12 @@ import {
   notifyRecordsSchema,
 } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
-import { forwardOutboxLeases, forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import {
+  forwardOutboxLeases,
+  forwardOutboxMessageIds,
+  forwardOutboxSchema,
+  forwardOutboxWithoutMessageIndex,
+} from '@iot/projections/forward/outbox.ts';
 import { forwardSecretsSchema } from '@iot/command/forward/secrets.ts';
 import { ruleChainRunsSchema, ruleJournalSchema } from '@iot/projections/rule/journal.ts';
 import { statTaskRunsSchema } from '@iot/projections/stat/runs.ts';
@@ -89,6 +94,7 @@ export const commandOwners: MigrationOwner[] = [
       { version: 1, name: 'create', sql: forwardOutboxSchema },
       { version: 2, name: 'message ids', sql: forwardOutboxMessageIds },
       { version: 3, name: 'leases by device', sql: forwardOutboxLeases },
+      { version: 4, name: 'no message index, no row claims', sql: forwardOutboxWithoutMessageIndex },
     ],
   },
   v1('stat.runs', ['stat_task_runs'], statTaskRunsSchema),

@@ -3,7 +3,7 @@ import type { ForwardServerEvent } from '@iot/contracts';
 import type { OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
 import { readModelOf, type ReadModel } from '../../../tests/fixtures/read-model.ts';
 import { forwardProjection } from './forward.ts';
-import { forwardOutboxTables } from './outbox.ts';
+import { createForwardEnqueuer, forwardOutboxTables } from './outbox.ts';
 import { startForwardDelivery, type ForwardDelivery } from './delivery.ts';
 
 let sut: ReadModel;
@@ -110,5 +110,47 @@ describe('the forwarding delivery worker', () => {
     );
     expect(errors).toEqual([]);
     expect(dead.rows).toEqual([{ payload: JSON.stringify({ device: 'd9', n: 0 }), attempts: 3, error: 'HTTP_STATUS_5XX' }]);
+  });
+
+  it('sends a chain message run again (a batch after a crash) once more under its one id, after the first copy', async () => {
+    // Only this test's worker: the ones before would take the rows to their own targets.
+    for (const w of workers.splice(0)) await w.stop();
+    const sent: Array<{ id: string | undefined; n: number }> = [];
+    const outbound: OutboundHttp = {
+      async request(_url: string, init?: OutboundRequest) {
+        sent.push({ id: init!.headers?.['x-message-id'], n: (JSON.parse(init!.body!) as { n: number }).n });
+        return { status: 200, ok: true, text: '{}' };
+      },
+      address: async () => ({ address: '203.0.113.1', family: 4 }),
+      refusesLiteral: () => false,
+    };
+    const forward = createForwardEnqueuer(sut.db);
+    const run = () =>
+      Promise.all(
+        [0, 1].map((n) =>
+          forward({
+            tenantId: 't1',
+            ruleId: 'chain:root:f',
+            serverId: 's1',
+            deviceId: 'd7',
+            topic: null,
+            payload: JSON.stringify({ n }),
+            messageId: `j-1-7.${n}`,
+          }),
+        ),
+      );
+    // The batch's messages are enqueued, and the batch runs again before they were delivered.
+    await run();
+    await run();
+    const worker = start(outbound, 3);
+    await worker.drain();
+    // At least once: no copy is dropped by the outbox, each goes under its message's id for the target to drop a repeat.
+    expect(sent).toEqual([
+      { id: 'j-1-7.0', n: 0 },
+      { id: 'j-1-7.1', n: 1 },
+      { id: 'j-1-7.0', n: 0 },
+      { id: 'j-1-7.1', n: 1 },
+    ]);
+    expect(errors).toEqual([]);
   });
 });

@@ -45,8 +45,8 @@ export interface RuleEnginePorts {
     configId?: string;
   }): Promise<void>;
   /**
-   * A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node); `messageId` makes
-   * a message run twice enqueue once while the first waits, and goes to the target to drop a repeat.
+   * A message for a forwarding server, into the forwarding outbox (`ruleId` names the chain's node); `messageId` goes
+   * to the target, the same in every run of the message, to drop a repeat (a message run twice is sent twice).
    */
   forward(item: {
     tenantId: string;
