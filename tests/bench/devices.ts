@@ -89,6 +89,15 @@ export async function benchDevices(): Promise<Figure[]> {
       const now = process.memoryUsage();
       for (const key of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[key] = Math.max(peaks[key], now[key]);
     }, 500);
+    // BENCH_HEAP_GC=1 (with NODE_OPTIONS=--expose-gc): the heap still held after a full collection, every second, on stderr.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const heapGc =
+      process.env.BENCH_HEAP_GC && gc
+        ? setInterval(() => {
+            gc();
+            process.stderr.write(`[heap after gc] ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MB\n`);
+          }, 1000)
+        : null;
     // BENCH_CPU_PROF=<dir>: the platform's profile (it runs in this process) during the import only.
     const stopProfile = await cpuProfile('device-import');
     const cpu = cpuSpent();
@@ -99,6 +108,7 @@ export async function benchDevices(): Promise<Figure[]> {
     await stopProfile();
     clearInterval(sampler);
     clearInterval(heapSampler);
+    if (heapGc) clearInterval(heapGc);
     figures.push({
       bench: 'device-import',
       value: Math.round(DEVICES / seconds),
