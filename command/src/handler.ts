@@ -137,6 +137,38 @@ export async function handleNewStream<C, E extends DomainEvent, S>(
   };
 }
 
+/**
+ * `handleNewStream` for many fresh streams at once: every append handed to the store together, so that it commits
+ * them as one (a bulk import's batch); each result settles on its own, in the order given.
+ */
+export function handleNewStreams<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  commands: readonly { stream: string; command: C }[],
+  context: CommandContext,
+  options: HandleOptions = {},
+): Promise<CommandResult<S>>[] {
+  const { idempotencyKey: _key, ...fresh } = context;
+  const metadata = metadataOf(fresh, context.correlationId ?? randomUUID(), options);
+  const decided = commands.map(({ command }) => decider.decide(command, decider.initialState));
+  const toAppend = commands.flatMap(({ stream }, i) =>
+    decided[i]!.length === 0 ? [] : [{ streamName: stream, events: newEvents(decided[i]!, metadata), expected: 0 as const }],
+  );
+  const appending = store.appendMany(toAppend);
+  let next = 0;
+  return decided.map(async (events) => {
+    if (events.length === 0) return { events: [], state: decider.initialState, version: 0, applied: true };
+    const appended = await appending[next++]!;
+    context.onAppended?.(appended.events.at(-1)!.position);
+    return {
+      events: appended.events,
+      state: events.reduce((s, e) => decider.evolve(s, e), decider.initialState),
+      version: appended.version,
+      applied: true,
+    };
+  });
+}
+
 /** Reads an aggregate's state, optionally as it was at a time or version (for auditors). */
 export async function loadState<E extends DomainEvent, S>(
   store: EventStore,

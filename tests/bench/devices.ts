@@ -89,6 +89,15 @@ export async function benchDevices(): Promise<Figure[]> {
       const now = process.memoryUsage();
       for (const key of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[key] = Math.max(peaks[key], now[key]);
     }, 500);
+    // BENCH_HEAP_GC=1 (with NODE_OPTIONS=--expose-gc): the heap still held after a full collection, every second, on stderr.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const heapGc =
+      process.env.BENCH_HEAP_GC && gc
+        ? setInterval(() => {
+            gc();
+            process.stderr.write(`[heap after gc] ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MB\n`);
+          }, 1000)
+        : null;
     // BENCH_CPU_PROF=<dir>: the platform's profile (it runs in this process) during the import only.
     const stopProfile = await cpuProfile('device-import');
     const cpu = cpuSpent();
@@ -99,6 +108,7 @@ export async function benchDevices(): Promise<Figure[]> {
     await stopProfile();
     clearInterval(sampler);
     clearInterval(heapSampler);
+    if (heapGc) clearInterval(heapGc);
     figures.push({
       bench: 'device-import',
       value: Math.round(DEVICES / seconds),
@@ -119,6 +129,9 @@ export async function benchDevices(): Promise<Figure[]> {
       cpu_ms_per_1k: Math.round((used.node_s * 1000 * 1000) / DEVICES),
       cpu_ms_per_1k_with_pg: used.total_s === null ? null : Math.round((used.total_s * 1000 * 1000) / DEVICES),
     });
+
+    // BENCH_IMPORT_ONLY=1: the import's figure alone, for profiling it (the list and as-of take minutes on a busy machine).
+    if (process.env.BENCH_IMPORT_ONLY) return figures;
 
     // device-list: a region's subtree, online only, sorted by name, page 20 (30% of the fleet is online).
     // Through presence events, not an update of the rows: the dashboard's counters in this process stay right.

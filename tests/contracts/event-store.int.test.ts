@@ -323,6 +323,25 @@ describe('postgres event store: commit order and group commit', () => {
     for (const stored of batch) expect((await sut.readStream(stored.streamName)).map((e) => e.id)).toContain(stored.id);
   });
 
+  it('commits the appends of one appendMany in one transaction, the first with the rest, and a stale one fails alone', async () => {
+    const stale = uniqueStream();
+    await sut.append(stale, [event('Registered')], 0);
+    const fresh = Array.from({ length: 5 }, () => uniqueStream());
+
+    const results = await Promise.allSettled(
+      sut.appendMany([
+        ...fresh.map((streamName) => ({ streamName, events: [event('Registered')], expected: 0 as const })),
+        { streamName: stale, events: [event('Lost')], expected: 0 },
+      ]),
+    );
+
+    expect(results.map((r) => r.status)).toEqual([...fresh.map(() => 'fulfilled'), 'rejected']);
+    const batch = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
+    expect(batch.map((e) => e.streamName)).toEqual(fresh);
+    expect(new Set(batch.map(xidOf))).toEqual(new Set([xidOf(batch[0]!)]));
+    expect((await sut.readStream(stale)).map((e) => e.type)).toEqual(['Registered']);
+  });
+
   it('answers two appends to one stream made at the same moment in order: the first wins, the second conflicts', async () => {
     const stream = uniqueStream();
     const [first, second] = await Promise.allSettled([sut.append(stream, [event('First')], 0), sut.append(stream, [event('Second')], 0)]);

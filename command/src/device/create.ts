@@ -1,7 +1,7 @@
 import { deviceSnScope } from '@iot/contracts';
 import type { EventStore } from '@iot/contracts/ports/event-store.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
-import { handleCommand, handleNewStream, type CommandContext, type CommandResult } from '../handler.ts';
+import { handleCommand, handleNewStreams, type CommandContext, type CommandResult } from '../handler.ts';
 import { claimMany, releaseMany, withClaim } from '../shared/claims.ts';
 import { deviceDecider, deviceStream, type DeviceCommand } from './decide.ts';
 import type { DeviceState } from '@iot/contracts/device/state.ts';
@@ -35,7 +35,7 @@ export type BulkCreated =
 
 /**
  * Creates many devices of fresh ids at once (bulk import): every SN claimed in one statement, each device's
- * `CreateDevice` decided on its new stream and the appends run together (the store commits them as a group);
+ * `CreateDevice` decided on its new stream and the appends handed to the store together (one commit);
  * a claim whose append failed is returned.
  */
 export async function createDevices(ports: Stores, context: CommandContext, devices: NewDevice[]): Promise<BulkCreated[]> {
@@ -43,8 +43,11 @@ export async function createDevices(ports: Stores, context: CommandContext, devi
   const { took, holders } = await claimMany(ports.db, deviceSnScope, claims);
   const fresh = devices.filter((d) => took.has(d.sn));
   const results = await Promise.allSettled(
-    fresh.map((d) =>
-      handleNewStream(ports.store, deviceDecider, deviceStream(context.tenantId, d.deviceId), { type: 'CreateDevice', ...d }, context),
+    handleNewStreams(
+      ports.store,
+      deviceDecider,
+      fresh.map((d) => ({ stream: deviceStream(context.tenantId, d.deviceId), command: { type: 'CreateDevice' as const, ...d } })),
+      context,
     ),
   );
   const outcomes = new Map<string, BulkCreated>();

@@ -80,10 +80,22 @@ export class VersionConflictError extends Error {
   }
 }
 
+/** One stream's part of an `appendMany`. */
+export interface StreamAppend {
+  streamName: string;
+  events: NewEvent[];
+  expected: ExpectedVersion;
+}
+
 /** The source of truth: events are appended, never updated or deleted. */
 export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb';
   append(streamName: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  /**
+   * Appends to many streams at once, as one commit where the store can (a bulk import's batch): each append still
+   * meets its own fate (a conflict fails only its own promise), in the order given.
+   */
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult>[];
   readStream(streamName: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /** The global log in commit order: a reader never skips an event committed later at a lower position. */
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;

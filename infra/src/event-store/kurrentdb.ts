@@ -377,6 +377,8 @@ export function createKurrentEventStore({ url }: KurrentEventStoreOptions): Even
   return {
     kind: 'kurrentdb',
     append,
+    // One append per stream: each is its own write to KurrentDB, which has no cross-stream batch in this client.
+    appendMany: (appends) => appends.map((a) => append(a.streamName, a.events, a.expected)),
     readStream,
     readAll,
     readTenant,

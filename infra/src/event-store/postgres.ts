@@ -352,6 +352,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
   return {
     kind: 'postgres',
     append: groupCommit.append,
+    appendMany: groupCommit.appendMany,
     readStream,
     readAll,
     readTenant,

@@ -45,6 +45,7 @@ export function withUpcasting(store: EventStore, registry: UpcasterRegistry): Ev
   return {
     kind: store.kind,
     append: (stream, events, expected) => store.append(stream, events, expected),
+    appendMany: (appends) => store.appendMany(appends),
     headPosition: () => store.headPosition(),
     health: () => store.health(),
     close: () => store.close(),

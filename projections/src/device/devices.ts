@@ -251,6 +251,13 @@ export const devicesProjection = projection<DeviceEvent>({
         drop function if exists public.rm_device_counts_moved();
         ${deviceRecountSql}`,
     },
+    {
+      version: 4,
+      name: 'the status index sorted by name, which the list answers from the name or status-and-group index',
+      // Written on every device insert (100,000 in a 100k import): a status filter is led by (tenant, status, group),
+      // and a sort by name with it walks rm_devices_name, so no query needs its own.
+      sql: 'drop index if exists rm_devices_status;',
+    },
   ],
   apply: applyOne,
   // An import appends thousands of DeviceCreated in a row, a broker restart thousands of presence events: each run of
