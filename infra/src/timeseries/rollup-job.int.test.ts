@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ChdbTimeSeriesStore } from './chdb.ts';
 import type { AggregateQuery, TelemetryRow } from './port.ts';
+import { rollups, rollupSelect } from './schema.ts';
 
 const tenantId = 'rollup';
 const bucket = Date.UTC(2026, 2, 1, 10, 0);
@@ -113,7 +114,7 @@ describe('the rollup job (rollups off the insert path)', () => {
   it('repeats a run cut short between its inserts and its watermark under the same tokens: each sample once', async () => {
     const store = await open();
     await store.insertTelemetry([sample('cut', 30_000, 7)]);
-    // What a run does before it is cut: its interval recorded, then the 5-minute insert done (the hourly one not).
+    // What a run does before it is cut: its interval recorded, then its rollups' insert done for the 5-minute one only.
     const [now] = await rows<{ wm: string | number; to: string | number }>(
       `SELECT toUnixTimestamp64Milli(max(wm)) AS wm, toUnixTimestamp64Milli(now64(3)) AS to FROM telemetry_rolled`,
     );
@@ -121,14 +122,14 @@ describe('the rollup job (rollups off the insert path)', () => {
     await store.client.command({
       query: `INSERT INTO telemetry_rolled (wm, next) VALUES (fromUnixTimestamp64Milli(${from}, 'UTC'), fromUnixTimestamp64Milli(${to}, 'UTC'))`,
     });
+    // The run's one insert reached the 5-minute view and not the hourly one (its view away for a moment).
+    await store.client.command({ query: 'DETACH TABLE telemetry_1h_fold' });
     await store.client.command({
-      query: `INSERT INTO telemetry_5m SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:telemetry_5m:${from}:${to}'
-        SELECT tenant_id, device_id, variable, toStartOfFiveMinutes(ts) AS bucket, avgState(v), sum(v), min(v), max(v), count(),
-               argMinState(v, ts), argMaxState(v, ts), max(toUInt16(65535))
-        FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v FROM telemetry
-              WHERE value IS NOT NULL AND received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC'))
-        GROUP BY tenant_id, device_id, variable, bucket`,
+      query: `INSERT INTO telemetry_rollup_feed SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:telemetry_rollup_feed:${from}:${to}'
+        ${rollupSelect('telemetry', rollups[0], `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`)}`,
     });
+    await store.client.command({ query: 'ATTACH TABLE telemetry_1h_fold' });
+    expect(await rolled('cut')).toEqual({ n: 1, total: 7 });
     await store.close();
 
     // The next run repeats [from, to): the 5-minute insert is dropped as a repeat, the hourly one made.

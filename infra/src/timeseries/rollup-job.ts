@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { rollupFromStageSelect, rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
+import { rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
 
 /** How often the rollup job runs, and how long after its receipt a sample waits to be rolled. */
 export interface RollupSchedule {
@@ -60,6 +60,11 @@ export class RollupJob {
     private readonly client: ClickHouseClient,
     private readonly table: string,
     private readonly schedule: RollupSchedule,
+    /**
+     * The engine runs in this process (chDB): its `now64()`, which stamps `received_at`, is this process's clock, so a
+     * run reads the time here instead of asking the engine (a statement that waits its turn behind the inserts).
+     */
+    private readonly sameClock = false,
     private readonly onError: (error: unknown) => void = (error) => console.error(`rollup job (${table}):`, error),
   ) {}
 
@@ -135,7 +140,7 @@ export class RollupJob {
 
   /**
    * One run: the samples received in one window from the watermark. Their values are read once, into the finest
-   * rollup's buckets (schema.ts `rollupStageDdl`), from which each rollup is inserted; the counts read the same rows'
+   * rollup's buckets, and fed to both rollups by one insert (schema.ts `rollupFeedDdl`); the counts read the same rows'
    * tenant and times. True if more is due after it.
    */
   private async window(upToNow: boolean): Promise<boolean> {
@@ -156,13 +161,8 @@ export class RollupJob {
     if (cut <= from) await this.mark('interval', from, to);
     const received = `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`;
     const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
-    const stage = `${this.table}_rollup_stage`;
-    await this.command('truncate stage', `TRUNCATE TABLE ${stage}`);
-    await this.command('stage', `INSERT INTO ${stage} ${rollupSelect(this.table, rollups[0], received)}`);
-    for (const rollup of rollups) {
-      const target = `${this.table}_${rollup.suffix}`;
-      await this.command(rollup.suffix, `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}`);
-    }
+    const feed = `${this.table}_rollup_feed`;
+    await this.command('rollups', `INSERT INTO ${feed} ${token(feed)} ${rollupSelect(this.table, rollups[0], received)}`);
     const counts = `${this.table}_counts`;
     await this.command(
       'counts',
@@ -207,6 +207,7 @@ export class RollupJob {
 
   /** The watermark this process wrote last, and the engine's time (its clock stamps `received_at`). */
   private async knownWatermark(wm: number): Promise<{ wm: number; next: number; now: string | number }> {
+    if (this.sameClock) return { wm, next: wm, now: Date.now() };
     const [state] = await this.select<{ now: string | number }>('now', `SELECT toUnixTimestamp64Milli(now64(3)) AS now`);
     return { wm, next: wm, now: state!.now };
   }
