@@ -171,8 +171,9 @@ GROUP BY tenant_id, device_id, variable, bucket`
 
 /**
  * The rollup job's watermark: every sample received before the newest `wm` is in the rollups, none after it. A run
- * first records its interval (`wm` its start, `next` its end), then inserts, then records `next` as the new `wm`; a
- * run cut short is found at start by `next > wm` and repeated with the same deduplication tokens.
+ * rolls the interval recorded (`wm` its start, `next` its end), then records `next` as the new `wm` and, in the same
+ * row, what is due by then as the next run's `next`; one without an interval due records its own first. A run cut
+ * short is found at start by `next > wm` and repeated with the same deduplication tokens.
  */
 export const rollupWatermarkDdl = (table: string): string => `
 CREATE TABLE IF NOT EXISTS ${table}_rolled
