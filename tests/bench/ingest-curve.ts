@@ -48,6 +48,13 @@ export interface CurveStep {
   send_lag_p99_ms: number;
   held: boolean;
   rss_mb: number;
+  /**
+   * Whose the RSS is (issue 23, "Memory"): V8's heap (committed) and the buffers outside it, peaks over the step, and
+   * what chDB's memory tracker counts (its queries, caches and background work) at the step's end.
+   */
+  heap_mb?: number;
+  external_mb?: number;
+  chdb_mb?: number;
   /** The machine's load average at the step's end: the machine is shared, so a step's figure means little without it. */
   load_1m: number;
   /** The platform's rollup job in the step (figure.ts `rollupRuns`). */
@@ -60,6 +67,31 @@ export interface CurveStep {
    * what a change costs or saves per message, less swayed by the machine's load than the rates are.
    */
   cpu_us_per_msg: number;
+}
+
+/** Peaks of V8's committed heap and of its external buffers over a step, and chDB's tracked memory at its end. */
+function memorySplit(client: ClickHouseClient) {
+  const peak = { heap: 0, external: 0 };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak.heap = Math.max(peak.heap, m.heapTotal);
+    peak.external = Math.max(peak.external, m.external + m.arrayBuffers);
+  };
+  const timer = setInterval(sample, 500);
+  timer.unref();
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  return {
+    stop: async (): Promise<{ heap_mb: number; external_mb: number; chdb_mb: number }> => {
+      clearInterval(timer);
+      sample();
+      const result = await client.query({
+        query: `SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'`,
+        format: 'JSONEachRow',
+      });
+      const [row] = (await result.json()) as { value: string | number }[];
+      return { heap_mb: mb(peak.heap), external_mb: mb(peak.external), chdb_mb: mb(Number(row?.value ?? 0)) };
+    },
+  };
 }
 
 /** The rollup job's statements during a step: each one's average time a run, by what it does. */
@@ -171,6 +203,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           break;
         }
         const rss = rssPeak();
+        const memory = memorySplit(client);
         const rollup = rollupRuns(target === 'platform' ? platform.timeseries : null);
         const statements = rollupStatements(target === 'platform' ? platform.timeseries : null);
         // BENCH_CPU_PROF=<dir>: a CPU profile of this process (the platform; the generator runs in its own) during the
@@ -196,6 +229,7 @@ export async function benchIngestCurve(vars: 3 | 10): Promise<Figure[]> {
           send_lag_p99_ms: percentileMs(run.sendLag, 99),
           held: false,
           rss_mb: rss.stop(),
+          ...(await memory.stop()),
           load_1m: Number(loadavg()[0]!.toFixed(1)),
           ...rollup.stop(),
           ...statements.stop(),

@@ -101,7 +101,7 @@ export async function benchTelemetryInsert(
     const rollupMs = await elapsed(() => store.flushRollups());
     const rollupJob = { ...rate(count, rollupMs), peakMb: await rollupPeakMb(store, portTable) };
 
-    for (const suffix of ['', '_5m', '_1h', '_counts', '_rolled', '_rollup_stage', '_stat'])
+    for (const suffix of ['_5m_fold', '_1h_fold', '', '_5m', '_1h', '_counts', '_rolled', '_rollup_feed', '_stat'])
       await store.client.command({ query: `DROP TABLE IF EXISTS ${portTable}${suffix}` });
     for (const table of [rawTable, `${rawTable}_stat`, jsonTable]) await store.client.command({ query: `DROP TABLE IF EXISTS ${table}` });
     return { rows: count, batchSize, port, raw, json, rollupJob };

@@ -38,7 +38,8 @@ import {
   rolledRows,
   rollupMigrations,
   rollupSelect,
-  rollupStageDdl,
+  rollupFeedDdl,
+  rollupFoldDdl,
   rollupTableDdl,
   rollupWatermarkDdl,
   rollups,
@@ -201,7 +202,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     rollupSchedule: RollupSchedule = ROLLUP_SCHEDULE_DEFAULTS,
   ) {
     this.writes = new WriteBatcher((rows) => this.insertDbRows(rows), MAX_ROWS_PER_INSERT);
-    this.rollupJob = withRollups ? new RollupJob(client, table, rollupSchedule) : null;
+    this.rollupJob = withRollups ? new RollupJob(client, table, rollupSchedule, engine === 'chdb') : null;
   }
 
   async migrate(): Promise<void> {
@@ -232,7 +233,10 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
         await this.client.command({ query: `INSERT INTO ${target} ${rollupSelect(this.table, rollup, rolled)}` });
       }
     }
-    await this.client.command({ query: rollupStageDdl(this.table) });
+    // The previous release's staging table, replaced by the feed and its views (schema.ts `rollupFeedDdl`).
+    await this.client.command({ query: `DROP TABLE IF EXISTS ${this.table}_rollup_stage` });
+    await this.client.command({ query: rollupFeedDdl(this.table) });
+    for (const rollup of rollups) await this.client.command({ query: rollupFoldDdl(this.table, rollup) });
     await this.rollupJob.start();
   }
 

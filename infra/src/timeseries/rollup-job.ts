@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { rollupFromStageSelect, rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
+import { rollups, rollupSelect, SAMPLE_COUNTS_DAYS, sampleCountsSelect } from './schema.ts';
 
 /** How often the rollup job runs, and how long after its receipt a sample waits to be rolled. */
 export interface RollupSchedule {
@@ -44,11 +44,11 @@ export class RollupJob {
   private release: (() => void) | null = null;
   private stopped = false;
   /**
-   * The watermark this process's last run wrote (epoch ms), while it owns the job (`everyMs` > 0): a scheduled run
+   * The watermark and next interval this process's last run wrote (epoch ms), while it owns the job (`everyMs` > 0): a scheduled run
    * starts from it instead of reading `_rolled`, whose many small parts cost a read every run (issue 23). A flush
    * (`upToNow`) and the first run read the table.
    */
-  private watermark: number | null = null;
+  private watermark: { wm: number; next: number } | null = null;
   /** The last run that rolled something. */
   lastRun: RollupRun | null = null;
   /** Runs that rolled something since start: how many, their total and longest time (ms). */
@@ -60,6 +60,11 @@ export class RollupJob {
     private readonly client: ClickHouseClient,
     private readonly table: string,
     private readonly schedule: RollupSchedule,
+    /**
+     * The engine runs in this process (chDB): its `now64()`, which stamps `received_at`, is this process's clock, so a
+     * run reads the time here instead of asking the engine (a statement that waits its turn behind the inserts).
+     */
+    private readonly sameClock = false,
     private readonly onError: (error: unknown) => void = (error) => console.error(`rollup job (${table}):`, error),
   ) {}
 
@@ -125,7 +130,12 @@ export class RollupJob {
 
   /** Runs windows until the interval due is rolled, letting inserts in between them (a backlog: several short runs). */
   private async once(upToNow: boolean): Promise<void> {
-    while ((await this.window(upToNow)) && !this.stopped) {
+    // A flush's end: fixed at its first window, so that it rolls what was received before it and stops.
+    let flushDue: number | null = null;
+    for (;;) {
+      const { more, due } = await this.window(upToNow, flushDue);
+      if (!more || this.stopped) return;
+      if (upToNow) flushDue = due;
       this.exclusiveEnd();
       await new Promise((resolve) => setTimeout(resolve, BETWEEN_WINDOWS_MS));
       await this.exclusiveBegin();
@@ -134,11 +144,14 @@ export class RollupJob {
   }
 
   /**
-   * One run: the samples received in one window from the watermark. Their values are read once, into the finest
-   * rollup's buckets (schema.ts `rollupStageDdl`), from which each rollup is inserted; the counts read the same rows'
-   * tenant and times. True if more is due after it.
+   * One run: the samples received in one interval from the watermark. Their values are read once, into the finest
+   * rollup's buckets, and fed to both rollups by one insert (schema.ts `rollupFeedDdl`); the counts read the same rows'
+   * tenant and times. Its new watermark records the next run's interval in the same row (what was due when it ended):
+   * a scheduled run rolls the interval its predecessor recorded, under tokens fixed before it starts, and writes one
+   * row instead of two (issue 23). Only a run without one (the first, one after a flush, a quiet spell) records its
+   * own first. `more`: more is due after it.
    */
-  private async window(upToNow: boolean): Promise<boolean> {
+  private async window(upToNow: boolean, flushDue: number | null): Promise<{ more: boolean; due: number }> {
     const began = performance.now();
     const known = upToNow ? null : this.watermark;
     // Forgotten until the run ends: a run that fails half way is repeated from `_rolled` (its interval, its tokens).
@@ -146,34 +159,35 @@ export class RollupJob {
     const state = known === null ? await this.readWatermark() : await this.knownWatermark(known);
     const from = Number(state.wm);
     const cut = Number(state.next);
-    const due = Number(state.now) - (upToNow ? 0 : this.schedule.graceMs);
-    // A run cut short between its interval and its new watermark: the same interval again, under the same tokens.
-    const to = cut > from ? cut : await this.windowEnd(from, due);
+    const grace = upToNow ? 0 : this.schedule.graceMs;
+    // The engine's time now, from its time at the start (its clock stamps `received_at`) without another statement.
+    const engineNow = () => Number(state.now) + (performance.now() - began);
+    const due = flushDue ?? Number(state.now) - grace;
+    // An interval recorded (by the run before, or by a run cut short): that one, under the same tokens.
+    const recorded = cut > from;
+    const to = recorded ? cut : await this.windowEnd(from, due);
     if (to <= from) {
-      if (this.schedule.everyMs > 0 && cut <= from) this.watermark = from;
-      return false;
+      if (this.schedule.everyMs > 0) this.watermark = { wm: from, next: from };
+      return { more: false, due };
     }
-    if (cut <= from) await this.mark('interval', from, to);
+    if (!recorded) await this.mark('interval', from, to);
     const received = `received_at >= fromUnixTimestamp64Milli(${from}, 'UTC') AND received_at < fromUnixTimestamp64Milli(${to}, 'UTC')`;
     const token = (target: string) => `SETTINGS insert_deduplicate = 1, insert_deduplication_token = 'rollup:${target}:${from}:${to}'`;
-    const stage = `${this.table}_rollup_stage`;
-    await this.command('truncate stage', `TRUNCATE TABLE ${stage}`);
-    await this.command('stage', `INSERT INTO ${stage} ${rollupSelect(this.table, rollups[0], received)}`);
-    for (const rollup of rollups) {
-      const target = `${this.table}_${rollup.suffix}`;
-      await this.command(rollup.suffix, `INSERT INTO ${target} ${token(target)} ${rollupFromStageSelect(this.table, rollup)}`);
-    }
+    const feed = `${this.table}_rollup_feed`;
+    await this.command('rollups', `INSERT INTO ${feed} ${token(feed)} ${rollupSelect(this.table, rollups[0], received)}`);
     const counts = `${this.table}_counts`;
     await this.command(
       'counts',
       `INSERT INTO ${counts} ${token(counts)} ${sampleCountsSelect(this.table, `WHERE ${received} AND ts >= now() - toIntervalDay(${SAMPLE_COUNTS_DAYS})`)}`,
     );
-    await this.mark('new watermark', to, to);
-    if (this.schedule.everyMs > 0) this.watermark = to;
+    const endDue = flushDue ?? (upToNow ? due : Math.floor(engineNow()) - grace);
+    const next = endDue > to ? Math.max(to, await this.windowEnd(to, endDue)) : to;
+    await this.mark('new watermark', to, next);
+    if (this.schedule.everyMs > 0) this.watermark = { wm: to, next };
     this.lastRun = { from: new Date(from), to: new Date(to), ms: performance.now() - began };
     tally(this.runs, this.lastRun.ms);
-    // A repeated run is a run of its own (as before windows): the next one starts from its watermark.
-    return cut <= from && to < due;
+    // A flush rolls on to its end; a scheduled run on through a backlog (the interval it recorded ends short of due).
+    return { more: upToNow ? next > to : next < endDue, due };
   }
 
   /**
@@ -205,10 +219,11 @@ export class RollupJob {
     return state;
   }
 
-  /** The watermark this process wrote last, and the engine's time (its clock stamps `received_at`). */
-  private async knownWatermark(wm: number): Promise<{ wm: number; next: number; now: string | number }> {
+  /** The watermark and interval this process wrote last, and the engine's time (its clock stamps `received_at`). */
+  private async knownWatermark(known: { wm: number; next: number }): Promise<{ wm: number; next: number; now: string | number }> {
+    if (this.sameClock) return { ...known, now: Date.now() };
     const [state] = await this.select<{ now: string | number }>('now', `SELECT toUnixTimestamp64Milli(now64(3)) AS now`);
-    return { wm, next: wm, now: state!.now };
+    return { ...known, now: state!.now };
   }
 
   private async mark(what: string, wm: number, next: number): Promise<void> {

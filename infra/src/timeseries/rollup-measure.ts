@@ -1,7 +1,7 @@
 /**
  * Times the rollup job at a given backlog (issue 23): `npx tsx infra/src/timeseries/rollup-measure.ts [rows] [repeats]`.
  * Inserts `rows` samples (1,000 devices x 3 variables, one second apart per device) through the port, then folds them
- * twice, in alternating order: the job's run (one scan of the raw rows into its stage), and the three INSERT ... SELECT
+ * twice, in alternating order: the job's run (one scan of the raw rows, fed to both rollups by one insert), and the three INSERT ... SELECT
  * over the raw rows that each run made before (one scan per rollup and one for the counts) into twin tables, whose
  * figures must match the job's. Repeated `repeats` times on fresh rows; prints one JSON line with both times per repeat.
  */

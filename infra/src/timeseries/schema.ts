@@ -127,14 +127,17 @@ FROM (SELECT tenant_id, device_id, variable, ts, assumeNotNull(value) AS v, if(r
 GROUP BY tenant_id, device_id, variable, bucket`;
 
 /**
- * One rollup run's samples read once (issue 23): the rollup job folds the samples received in its window into the
- * finest rollup's buckets here (one scan of the raw rows' value columns), then inserts that rollup from here and
- * folds the coarser ones from its states. Emptied at the start of every run; a run cut short rebuilds it from the raw
- * rows. (One scan for the per-second counts too, by GROUPING SETS, measured slower than this plus the counts' own
- * scan of three narrow columns.)
+ * One rollup run's samples read once, in one statement (issue 23): the rollup job inserts the samples received in its
+ * window, folded into the finest rollup's buckets (one scan of the raw rows' value columns), into this table, which
+ * keeps nothing (Null engine); a materialized view per rollup (`rollupFoldDdl`) inserts them into the rollup, the
+ * coarser one folded from their states. Before, a run emptied a staging table, filled it and inserted each rollup
+ * from it: four statements, each waiting its turn on chDB with the inserts. The run's deduplication token reaches
+ * the views' inserts (`deduplicate_blocks_in_dependent_materialized_views`, on by default), so a run that failed
+ * after one rollup's insert is repeated with that one dropped. (One scan for the per-second counts too, by GROUPING
+ * SETS, measured slower than this plus the counts' own scan of three narrow columns.)
  */
-export const rollupStageDdl = (table: string): string => `
-CREATE TABLE IF NOT EXISTS ${table}_rollup_stage
+export const rollupFeedDdl = (table: string): string => `
+CREATE TABLE IF NOT EXISTS ${table}_rollup_feed
 (
   tenant_id LowCardinality(String),
   device_id String,
@@ -149,21 +152,28 @@ CREATE TABLE IF NOT EXISTS ${table}_rollup_stage
   last_s    AggregateFunction(argMax, Float64, DateTime64(3, 'UTC')),
   retention_days UInt16
 )
-ENGINE = Memory`;
+ENGINE = Null`;
 
-/** A rollup's rows of the run staged: the finest rollup's as they are, a coarser one's folded from them. */
-export const rollupFromStageSelect = (table: string, rollup: Rollup): string =>
+/** The view that inserts a run's rows into a rollup: the finest rollup's as they are, a coarser one's folded from them. */
+export const rollupFoldDdl = (table: string, rollup: Rollup): string => `
+CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_${rollup.suffix}_fold TO ${table}_${rollup.suffix} AS
+${
   rollup === rollups[0]
-    ? `SELECT * FROM ${table}_rollup_stage`
-    : `SELECT tenant_id, device_id, variable, ${rollup.startOf}(bucket) AS coarse, avgMergeState(avg_s), sum(sum_s), min(min_s),
-              max(max_s), sum(cnt_s), argMinMergeState(first_s), argMaxMergeState(last_s), max(retention_days)
-       FROM ${table}_rollup_stage
-       GROUP BY tenant_id, device_id, variable, coarse`;
+    ? `SELECT * FROM ${table}_rollup_feed`
+    : `SELECT tenant_id, device_id, variable, ${rollup.startOf}(fine) AS bucket, avgMergeState(avg_fine) AS avg_s, sum(sum_fine) AS sum_s,
+       min(min_fine) AS min_s, max(max_fine) AS max_s, sum(cnt_fine) AS cnt_s, argMinMergeState(first_fine) AS first_s,
+       argMaxMergeState(last_fine) AS last_s, max(keep_fine) AS retention_days
+FROM (SELECT tenant_id, device_id, variable, bucket AS fine, avg_s AS avg_fine, sum_s AS sum_fine, min_s AS min_fine, max_s AS max_fine,
+             cnt_s AS cnt_fine, first_s AS first_fine, last_s AS last_fine, retention_days AS keep_fine
+      FROM ${table}_rollup_feed)
+GROUP BY tenant_id, device_id, variable, bucket`
+}`;
 
 /**
  * The rollup job's watermark: every sample received before the newest `wm` is in the rollups, none after it. A run
- * first records its interval (`wm` its start, `next` its end), then inserts, then records `next` as the new `wm`; a
- * run cut short is found at start by `next > wm` and repeated with the same deduplication tokens.
+ * rolls the interval recorded (`wm` its start, `next` its end), then records `next` as the new `wm` and, in the same
+ * row, what is due by then as the next run's `next`; one without an interval due records its own first. A run cut
+ * short is found at start by `next > wm` and repeated with the same deduplication tokens.
  */
 export const rollupWatermarkDdl = (table: string): string => `
 CREATE TABLE IF NOT EXISTS ${table}_rolled
