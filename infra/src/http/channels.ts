@@ -122,8 +122,16 @@ export async function registerChannels<P extends FastifyTypeProvider>(
 }
 export type ChannelHub = Awaited<ReturnType<typeof registerChannels>>;
 
-/** Feeds `activity.live` from the event log, from the moment the process starts. */
-export async function feedActivity(store: EventStore, hub: ChannelHub): Promise<Subscription> {
+/** How often the activity feed looks for its first listener, and meanwhile moves its start to the log's head. */
+const ACTIVITY_IDLE_MS = 500;
+
+/**
+ * The activity channel: every event of the log, told to the listeners of its tenant. Most of the time nobody
+ * listens (and a bulk import appends 100,000 events), so the log is read only while someone does. Meanwhile the
+ * feed moves its start to the head it read while nobody listened: a first listener is fed from a position taken
+ * before it came, so no event committed after it connected is missed.
+ */
+export async function feedActivity(store: EventStore, hub: ChannelHub, idleMs = ACTIVITY_IDLE_MS): Promise<Subscription> {
   const toMessage = (e: StoredEvent) => ({
     eventId: e.id,
     eventType: e.type,
@@ -133,11 +141,46 @@ export async function feedActivity(store: EventStore, hub: ChannelHub): Promise<
     occurredAt: e.metadata.occurredAt,
     position: e.position,
   });
-  return store.subscribe({
-    after: await store.headPosition(),
-    onEvents: async (events) => {
-      for (const e of events)
-        if (hub.listeners('activity.live') > 0) hub.publish('activity.live', { tenantId: e.metadata.tenantId }, toMessage(e));
+  const listening = () => hub.listeners('activity.live') > 0;
+  /** Every event up to here was told to the listeners of the time, or had none. */
+  let from = await store.headPosition();
+  let reading: Subscription | null = null;
+  let stopped = false;
+  const tick = async () => {
+    if (listening()) {
+      reading ??= store.subscribe({
+        after: from,
+        onEvents: async (events) => {
+          for (const e of events) hub.publish('activity.live', { tenantId: e.metadata.tenantId }, toMessage(e));
+          from = events[events.length - 1]!.position;
+        },
+      });
+      return;
+    }
+    if (reading) {
+      const done = reading;
+      reading = null;
+      await done.stop();
+    }
+    const head = await store.headPosition();
+    // Read before anyone listened (checked after the read): nothing after it can be someone's.
+    if (!listening()) from = head;
+  };
+  let ticking: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    // One tick at a time (a head read may wait for a long transaction); a failed one is tried again at the next.
+    if (ticking || stopped) return;
+    ticking = tick()
+      .catch(() => {})
+      .finally(() => (ticking = null));
+  }, idleMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await ticking;
+      await reading?.stop();
     },
-  });
+  };
 }
