@@ -1,5 +1,5 @@
 import { DomainError, type OtaReport } from '@iot/contracts';
-import { fwStateOf, otaReportOf } from './ota/progress.ts';
+import { createOtaReportReader, fwStateOf } from './ota/progress.ts';
 import type { FirmwareChunks } from './ota/firmware.ts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { gatewaySamplesOf, MalformedPayload, parseJson, samplesOf, textOf, type Sample } from './payload.ts';
@@ -134,6 +134,7 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 export function createIntake(options: IntakeOptions) {
   const { registry, sink } = options;
   const maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  const otaReportOfText = createOtaReportReader();
   const now = options.now ?? Date.now;
   /** Connected clients by client id: the device each authenticated as. */
   const sessions = new Map<string, Session>();
@@ -342,17 +343,20 @@ export function createIntake(options: IntakeOptions) {
           if (message.payload.length > maxBytes) return dead(device, message, 'payload too large');
           return options.onPassthrough?.(device, message.payload);
         }
+        if (uplink.kind === 'otaProgress') {
+          // Read from its text, kept per distinct text (createOtaReportReader): the same few payloads, thousands a second.
+          if (message.payload.length > maxBytes) throw new MalformedPayload(`payload over ${maxBytes} bytes`);
+          const report = otaReportOfText(textOf(message.payload));
+          if (report === false) throw new MalformedPayload('not JSON');
+          if (!report) return (dead(device, message, 'not an OTA progress report'), { refused: 'payload' });
+          return await options.onOtaProgress?.(device, uplink.taskId, report);
+        }
         const body = parseJson(message.payload, maxBytes);
         const at = now();
         let rows: TelemetryRow[] = [];
         /** Each device's rows, for the live feed once they are stored (a gateway's message carries several devices). */
         const byDevice: Array<[DeviceRef, TelemetryRow[]]> = [];
         switch (uplink.kind) {
-          case 'otaProgress': {
-            const report = otaReportOf(body);
-            if (!report) return (dead(device, message, 'not an OTA progress report'), { refused: 'payload' });
-            return await options.onOtaProgress?.(device, uplink.taskId, report);
-          }
           case 'telemetry':
           case 'attributes': {
             // ThingsBoard's OTA client reports its firmware state as telemetry: progress of the running rollout, not a sample.

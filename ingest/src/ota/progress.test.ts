@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { OtaReport } from '@iot/contracts';
 import type { Dispatch } from '@iot/contracts/ports/dispatch.ts';
 import type { DeviceRef } from '../registry.ts';
-import { createOtaReporter } from './progress.ts';
+import { createOtaReportReader, createOtaReporter } from './progress.ts';
 
 const deviceOf = (deviceId: string): DeviceRef => ({
   deviceId,
@@ -103,5 +103,29 @@ describe('createOtaReporter', () => {
     await release();
     await expect(after).resolves.toBeUndefined();
     expect(seen.map((s) => s.report)).toEqual([downloading(10), downloading(30), downloading(40)]);
+  });
+});
+
+describe('OTA report payloads', () => {
+  it('parses and checks a payload text once: the same bytes again give the kept report, not a second parse', () => {
+    const read = createOtaReportReader();
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const first = read('{"status":"downloading","percent":40}');
+      expect(first).toEqual({ stage: 'downloading', percent: 40 });
+      expect(read('{"status":"downloading","percent":40}')).toBe(first);
+      expect(read('{"status":"downloading","percent":41}')).toEqual({ stage: 'downloading', percent: 41 });
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('refuses what is not a report, and tells text that is not JSON apart', () => {
+    const read = createOtaReportReader();
+    expect(read('{"status":"downloading","percent":140}')).toBeNull();
+    expect(read('{"status":"downloading","percent":140}')).toBeNull();
+    expect(read('{"status":')).toBe(false);
+    expect(read('{"status":"done"}')).toEqual({ done: true, version: null });
   });
 });

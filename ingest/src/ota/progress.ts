@@ -5,7 +5,34 @@ import { otaProgressMessage, reportOfFwState, reportOfProgress, thingsboardFwTel
 /** A device's report on its OTA topic, validated; null when it is not one. */
 export function otaReportOf(body: unknown): OtaReport | null {
   const parsed = otaProgressMessage.safeParse(body);
-  return parsed.success ? reportOfProgress(parsed.data) : null;
+  return parsed.success ? Object.freeze(reportOfProgress(parsed.data)) : null;
+}
+
+/** Distinct payload texts whose reports are kept: a firmware sends a handful of stages x 101 percents, byte for byte the same. */
+const KNOWN_PAYLOADS = 1_024;
+
+/**
+ * A device's report from its OTA topic's payload text: the JSON parse and the schema's check run once per distinct text
+ * and the report is kept (frozen, shared by every device that sent the same bytes), because at thousands of reports a
+ * second they were a visible share of the progress path's CPU (issue 21) while the texts repeat. Null when it is not a
+ * report, false when it is not JSON (both kept too: a device that sends the same wrong text again is refused as cheaply).
+ */
+export function createOtaReportReader() {
+  const known = new Map<string, OtaReport | null | false>();
+  return (text: string): OtaReport | null | false => {
+    const kept = known.get(text);
+    if (kept !== undefined) return kept;
+    let report: OtaReport | null | false;
+    try {
+      report = otaReportOf(JSON.parse(text));
+    } catch {
+      report = false;
+    }
+    // The oldest text goes: a device whose payloads never repeat (a timestamp in each) only costs the map's churn.
+    if (known.size >= KNOWN_PAYLOADS) known.delete(known.keys().next().value!);
+    known.set(text, report);
+    return report;
+  };
 }
 
 const FW_KEYS = ['fw_state', 'current_fw_version', 'current_fw_title', 'fw_error'];
