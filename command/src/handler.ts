@@ -128,6 +128,16 @@ export async function handleNewStream<C, E extends DomainEvent, S>(
   if (decided.length === 0) return { events: [], state: decider.initialState, version: 0, applied: true };
   const { idempotencyKey: _key, ...fresh } = context;
   const appended = await store.append(stream, newEvents(decided, metadataOf(fresh, context.correlationId ?? randomUUID(), options)), 0);
+  return freshStreamResult(decider, decided, appended, context);
+}
+
+/** A fresh stream's result once its events are appended: they, the state they make, its version. */
+function freshStreamResult<E extends DomainEvent, S>(
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+  decided: E[],
+  appended: AppendResult,
+  context: CommandContext,
+): CommandResult<S> {
   context.onAppended?.(appended.events.at(-1)!.position);
   return {
     events: appended.events,
@@ -156,17 +166,11 @@ export function handleNewStreams<C, E extends DomainEvent, S>(
   );
   const appending = store.appendMany(toAppend);
   let next = 0;
-  return decided.map(async (events) => {
-    if (events.length === 0) return { events: [], state: decider.initialState, version: 0, applied: true };
-    const appended = await appending[next++]!;
-    context.onAppended?.(appended.events.at(-1)!.position);
-    return {
-      events: appended.events,
-      state: events.reduce((s, e) => decider.evolve(s, e), decider.initialState),
-      version: appended.version,
-      applied: true,
-    };
-  });
+  return decided.map((events) =>
+    events.length === 0
+      ? Promise.resolve({ events: [], state: decider.initialState, version: 0, applied: true })
+      : appending[next++]!.then((appended) => freshStreamResult(decider, events, appended, context)),
+  );
 }
 
 /** Reads an aggregate's state, optionally as it was at a time or version (for auditors). */

@@ -18,7 +18,7 @@ import {
   mqttUserPasswordBody,
 } from '@iot/contracts';
 import { outboundErrorText } from '@iot/contracts/ports/outbound-http.ts';
-import { callRoute } from '../api/client.ts';
+import { callRoute, type BulkAnswer } from '../api/client.ts';
 import {
   deleteQuestion,
   labelled,
@@ -288,7 +288,7 @@ function ServerListPage(props: {
   object: string;
   perms: { add: string; edit: string; delete: string; test: string };
   test: (id: string) => Promise<{ ok: boolean; error: keyof typeof outboundErrorText | null; ms: number }>;
-  remove: (ids: string) => Promise<Parameters<typeof reportBulk>[1]>;
+  remove: (ids: string) => Promise<BulkAnswer>;
   /** The translation key of the success message of a delete (the common one without it). */
   deleted?: string;
   Dialog: (dialog: { editing: ServerRow | 'new' | null; onClose: () => void }) => ReactNode;
