@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -27,18 +21,12 @@ import { clientErrorHandler, deviceHeaders, registerDeviceHardening, registerHar
 import type { ChannelSpec } from '@iot/contracts/http/channel.ts';
 import type { Lookups } from '@iot/contracts/ports/lookups.ts';
 import type { Principal } from './principal.ts';
-import type { AppContext } from './context.ts';
+import type { App, AppContext } from './context.ts';
 import { errorHandler, langOf, replyError } from './envelope.ts';
 import { registerRouteTable, type ReadModelWatch } from './route-table.ts';
 import type { TusOptions } from './tus.ts';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  ZodTypeProvider
->;
+export type { App };
 /** A module's routes: a function of the app and the context, registered by the composition root. */
 export type RoutesPlugin = (app: App, context: AppContext) => void | Promise<void>;
 

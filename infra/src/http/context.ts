@@ -1,9 +1,20 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '@iot/infra/config.ts';
 import type { EventStore } from '@iot/infra/event-store/port.ts';
 import type { SqlPool } from '@iot/infra/postgres/sql.ts';
 import type { Notifier } from '@iot/infra/notify/port.ts';
+
+/** The platform's Fastify app (here, not in app.ts, so that what app.ts registers can name it without a circle). */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 export interface EngineHealth {
   name: string;

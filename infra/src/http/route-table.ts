@@ -6,7 +6,7 @@ import { DomainError, envelope, errorCatalogue, type ErrorCode } from '@iot/cont
 import type { ErasedHandler, Ports, RequestContext } from '@iot/contracts/http/handler.ts';
 import { isWorkflow, type ReadModel } from '@iot/contracts/http/read-models.ts';
 import { isRawAnswer, type RouteSpec, type RouteTable } from '@iot/contracts/http/route.ts';
-import type { App } from './app.ts';
+import type { App } from './context.ts';
 import { mountTusRoute, type TusOptions } from './tus.ts';
 import { ok } from './envelope.ts';
 

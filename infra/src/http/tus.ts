@@ -7,7 +7,7 @@ import { DomainError, errorCatalogue, messageOf, type ErrorCode } from '@iot/con
 import type { ErasedHandler, RequestContext } from '@iot/contracts/http/handler.ts';
 import type { RouteSpec, TusUploadFinished } from '@iot/contracts/http/route.ts';
 import type { FileStore } from '@iot/contracts/ports/files.ts';
-import type { App } from './app.ts';
+import type { App } from './context.ts';
 
 /** Where resumable uploads lie until their last byte: @tus/file-store under DATA_DIR, or @tus/s3-store at scale. */
 export interface TusOptions {
