@@ -153,4 +153,32 @@ describe('the forwarding delivery worker', () => {
     ]);
     expect(errors).toEqual([]);
   });
+
+  it('sends a row of several messages (a chain batch of one device) in order, and after a failure part way only what was left', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    // The third message fails once: the two before it were taken, and must not go again with the rest.
+    const { outbound, taken } = target((_device, n, attempt) => n === 2 && attempt === 1);
+    const forward = createForwardEnqueuer(sut.db);
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((n) =>
+        forward({
+          tenantId: 't1',
+          ruleId: 'chain:root:f',
+          serverId: 's1',
+          deviceId: 'd5',
+          topic: null,
+          payload: JSON.stringify({ device: 'd5', n }),
+          messageId: `j-2-5.${n}`,
+        }),
+      ),
+    );
+    const rows = await sut.db.query<{ messages: number }>(`select messages from forward_outbox where device_id = 'd5'`);
+    expect(rows.rows).toEqual([{ messages: 5 }]);
+    const worker = start(outbound, 3);
+    await expect.poll(pending, { timeout: 20_000, interval: 20 }).toBe(0);
+    await worker.drain();
+    expect(taken.map((m) => m.n)).toEqual([0, 1, 2, 3, 4]);
+    expect(errors).toEqual([]);
+    expect((await sut.db.query(`select 1 from forward_outbox where device_id = 'd5'`)).rowCount).toBe(0);
+  });
 });
