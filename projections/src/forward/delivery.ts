@@ -41,7 +41,7 @@ export interface ForwardDeliveryOptions {
   onError(error: unknown): void;
 }
 
-/** Rows of one (server, device) taken in a round, and (server, device) groups delivered side by side. */
+/** Messages of one (server, device) taken in a round (whole rows: about as many), and (server, device) groups delivered side by side. */
 const PER_GROUP = 50;
 const PARALLEL = 16;
 const MAX_BACKOFF_MS = 300_000;
@@ -110,8 +110,12 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
          o.attempts, o.message_id as "messageId", o.messages
        from unnest($1::text[], $2::text[]) as g(server_id, device_id)
        cross join lateral (
-         select * from forward_outbox o where o.server_id = g.server_id and o.device_id = g.device_id and o.status = 'pending'
-         order by o.id limit $3) o`,
+         -- PER_GROUP messages, not rows: a row of several counts as its messages (the row that reaches it is taken whole).
+         select * from (
+           select o.*, sum(o.messages) over (order by o.id) as upto from forward_outbox o
+           where o.server_id = g.server_id and o.device_id = g.device_id and o.status = 'pending'
+           order by o.id limit $3) w
+         where w.upto - w.messages < $3) o`,
       [groups.map((g) => g.serverId), groups.map((g) => g.deviceId), PER_GROUP],
     );
     return { groups, rows: rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id))) };
@@ -286,7 +290,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     let behind = false;
     for (const row of rows) {
       const key = `${row.serverId}\0${row.deviceId}`;
-      const taken = (perGroup.get(key) ?? 0) + 1;
+      const taken = (perGroup.get(key) ?? 0) + row.messages;
       perGroup.set(key, taken);
       if (taken >= PER_GROUP) behind = true;
     }
