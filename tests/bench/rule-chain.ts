@@ -8,14 +8,14 @@
  * points whose message went through the whole chain, from the first publish until the last message left the chain,
  * so a chain that falls behind and drops messages (past its in-flight bound) is not counted as keeping up.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT_CHAIN_ID, type RuleChainDefinitionIn } from '@iot/contracts';
 import type { ClickHouseTimeSeriesStore } from '@iot/infra/timeseries/clickhouse.ts';
 import { benchProduct, benchTenantApi, countRows, registerDevices, startBenchPlatform } from './bare.ts';
 import { rssPeak, type Figure } from './figure.ts';
 import { startHttpSink } from './http-sink.ts';
+import { cpuProfile } from './profile.ts';
 import { load } from './ingest.ts';
 
 const DEVICES = 100;
@@ -93,8 +93,10 @@ export async function benchRuleChain(): Promise<Figure[]> {
       // The limit: the default root chain, which the intake's storing runs.
       await running(1);
       let rows0 = await countRows(store.client, 'telemetry');
+      const stopLimitProfile = await cpuProfile(`rule-chain-limit-round-${round}`);
       const limit = await load(bench.mqttUrl, credentials, VARS, seconds);
       await platform.ingest!.flush();
+      await stopLimitProfile();
       bare.stored += (await countRows(store.client, 'telemetry')) - rows0;
       bare.acked += limit.acked;
       bare.seconds += limit.seconds;
@@ -104,14 +106,8 @@ export async function benchRuleChain(): Promise<Figure[]> {
       const before = rules.stats();
       const received0 = await sink.count();
       rows0 = await countRows(store.client, 'telemetry');
-      // BENCH_CPU_PROF=<dir>, as for ingest-cpu: a CPU profile of this process during each chain round only.
-      const profileDir = process.env.BENCH_CPU_PROF;
-      const profiler = profileDir ? new Session() : null;
-      if (profiler) {
-        profiler.connect();
-        await profiler.post('Profiler.enable');
-        await profiler.post('Profiler.start');
-      }
+      // BENCH_CPU_PROF=<dir>: a CPU profile of this process's main thread in each round, the limit's and the chain's alike.
+      const stopChainProfile = await cpuProfile(`rule-chain-round-${round}`);
       const began = performance.now();
       const watch = process.env.BENCH_TRACE
         ? setInterval(
@@ -124,12 +120,7 @@ export async function benchRuleChain(): Promise<Figure[]> {
       await platform.ingest!.flush();
       await rules.drain();
       if (watch) clearInterval(watch);
-      if (profiler) {
-        const { profile } = await profiler.post('Profiler.stop');
-        await mkdir(profileDir!, { recursive: true });
-        await writeFile(path.join(profileDir!, `rule-chain-round-${round}.cpuprofile`), JSON.stringify(profile));
-        profiler.disconnect();
-      }
+      await stopChainProfile();
       // The generator's own time (from its first publish, as for the limit) and what the chain needed after its last.
       chain.seconds += chained.seconds + (performance.now() - loaded) / 1000;
       const after = rules.stats();

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboundHttp, OutboundRequest } from '@iot/contracts/ports/outbound-http.ts';
 import { startForwardDelivery } from '@iot/projections/forward/delivery.ts';
 import { forwardProjection } from '@iot/projections/forward/forward.ts';
-import { forwardOutboxLeases, forwardOutboxMessageIds, forwardOutboxSchema } from '@iot/projections/forward/outbox.ts';
+import {
+  forwardOutboxGroupedRows,
+  forwardOutboxLeases,
+  forwardOutboxMessageIds,
+  forwardOutboxSchema,
+  forwardOutboxWithoutMessageIndex,
+} from '@iot/projections/forward/outbox.ts';
 import { recordHttpForwardServer } from '../fixtures/forward-server.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres.ts';
 
@@ -64,13 +70,18 @@ describe('the forwarding outbox leases', () => {
     await enqueue('d1', new Date(Date.now() + 3_600_000).toISOString());
     await enqueue('d2', null);
     await db.pool.query(forwardOutboxLeases);
+    // The migrations after it, which the delivery of this release runs on.
+    await db.pool.query(forwardOutboxWithoutMessageIndex + forwardOutboxGroupedRows);
     const sut = startDelivery();
     try {
       await sut.drain();
       expect(taken).toEqual(['d2']);
       // The other process's lease lapses: its device is taken again (at least once).
       await db.pool.query(`update forward_outbox_leases set claimed_until = now() - interval '1 second' where device_id = 'd1'`);
-      await enqueue('d3', null);
+      await db.pool.query(
+        `insert into forward_outbox (tenant_id, rule_id, server_id, device_id, payload) values ('t1', 'r1', 's1', 'd3', $1)`,
+        [JSON.stringify({ device: 'd3' })],
+      );
       await sut.drain();
       expect(taken.slice(1).sort()).toEqual(['d1', 'd3']);
       expect((await db.pool.query('select 1 from forward_outbox')).rowCount).toBe(0);

@@ -164,7 +164,10 @@ export const forwardDeadRow = z.object({
   serverId: z.string(),
   deviceId: z.string(),
   topic: z.string().nullable(),
+  /** A dead letter of several messages of the device (a rule chain's batch): a JSON array of their payloads, in order. */
   payload: z.string(),
+  /** The messages it holds: retried or deleted together. */
+  messages: z.number().int(),
   attempts: z.number().int(),
   error: z.string().nullable(),
   createTime: z.string(),

@@ -21,6 +21,7 @@ import {
 } from '@iot/projections/alarm/outbox.ts';
 import { alarmRuleStatesSchema } from '@iot/projections/alarm/reactor.ts';
 import {
+  forwardOutboxGroupedRows,
   forwardOutboxLeases,
   forwardOutboxMessageIds,
   forwardOutboxSchema,
@@ -95,6 +96,7 @@ export const commandOwners: MigrationOwner[] = [
       { version: 2, name: 'message ids', sql: forwardOutboxMessageIds },
       { version: 3, name: 'leases by device', sql: forwardOutboxLeases },
       { version: 4, name: 'no message index, no row claims', sql: forwardOutboxWithoutMessageIndex },
+      { version: 5, name: 'several messages of a device in a row', sql: forwardOutboxGroupedRows },
     ],
   },
   v1('stat.runs', ['stat_task_runs'], statTaskRunsSchema),

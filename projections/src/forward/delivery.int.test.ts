@@ -153,4 +153,69 @@ describe('the forwarding delivery worker', () => {
     ]);
     expect(errors).toEqual([]);
   });
+
+  it('sends a row of several messages (a chain batch of one device) in order, and after a failure part way only what was left', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    // The third message fails once: the two before it were taken, and must not go again with the rest.
+    const { outbound, taken } = target((_device, n, attempt) => n === 2 && attempt === 1);
+    const forward = createForwardEnqueuer(sut.db);
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((n) =>
+        forward({
+          tenantId: 't1',
+          ruleId: 'chain:root:f',
+          serverId: 's1',
+          deviceId: 'd5',
+          topic: null,
+          payload: JSON.stringify({ device: 'd5', n }),
+          messageId: `j-2-5.${n}`,
+        }),
+      ),
+    );
+    const rows = await sut.db.query<{ messages: number }>(`select messages from forward_outbox where device_id = 'd5'`);
+    expect(rows.rows).toEqual([{ messages: 5 }]);
+    const worker = start(outbound, 3);
+    await expect.poll(pending, { timeout: 20_000, interval: 20 }).toBe(0);
+    await worker.drain();
+    expect(taken.map((m) => m.n)).toEqual([0, 1, 2, 3, 4]);
+    expect(errors).toEqual([]);
+    expect((await sut.db.query(`select 1 from forward_outbox where device_id = 'd5'`)).rowCount).toBe(0);
+  });
+
+  it('takes about PER_GROUP messages of a device in a round, not PER_GROUP rows of many messages each', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    // What the outbox held (rows of d6) when each message was sent: a round deletes what it delivered at its end.
+    const rowsSeen: number[] = [];
+    const outbound: OutboundHttp = {
+      async request() {
+        rowsSeen.push((await sut.db.query(`select 1 from forward_outbox where device_id = 'd6'`)).rowCount);
+        return { status: 200, ok: true, text: '{}' };
+      },
+      address: async () => ({ address: '203.0.113.1', family: 4 }),
+      refusesLiteral: () => false,
+    };
+    const forward = createForwardEnqueuer(sut.db);
+    // Three batches of 40 messages: three rows.
+    for (let batch = 0; batch < 3; batch++)
+      await Promise.all(
+        Array.from({ length: 40 }, (_, n) =>
+          forward({
+            tenantId: 't1',
+            ruleId: 'chain:root:f',
+            serverId: 's1',
+            deviceId: 'd6',
+            topic: null,
+            payload: JSON.stringify({ n }),
+            messageId: `j-3-${batch}.${n}`,
+          }),
+        ),
+      );
+    const worker = start(outbound, 3);
+    await worker.drain();
+    expect(rowsSeen).toHaveLength(120);
+    // The first round took two rows (80 messages, past 50 with the second), the next one the third.
+    expect(rowsSeen.slice(0, 80).every((n) => n === 3)).toBe(true);
+    expect(rowsSeen.slice(80).every((n) => n === 1)).toBe(true);
+    expect(errors).toEqual([]);
+  });
 });

@@ -13,7 +13,18 @@ type Claimed = {
   payload: string;
   attempts: number;
   messageId: string | null;
+  /** Messages the row holds: above 1, `payload` and `messageId` are JSON arrays of them (outbox.ts, groupOutboxItems). */
+  messages: number;
 };
+/** One message of a claimed row (`id` is the row's): `index` is its place in the row, `group` the row's messages when several. */
+type Message = Claimed & { index: number; group: { payloads: string[]; ids: string[] } | null };
+
+/** A claimed row's messages, in order. */
+function messagesOf(row: Claimed): Message[] {
+  if (row.messages <= 1) return [{ ...row, index: 0, group: null }];
+  const group = { payloads: JSON.parse(row.payload) as string[], ids: JSON.parse(row.messageId!) as string[] };
+  return group.payloads.map((payload, index) => ({ ...row, payload, messageId: group.ids[index] ?? null, index, group }));
+}
 
 export interface ForwardDeliveryOptions {
   db: Sql;
@@ -30,7 +41,7 @@ export interface ForwardDeliveryOptions {
   onError(error: unknown): void;
 }
 
-/** Rows of one (server, device) taken in a round, and (server, device) groups delivered side by side. */
+/** Messages of one (server, device) taken in a round (whole rows: about as many), and (server, device) groups delivered side by side. */
 const PER_GROUP = 50;
 const PARALLEL = 16;
 const MAX_BACKOFF_MS = 300_000;
@@ -96,11 +107,15 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     if (groups.length === 0) return { groups, rows: [] };
     const rows = await db.query<Claimed>(
       `select o.id::text, o.tenant_id as "tenantId", o.server_id as "serverId", o.device_id as "deviceId", o.topic, o.payload,
-         o.attempts, o.message_id as "messageId"
+         o.attempts, o.message_id as "messageId", o.messages
        from unnest($1::text[], $2::text[]) as g(server_id, device_id)
        cross join lateral (
-         select * from forward_outbox o where o.server_id = g.server_id and o.device_id = g.device_id and o.status = 'pending'
-         order by o.id limit $3) o`,
+         -- PER_GROUP messages, not rows: a row of several counts as its messages (the row that reaches it is taken whole).
+         select * from (
+           select o.*, sum(o.messages) over (order by o.id) as upto from forward_outbox o
+           where o.server_id = g.server_id and o.device_id = g.device_id and o.status = 'pending'
+           order by o.id limit $3) w
+         where w.upto - w.messages < $3) o`,
       [groups.map((g) => g.serverId), groups.map((g) => g.deviceId), PER_GROUP],
     );
     return { groups, rows: rows.rows.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id))) };
@@ -124,7 +139,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   }
 
   /** Sends one message; answers the failure's class, or null when it was delivered. */
-  async function send(server: ForwardServerRecord, password: string | null, row: Claimed): Promise<OutboundErrorClass | null> {
+  async function send(server: ForwardServerRecord, password: string | null, row: Message): Promise<OutboundErrorClass | null> {
     try {
       if (server.type === 'http') {
         const answer = await options.outbound.request(server.url!, {
@@ -165,26 +180,41 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     return { server, password: server ? await secretOf(server) : null };
   }
 
-  /** Marks a failure on a device's head row (attempts, back-off, dead letter); the rest wait behind it for the next round. */
-  async function failed(row: Claimed, error: OutboundErrorClass, gone: boolean) {
-    const attempts = row.attempts + 1;
+  /**
+   * Marks a failure on a device's head message (attempts, back-off, dead letter); the rest wait behind it for the next
+   * round. Its row keeps the messages from it on: those before it in the row were delivered, and are not sent again.
+   */
+  async function failed(message: Message, error: OutboundErrorClass, gone: boolean) {
+    const attempts = message.attempts + 1;
     // A target that is gone holds nothing back: its messages are dead letters at once.
     const dead = attempts >= options.maxAttempts || gone;
     const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+    const { group, index } = message;
+    const left = group && index > 0 ? { payloads: group.payloads.slice(index), ids: group.ids.slice(index) } : null;
     await db.query(
       `update forward_outbox set attempts = $2, error = $3,
-         status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000)
+         status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000),
+         payload = coalesce($6, payload), message_id = coalesce($7, message_id), messages = coalesce($8, messages)
        where id = $1`,
-      [row.id, attempts, error, dead, wait],
+      [
+        message.id,
+        attempts,
+        error,
+        dead,
+        wait,
+        left ? (left.payloads.length === 1 ? left.payloads[0]! : JSON.stringify(left.payloads)) : null,
+        left ? (left.ids.length === 1 ? left.ids[0]! : JSON.stringify(left.ids)) : null,
+        left ? left.payloads.length : null,
+      ],
     );
   }
 
-  /** Sends a group's rows in order until one fails; answers the ids delivered. */
-  async function deliverGroup(rows: Claimed[], target: Target): Promise<string[]> {
+  /** Sends a group's messages in order until one fails; answers those delivered. */
+  async function deliverGroup(rows: Message[], target: Target): Promise<Message[]> {
     const first = rows[0]!;
     const { server, password } = target;
-    const delivered: string[] = [];
-    let failure: { row: Claimed; error: OutboundErrorClass } | null = null;
+    const delivered: Message[] = [];
+    let failure: { row: Message; error: OutboundErrorClass } | null = null;
     if (!server || server.tenantId !== first.tenantId) failure = { row: first, error: 'SEND_FAILED' };
     else {
       for (const row of rows) {
@@ -193,7 +223,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
           failure = { row, error };
           break;
         }
-        delivered.push(row.id);
+        delivered.push(row);
       }
     }
     if (failure) await failed(failure.row, failure.error, !server);
@@ -201,7 +231,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
   }
 
   /** One POST of several messages (a server with `batchSize` above 1): a JSON array of `{ id, deviceId, payload }`. */
-  async function sendBatch(server: ForwardServerRecord, rows: Claimed[]): Promise<OutboundErrorClass | null> {
+  async function sendBatch(server: ForwardServerRecord, rows: Message[]): Promise<OutboundErrorClass | null> {
     const body = `[${rows.map((row) => `{"id":${JSON.stringify(row.messageId ?? row.id)},"deviceId":${JSON.stringify(row.deviceId)},"payload":${asJson(row.payload)}}`).join(',')}]`;
     try {
       const answer = await options.outbound.request(server.url!, {
@@ -230,18 +260,18 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
    * POST, one POST after the other. A POST that fails counts one attempt on the head row of each of its devices (its
    * back-off holds that device back), and hands back every row not yet delivered; the next round claims them again.
    */
-  async function deliverBatches(rows: Claimed[], target: Target): Promise<string[]> {
+  async function deliverBatches(rows: Message[], target: Target): Promise<Message[]> {
     const { server } = target;
     const size = server?.batchSize ?? 1;
-    const delivered: string[] = [];
+    const delivered: Message[] = [];
     for (let at = 0; at < rows.length; at += size) {
       const batch = rows.slice(at, at + size);
       const error = server ? await sendBatch(server, batch) : 'SEND_FAILED';
       if (!error) {
-        delivered.push(...batch.map((r) => r.id));
+        delivered.push(...batch);
         continue;
       }
-      const heads = new Map<string, Claimed>();
+      const heads = new Map<string, Message>();
       for (const row of batch) if (!heads.has(row.deviceId)) heads.set(row.deviceId, row);
       for (const head of heads.values()) await failed(head, error, !server);
       break;
@@ -260,15 +290,15 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     let behind = false;
     for (const row of rows) {
       const key = `${row.serverId}\0${row.deviceId}`;
-      const taken = (perGroup.get(key) ?? 0) + 1;
+      const taken = (perGroup.get(key) ?? 0) + row.messages;
       perGroup.set(key, taken);
       if (taken >= PER_GROUP) behind = true;
     }
     const targets = new Map<string, Target>();
     await Promise.all([...new Set(rows.map((r) => r.serverId))].map(async (serverId) => targets.set(serverId, await targetOf(serverId))));
     // A batching server's rows of a tenant are one queue entry (sent in order, several to a POST); any other server's, one entry per device.
-    const groups = new Map<string, Claimed[]>();
-    for (const row of rows) {
+    const groups = new Map<string, Message[]>();
+    for (const row of rows.flatMap(messagesOf)) {
       const server = targets.get(row.serverId)!.server;
       const batching = server && server.type === 'http' && server.batchSize > 1 && server.tenantId === row.tenantId;
       const key = batching ? `${row.serverId}` : `${row.serverId}\0${row.deviceId}`;
@@ -277,7 +307,7 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
       else groups.set(key, [row]);
     }
     const queue = [...groups.entries()];
-    const delivered: string[] = [];
+    const delivered: Message[] = [];
     try {
       await Promise.all(
         Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
@@ -292,7 +322,11 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
         }),
       );
     } finally {
-      if (delivered.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [delivered]);
+      // A row goes once all its messages are delivered (one that failed part way was cut to what is left).
+      const sent = new Map<string, number>();
+      for (const message of delivered) sent.set(message.id, (sent.get(message.id) ?? 0) + 1);
+      const done = rows.filter((row) => sent.get(row.id) === row.messages).map((row) => row.id);
+      if (done.length > 0) await db.query('delete from forward_outbox where id = any($1::bigint[])', [done]);
       // After the delete: a round that takes a group once it is handed back no longer sees what was delivered.
       if (leased.length > 0) await release(leased);
     }

@@ -205,7 +205,9 @@ export type ForwardDeadRecord = {
   serverId: string;
   deviceId: string;
   topic: string | null;
+  /** Of a dead letter of several messages (`messages` above 1): a JSON array of their payloads, in order. */
   payload: string;
+  messages: number;
   attempts: number;
   error: string | null;
   createdAt: Date;
@@ -219,7 +221,7 @@ export async function forwardDeadPage(
   page: PageQuery,
 ): Promise<Page<ForwardDeadRecord>> {
   const spec: ListSpec = {
-    select: `id::text, rule_id as "ruleId", server_id as "serverId", device_id as "deviceId", topic, payload, attempts, error,
+    select: `id::text, rule_id as "ruleId", server_id as "serverId", device_id as "deviceId", topic, payload, messages, attempts, error,
       created_at as "createdAt"`,
     from: 'forward_outbox',
     where: ['tenant_id = $1', `status = 'dead'`],
@@ -246,7 +248,7 @@ export async function forwardRetriesOf(db: Sql, tenantId: string): Promise<Forwa
   return (
     await db.query<ForwardRetryRecord>(
       `select o.rule_id as "ruleId", r.name as "ruleName", o.pending, o."nextAt", o."lastError"
-       from (select rule_id, count(*)::int as pending, min(next_at) as "nextAt",
+       from (select rule_id, sum(messages)::int as pending, min(next_at) as "nextAt",
                (array_agg(error order by id desc))[1] as "lastError"
              from forward_outbox where tenant_id = $1 and status = 'pending' and attempts > 0 group by rule_id) o
        left join rm_forward_rules r on r.id = o.rule_id
