@@ -528,6 +528,8 @@ export function ForwardRulesPage() {
   const deadColumns: ListColumn<DeadRow>[] = [
     { id: 'device', header: t('forward.device'), value: (r) => r.deviceId, width: 200 },
     { id: 'payload', header: t('forward.payload'), value: (r) => r.payload, cell: (r) => <Ellipsis value={r.payload} />, width: 280 },
+    // A rule chain's batch of the device's messages is one dead letter (its payload a JSON array of theirs).
+    { id: 'messages', header: t('forward.messages'), value: (r) => r.messages, width: 80 },
     { id: 'attempts', header: t('forward.attempts'), value: (r) => r.attempts, width: 80 },
     {
       id: 'error',
