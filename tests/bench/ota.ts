@@ -1,3 +1,5 @@
+// First: mqtt-packet's `debug` calls cost nothing (quiet-debug.ts); the frames and the sink below load mqtt-packet before the platform does.
+import '@iot/infra/mqtt/quiet-debug.ts';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { channelMessages, channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
