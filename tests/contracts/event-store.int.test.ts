@@ -299,6 +299,19 @@ describe('postgres event store: commit order and group commit', () => {
     expect(head).toBe(events[0]!.position);
   });
 
+  it('gives a head at once when told not to wait for running writes, and what they commit comes after it', async () => {
+    const before = await sut.append(uniqueStream(), [event('Registered')], 0);
+    const running = await openTransaction(db.pool);
+    await running.query('select pg_current_xact_id()');
+
+    // Answered while the write is open (waiting would take until it ends, or HEAD_WAIT_MS): the newest event below it.
+    const head = await Promise.race([sut.headPosition({ waitForRunning: false }), sleep(1_000).then(() => 'waited')]);
+    expect(head).toBe(before.events[0]!.position);
+    const { events } = await sut.append(uniqueStream(), [event('Registered')], 0);
+    await running.commit();
+    expect((await sut.readAll({ after: head, limit: 10_000 })).map((e) => e.id)).toContain(events[0]!.id);
+  });
+
   it('commits the appends that queued during a commit in one transaction, and a stale one fails alone', async () => {
     const stale = uniqueStream();
     await sut.append(stale, [event('Registered')], 0);

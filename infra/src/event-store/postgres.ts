@@ -340,7 +340,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
    * would miss events committed before the call (catchUp would return before projecting them). A
    * transaction open longer than HEAD_WAIT_MS is waited for no more.
    */
-  async function headPosition(): Promise<string | null> {
+  async function headPosition({ waitForRunning = true }: { waitForRunning?: boolean } = {}): Promise<string | null> {
     const deadline = Date.now() + HEAD_WAIT_MS;
     let runningBelow: string | null = null;
     for (;;) {
@@ -354,7 +354,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
         { prepare: 'es_head' },
       );
       const row: HeadRow = rows[0]!;
-      if (row.settled || Date.now() > deadline) return row.head;
+      if (!waitForRunning || row.settled || Date.now() > deadline) return row.head;
       runningBelow ??= row.xmax;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
