@@ -300,15 +300,15 @@ describe('postgres event store: commit order and group commit', () => {
   });
 
   it('gives a head at once when told not to wait for running writes, and what they commit comes after it', async () => {
-    const before = await sut.append(uniqueStream(), [event('Registered')], 0);
-    const running = await openTransaction(db.pool);
-    await running.query('select pg_current_xact_id()');
-
-    // Answered while the write is open (waiting would take until it ends, or HEAD_WAIT_MS): the newest event below it.
-    const head = await Promise.race([sut.headPosition({ waitForRunning: false }), sleep(1_000).then(() => 'waited')]);
-    expect(head).toBe(before.events[0]!.position);
+    const older = await openTransaction(db.pool);
+    await older.query('select pg_current_xact_id()');
     const { events } = await sut.append(uniqueStream(), [event('Registered')], 0);
-    await running.commit();
+
+    // Answered while the older write is open (waiting would take until it ends), below the append it holds back.
+    const head = await Promise.race([sut.headPosition({ waitForRunning: false }), sleep(1_000).then(() => 'waited')]);
+    expect(head).not.toBe('waited');
+    expect(head).not.toBe(events[0]!.position);
+    await older.commit();
     expect((await sut.readAll({ after: head, limit: 10_000 })).map((e) => e.id)).toContain(events[0]!.id);
   });
 
