@@ -299,6 +299,19 @@ describe('postgres event store: commit order and group commit', () => {
     expect(head).toBe(events[0]!.position);
   });
 
+  it('gives a head at once when told not to wait for running writes, and what they commit comes after it', async () => {
+    const older = await openTransaction(db.pool);
+    await older.query('select pg_current_xact_id()');
+    const { events } = await sut.append(uniqueStream(), [event('Registered')], 0);
+
+    // Answered while the older write is open (waiting would take until it ends), below the append it holds back.
+    const head = await Promise.race([sut.headPosition({ waitForRunning: false }), sleep(1_000).then(() => 'waited')]);
+    expect(head).not.toBe('waited');
+    expect(head).not.toBe(events[0]!.position);
+    await older.commit();
+    expect((await sut.readAll({ after: head, limit: 10_000 })).map((e) => e.id)).toContain(events[0]!.id);
+  });
+
   it('commits the appends that queued during a commit in one transaction, and a stale one fails alone', async () => {
     const stale = uniqueStream();
     await sut.append(stale, [event('Registered')], 0);

@@ -115,13 +115,18 @@ export function otaDispatchers(
   // The task's stream is also written by the operator's routes (pause, resume, cancel): always checked fresh.
   const onTask = (metadata: DispatchMetadata, taskId: string, command: OtaTaskCommand) =>
     tasks.handle(otaTaskStream(metadata.tenantId, taskId), command, { ...metadata }, { fresh: true });
-  /** A device's report decides on the kept state (its session's process writes its reports); the workflow's steps check first. */
+  /**
+   * A device's report decides on the kept state (its session's process writes its reports); the workflow's steps check
+   * first. A report is recorded without an idempotency key (`key` null): the reporter's key is new for every message,
+   * so it never found a retry, while every report's key was kept in the stream's cached key set and its events'
+   * metadata; a report sent again (a resend after a lost PUBACK) changes nothing on the state it already made.
+   */
   // What it appends is told to the `ota.progress` listeners at once, before the projections have read it.
-  const onDevice = async (metadata: DispatchMetadata, command: OtaDeviceCommand, key = metadata.idempotencyKey) => {
+  const onDevice = async (metadata: DispatchMetadata, command: OtaDeviceCommand, key: string | null = metadata.idempotencyKey) => {
     const result = await devices.handle(
       otaDeviceStream(metadata.tenantId, command.taskId, command.deviceId),
       command,
-      { ...metadata, idempotencyKey: key },
+      { ...metadata, idempotencyKey: key ?? undefined },
       { fresh: !command.type.startsWith('ReportOta') },
     );
     if (ports.live && result.applied) for (const event of result.events) tellOtaDeviceEvent(ports.live, event);
@@ -269,7 +274,7 @@ export function otaDispatchers(
           : 'done' in report
             ? { type: 'ReportOtaDone', taskId, deviceId, version: report.version }
             : { type: 'ReportOtaFailed', taskId, deviceId, reason: report.failed };
-      return positionOf(await onDevice(metadata, device));
+      return positionOf(await onDevice(metadata, device, null));
     },
   };
 }

@@ -103,8 +103,13 @@ export interface EventStore {
   readTenant(tenantId: string, options?: ReadTenantOptions): Promise<StoredEvent[]>;
   /** Delivers every event after the checkpoint exactly once and in order, then follows new ones. */
   subscribe(options: SubscribeOptions): Subscription;
-  /** The position of the newest event visible to readAll, or null when the log is empty. */
-  headPosition(): Promise<string | null>;
+  /**
+   * The position of the newest event visible to readAll, or null when the log is empty. By default once the writes
+   * running at the call have ended, so that it covers every event committed before the call (what catching up needs);
+   * `{ waitForRunning: false }` answers at once: every event committed after it still comes after it, which is all a
+   * reader that must miss nothing later needs (a feed nobody listens to, moving its start).
+   */
+  headPosition(options?: { waitForRunning?: boolean }): Promise<string | null>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }

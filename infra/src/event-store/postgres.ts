@@ -125,16 +125,26 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
   const pollMs = storeOptions.pollMs ?? 200;
   const followerPool = storeOptions.subscriptionPool ?? pool;
   const maxBatchesInFlight = storeOptions.maxBatchesInFlight ?? 2;
-  const wakers = new Set<() => void>();
-  const wakeLocal = () => {
-    for (const wake of [...wakers]) wake();
+  /**
+   * Sleeping subscriptions, each with what wakes it: a commit to one of its categories (none: every commit), or while
+   * it looks again soon after a wake-up, any commit (another one's may have held the snapshot back), told apart.
+   */
+  const wakers = new Map<(relevant: boolean) => void, { categories: ReadonlySet<string> | null; anyCommit: boolean }>();
+  /** Wakes the subscriptions a commit to these categories concerns (unknown, another process's: every one). */
+  const wakeLocal = (categories?: ReadonlySet<string>) => {
+    for (const [wake, waker] of [...wakers]) {
+      const relevant = !categories || !waker.categories || [...categories].some((c) => waker.categories!.has(c));
+      if (relevant || waker.anyCommit) wake(relevant);
+    }
   };
-  const unlisten = await pool.listen(CHANNEL, wakeLocal);
+  const unlisten = await pool.listen(CHANNEL, () => wakeLocal());
   // NOTIFY inside every append would serialise commits on the notify queue's lock; instead, subscribers
   // in this process are woken at once and other processes get one NOTIFY per interval, outside the append.
   let notifyTimer: NodeJS.Timeout | null = null;
-  const wakeSubscribers = () => {
-    wakeLocal();
+  // A follower of other categories is not woken to read nothing: at thousands of OTA reports a second, every commit
+  // woke every follower (the principals', the device changes') into a read, five reads a commit (issue 21).
+  const wakeSubscribers = (categories: ReadonlySet<string>) => {
+    wakeLocal(categories);
     notifyTimer ??= setTimeout(() => {
       notifyTimer = null;
       pool.query(`select pg_notify('${CHANNEL}', '')`).catch(() => {});
@@ -272,18 +282,19 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     let stopped = false;
     let checkpoint = options.after ?? null;
     let wake: (() => void) | null = null;
-    /** Resolves true when a new append woke it, false when the time ran out. */
-    const sleep = (ms: number) =>
+    const categories = options.categories?.length ? new Set(options.categories) : null;
+    /** Resolves true when an append of its categories woke it, false when the time ran out or another's did. */
+    const sleep = (ms: number, anyCommit = false) =>
       new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => done(false), ms);
-        function done(woken = true) {
+        function done(relevant = true) {
           clearTimeout(timer);
           wakers.delete(done);
           wake = null;
-          resolve(woken);
+          resolve(relevant);
         }
         wake = done;
-        wakers.add(done);
+        wakers.set(done, { categories, anyCommit });
       });
     const loop = (async () => {
       let misses = 0;
@@ -305,7 +316,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
           }
           // Right after a wake-up the writer may still hold the snapshot's xmin back: look again soon.
           misses += 1;
-          if (await sleep(misses <= 3 ? 5 * misses : pollMs)) misses = 0;
+          if (await sleep(misses <= 3 ? 5 * misses : pollMs, misses <= 3)) misses = 0;
         } catch (error) {
           next = null;
           if (stopped) break;
@@ -329,7 +340,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
    * would miss events committed before the call (catchUp would return before projecting them). A
    * transaction open longer than HEAD_WAIT_MS is waited for no more.
    */
-  async function headPosition(): Promise<string | null> {
+  async function headPosition({ waitForRunning = true }: { waitForRunning?: boolean } = {}): Promise<string | null> {
     const deadline = Date.now() + HEAD_WAIT_MS;
     let runningBelow: string | null = null;
     for (;;) {
@@ -343,7 +354,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
         { prepare: 'es_head' },
       );
       const row: HeadRow = rows[0]!;
-      if (row.settled || Date.now() > deadline) return row.head;
+      if (!waitForRunning || row.settled || Date.now() > deadline) return row.head;
       runningBelow ??= row.xmax;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }

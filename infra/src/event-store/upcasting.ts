@@ -46,7 +46,7 @@ export function withUpcasting(store: EventStore, registry: UpcasterRegistry): Ev
     kind: store.kind,
     append: (stream, events, expected) => store.append(stream, events, expected),
     appendMany: (appends) => store.appendMany(appends),
-    headPosition: () => store.headPosition(),
+    headPosition: (options) => store.headPosition(options),
     health: () => store.health(),
     close: () => store.close(),
     readStream: async (stream, options) => all(await store.readStream(stream, options)),

@@ -162,7 +162,9 @@ export async function feedActivity(store: EventStore, hub: ChannelHub, idleMs = 
       reading = null;
       await done.stop();
     }
-    const head = await store.headPosition();
+    // Not waiting for the writes running now: what they commit comes after this head all the same, and under a steady
+    // stream of commits (an OTA rollout's reports) the wait polled the head every 2 ms, hundreds of reads a second.
+    const head = await store.headPosition({ waitForRunning: false });
     // Read before anyone listened (checked after the read): nothing after it can be someone's.
     if (!listening()) from = head;
   };
