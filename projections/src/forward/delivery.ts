@@ -2,6 +2,7 @@ import type { ForwardMqtt } from '@iot/contracts/ports/forward.ts';
 import type { OutboundErrorClass, OutboundHttp } from '@iot/contracts/ports/outbound-http.ts';
 import { outboundErrorClasses } from '@iot/contracts/ports/outbound-http.ts';
 import type { Sql } from '@iot/contracts/ports/sql.ts';
+import { packedMessages } from './outbox.ts';
 import { forwardServerById, type ForwardServerRecord } from './read.ts';
 
 type Claimed = {
@@ -190,22 +191,13 @@ export function startForwardDelivery(options: ForwardDeliveryOptions) {
     const dead = attempts >= options.maxAttempts || gone;
     const wait = Math.min(options.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
     const { group, index } = message;
-    const left = group && index > 0 ? { payloads: group.payloads.slice(index), ids: group.ids.slice(index) } : null;
+    const left = group && index > 0 ? packedMessages(group.payloads.slice(index), group.ids.slice(index)) : null;
     await db.query(
       `update forward_outbox set attempts = $2, error = $3,
          status = case when $4 then 'dead' else 'pending' end, next_at = now() + make_interval(secs => $5::float8 / 1000),
          payload = coalesce($6, payload), message_id = coalesce($7, message_id), messages = coalesce($8, messages)
        where id = $1`,
-      [
-        message.id,
-        attempts,
-        error,
-        dead,
-        wait,
-        left ? (left.payloads.length === 1 ? left.payloads[0]! : JSON.stringify(left.payloads)) : null,
-        left ? (left.ids.length === 1 ? left.ids[0]! : JSON.stringify(left.ids)) : null,
-        left ? left.payloads.length : null,
-      ],
+      [message.id, attempts, error, dead, wait, left?.payload ?? null, left?.messageId ?? null, left?.messages ?? null],
     );
   }
 

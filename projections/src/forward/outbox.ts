@@ -132,9 +132,15 @@ export function groupOutboxItems(items: readonly OutboxItem[]): OutboxRow[] {
   return rows.map((row) => {
     if (!('payloads' in row)) return row;
     if (row.payloads.length === 1) return row.first;
-    const { first, payloads, ids } = row;
-    return { ...first, payload: JSON.stringify(payloads), messageId: JSON.stringify(ids), messages: payloads.length };
+    return { ...row.first, ...packedMessages(row.payloads, row.ids) };
   });
+}
+
+/** A row's columns for its messages, in order: one message as itself, several as JSON arrays of payloads and ids. */
+export function packedMessages(payloads: readonly string[], ids: readonly string[]) {
+  return payloads.length === 1
+    ? { payload: payloads[0]!, messageId: ids[0]!, messages: 1 }
+    : { payload: JSON.stringify(payloads), messageId: JSON.stringify(ids), messages: payloads.length };
 }
 
 /**
