@@ -175,9 +175,10 @@ async function step(command: StepCommand) {
         else setImmediate(tick);
         return;
       }
-      const wait = schedule.dueAt(k) - epochNow();
-      if (wait >= 1) setTimeout(tick, wait);
-      else setImmediate(tick);
+      // Never sooner than a millisecond: what fell due meanwhile goes in the next tick. A tick per message due
+      // (setImmediate while the next one is less than 1 ms away) kept this process spinning on a core at any rate
+      // above about 1,000 messages a second, a core the platform on the same machine then lacked (issue 23).
+      setTimeout(tick, Math.max(1, schedule.dueAt(k) - epochNow()));
     };
     tick();
   });
