@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChdbTimeSeriesStore } from '@iot/infra/timeseries/chdb.ts';
+import { MERGE_SELECTOR_BASE } from '@iot/infra/timeseries/schema.ts';
 import type { TelemetryRow } from '@iot/infra/timeseries/index.ts';
 
 /**
@@ -64,5 +65,16 @@ describe('telemetry inserts with a deduplication token (chDB)', () => {
     const result = await sut.client.query({ query: 'SHOW CREATE TABLE telemetry', format: 'JSONEachRow' });
     const [row] = await result.json<{ statement: string }>();
     expect(row?.statement).toMatch(/non_replicated_deduplication_window = \d+/);
+  });
+
+  it('sets the merge selector at every start, on a table made without it (fewer rewrites of each row under ingest)', async () => {
+    await sut.client.command({ query: 'ALTER TABLE telemetry RESET SETTING merge_selector_base' });
+    const statement = async () => {
+      const result = await sut.client.query({ query: 'SHOW CREATE TABLE telemetry', format: 'JSONEachRow' });
+      return (await result.json<{ statement: string }>())[0]?.statement ?? '';
+    };
+    expect(await statement()).not.toMatch(/merge_selector_base/);
+    await sut.migrate();
+    expect(await statement()).toMatch(new RegExp(`merge_selector_base = ${MERGE_SELECTOR_BASE}\\b`));
   });
 });

@@ -48,6 +48,7 @@ import {
   sampleCountsSelect,
   TELEMETRY_TABLE,
   dedupSettingDdl,
+  mergeSettingDdl,
   telemetryMigrations,
   telemetryTableDdl,
   watermarkOf,
@@ -209,6 +210,7 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (this.engine === 'chdb') removeOrphanedRowBinaryFiles();
     await this.client.command({ query: telemetryTableDdl(this.table, this.withRollups) });
     await this.client.command({ query: dedupSettingDdl(this.table) });
+    if (await this.knowsTableSetting('merge_selector_base')) await this.client.command({ query: mergeSettingDdl(this.table) });
     for (const query of telemetryMigrations(this.table, await this.shapeOf(this.table))) await this.alter(query);
     await this.client.command({ query: statResultsDdl(this.statResultsTable) });
     if (!this.rollupJob) return;
@@ -249,6 +251,14 @@ export class ClickHouseTimeSeriesStore implements TimeSeriesStore {
     if (Number(has?.n ?? 0) > 0) return;
     await this.client.command({ query: receivedIndexDdl(this.table) });
     await this.client.command({ query: `ALTER TABLE ${this.table} MATERIALIZE INDEX ${RECEIVED_INDEX}` });
+  }
+
+  /** Whether the engine has a MergeTree table setting (a server of an older release may not). */
+  private async knowsTableSetting(name: string): Promise<boolean> {
+    const rows = await this.select<{ n: number }>('SELECT count() AS n FROM system.merge_tree_settings WHERE name = {name:String}', {
+      name,
+    });
+    return Number(rows[0]?.n ?? 0) > 0;
   }
 
   private async exists(table: string): Promise<boolean> {
