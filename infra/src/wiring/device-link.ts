@@ -5,7 +5,6 @@ import type { MqttPort } from '@iot/contracts/ports/mqtt.ts';
 import { SessionEnded, textOf, type Intake } from '@iot/ingest';
 import type { Config } from '../config.ts';
 import { createInProcessBus } from '../bus/in-process.ts';
-import { createKafkaBus, kafkaBrokersFromEnv } from '../bus/kafka.ts';
 import type { EngineHealth } from '../http/context.ts';
 import { connectExternalMqtt } from '../mqtt/client.ts';
 import { startEmbeddedMqtt, type EmbeddedMqtt } from '../mqtt/embedded.ts';
@@ -36,8 +35,11 @@ export async function startDeviceLink(
   /** Third-party clients of the embedded broker (MQTT users and their topic rules): never a device's topics. */
   users: MqttUserAuth | null = null,
 ): Promise<DeviceLink> {
+  // kafkajs is loaded only with KAFKA_BROKERS: its modules are not in the memory of a platform on the in-process bus.
   const bus = config.KAFKA_BROKERS
-    ? createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) })
+    ? await import('../bus/kafka.ts').then(({ createKafkaBus, kafkaBrokersFromEnv }) =>
+        createKafkaBus({ brokers: kafkaBrokersFromEnv({ KAFKA_BROKERS: config.KAFKA_BROKERS }) }),
+      )
     : createInProcessBus();
   stops.push(() => bus.close());
   engines.push({ name: config.KAFKA_BROKERS ? 'bus:kafka' : 'bus:in-process', check: () => bus.health() });

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { FileStore as TusFileStore } from '@tus/file-store';
-import { S3Store } from '@tus/s3-store';
 import type { Logger } from 'pino';
 import type { FileLimits } from '@iot/contracts';
 import type { FileStore } from '@iot/contracts/ports/files.ts';
@@ -10,7 +9,7 @@ import { fileBytesOfTenant } from '@iot/projections/file/read.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { localFileStore } from '../files/local.ts';
 import { cachedFileReads } from '../files/read-cache.ts';
-import { bucketExists, ensureBucket, s3Client, s3FileStore, type S3Settings } from '../files/s3.ts';
+import type { S3Settings } from '../files/s3.ts';
 import type { EngineHealth } from '../http/context.ts';
 import type { TusOptions, UploadReservations } from '../http/tus.ts';
 import type { Stops } from './stops.ts';
@@ -92,6 +91,11 @@ export async function startFiles(config: Config, engines: EngineHealth[], db: Sq
       new TusFileStore({ directory: path.resolve(config.DATA_DIR, 'uploads') }),
     );
   }
+  // Loaded only with S3_URL: the AWS SDK's modules (their code and sources) are not in the memory of a platform on local disk.
+  const [{ bucketExists, ensureBucket, s3Client, s3FileStore }, { S3Store }] = await Promise.all([
+    import('../files/s3.ts'),
+    import('@tus/s3-store'),
+  ]);
   const client = s3Client(s3);
   await ensureBucket(client, s3.bucket);
   engines.push({

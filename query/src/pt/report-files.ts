@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import ExcelJS from 'exceljs';
-import PDFDocument from 'pdfkit';
 import type { Lang } from '@iot/contracts';
 import { formulaSafe } from '@iot/contracts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
@@ -118,6 +117,8 @@ export async function reportPdf(r: PtReportRecord, lang: Lang) {
   const use: Lang = font ? lang : 'en';
   const show = font ? (s: string) => s : latin;
   const t = labels[use];
+  // Loaded on the first PDF: pdfkit and its fonts' code are not in the memory of a platform that never renders one.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: 48, info: { Title: `${t[r.kind]} ${r.sn}` } });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));

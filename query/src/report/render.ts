@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import PDFDocument from 'pdfkit';
 import { formulaSafe, type Lang, type ReportCycle } from '@iot/contracts';
 import type { ReportResult } from '@iot/projections/report/compute.ts';
 import { localTime } from '@iot/projections/report/mail.ts';
@@ -127,6 +126,8 @@ export async function reportPdf(result: ReportSource, heading: ReportHeading): P
     lines.push(cells);
     if (lines.length > PDF_ROWS) break;
   }
+  // Loaded on the first PDF: pdfkit and its fonts' code are not in the memory of a platform that never renders one.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: heading.name } });
   const font = CJK_FONTS.find((f) => existsSync(f.path));
   if (font) doc.registerFont('body', font.path, font.family);
