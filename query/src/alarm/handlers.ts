@@ -15,7 +15,7 @@ import {
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
 import type { z } from 'zod';
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import {
   activeAlarmCounts,
@@ -122,7 +122,7 @@ async function* alarmLines(rows: AsyncIterable<AlarmRow>) {
 
 async function* alarmXlsx(rows: AsyncIterable<AlarmRow>) {
   const out = new PassThrough();
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const book = new (await excelJs()).stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('alarms');
   sheet.columns = exportColumns.map((c) => ({ header: c, key: c, width: c === 'processNote' ? 32 : 18 }));
   const writing = (async () => {

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import type { Lang } from '@iot/contracts';
 import { rawAnswer, type RawAnswer } from '@iot/contracts/http/route.ts';
 import { csvAnswer, csvCell } from '../shared/csv.ts';
@@ -83,7 +83,7 @@ export async function tableFile(
 ): Promise<RawAnswer> {
   const headers = columns.map((c) => titles[lang][c] ?? c);
   if (format === 'csv') return csvAnswer(`${name}.csv`, columns, rows, headers);
-  const book = new ExcelJS.Workbook();
+  const book = new (await excelJs()).Workbook();
   const sheet = book.addWorksheet(name.slice(0, 31));
   sheet.columns = columns.map((key, i) => ({ header: headers[i], key, width: 18 }));
   for (const row of rows)

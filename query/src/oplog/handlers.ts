@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import { csvAnswer, csvCell } from '../shared/csv.ts';
 import { DomainError, perm, SYSTEM_TENANT, type OplogRoutes, type OplogRow, type Page, type PageQuery } from '@iot/contracts';
 import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/http/handler.ts';
@@ -57,7 +57,7 @@ async function exportLog(ctx: RequestContext, q: LogQuery) {
   const result = await logPage(ctx, q, { page: 1, pageSize: EXPORT_LIMIT, order: q.order, sort: q.sort });
   const name = `operation-log-${new Date().toISOString().slice(0, 10)}`;
   if (q.format === 'xlsx') {
-    const book = new ExcelJS.Workbook();
+    const book = new (await excelJs()).Workbook();
     const sheet = book.addWorksheet('log');
     sheet.columns = columns.map((c) => ({ header: c, key: c, width: c === 'occurredAt' ? 26 : 18 }));
     // Cells go in as text (never formulas): a value beginning with = is shown, not run.

@@ -14,7 +14,7 @@ import {
   type PtOperationFilter,
   type PtReportRecord,
 } from '@iot/projections/pt/read.ts';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { csvAnswer } from '../shared/csv.ts';
 import { mapRows } from '../shared/paging.ts';
@@ -115,7 +115,7 @@ async function exportOperations(ctx: RequestContext, q: PtOperationFilter & { fo
   const name = `pt-operations-${new Date().toISOString().slice(0, 10)}`;
   const headers = operationHeaders[ctx.lang];
   if (q.format !== 'xlsx') return csvAnswer(`${name}.csv`, operationColumns, rows, headers);
-  const book = new ExcelJS.Workbook();
+  const book = new (await excelJs()).Workbook();
   const sheet = book.addWorksheet('operations');
   sheet.columns = operationColumns.map((c, i) => ({ header: headers[i], key: c, width: c === 'createTime' ? 26 : 18 }));
   // Cells go in as text (never formulas).

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import type { Lang } from '@iot/contracts';
 import { formulaSafe } from '@iot/contracts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
@@ -93,7 +93,7 @@ const checkRows = (r: PtReportRecord, lang: Lang) =>
 /** A report as an XLSX workbook: the head, then a line per parameter checked; cells are text, never formulas. */
 export async function reportXlsx(r: PtReportRecord, lang: Lang) {
   const t = labels[lang];
-  const book = new ExcelJS.Workbook();
+  const book = new (await excelJs()).Workbook();
   const sheet = book.addWorksheet(t[r.kind]);
   sheet.addRow([t[r.kind]]).font = { bold: true, size: 14 };
   for (const [label, value] of headOf(r, lang)) sheet.addRow([label, formulaSafe(value)]);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import { formulaSafe, type Lang, type ReportCycle } from '@iot/contracts';
 import type { ReportResult } from '@iot/projections/report/compute.ts';
 import { localTime } from '@iot/projections/report/mail.ts';
@@ -71,7 +71,7 @@ export const reportCsv = (result: ReportSource, heading: ReportHeading) =>
  */
 export async function* reportXlsx(result: ReportSource, heading: ReportHeading): AsyncGenerator<Uint8Array> {
   const out = new PassThrough();
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const book = new (await excelJs()).stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('report');
   const header = reportHeader(result, heading.lang);
   sheet.columns = header.map((h, i) => ({ header: h, key: `c${i}`, width: i === 0 ? 18 : 16 }));

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import {
   DomainError,
   type LinkageLogRow,
@@ -91,7 +91,7 @@ async function* lines(rows: AsyncIterable<LinkageLogRecord>) {
 
 async function* xlsx(rows: AsyncIterable<LinkageLogRecord>) {
   const out = new PassThrough();
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const book = new (await excelJs()).stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('linkage log');
   sheet.columns = exportColumns.map((c) => ({ header: c, key: c, width: c === 'conditions' || c === 'actions' ? 48 : 20 }));
   const writing = (async () => {

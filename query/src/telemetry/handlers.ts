@@ -5,7 +5,7 @@ import { callerOf, type Handlers, type RequestContext } from '@iot/contracts/htt
 import type { TelemetryRow, TimeSeriesStore } from '@iot/contracts/ports/timeseries.ts';
 import { rawAnswer } from '@iot/contracts/http/route.ts';
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { excelJs } from '../shared/xlsx.ts';
 import { csvStream } from '../shared/csv.ts';
 import { deviceById, thingModelOf } from '@iot/projections/device/read.ts';
 import { pageRows } from '@iot/projections/shared/page.ts';
@@ -76,7 +76,7 @@ async function* historyLines(rows: AsyncIterable<TelemetryRow>, names: Map<strin
 
 async function* xlsxStream(rows: AsyncIterable<TelemetryRow>, names: Map<string, Property>, lang: Lang) {
   const out = new PassThrough();
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const book = new (await excelJs()).stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet('history');
   sheet.columns = historyColumns.map((key, i) => ({ header: historyHeaders[lang][i], key, width: key === 'time' ? 26 : 16 }));
   const writing = (async () => {
