@@ -78,7 +78,7 @@ describe('statistics screens in a real browser', () => {
       await page.goto(`${base}/analysis/garageFault`);
       await expect.poll(() => page.getByTestId('sum-alarms').textContent(), { timeout: 15_000 }).toBe('2');
       expect(await page.getByTestId('sum-active').textContent()).toBe('1');
-      expect(await page.getByTestId('sum-mttc').textContent()).toBe('2h 0m');
+      expect(await page.getByTestId('sum-mttc').textContent()).toBe(lang === 'zh' ? '2小时0分' : '2h 0m');
       await expect.poll(() => page.getByTestId('fault-groups').textContent()).toContain('Garage North');
       await expect.poll(() => page.locator('.analysis-chart canvas').count()).toBe(4);
       await page.screenshot({ path: path.join(SHOTS, `garage-fault-${lang}.png`), fullPage: true });

@@ -70,7 +70,8 @@ function useViewGroups(view: FaultView) {
  * product and the view's groups, the devices with the most alarms; each table exported as CSV or XLSX.
  */
 export function FaultStatsPage({ view }: { view: FaultView }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language === 'en' ? 'en' : 'zh';
   const me = useSession();
   const [draft, setDraft] = useState<DayRange>(() => lastDays(30));
   const [range, setRange] = useState<DayRange>(draft);
@@ -207,8 +208,8 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
             {card(t('fault.active'), s.summary.active, 'sum-active', s.summary.active > 0 ? 'red' : undefined)}
             {card(t('fault.cleared'), s.summary.cleared, 'sum-cleared', 'green')}
             {card(t('fault.devices'), s.summary.devices, 'sum-devices')}
-            {card(t('fault.duration'), durationText(s.summary.durationSeconds), 'sum-duration')}
-            {card(t('fault.meanClear'), durationText(s.summary.meanClearSeconds), 'sum-mttc')}
+            {card(t('fault.duration'), durationText(s.summary.durationSeconds, lang), 'sum-duration')}
+            {card(t('fault.meanClear'), durationText(s.summary.meanClearSeconds, lang), 'sum-mttc')}
           </Grid>
           {s.summary.alarms === 0 ? (
             <Callout.Root color="gray" data-testid="fault-empty">
@@ -276,8 +277,8 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
                     <Table.Cell>{r.alarms}</Table.Cell>
                     <Table.Cell>{r.active}</Table.Cell>
                     <Table.Cell>{r.devices}</Table.Cell>
-                    <Table.Cell>{durationText(r.durationSeconds)}</Table.Cell>
-                    <Table.Cell>{durationText(r.meanClearSeconds)}</Table.Cell>
+                    <Table.Cell>{durationText(r.durationSeconds, lang)}</Table.Cell>
+                    <Table.Cell>{durationText(r.meanClearSeconds, lang)}</Table.Cell>
                     {view === 'region' && (
                       <Table.Cell>
                         {r.groupId && r.groupId !== groupId && (
@@ -352,7 +353,7 @@ export function FaultStatsPage({ view }: { view: FaultView }) {
                     <Table.Cell>
                       <Text color={d.active > 0 ? 'red' : undefined}>{d.active}</Text>
                     </Table.Cell>
-                    <Table.Cell>{durationText(d.durationSeconds)}</Table.Cell>
+                    <Table.Cell>{durationText(d.durationSeconds, lang)}</Table.Cell>
                   </Table.Row>
                 ))}
               </Table.Body>

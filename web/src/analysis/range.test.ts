@@ -16,5 +16,11 @@ describe('statistics ranges', () => {
       '3d 2h',
       '-',
     ]);
+    expect([durationText(45, 'zh'), durationText(200, 'zh'), durationText(7500, 'zh'), durationText(3 * 86400 + 7200, 'zh')]).toEqual([
+      '45秒',
+      '3分20秒',
+      '2小时5分',
+      '3天2小时',
+    ]);
   });
 });

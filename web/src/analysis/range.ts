@@ -25,14 +25,24 @@ export function instantsOf(range: DayRange): { from: string; to: string; timeZon
   };
 }
 
-/** Seconds as the screens show a duration: `2h 5m`, `3m 20s`, `45s`; days past 48 hours. */
-export function durationText(seconds: number | null | undefined): string {
+const UNITS = {
+  en: { d: 'd ', h: 'h ', m: 'm ', s: 's' },
+  zh: { d: '天', h: '小时', m: '分', s: '秒' },
+} as const;
+
+/**
+ * Seconds as the screens show a duration, in the screen's language: `2h 5m`, `3m 20s`, `45s` (`2小时5分`, `3分20秒`,
+ * `45秒`); days past 48 hours.
+ */
+export function durationText(seconds: number | null | undefined, lang: 'en' | 'zh' = 'en'): string {
   if (seconds === null || seconds === undefined) return '-';
+  const u = UNITS[lang];
   const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+  const two = (a: number, ua: string, b: number, ub: string) => `${a}${ua}${b}${ub}`.trimEnd();
+  if (s < 60) return `${s}${u.s}`;
+  if (s < 3600) return two(Math.floor(s / 60), u.m, s % 60, u.s);
+  if (s < 48 * 3600) return two(Math.floor(s / 3600), u.h, Math.floor((s % 3600) / 60), u.m);
+  return two(Math.floor(s / 86400), u.d, Math.floor((s % 86400) / 3600), u.h);
 }
 
 /** Every day of the range in order, so that a trend shows the days without alarms as zero. */
