@@ -232,7 +232,8 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
     const socket = new WebSocket(channelUrl('device.import'));
     socket.onmessage = (m) => {
       const p = JSON.parse(String(m.data)) as { jobId: string; rows: number; bytes: number; done: boolean };
-      if (p.jobId === jobId) setProgress(p);
+      // A progress message sent before the import ended may arrive after its answer: the finished bar stays full.
+      if (p.jobId === jobId) setProgress((current) => (current?.done ? current : p));
     };
     await new Promise((resolve) => {
       socket.onopen = resolve;
@@ -251,6 +252,8 @@ function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void })
       );
       setResult(imported);
       setProgress((p) => ({ rows: p?.rows ?? 0, bytes: file.size, done: true }));
+      // The import is over: the dialog may be closed while the list reloads behind it (Escape was ignored till then).
+      setBusy(false);
       await refresh();
     } catch (e) {
       setError(messageOf(e));
