@@ -2,6 +2,7 @@ import './faultI18n.ts';
 import '../alarm/i18n.ts';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { langOf } from '../i18n/index.ts';
 import { Button, Callout, Card, DropdownMenu, Flex, Grid, Heading, Table, Text } from '@radix-ui/themes';
 import { DownloadIcon } from '@radix-ui/react-icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -71,7 +72,7 @@ function useViewGroups(view: FaultView) {
  */
 export function FaultStatsPage({ view }: { view: FaultView }) {
   const { t, i18n } = useTranslation();
-  const lang = i18n.language === 'en' ? 'en' : 'zh';
+  const lang = langOf(i18n.language);
   const me = useSession();
   const [draft, setDraft] = useState<DayRange>(() => lastDays(30));
   const [range, setRange] = useState<DayRange>(draft);

@@ -1,6 +1,6 @@
 import { channels, REQUEST_TIMEOUT_MS, routes, type Channels, type Envelope, type Page, type Routes } from '@iot/contracts';
 import { queryText, type BodyIn, type QueryIn, type ResultOf, type RouteSpec } from '@iot/contracts/http/route.ts';
-import i18n from '../i18n/index.ts';
+import i18n, { langOf } from '../i18n/index.ts';
 import { session, STATION_KEY } from './session.ts';
 
 export { STATION_KEY };
@@ -45,7 +45,7 @@ export function setUnauthorizedHandler(handler: () => void): void {
 }
 
 function headers(contentType: string | null, withStation = true): Record<string, string> {
-  const out: Record<string, string> = { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh' };
+  const out: Record<string, string> = { systemid: 'iot', lang: langOf(i18n.language) };
   const token = session.token();
   if (token) out.Authentication = token;
   // Spec §6: the current group narrows most requests to its subtree (the header's group switcher sets it).

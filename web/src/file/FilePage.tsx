@@ -9,7 +9,7 @@ import { routes } from '@iot/contracts';
 import { fileTypes } from '@iot/contracts/constants.ts';
 import { fileExtensionTypes, sizeInMb } from '@iot/contracts/file/model.ts';
 import { filePerm } from '@iot/contracts/file/permissions.ts';
-import i18n from '../i18n/index.ts';
+import i18n, { langOf } from '../i18n/index.ts';
 import { callRoute, messageOf } from '../api/client.ts';
 import { session } from '../api/session.ts';
 import { downloadRoute } from '../fleet/download.ts';
@@ -31,7 +31,7 @@ const NONE = '-';
 /** The caller's headers on every tus request: the same session and language as the API client's. */
 function tusHeaders(): Record<string, string> {
   const token = session.token();
-  return { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh', ...(token ? { Authentication: token } : {}) };
+  return { systemid: 'iot', lang: langOf(i18n.language), ...(token ? { Authentication: token } : {}) };
 }
 
 /** The platform's message in a refused tus request (its envelope), else a generic one. */

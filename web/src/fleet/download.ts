@@ -1,4 +1,4 @@
-import i18n from '../i18n/index.ts';
+import i18n, { langOf } from '../i18n/index.ts';
 import { session } from '../api/session.ts';
 import { ApiError, fileUrl, type FileQuery, type FileRoute } from '../api/client.ts';
 import { saveBlob } from '../ui/exportRows.ts';
@@ -6,7 +6,7 @@ import { saveBlob } from '../ui/exportRows.ts';
 /** The caller's credentials for a file download, which the browser saves instead of the client reading it. */
 function authHeaders(): Record<string, string> {
   const token = session.token();
-  return { systemid: 'iot', lang: i18n.language === 'en' ? 'en' : 'zh', ...(token ? { Authentication: token } : {}) };
+  return { systemid: 'iot', lang: langOf(i18n.language), ...(token ? { Authentication: token } : {}) };
 }
 
 /** Downloads a file route's answer (spec §7 "blob downloads"), refusing with the server's message. */

@@ -37,4 +37,7 @@ export function setLang(lang: Lang): void {
   void i18n.changeLanguage(lang);
 }
 
+/** The screen's language as the API and the screens name it: English, or Chinese for anything else. */
+export const langOf = (language: string): Lang => (language === 'en' ? 'en' : 'zh');
+
 export default i18n;

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { Select } from '@radix-ui/themes';
-import { setLang, type Lang } from '../i18n/index.ts';
+import { langOf, setLang, type Lang } from '../i18n/index.ts';
 
 /** Chinese by default, English offered; the choice is remembered (spec §9). */
 export function LanguageSwitch() {
@@ -9,7 +9,7 @@ export function LanguageSwitch() {
   const queryClient = useQueryClient();
   return (
     <Select.Root
-      value={i18n.language === 'en' ? 'en' : 'zh'}
+      value={langOf(i18n.language)}
       onValueChange={(value) => {
         setLang(value as Lang);
         // Server texts (messages, server-side titles) come in the new language on the next fetch.
