@@ -449,3 +449,50 @@ describe('postgres event store: two group commits in flight', () => {
     expect((await sut.readStream(held)).map((e) => e.type)).toEqual(['OtherProcess', 'Mine', 'Later']);
   });
 });
+
+describe('postgres event store: a follower under a stream of small commits', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db?.drop());
+
+  it('reads at most once per follow interval however many commits wake it, and misses none of their events', async () => {
+    // Given a follower whose reads are counted, with a 100 ms follow interval,
+    let reads = 0;
+    const counted: Sql = {
+      query: (text, params, options) => {
+        reads += 1;
+        return db.pool.query(text, params, options);
+      },
+    };
+    const store = await createPostgresEventStore(db.pool, { subscriptionPool: counted, followIntervalMs: 100 });
+    const seen: string[] = [];
+    const category = `follow${randomUUID().slice(0, 8)}`;
+    const subscription = store.subscribe({
+      after: await store.headPosition(),
+      categories: [category],
+      onEvents: async (events) => void seen.push(...events.map((e) => e.streamName)),
+    });
+    try {
+      // when 60 appends commit one after another over about 600 ms (a commit every 10 ms, each waking it),
+      const streams = Array.from({ length: 60 }, (_, i) => `${category}-t1.${i}`);
+      const started = performance.now();
+      for (const stream of streams) {
+        await store.append(stream, [event('Registered')], 0);
+        await sleep(10);
+      }
+      const tookMs = performance.now() - started;
+      // then it sees every event once, in order,
+      for (let waited = 0; seen.length < streams.length && waited < 5_000; waited += 20) await sleep(20);
+      expect(seen).toEqual(streams);
+      // and read no more than once per interval meanwhile (a read per commit would be 60; a few more for the empty
+      // reads right after a wake-up, which come no sooner either).
+      expect(reads).toBeLessThanOrEqual(Math.ceil(tookMs / 100) + 4);
+    } finally {
+      await subscription.stop();
+      await store.close();
+    }
+  });
+});
