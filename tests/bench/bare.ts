@@ -96,6 +96,12 @@ async function printPgStats(client: pgClient.Client): Promise<void> {
   );
   for (const row of rows)
     process.stderr.write(`[pg] ${row.total_ms} ms ${row.mean_ms} ms/call ${row.calls} calls ${row.rows} rows: ${row.query}\n`);
+  // What the statements' times do not show: commits, WAL written (full-page images after a checkpoint), checkpoints.
+  const wal = await client.query(`select wal_records, wal_fpi, pg_size_pretty(wal_bytes) as wal_bytes from pg_stat_wal`);
+  const db = await client.query(
+    `select xact_commit, xact_rollback, tup_inserted, tup_updated, blks_hit, blks_read from pg_stat_database where datname = current_database()`,
+  );
+  process.stderr.write(`[pg] wal ${JSON.stringify(wal.rows[0])} database ${JSON.stringify(db.rows[0])}\n`);
 }
 
 /** Rows in a table of the time-series store. */
