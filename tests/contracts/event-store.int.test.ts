@@ -141,6 +141,30 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     for (const stream of streams) expect(seen.filter((e) => e.streamName === stream).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('hands a subscriber only the types it follows, whole, and moves past the others without repeating them', async () => {
+    const head = await sut.headPosition();
+    const stream = uniqueStream('rollout');
+    const seen: StoredEvent[] = [];
+    const subscription = sut.subscribe({
+      after: head,
+      categories: ['rollout'],
+      types: ['Ended'],
+      onEvents: async (events) => void seen.push(...events),
+    });
+    // A stream of progress reports with two ends among them, and more reports after the last end.
+    const types = ['Progressed', 'Progressed', 'Ended', 'Progressed', 'Ended', 'Progressed', 'Progressed'];
+    for (const [i, type] of types.entries()) await sut.append(stream, [event(type, { i })], i);
+    for (let waited = 0; seen.length < 2 && waited < 10_000; waited += 20) await sleep(20);
+    // Time for a wrong read to hand out what it should not (a report, or an end again).
+    await sleep(200);
+    await subscription.stop();
+
+    expect(seen.map((e) => [e.type, e.version, e.data.i, e.metadata.tenantId])).toEqual([
+      ['Ended', 3, 2, 't1'],
+      ['Ended', 5, 4, 't1'],
+    ]);
+  });
+
   it('fails only the stale append among appends made at the same moment', async () => {
     const stale = uniqueStream();
     await sut.append(stale, [event('Registered')], 0);

@@ -64,6 +64,11 @@ export interface Subscription {
 }
 
 export interface SubscribeOptions extends ReadAllOptions {
+  /**
+   * Only events of these types reach `onEvents`; the subscription reads past the others (of its categories) without
+   * their payloads: a follower of a few kinds of a busy category (a rollout's ends among its progress reports).
+   */
+  types?: readonly string[];
   /** Handles a batch in log order; the subscription moves on once the promise resolves. */
   onEvents(events: StoredEvent[]): Promise<void>;
   onError?(error: unknown): void;

@@ -322,6 +322,7 @@ export function createKurrentEventStore({ url }: KurrentEventStoreOptions): Even
         while (batch.length < batchSize && (resolved = sub.read() as AllStreamResolvedEvent | null) !== null) {
           const event = resolved.event;
           if (!event || !isWanted(event.streamId, event.type, options.categories)) continue;
+          if (options.types && !options.types.includes(event.type)) continue;
           if (checkpoint && comparePositions(event.position, checkpoint) <= 0) continue;
           batch.push(toStored(event));
         }

@@ -55,7 +55,7 @@ interface EventRow extends Record<string, unknown> {
 }
 
 // `xid` is aliased so that ORDER BY transaction_id sorts by the xid8 column, not its text.
-const columns = 'event_id, stream_name, stream_version, type, data, metadata, transaction_id::text as xid, global_position, recorded_at';
+const allColumns = 'event_id, stream_name, stream_version, type, data, metadata, transaction_id::text as xid, global_position, recorded_at';
 
 interface HeadRow extends Record<string, unknown> {
   head: string | null;
@@ -198,7 +198,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     try {
       // Not prepared: a generic plan made while the table was small would scan it whole ever after.
       const result = await pool.query<EventRow>(
-        `select ${columns} from es_events where stream_name = any($1::text[]) order by stream_name, stream_version`,
+        `select ${allColumns} from es_events where stream_name = any($1::text[]) order by stream_name, stream_version`,
         [[...reads.keys()]],
       );
       const rows = new Map<string, EventRow[]>();
@@ -233,17 +233,36 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     }
     const order = options.direction === 'backwards' ? 'desc' : 'asc';
     const result = await pool.query<EventRow>(
-      `select ${columns} from es_events where ${where} order by stream_version ${order}${limit}`,
+      `select ${allColumns} from es_events where ${where} order by stream_version ${order}${limit}`,
       params,
       { prepare: `es_read_${params.length}_${where.length}_${order}${limit ? '_l' : ''}` },
     );
     return result.rows.map(toStored);
   }
 
-  async function readAll(options: ReadAllOptions = {}, sql: Sql = pool): Promise<StoredEvent[]> {
+  async function readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
+    return (await readAllRows(options)).map(toStored);
+  }
+
+  /**
+   * The global log's rows after a position. With `types`, rows of other types come without their data and metadata
+   * (null): a follower reads past them, and neither PostgreSQL nor this process spends time on their JSON.
+   */
+  async function readAllRows(options: ReadAllOptions = {}, sql: Sql = pool, types?: readonly string[]): Promise<EventRow[]> {
     const [xid, pos] = parsePosition(options.after);
     const params: unknown[] = [xid, pos, options.limit ?? 1000];
-    if (options.categories?.length) {
+    const categories = options.categories?.length ? [...new Set(options.categories)] : null;
+    if (categories) params.push(categories);
+    let columns = allColumns;
+    if (types) {
+      params.push([...types]);
+      const wanted = `type = any($${params.length}::text[])`;
+      columns = columns.replace(
+        'data, metadata',
+        `case when ${wanted} then data end as data, case when ${wanted} then metadata end as metadata`,
+      );
+    }
+    if (categories) {
       // Each category from its own index range, then merged: a filter over the whole log walked every event of other
       // categories since the checkpoint, on every poll of a follower of rare ones (the principals' cache, ingest's device
       // changes). Not prepared: a generic plan made while the table was small would scan it whole.
@@ -257,9 +276,9 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
            limit $3) as e
          order by e.transaction_id, e.global_position
          limit $3`,
-        [...params, [...new Set(options.categories)]],
+        params,
       );
-      return result.rows.map(toStored);
+      return result.rows;
     }
     const result = await sql.query<EventRow>(
       `select ${columns} from es_events
@@ -268,15 +287,15 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
        order by transaction_id, global_position
        limit $3`,
       params,
-      { prepare: 'es_all' },
+      { prepare: types ? 'es_all_types' : 'es_all' },
     );
-    return result.rows.map(toStored);
+    return result.rows;
   }
 
   async function readTenant(tenantId: string, options: ReadTenantOptions = {}): Promise<StoredEvent[]> {
     const [xid, pos] = parsePosition(options.after);
     const result = await pool.query<EventRow>(
-      `select ${columns} from es_events
+      `select ${allColumns} from es_events
        where metadata->>'tenantId' = $1 and (transaction_id, global_position) > ($2::text::xid8, $3::bigint)
          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
          and ($5::timestamptz is null or recorded_at <= $5)
@@ -310,24 +329,29 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
       const limit = options.limit ?? 500;
       /** When the follower may read again: at once after a full batch, `followIntervalMs` after one that reached the end. */
       let readyAt = 0;
+      const types = options.types ? new Set(options.types) : null;
+      /** A batch: the events for the handler, and the position of the last row read (of any type). */
       const read = async (from: string | null) => {
         const wait = readyAt - Date.now();
         if (wait > 0) await delay(wait);
-        const batch = await readAll({ after: from, limit, categories: options.categories }, followerPool);
-        readyAt = batch.length < limit ? Date.now() + followIntervalMs : 0;
-        return batch;
+        const rows = await readAllRows({ after: from, limit, categories: options.categories }, followerPool, options.types);
+        readyAt = rows.length < limit ? Date.now() + followIntervalMs : 0;
+        const last = rows.at(-1);
+        return {
+          events: (types ? rows.filter((row) => types.has(row.type)) : rows).map(toStored),
+          last: last ? `${last.xid}:${last.global_position}` : null,
+        };
       };
       // The next batch is read while the handler works on this one.
-      let next: Promise<StoredEvent[]> | null = null;
+      let next: ReturnType<typeof read> | null = null;
       while (!stopped) {
         try {
-          const batch = await (next ?? read(checkpoint));
+          const { events, last } = await (next ?? read(checkpoint));
           next = null;
-          if (batch.length > 0) {
-            const last = batch[batch.length - 1]!.position;
+          if (last) {
             next = read(last);
             next.catch(() => {}); // a failed read is met when awaited
-            await options.onEvents(batch);
+            if (events.length > 0) await options.onEvents(events);
             checkpoint = last;
             misses = 0;
             continue;

@@ -36,6 +36,18 @@ export function createOtaFileLookup(db: Sql, store: EventStore): OtaFileLookup &
     offers.clear();
   };
 
+  /** The events `see` acts on: a rollout's progress reports, most of its category, are read past. */
+  const seen = [
+    'OtaDeviceSucceeded',
+    'OtaDeviceFailed',
+    'OtaDeviceCancelled',
+    'OtaTaskCancelled',
+    'OtaTaskFinished',
+    'FileDeleted',
+    'OtaDeviceOffered',
+    'OtaTaskCreated',
+  ] as const;
+
   function see(event: StoredEvent) {
     const { tenantId } = event.metadata;
     const data = event.data as { taskId?: string; deviceId?: string; fileId?: string };
@@ -80,6 +92,7 @@ export function createOtaFileLookup(db: Sql, store: EventStore): OtaFileLookup &
       subscription = store.subscribe({
         after,
         categories: ['otaTask', 'otaDevice', 'file'],
+        types: seen,
         onEvents: async (events) => events.forEach(see),
         onError: () => {
           following = false;
