@@ -482,8 +482,8 @@ describe('postgres event store: a follower under a stream of small commits', () 
   });
   afterAll(async () => db?.drop());
 
-  it('reads at most once per follow interval however many commits wake it, and misses none of their events', async () => {
-    // Given a follower whose reads are counted, with a 100 ms follow interval,
+  it('reads at most once per gathering time however many commits wake it, and misses none of their events', async () => {
+    // Given a follower whose reads are counted, which gathers commits for 100 ms,
     let reads = 0;
     const counted: Sql = {
       query: (text, params, options) => {
@@ -491,12 +491,13 @@ describe('postgres event store: a follower under a stream of small commits', () 
         return db.pool.query(text, params, options);
       },
     };
-    const store = await createPostgresEventStore(db.pool, { subscriptionPool: counted, followIntervalMs: 100 });
+    const store = await createPostgresEventStore(db.pool, { subscriptionPool: counted });
     const seen: string[] = [];
     const category = `follow${randomUUID().slice(0, 8)}`;
     const subscription = store.subscribe({
       after: await store.headPosition(),
       categories: [category],
+      gatherMs: 100,
       onEvents: async (events) => void seen.push(...events.map((e) => e.streamName)),
     });
     try {
@@ -511,7 +512,7 @@ describe('postgres event store: a follower under a stream of small commits', () 
       // then it sees every event once, in order,
       for (let waited = 0; seen.length < streams.length && waited < 5_000; waited += 20) await sleep(20);
       expect(seen).toEqual(streams);
-      // and read no more than once per interval meanwhile (a read per commit would be 60; a few more for the empty
+      // and read no more than once per 100 ms meanwhile (a read per commit would be 60; a few more for the empty
       // reads right after a wake-up, which come no sooner either).
       expect(reads).toBeLessThanOrEqual(Math.ceil(tookMs / 100) + 4);
     } finally {

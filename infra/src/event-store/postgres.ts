@@ -95,13 +95,6 @@ export interface PostgresEventStoreOptions {
   /** Appends in one group commit (default 500). */
   maxBatchSize?: number;
   /**
-   * A follower that read to the end of the log reads again no sooner than this after that read (default 20 ms),
-   * however many commits wake it meanwhile: under a steady stream of small commits (an OTA rollout's reports, about
-   * 150 commits a second) a follower of the rollouts' events read after every commit, most often finding nothing yet
-   * (the batch still in flight holds the readable log back): 10,700 reads in a 15 s run.
-   */
-  followIntervalMs?: number;
-  /**
    * Connections for subscriptions' reads, so that followers of the log never queue behind the commands
    * on the main pool (default: the main pool).
    */
@@ -131,7 +124,6 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     },
   ]);
   const pollMs = storeOptions.pollMs ?? 200;
-  const followIntervalMs = storeOptions.followIntervalMs ?? 20;
   const followerPool = storeOptions.subscriptionPool ?? pool;
   const maxBatchesInFlight = storeOptions.maxBatchesInFlight ?? 2;
   /**
@@ -327,15 +319,16 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     const loop = (async () => {
       let misses = 0;
       const limit = options.limit ?? 500;
-      /** When the follower may read again: at once after a full batch, `followIntervalMs` after one that reached the end. */
+      /** When the follower may read again: at once after a full batch, `gatherMs` after one that reached the end. */
       let readyAt = 0;
+      const gatherMs = options.gatherMs ?? 0;
       const types = options.types ? new Set(options.types) : null;
       /** A batch: the events for the handler, and the position of the last row read (of any type). */
       const read = async (from: string | null) => {
         const wait = readyAt - Date.now();
         if (wait > 0) await delay(wait);
         const rows = await readAllRows({ after: from, limit, categories: options.categories }, followerPool, options.types);
-        readyAt = rows.length < limit ? Date.now() + followIntervalMs : 0;
+        readyAt = rows.length < limit && gatherMs > 0 ? Date.now() + gatherMs : 0;
         const last = rows.at(-1);
         return {
           events: (types ? rows.filter((row) => types.has(row.type)) : rows).map(toStored),

@@ -93,6 +93,8 @@ export function createOtaFileLookup(db: Sql, store: EventStore): OtaFileLookup &
         after,
         categories: ['otaTask', 'otaDevice', 'file'],
         types: seen,
+        // A download asked for within 20 ms of its part's end is still served: the file is the same.
+        gatherMs: 20,
         onEvents: async (events) => events.forEach(see),
         onError: () => {
           following = false;
