@@ -328,7 +328,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
         const wait = readyAt - Date.now();
         if (wait > 0) await delay(wait);
         const rows = await readAllRows({ after: from, limit, categories: options.categories }, followerPool, options.types);
-        readyAt = rows.length < limit && gatherMs > 0 ? Date.now() + gatherMs : 0;
+        readyAt = rows.length < limit ? Date.now() + gatherMs : 0;
         const last = rows.at(-1);
         return {
           events: (types ? rows.filter((row) => types.has(row.type)) : rows).map(toStored),
