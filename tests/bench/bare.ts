@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +41,18 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
     dataDir: path.join(dir, 'pg'),
     port: await freePort(),
     database: 'postgres',
-    ...(pgStats ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } } : {}),
+    // With it, plans of statements slower than 15 ms (nested ones too) go to the server's log: BENCH_PG_LOG=file keeps it.
+    ...(pgStats
+      ? {
+          settings: {
+            shared_preload_libraries: 'pg_stat_statements,auto_explain',
+            'pg_stat_statements.track': 'all',
+            'auto_explain.log_min_duration': '15ms',
+            'auto_explain.log_nested_statements': 'on',
+          },
+        }
+      : {}),
+    ...(process.env.BENCH_PG_LOG ? { log: (line: string) => appendFileSync(process.env.BENCH_PG_LOG!, `${line}\n`) } : {}),
   });
   if (pgStats) await withPg(pg.url, (client) => client.query('create extension if not exists pg_stat_statements'));
   const mqttPort = await freePort();
@@ -102,6 +114,14 @@ async function printPgStats(client: pgClient.Client): Promise<void> {
     `select xact_commit, xact_rollback, tup_inserted, tup_updated, blks_hit, blks_read from pg_stat_database where datname = current_database()`,
   );
   process.stderr.write(`[pg] wal ${JSON.stringify(wal.rows[0])} database ${JSON.stringify(db.rows[0])}\n`);
+  // Where the writes went: an update that is not HOT writes a row into every index of its table.
+  const tables = await client.query<{ table: string; ins: string; upd: string; hot: string; indexes: number }>(
+    `select relname as table, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot,
+       (select count(*)::int from pg_index i where i.indrelid = t.relid) as indexes
+     from pg_stat_user_tables t where n_tup_ins + n_tup_upd > 0 order by n_tup_ins + n_tup_upd desc limit 10`,
+  );
+  for (const t of tables.rows)
+    process.stderr.write(`[pg] table ${t.table}: ${t.ins} inserted, ${t.upd} updated (${t.hot} HOT), ${t.indexes} indexes\n`);
 }
 
 /** Rows in a table of the time-series store. */

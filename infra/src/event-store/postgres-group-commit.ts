@@ -12,32 +12,50 @@ import {
 } from './port.ts';
 
 /**
- * Every append of a batch in one statement, so one transaction and one WAL flush. $1 is
+ * Every append of a batch in one call, so one transaction and one WAL flush. The argument is
  * [{s: stream, c: category, x: expected version or null for 'any', e: [{i: id, t: type, d: data, m: metadata}]}],
- * at most one append per stream. An append whose next version is taken, or whose stream has not reached
- * the version it expects, inserts nothing and so returns no row: it alone fails, and no subtransaction is
- * spent on the others. Rows go in in stream order, so that two processes' batches never wait on each other
- * in a cycle. A writer in another process that takes a version between the check and the insert fails the
- * whole statement: then the appends go again one by one.
+ * at most one append per stream. An append whose stream's head is not the version it expects inserts nothing and so
+ * returns no row: it alone fails, and no subtransaction is spent on the others. Rows go in in stream order, so that two
+ * processes' batches never wait on each other in a cycle. A writer in another process that takes a version between
+ * the check and the insert fails the whole call: then the appends go again one by one.
+ *
+ * A function, so that its plan is made once a connection (a statement planned at every batch spent most of its time
+ * planning) and with sequential scans off: each stream's head must come from the end of its range in the (stream_name,
+ * stream_version) index, whatever the log's size when the plan was made. The statement it replaces was prepared while
+ * the log was small, and hashed an `exists` check: it read the whole log into a hash table for every batch ever after
+ * (most of an OTA run's PostgreSQL time, and growing with the log).
  */
-export const appendBatchSql = `
-with input as (
-  select a.value->>'s' as stream, a.value->>'c' as category, (a.value->>'x')::int as expected, a.value->'e' as events
-  from jsonb_array_elements($1::jsonb) as a
-), based as (
-  select i.stream, i.category, i.events,
-    coalesce(i.expected, (select max(e.stream_version) from es_events e where e.stream_name = i.stream), 0) as base
-  from input i
-  where coalesce(i.expected, 0) = 0
-     or exists (select 1 from es_events e where e.stream_name = i.stream and e.stream_version = i.expected)
-)
-insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
-select (e.value->>'i')::uuid, b.stream, b.category, b.base + e.ordinality::int, e.value->>'t', e.value->'d', e.value->'m'
-from based b
-cross join lateral jsonb_array_elements(b.events) with ordinality as e
-where not exists (select 1 from es_events x where x.stream_name = b.stream and x.stream_version = b.base + 1)
-order by b.stream, e.ordinality
-returning stream_name, stream_version, global_position, recorded_at, transaction_id::text as xid`;
+export const appendBatchFunction = `
+create or replace function es_append_batch(batch jsonb)
+returns table (appended_stream text, appended_version int, appended_position bigint, appended_at timestamptz, appended_xid text)
+language plpgsql
+set enable_seqscan = off
+as $fn$
+begin
+  return query
+  with input as (
+    select a.value->>'s' as stream, a.value->>'c' as category, (a.value->>'x')::int as expected, a.value->'e' as events
+    from jsonb_array_elements(batch) as a
+  ), based as materialized (
+    select i.stream, i.category, i.events, i.expected,
+      coalesce((select max(e.stream_version) from es_events e where e.stream_name = i.stream), 0) as head
+    from input i
+  ), inserted as (
+    insert into es_events (event_id, stream_name, category, stream_version, type, data, metadata)
+    select (e.value->>'i')::uuid, b.stream, b.category, b.head + e.ordinality::int, e.value->>'t', e.value->'d', e.value->'m'
+    from based b
+    cross join lateral jsonb_array_elements(b.events) with ordinality as e
+    where b.expected is null or b.expected = b.head
+    order by b.stream, e.ordinality
+    returning es_events.stream_name, es_events.stream_version, es_events.global_position, es_events.recorded_at,
+      es_events.transaction_id::text
+  )
+  select * from inserted;
+end
+$fn$;`;
+
+export const appendBatchSql = `select appended_stream as stream_name, appended_version as stream_version, appended_position as global_position,
+  appended_at as recorded_at, appended_xid as xid from es_append_batch($1::jsonb)`;
 
 interface AppendedRow extends Record<string, unknown> {
   stream_name: string;

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { EventMetadata } from '@iot/contracts';
 import type { Sql, SqlPool } from '../postgres/sql.ts';
 import { migrate } from '../migrate/migrate.ts';
-import { createGroupCommit } from './postgres-group-commit.ts';
+import { appendBatchFunction, createGroupCommit } from './postgres-group-commit.ts';
 import type {
   EventStore,
   ReadAllOptions,
@@ -120,6 +120,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
           name: 'tenant index',
           sql: `create index if not exists es_events_tenant on es_events ((metadata->>'tenantId'), transaction_id, global_position)`,
         },
+        { version: 3, name: 'group commit function', sql: appendBatchFunction },
       ],
     },
   ]);
@@ -257,17 +258,23 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
     if (categories) {
       // Each category from its own index range, then merged: a filter over the whole log walked every event of other
       // categories since the checkpoint, on every poll of a follower of rare ones (the principals' cache, ingest's device
-      // changes). Not prepared: a generic plan made while the table was small would scan it whole.
+      // changes). The ranges are merged on positions alone and only the page's rows are then read whole: merged whole,
+      // every row of every range was copied, data and all, into a sort (most of PostgreSQL's time while the OTA file
+      // look-up caught up after a run of reports). Not prepared: a generic plan made while the table was small would
+      // scan it whole.
       const result = await sql.query<EventRow>(
-        `select ${columns} from unnest($4::text[]) as c(name)
-         cross join lateral (
-           select * from es_events
-           where category = c.name and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-             and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-           order by transaction_id, global_position
-           limit $3) as e
-         order by e.transaction_id, e.global_position
-         limit $3`,
+        `select ${columns} from (
+           select e.transaction_id as page_xid, e.global_position as page_position from unnest($4::text[]) as c(name)
+           cross join lateral (
+             select transaction_id, global_position from es_events
+             where category = c.name and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+               and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+             order by transaction_id, global_position
+             limit $3) as e
+           order by e.transaction_id, e.global_position
+           limit $3) as page
+         join es_events on es_events.global_position = page.page_position
+         order by page.page_xid, page.page_position`,
         params,
       );
       return result.rows;
