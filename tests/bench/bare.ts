@@ -47,6 +47,7 @@ export async function startBenchPlatform(name: string, env: Record<string, strin
           settings: {
             shared_preload_libraries: 'pg_stat_statements,auto_explain',
             'pg_stat_statements.track': 'all',
+            'pg_stat_statements.track_planning': 'on',
             'auto_explain.log_min_duration': '15ms',
             'auto_explain.log_nested_statements': 'on',
           },
@@ -108,6 +109,13 @@ async function printPgStats(client: pgClient.Client): Promise<void> {
   );
   for (const row of rows)
     process.stderr.write(`[pg] ${row.total_ms} ms ${row.mean_ms} ms/call ${row.calls} calls ${row.rows} rows: ${row.query}\n`);
+  // Each statement sent unprepared is parsed and planned at every call: the most called ones, with their planning counts.
+  const called = await client.query<{ calls: string; plans: string; mean_ms: number; query: string }>(
+    `select calls, plans, round(mean_exec_time::numeric, 2)::float8 as mean_ms, regexp_replace(left(query, 120), '\\s+', ' ', 'g') as query
+     from pg_stat_statements order by calls desc limit 10`,
+  );
+  for (const row of called.rows)
+    process.stderr.write(`[pg] called ${row.calls} times (${row.plans} planned), ${row.mean_ms} ms/call: ${row.query}\n`);
   // What the statements' times do not show: commits, WAL written (full-page images after a checkpoint), checkpoints.
   const wal = await client.query(`select wal_records, wal_fpi, pg_size_pretty(wal_bytes) as wal_bytes from pg_stat_wal`);
   const db = await client.query(

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import type { EventMetadata } from '@iot/contracts';
 import type { Sql } from '../postgres/sql.ts';
 import {
@@ -140,7 +140,8 @@ export function createGroupCommit(pool: Sql, options: GroupCommitOptions): Group
     if (expected !== 'any' && !(Number.isInteger(expected) && expected >= 0))
       return Promise.reject(new TypeError(`expected version must be 'any' or an integer >= 0, got ${String(expected)}`));
     return new Promise((resolve, reject) => {
-      const ids = events.map((e) => e.id ?? randomUUID());
+      // Time-ordered (version 7): the log's and the operation log's id indexes grow at their right edge, not at random pages.
+      const ids = events.map((e) => e.id ?? randomUUIDv7());
       const data = events.map((e) => JSON.stringify(e.data));
       const metadata = events.map((e) => JSON.stringify(e.metadata));
       const elements = events.map(
