@@ -225,10 +225,10 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
       limit = ` limit $${params.length}`;
     }
     const order = options.direction === 'backwards' ? 'desc' : 'asc';
+    // Not prepared: a generic plan made while the table was small scans it whole ever after (postgres-plans.int.test.ts).
     const result = await pool.query<EventRow>(
       `select ${allColumns} from es_events where ${where} order by stream_version ${order}${limit}`,
       params,
-      { prepare: `es_read_${params.length}_${where.length}_${order}${limit ? '_l' : ''}` },
     );
     return result.rows.map(toStored);
   }
@@ -279,6 +279,7 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
       );
       return result.rows;
     }
+    // Not prepared: a generic plan made while the table was small would scan it whole and sort it, every read ever after.
     const result = await sql.query<EventRow>(
       `select ${columns} from es_events
        where (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
@@ -286,7 +287,6 @@ export async function createPostgresEventStore(pool: SqlPool, storeOptions: Post
        order by transaction_id, global_position
        limit $3`,
       params,
-      { prepare: types ? 'es_all_types' : 'es_all' },
     );
     return result.rows;
   }

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../../tests/harness/po
 import { appendBatchSql } from './postgres-group-commit.ts';
 import { createPostgresEventStore } from './postgres.ts';
 import type { EventStore } from './port.ts';
+import type { SqlPool } from '../postgres/sql.ts';
 
 const metadata = {
   tenantId: 't1',
@@ -70,6 +71,34 @@ describe('the group commit statement', () => {
     expect(insert).toBeDefined();
     expect(insert).toContain('es_events_stream_name_stream_version_key');
     expect(insert).not.toMatch(/Seq Scan on es_events/);
+  });
+
+  it('reads the log and its streams unprepared, so that their plans follow the size of the log', async () => {
+    // A generic plan made on a small log scans it whole and sorts it: every follower's read, ever after.
+    const sent: Array<{ text: string; prepare: string | null }> = [];
+    const watched: SqlPool = {
+      ...db.pool,
+      query: (text, params, options) => {
+        sent.push({ text, prepare: options?.prepare ?? null });
+        return db.pool.query(text, params, options);
+      },
+    };
+    const reader = await createPostgresEventStore(watched, { pollMs: 10 });
+    try {
+      await reader.append('read-check', noted(), 0);
+      await reader.readAll({ limit: 10 });
+      await reader.readAll({ limit: 10, categories: ['read'] });
+      await reader.readStream('read-check');
+      await reader.readStream('read-check', { direction: 'backwards', limit: 1 });
+      await reader.readStream('read-check', { toVersion: 1 });
+      await reader.readTenant('t1', { limit: 10 });
+      const reads = sent.filter(({ text }) => /from es_events|from \(/.test(text) && !text.includes('es_append_batch'));
+      expect(reads.length).toBeGreaterThanOrEqual(6);
+      // The head's plan is the index's end whatever the log's size; every other read is planned at each call.
+      expect(reads.filter(({ prepare }) => prepare !== null).map(({ prepare }) => prepare)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('refuses an append whose expected version is not the head, and takes the others of its batch', async () => {
