@@ -1,6 +1,7 @@
 // First: mqtt-packet's `debug` calls cost nothing (quiet-debug.ts); the frames and the sink below load mqtt-packet before the platform does.
 import '@iot/infra/mqtt/quiet-debug.ts';
 import { randomUUID } from 'node:crypto';
+import type { Histogram } from 'hdr-histogram-js';
 import WebSocket from 'ws';
 import { channelMessages, channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
 import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
@@ -14,7 +15,7 @@ import { waitFor } from '../harness/process.ts';
 import { startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
-import { percentileMs } from './latency.ts';
+import { histogram, percentileMs, record } from './latency.ts';
 import { cpuProfile } from './profile.ts';
 import { OtaProgressTemplate } from './mqtt-frames.ts';
 import { epochNow } from './schedule.ts';
@@ -89,9 +90,9 @@ export async function startOtaBench(count: number, env: Record<string, string> =
 
 /**
  * When each report was heard on the channel, matched with when it was due: a device's i-th report carries percent
- * i mod 101 (OtaProgressTemplate), so a change heard at `h` is the latest report of that percent due by `h`.
+ * i mod 101 (OtaProgressTemplate), so a change heard at `h` is the latest report of that percent due by `h`. Each
+ * latency comes with its report's due time.
  */
-/** Each heard change's latency from when its report was due, with that due time. */
 function latenciesOf(
   dues: Map<string, number[]>,
   heard: Array<{ deviceId: string; percent: number; at: number }>,
@@ -112,20 +113,10 @@ function latenciesOf(
 
 /** The p99 of the reports due in each second of the window: a backlog built at the start shows as a falling line. */
 function p99BySecond(latencies: Array<{ due: number; ms: number }>): number[] {
-  if (latencies.length === 0) return [];
-  const start = Math.min(...latencies.map((l) => l.due));
-  const seconds: number[][] = [];
-  for (const { due, ms } of latencies) (seconds[Math.floor((due - start) / 1000)] ??= []).push(ms);
-  return [...seconds].map((ms) =>
-    ms
-      ? Math.round(
-          percentile(
-            ms.sort((a, b) => a - b),
-            99,
-          ),
-        )
-      : 0,
-  );
+  const start = latencies.reduce((min, l) => Math.min(min, l.due), Infinity);
+  const seconds: Histogram[] = [];
+  for (const { due, ms } of latencies) record((seconds[Math.floor((due - start) / 1000)] ??= histogram()), ms);
+  return Array.from(seconds, (h) => (h ? Math.round(percentileMs(h, 99)) : 0));
 }
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { EventMetadata } from '@iot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../tests/harness/postgres.ts';
 import { appendBatchSql } from './postgres-group-commit.ts';
@@ -6,9 +7,9 @@ import { createPostgresEventStore } from './postgres.ts';
 import type { EventStore } from './port.ts';
 import type { SqlPool } from '../postgres/sql.ts';
 
-const metadata = {
+const metadata: EventMetadata = {
   tenantId: 't1',
-  actor: { kind: 'system' as const, id: 'test' },
+  actor: { kind: 'system', id: 'test' },
   correlationId: 'c',
   causationId: null,
   occurredAt: '2026-01-01T00:00:00.000Z',
