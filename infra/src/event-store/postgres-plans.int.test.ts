@@ -116,4 +116,50 @@ describe('the group commit statement', () => {
     expect(next.events[0]!.version).toBe(2);
     expect((await store.readStream('head-check')).map((e) => e.data)).toEqual([{}, { n: 'next' }]);
   });
+
+  it('sends a follower of a few types only their rows, never the others', async () => {
+    const received: number[] = [];
+    const watched: SqlPool = {
+      ...db.pool,
+      query: <R extends Record<string, unknown>>(text: string, params?: unknown[], options?: { prepare?: string }) => {
+        const result = db.pool.query<R>(text, params, options);
+        if (text.includes('horizon')) void result.then(({ rows }) => received.push(rows.length));
+        return result;
+      },
+    };
+    const follower = await createPostgresEventStore(db.pool, { pollMs: 10, subscriptionPool: watched });
+    try {
+      const seen: string[] = [];
+      const subscription = follower.subscribe({
+        after: await follower.headPosition(),
+        categories: ['typed'],
+        types: ['Ended'],
+        onEvents: async (events) => void seen.push(...events.map((e) => `${e.type}:${String(e.data.n)}`)),
+      });
+      // 400 reports and two ends, some in one batch, some alone.
+      await Promise.all(
+        follower.appendMany(
+          Array.from({ length: 200 }, (_, n) => ({
+            streamName: `typed-${n}`,
+            events: [{ type: 'Progressed', data: { n }, metadata }],
+            expected: 0,
+          })),
+        ),
+      );
+      await follower.append('typed-end', [{ type: 'Ended', data: { n: 1 }, metadata }], 0);
+      for (let n = 0; n < 200; n += 1) await follower.append(`typed-${n}`, [{ type: 'Progressed', data: { n }, metadata }], 1);
+      await follower.append('typed-end', [{ type: 'Ended', data: { n: 2 }, metadata }], 1);
+      for (let waited = 0; seen.length < 2 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+      const reads = received.length;
+      await new Promise((r) => setTimeout(r, 100));
+      await subscription.stop();
+
+      expect(seen).toEqual(['Ended:1', 'Ended:2']);
+      // Each read sends its matches, or one row of nothing but the horizon: never a report.
+      expect(received.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(received.length + 2);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      await follower.close();
+    }
+  });
 });
