@@ -2,8 +2,7 @@
 import '@iot/infra/mqtt/quiet-debug.ts';
 import { randomUUID } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
-import WebSocket from 'ws';
-import { channelMessages, channels, type OtaProgressFeed, type StoredFile } from '@iot/contracts';
+import { channels, type StoredFile } from '@iot/contracts';
 import { createDevices, type NewDevice } from '@iot/command/device/create.ts';
 import { newDeviceSecret } from '@iot/command/device/secrets.ts';
 import { createOtaTask } from '@iot/command/ota/handlers.ts';
@@ -16,9 +15,9 @@ import { startBenchPlatform } from './bare.ts';
 import type { Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
 import { histogram, percentileMs, record } from './latency.ts';
+import { startOtaListener } from './ota-listener-child.ts';
 import { cpuProfile } from './profile.ts';
 import { OtaProgressTemplate } from './mqtt-frames.ts';
-import { epochNow } from './schedule.ts';
 import { startSink } from './sink.ts';
 
 const TENANT = 'otabench';
@@ -132,7 +131,7 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
   const count = Number(process.env.BENCH_OTA_DEVICES ?? 2_000);
   const bench = await startOtaBench(count);
   const { platform, devices, users, token } = bench;
-  let socket: WebSocket | null = null;
+  let listener: Awaited<ReturnType<typeof startOtaListener>> | null = null;
   const sink = await startSink();
   const generator = await startGenerator();
   const genDevices = users.map((u) => ({ sn: u.username, secret: u.password }));
@@ -156,18 +155,8 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
     });
     await generator.connect(bench.mqttUrl, genDevices, { vars: 1, suffix: `ota/${taskId}/progress`, payload: 'ota-progress' });
 
-    // The tenant's listener on the channel: each device's change, and when it was heard.
-    const heard: Array<{ deviceId: string; percent: number; at: number }> = [];
-    let frames = 0;
-    socket = new WebSocket(`${bench.base.replace('http', 'ws')}${channels['ota.progress'].path}`, { headers: { authentication: token } });
-    socket.on('message', (data) => {
-      const at = epochNow();
-      frames += 1;
-      for (const m of channelMessages(String(data)) as OtaProgressFeed[])
-        if (m.type === 'device' && m.stage === 'downloading' && typeof m.percent === 'number')
-          heard.push({ deviceId: m.deviceId, percent: m.percent, at });
-    });
-    await new Promise((resolve, reject) => socket!.once('open', resolve).once('error', reject));
+    // The tenant's listener on the channel, in a process of its own: each device's change, and when it was heard.
+    listener = await startOtaListener(`${bench.base.replace('http', 'ws')}${channels['ota.progress'].path}`, token);
 
     const stopProfile = await cpuProfile('ota-bookkeeping');
     // CPU time of this process (the platform, its PostgreSQL client, the listener; not the generator's processes nor
@@ -196,6 +185,8 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
       120_000,
       500,
     ).catch(() => undefined);
+    const { deviceIds, percents, ats, frames } = await listener.collect();
+    const heard = deviceIds.map((deviceId, i) => ({ deviceId, percent: percents[i]!, at: ats[i]! }));
     const timed = latenciesOf(dues, heard);
     const latencies = timed.map((l) => l.ms);
 
@@ -251,7 +242,7 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
       },
     ];
   } finally {
-    socket?.close();
+    await listener?.stop();
     await generator.close();
     await sink.close();
     await bench.stop();
