@@ -16,7 +16,7 @@ import type { Figure } from './figure.ts';
 import { startGenerator } from './generator.ts';
 import { histogram, percentileMs, record } from './latency.ts';
 import { startOtaListener } from './ota-listener-child.ts';
-import { cpuProfile } from './profile.ts';
+import { allocationProfile, cpuProfile } from './profile.ts';
 import { OtaProgressTemplate } from './mqtt-frames.ts';
 import { startSink } from './sink.ts';
 
@@ -159,12 +159,14 @@ export async function benchOtaBookkeeping(): Promise<Figure[]> {
     listener = await startOtaListener(`${bench.base.replace('http', 'ws')}${channels['ota.progress'].path}`, token);
 
     const stopProfile = await cpuProfile('ota-bookkeeping');
+    const stopAllocations = await allocationProfile('ota-bookkeeping');
     // CPU time of this process (the platform, its PostgreSQL client, the listener; not the generator's processes nor
     // PostgreSQL): on a shared machine the rate moves with the load, what a report costs much less.
     const cpu = process.cpuUsage();
     const run = await generator.step(OFFERED_PER_S, WINDOW_S, 60_000, { keepDues: true });
     const cpuUsed = process.cpuUsage(cpu);
     await stopProfile();
+    await stopAllocations();
     const tookS = Math.max(WINDOW_S, (run.lastAckAt - run.startAt) / 1000);
     const deviceOf = new Map(devices.map((d) => [d.sn, d.deviceId]));
     const dues = new Map(run.dues.map((d) => [deviceOf.get(d.sn)!, d.dues]));
