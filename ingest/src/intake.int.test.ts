@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { thingFunction, type DeviceEvent, type NodeType, type ProductEvent, type TenantEvent } from '@iot/contracts';
 import type { TelemetryRow } from '@iot/contracts/ports/timeseries.ts';
 import { devicesProjection } from '@iot/projections/device/devices.ts';
@@ -188,6 +188,20 @@ describe('intake: who may connect', () => {
     intake.disconnect(id, 2);
     expect(intake.sessionOf(idOf('S1'))).toBeNull();
     expect(seen).toEqual(['connect S1', 'connect S1', 'disconnect S1']);
+  });
+
+  it('keeps an unknown SN as a miss for a moment only: a device created after its first attempt is let in at a later one', async () => {
+    // Nothing follows the log's DeviceCreated: the miss itself runs out (2 s by default).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect(await intake.connect('late', 1, 'LATE1', 'not yet')).toBeNull();
+      await device('t1', 'LATE1', 'direct');
+      expect(await intake.connect('late', 1, 'LATE1', secretOf('LATE1'))).toBeNull();
+      vi.setSystemTime(Date.now() + 2_001);
+      expect((await intake.connect('late', 1, 'LATE1', secretOf('LATE1')))?.device.sn).toBe('LATE1');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

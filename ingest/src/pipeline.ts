@@ -10,7 +10,7 @@ import { createIntake, type DeviceMessage, type TelemetrySink } from './intake.t
 import { createPresence } from './presence.ts';
 import type { DeviceDirectory } from '@iot/contracts/ports/device-directory.ts';
 import { createDeviceRegistry, type DeviceRegistry, type DeviceRef } from './registry.ts';
-import { followDeviceChanges, sweepSilentDevices } from './sessions.ts';
+import { followDeviceChanges, followedDeviceChanges, sweepSilentDevices } from './sessions.ts';
 import { createIntakeTables } from './tables.ts';
 import type { ThingsboardRequests } from './thingsboard.ts';
 import type { DeviceEvent, TenantEvent } from '@iot/contracts';
@@ -225,6 +225,7 @@ export async function startIngest(options: IngestOptions) {
     ? options.events.subscribe({
         after: await options.events.headPosition(),
         categories: ['device', 'tenant'],
+        types: followedDeviceChanges,
         onEvents: async (events) => {
           for (const event of events) await follow(event as StoredEventOf<DeviceEvent | TenantEvent>);
         },

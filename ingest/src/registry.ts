@@ -17,7 +17,7 @@ const sameDigest = (a: Buffer | null, b: Buffer) => a !== null && a.length === b
  */
 export function createDeviceRegistry(
   directory: DeviceDirectory,
-  options: { draftTtlMs?: number; deviceTtlMs?: number; maxDevices?: number; lateMs?: number } = {},
+  options: { draftTtlMs?: number; deviceTtlMs?: number; missTtlMs?: number; maxDevices?: number; lateMs?: number } = {},
 ) {
   const models = new Map<string, { at: number; model: Map<string, ThingFunction> }>();
   const draftTtl = options.draftTtlMs ?? 5_000;
@@ -27,6 +27,13 @@ export function createDeviceRegistry(
    */
   const devices = new Map<string, { at: number; device: DeviceRef | null }>();
   const deviceTtl = options.deviceTtlMs ?? 60_000;
+  /**
+   * An SN no device has is kept as a miss for a moment only (a device retrying before it exists asks the read model
+   * at most once a `missTtlMs`): a device created meanwhile is let in at its next attempt, without the log's
+   * `DeviceCreated` followed here (a 100k-device import is 100,000 of them, each read whole from PostgreSQL).
+   */
+  const missTtl = Math.min(options.missTtlMs ?? 2_000, deviceTtl);
+  const fresh = (at: number, known: boolean) => Date.now() - at < (known ? deviceTtl : missTtl);
   const maxDevices = options.maxDevices ?? 100_000;
   const refOf = ({ secretHash: _s, enabled: _e, tenantActive: _t, ...ref }: DeviceEntry): DeviceRef => ref;
   /**
@@ -76,7 +83,7 @@ export function createDeviceRegistry(
   });
   const entryBySn = async (sn: string): Promise<Entry> => {
     const cached = entries.get(sn);
-    if (cached && Date.now() - cached.at < deviceTtl) return cached;
+    if (cached && fresh(cached.at, cached.row !== null)) return cached;
     const at = Date.now();
     const entry = entryOf(at, (await directory.bySn(sn)) ?? null);
     if (forgotAt < at) {
@@ -138,7 +145,7 @@ export function createDeviceRegistry(
     /** The device by SN within a tenant (a topic naming a device the session is not). */
     async bySn(sn: string): Promise<DeviceRef | null> {
       const cached = devices.get(sn);
-      if (cached && Date.now() - cached.at < deviceTtl) return cached.device;
+      if (cached && fresh(cached.at, cached.device !== null)) return cached.device;
       const at = Date.now();
       const row = await directory.bySn(sn);
       const device = usable(row) ? refOf(row) : null;

@@ -13,15 +13,39 @@ export interface DeviceChangesOptions {
   logger: { error(context: object, message: string): void };
 }
 
-/** What the registry keeps of a device goes as soon as it changes; presence and commands change nothing it keeps. */
-const unchanging = new Set([
-  'DeviceWentOnline',
-  'DeviceWentOffline',
-  'DeviceCommandSent',
-  'DeviceCommandReplied',
-  'DeviceCommandFailed',
-  'DeviceDesiredSet',
-]);
+/**
+ * Whether a device event changes what the registry keeps of its device (a record over every type, so that a new one
+ * is decided here): the follower reads only those from the log. A created device has nothing kept yet (an SN asked
+ * for before it existed is a miss the registry keeps a moment only); presence and commands change nothing kept.
+ */
+const changesKept: Record<DeviceEvent['type'], boolean> = {
+  DeviceCreated: false,
+  DeviceUpdated: true,
+  DeviceMoved: true,
+  DeviceGatewayBound: true,
+  DeviceSecretRotated: true,
+  DeviceEnabled: true,
+  DeviceDisabled: true,
+  DeviceTemplateApplied: true,
+  DeviceModelUpgraded: true,
+  DeviceDeleted: true,
+  DeviceWentOnline: false,
+  DeviceWentOffline: false,
+  DeviceCommandSent: false,
+  DeviceCommandReplied: false,
+  DeviceCommandFailed: false,
+  DeviceDesiredSet: false,
+};
+
+/** The types `followDeviceChanges` acts on: what its subscription asks the log for. */
+export const followedDeviceChanges: readonly string[] = [
+  'TenantStopped',
+  'TenantStarted',
+  ...Object.entries(changesKept)
+    .filter(([, changes]) => changes)
+    .map(([type]) => type),
+];
+const followed = new Set(followedDeviceChanges);
 
 /**
  * A device's sessions last as long as its right to them: the log's device and tenant events, followed, drop what the
@@ -56,7 +80,7 @@ export function followDeviceChanges(options: DeviceChangesOptions) {
       if (event.type === 'TenantStopped') await cutOff({ tenantId: event.data.tenantId });
       return;
     }
-    if (!event.streamName.startsWith('device-') || unchanging.has(event.type)) return;
+    if (!event.streamName.startsWith('device-') || !followed.has(event.type)) return;
     const deviceId = event.streamName.slice(event.streamName.indexOf('.') + 1);
     const lost = { tenantId: event.metadata.tenantId, deviceId };
     registry.forget(deviceId);
