@@ -27,6 +27,13 @@ export interface EmbeddedPostgresOptions {
   settings?: Record<string, string>;
 }
 
+/**
+ * Where the cluster's Unix-domain socket goes, the platform's connections' way in: its data directory, when the
+ * socket's path fits the kernel's 107 bytes and needs no quoting in PostgreSQL's list syntax (else TCP alone).
+ */
+const socketDirOf = (databaseDir: string, port: number): string | null =>
+  /^[\w/.-]+$/.test(databaseDir) && Buffer.byteLength(path.join(databaseDir, `.s.PGSQL.${port}`)) <= 107 ? databaseDir : null;
+
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
@@ -44,6 +51,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await allowTraversal(path.dirname(binaries.postgres));
     await allowTraversal(path.dirname(databaseDir));
   }
+  const socketDir = socketDirOf(databaseDir, options.port);
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -65,6 +73,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       'shared_buffers=256MB',
       '-c',
       'synchronous_commit=on',
+      '-c',
+      `unix_socket_directories=${socketDir ?? ''}`,
       ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (line: string) => options.log?.(line),
@@ -76,7 +86,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await ensureDatabase(options.port, database);
   let stopped = false;
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    // Over the Unix socket where there is one: a query's write to a TCP loopback socket ran the receiving side's TCP
+    // stack in the writer's system call (the PostgreSQL writes were 18% of the platform's thread in an OTA run).
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}${socketDir ? `?host=${encodeURIComponent(socketDir)}` : ''}`,
     async stop() {
       if (stopped) return;
       stopped = true;
