@@ -31,7 +31,7 @@ export interface EmbeddedPostgresOptions {
  * Where the cluster's Unix-domain socket goes, the platform's connections' way in: its data directory, when the
  * socket's path fits the kernel's 107 bytes and needs no quoting in PostgreSQL's list syntax (else TCP alone).
  */
-const socketDirOf = (databaseDir: string, port: number): string | null =>
+export const socketDirOf = (databaseDir: string, port: number): string | null =>
   /^[\w/.-]+$/.test(databaseDir) && Buffer.byteLength(path.join(databaseDir, `.s.PGSQL.${port}`)) <= 107 ? databaseDir : null;
 
 const USER = 'postgres';
